@@ -1,0 +1,48 @@
+#include "Analysis.h"
+
+#include <chrono>
+
+namespace headscope {
+
+namespace {
+template <typename F>
+double timedMs(F&& f) {
+    const auto start = std::chrono::steady_clock::now();
+    f();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+}  // namespace
+
+Analysis analyze(const Config& config, bool with_equivalence) {
+    Analysis a;
+    a.config = config;
+    a.weights_ms = timedMs([&] { a.weights = makeWeights(config); });
+    a.input_ms = timedMs([&] { a.input = makeInput(config); });
+    a.forward_ms = timedMs([&] { a.results = forward(config, a.weights, a.input); });
+    a.spectra_ms = timedMs([&] {
+        a.spectra = headSpectra(a.weights, config.rank_rtol);
+        // Rank of each head's (unmasked) logits: the product Q_i K_g^T of thin factors.
+        const int d_k = a.weights.d_k;
+        const double factor = AttentionOptions::from(config).logitFactor(d_k);
+        a.logits.resize(a.weights.heads);
+        for (int i = 0; i < a.weights.heads; ++i) {
+            const int g = a.weights.kvHeadOf(i);
+            a.logits[i] = productSpectrum(a.results.Q.middleCols(i * d_k, d_k).cast<double>(),
+                                          a.results.K.middleCols(g * d_k, d_k).cast<double>(), config.rank_rtol);
+            a.logits[i].singular_values *= factor;
+            a.logits[i].tolerance *= factor;
+        }
+    });
+    a.cost = computeCost(config, a.nQuery(), a.nKeyValue());
+    if (with_equivalence) addEquivalence(a);
+    return a;
+}
+
+void addEquivalence(Analysis& a) {
+    a.equivalence_ms = timedMs([&] {
+        a.equivalence = checkEquivalence(AttentionOptions::from(a.config), a.weights, a.input.query.X,
+                                         a.input.key_value.X, a.results);
+    });
+}
+
+}  // namespace headscope

@@ -1,0 +1,41 @@
+#pragma once
+// Everything HeadScope shows about one configuration, computed in one place:
+// Config -> Weights -> Input -> forward Results -> spectra, ranks, costs, equivalence.
+// The CLI's info/export and the GUI's Session both call analyze(); views only read.
+
+#include <optional>
+#include <vector>
+
+#include "Config.h"
+#include "Cost.h"
+#include "Engine.h"
+#include "Input.h"
+#include "Spectrum.h"
+#include "Weights.h"
+
+namespace headscope {
+
+struct Analysis {
+    Config config;
+    Weights weights;
+    Input input;
+    Results results;
+    std::vector<HeadSpectra> spectra;   // per head: W_QK and W_OV
+    std::vector<Spectrum> logits;       // per head: spectrum/rank of Q_i K_i^T (n_q, n_kv)
+    Cost cost;
+    std::optional<Equivalence> equivalence;  // absent until computed (it costs O(n d^2) a head)
+
+    // Wall-clock milliseconds of each stage.
+    double weights_ms = 0, input_ms = 0, forward_ms = 0, spectra_ms = 0, equivalence_ms = 0;
+
+    int nQuery() const { return static_cast<int>(input.query.tokens.size()); }
+    int nKeyValue() const { return static_cast<int>(input.key_value.tokens.size()); }
+};
+
+// config must be valid (config.validate() empty).
+Analysis analyze(const Config& config, bool with_equivalence = true);
+
+// Second stage, for callers that showed the rest first.
+void addEquivalence(Analysis& analysis);
+
+}  // namespace headscope

@@ -1,0 +1,132 @@
+#include "Config.h"
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "Input.h"
+
+namespace headscope {
+
+namespace {
+
+std::string joinInts(const std::vector<int>& values, const char* last_sep) {
+    std::string out;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        if (i > 0) out += (i + 1 == values.size()) ? last_sep : ", ";
+        out += std::to_string(values[i]);
+    }
+    return out;
+}
+
+// Head counts (<= kMaxHeads) that divide n.
+std::vector<int> divisorsUpTo(int n, int limit) {
+    std::vector<int> out;
+    for (int d = 1; d <= std::min(n, limit); ++d)
+        if (n % d == 0) out.push_back(d);
+    return out;
+}
+
+std::string gib(double bytes) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
+    return buf;
+}
+
+void checkRange(std::vector<std::string>& problems, const char* name, int value, int lo, int hi) {
+    if (value < lo || value > hi)
+        problems.push_back(std::string(name) + " " + std::to_string(value) + " is out of range: choose " +
+                           std::to_string(lo) + " to " + std::to_string(hi) + ".");
+}
+
+}  // namespace
+
+const char* toString(MaskKind mask) { return mask == MaskKind::Causal ? "causal" : "none"; }
+const char* toString(InitKind init) { return init == InitKind::Normal ? "normal" : "xavier"; }
+
+double estimatedBytes(const Config& c, int n_q, int n_kv) {
+    const double d = c.d_model, h = c.heads, kv = c.kvHeads(), dk = c.headDimK(), dv = c.headDimV();
+    const double weights = d * h * dk + d * kv * dk + d * kv * dv + h * dv * d;
+    const double activations = (n_q + n_kv) * d + n_q * h * dk + n_kv * kv * (dk + dv) +
+                               2 * n_q * h * dv + n_q * d;
+    const double per_head = 2.0 * h * n_q * n_kv;    // logits and weights of every head
+    const double merged_qk = 2.0 * d * d;            // one W_QK at a time, float and copy
+    const double spectra = 2.0 * 2.0 * d * std::max(dk, dv);  // double QR factors, 2 threads
+    return 4.0 * (weights + activations + per_head + merged_qk) + 8.0 * spectra;
+}
+
+std::vector<std::string> Config::validate() const {
+    std::vector<std::string> problems;
+    checkRange(problems, "d_model", d_model, 1, Limits::kMaxDModel);
+    checkRange(problems, "heads", heads, 1, Limits::kMaxHeads);
+    const bool geometry_ok = problems.empty();
+
+    if (geometry_ok && (d_k <= 0 || d_v <= 0) && d_model % heads != 0) {
+        const auto ok = divisorsUpTo(d_model, Limits::kMaxHeads);
+        problems.push_back("d_model " + std::to_string(d_model) + " is not divisible by " +
+                           std::to_string(heads) + " heads; set d_k and d_v explicitly or choose " +
+                           joinInts(ok, " or ") + " heads.");
+    }
+    if (d_k != 0) checkRange(problems, "d_k", d_k, 1, Limits::kMaxHeadDim);
+    if (d_v != 0) checkRange(problems, "d_v", d_v, 1, Limits::kMaxHeadDim);
+    if (kv_heads != 0) {
+        if (kv_heads < 0 || kv_heads > heads) {
+            problems.push_back("kv_heads " + std::to_string(kv_heads) + " must be between 1 and heads (" +
+                               std::to_string(heads) + ").");
+        } else if (geometry_ok && heads % kv_heads != 0) {
+            problems.push_back("kv_heads " + std::to_string(kv_heads) + " must divide heads " +
+                               std::to_string(heads) + " (each key/value head serves the same number of "
+                               "query heads): choose " + joinInts(divisorsUpTo(heads, heads), " or ") + ".");
+        }
+    }
+
+    int n_q = 0;
+    if (text.size() > Limits::kMaxTextBytes) {
+        problems.push_back("The text is longer than 1 MiB; shorten it.");
+    } else if (!text.empty()) {
+        n_q = static_cast<int>(tokenize(text).size());
+        if (n_q == 0) problems.push_back("The text has no tokens: type some words.");
+    } else if (seq_len <= 0) {
+        problems.push_back("Give a text or a sequence length of at least 1 token.");
+    } else {
+        n_q = seq_len;
+    }
+    if (n_q > Limits::kMaxSeqLen)
+        problems.push_back("The input has " + std::to_string(n_q) + " tokens; at most " +
+                           std::to_string(Limits::kMaxSeqLen) + " are supported.");
+
+    int n_kv = n_q;
+    if (source_text.size() > Limits::kMaxTextBytes) {
+        problems.push_back("The source text is longer than 1 MiB; shorten it.");
+    } else if (isCross()) {
+        n_kv = static_cast<int>(tokenize(source_text).size());
+        if (n_kv == 0) problems.push_back("The source text has no tokens: type some words or clear it for self-attention.");
+        if (n_kv > Limits::kMaxSeqLen)
+            problems.push_back("The source text has " + std::to_string(n_kv) + " tokens; at most " +
+                               std::to_string(Limits::kMaxSeqLen) + " are supported.");
+    }
+    for (int key : padded_keys) {
+        if (key < 0 || key >= n_kv) {
+            problems.push_back("Padded key " + std::to_string(key) + " does not exist: keys are numbered 0 to " +
+                               std::to_string(n_kv - 1) + ".");
+            break;
+        }
+    }
+
+    if (!std::isfinite(temperature) || temperature <= 0)
+        problems.push_back("The temperature must be a positive number (1 leaves the logits unchanged).");
+    if (!std::isfinite(init_sigma) || init_sigma <= 0)
+        problems.push_back("The standard deviation of the normal initialiser must be a positive number.");
+    if (!std::isfinite(rank_rtol) || rank_rtol < 0 || rank_rtol >= 1)
+        problems.push_back("The rank tolerance must be 0 (NumPy's default) or a fraction below 1.");
+
+    if (problems.empty()) {
+        const double bytes = estimatedBytes(*this, n_q, n_kv);
+        if (bytes > Limits::kMaxBytes)
+            problems.push_back("This configuration needs about " + gib(bytes) + " of memory, more than the " +
+                               gib(Limits::kMaxBytes) + " HeadScope allows; use fewer tokens, heads or a smaller d_model.");
+    }
+    return problems;
+}
+
+}  // namespace headscope

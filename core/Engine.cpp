@@ -1,0 +1,159 @@
+#include "Engine.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace headscope {
+
+namespace {
+constexpr float kMinusInf = -std::numeric_limits<float>::infinity();
+
+// Largest |a - b| over the cells a query may attend to.
+double maxAllowedDiff(const Eigen::MatrixXf& a, const Eigen::MatrixXf& b, const MaskMatrix& allowed) {
+    double worst = 0;
+    for (Eigen::Index c = 0; c < a.cols(); ++c)
+        for (Eigen::Index r = 0; r < a.rows(); ++r)
+            if (allowed(r, c)) worst = std::max(worst, double(std::abs(a(r, c) - b(r, c))));
+    return worst;
+}
+}  // namespace
+
+AttentionOptions AttentionOptions::from(const Config& config) {
+    return {config.mask, config.padded_keys, config.scale, config.temperature};
+}
+
+float AttentionOptions::logitFactor(int d_k) const {
+    const double scale_factor = scale ? 1.0 / std::sqrt(double(d_k)) : 1.0;
+    return static_cast<float>(scale_factor / temperature);
+}
+
+MaskMatrix makeAllowed(const AttentionOptions& options, int n_q, int n_kv) {
+    MaskMatrix allowed = MaskMatrix::Constant(n_q, n_kv, true);  // (n_q, n_kv)
+    if (options.mask == MaskKind::Causal)
+        for (int q = 0; q < n_q; ++q)
+            for (int k = q + 1; k < n_kv; ++k) allowed(q, k) = false;
+    for (int key : options.padded_keys)
+        if (key >= 0 && key < n_kv) allowed.col(key).setConstant(false);
+    return allowed;
+}
+
+Eigen::MatrixXf softmaxRows(const Eigen::Ref<const Eigen::MatrixXf>& logits) {
+    Eigen::MatrixXf weights(logits.rows(), logits.cols());  // (n_q, n_kv)
+    for (Eigen::Index r = 0; r < logits.rows(); ++r) {
+        const float row_max = logits.row(r).maxCoeff();
+        if (row_max == kMinusInf) {  // every key masked: attend to nothing, not NaN
+            weights.row(r).setZero();
+            continue;
+        }
+        weights.row(r) = (logits.row(r).array() - row_max).exp();
+        weights.row(r) /= weights.row(r).sum();
+    }
+    return weights;
+}
+
+Results forward(const AttentionOptions& options, const Weights& w, const Eigen::Ref<const Eigen::MatrixXf>& x_q,
+                const Eigen::Ref<const Eigen::MatrixXf>& x_kv) {
+    const int h = w.heads, d_k = w.d_k, d_v = w.d_v;
+    const int n_q = static_cast<int>(x_q.rows()), n_kv = static_cast<int>(x_kv.rows());
+    Results r;
+    r.Q.noalias() = x_q * w.W_Q;   // (n_q, h*d_k)
+    r.K.noalias() = x_kv * w.W_K;  // (n_kv, kv*d_k)
+    r.V.noalias() = x_kv * w.W_V;  // (n_kv, kv*d_v)
+    if (w.hasBias()) {
+        r.Q.rowwise() += w.b_Q;
+        r.K.rowwise() += w.b_K;
+        r.V.rowwise() += w.b_V;
+    }
+    r.allowed = makeAllowed(options, n_q, n_kv);
+    const float factor = options.logitFactor(d_k);
+    r.heads.resize(h);
+    r.concat.resize(n_q, Eigen::Index(h) * d_v);  // (n_q, h*d_v)
+
+#pragma omp parallel for schedule(static) if (Eigen::Index(h) * n_q * n_kv * d_k > 200000)
+    for (int i = 0; i < h; ++i) {
+        const int g = w.kvHeadOf(i);
+        HeadResult& head = r.heads[i];
+        // Q_i (n_q, d_k) K_g^T (d_k, n_kv) -> logits_i (n_q, n_kv)
+        head.logits.noalias() = r.Q.middleCols(i * d_k, d_k) * r.K.middleCols(g * d_k, d_k).transpose();
+        head.logits *= factor;
+        head.logits = r.allowed.select(head.logits, kMinusInf);
+        head.weights = softmaxRows(head.logits);
+        // weights_i (n_q, n_kv) V_g (n_kv, d_v) -> out_i (n_q, d_v)
+        head.output.noalias() = head.weights * r.V.middleCols(g * d_v, d_v);
+        r.concat.middleCols(i * d_v, d_v) = head.output;
+    }
+    r.output.noalias() = r.concat * w.W_O;  // (n_q, d_model)
+    if (w.hasBias()) r.output.rowwise() += w.b_O;
+    return r;
+}
+
+Results forward(const Config& config, const Weights& weights, const Input& input) {
+    return forward(AttentionOptions::from(config), weights, input.query.X, input.key_value.X);
+}
+
+std::vector<Eigen::MatrixXf> perHeadLogits(const AttentionOptions& options, const Weights& w,
+                                           const Eigen::Ref<const Eigen::MatrixXf>& x_q,
+                                           const Eigen::Ref<const Eigen::MatrixXf>& x_kv) {
+    const int d_k = w.d_k;
+    const float factor = options.logitFactor(d_k);
+    std::vector<Eigen::MatrixXf> logits(w.heads);
+    for (int i = 0; i < w.heads; ++i) {
+        const int g = w.kvHeadOf(i);
+        Eigen::MatrixXf q = x_q * w.queryHead(i);  // (n_q, d_k): one of the 3h maps
+        Eigen::MatrixXf k = x_kv * w.keyHead(i);   // (n_kv, d_k)
+        if (w.hasBias()) {
+            q.rowwise() += w.b_Q.segment(i * d_k, d_k);
+            k.rowwise() += w.b_K.segment(g * d_k, d_k);
+        }
+        logits[i].noalias() = q * k.transpose();  // (n_q, n_kv)
+        logits[i] *= factor;
+    }
+    return logits;
+}
+
+Eigen::MatrixXf mergedQK(const Weights& w, int head) {
+    return w.queryHead(head) * w.keyHead(head).transpose();  // (d_model, d_k)(d_k, d_model)
+}
+
+std::vector<Eigen::MatrixXf> mergedLogits(const AttentionOptions& options, const Weights& w,
+                                          const Eigen::Ref<const Eigen::MatrixXf>& x_q,
+                                          const Eigen::Ref<const Eigen::MatrixXf>& x_kv) {
+    const int d_k = w.d_k;
+    const float factor = options.logitFactor(d_k);
+    std::vector<Eigen::MatrixXf> logits(w.heads);
+    for (int i = 0; i < w.heads; ++i) {
+        const Eigen::MatrixXf w_qk = mergedQK(w, i);              // (d_model, d_model)
+        Eigen::MatrixXf xw = x_q * w_qk;                           // (n_q, d_model)
+        logits[i].noalias() = xw * x_kv.transpose();               // (n_q, n_kv)
+        if (w.hasBias()) {
+            // (x_q W_q + b_q)(x_kv W_k + b_k)^T = x_q W_QK x_kv^T + x_q W_q b_k^T + b_q W_k^T x_kv^T + b_q b_k^T
+            const int g = w.kvHeadOf(i);
+            const Eigen::RowVectorXf b_q = w.b_Q.segment(i * d_k, d_k), b_k = w.b_K.segment(g * d_k, d_k);
+            const Eigen::VectorXf u = w.queryHead(i) * b_k.transpose();  // (d_model)
+            const Eigen::VectorXf v = w.keyHead(i) * b_q.transpose();    // (d_model)
+            logits[i].colwise() += x_q * u;
+            logits[i].rowwise() += (x_kv * v).transpose();
+            logits[i].array() += b_q.dot(b_k);
+        }
+        logits[i] *= factor;
+    }
+    return logits;
+}
+
+Equivalence checkEquivalence(const AttentionOptions& options, const Weights& w,
+                             const Eigen::Ref<const Eigen::MatrixXf>& x_q,
+                             const Eigen::Ref<const Eigen::MatrixXf>& x_kv, const Results& fused) {
+    Equivalence e;
+    const auto per_head = perHeadLogits(options, w, x_q, x_kv);
+    const auto merged = mergedLogits(options, w, x_q, x_kv);
+    for (int i = 0; i < w.heads; ++i) {
+        const Eigen::MatrixXf& f = fused.heads[i].logits;
+        e.fused_vs_per_head = std::max(e.fused_vs_per_head, maxAllowedDiff(f, per_head[i], fused.allowed));
+        e.factored_vs_merged = std::max(e.factored_vs_merged, maxAllowedDiff(f, merged[i], fused.allowed));
+        e.max_abs_logit = std::max(e.max_abs_logit, double(per_head[i].cwiseAbs().maxCoeff()));
+    }
+    return e;
+}
+
+}  // namespace headscope

@@ -1,0 +1,119 @@
+#include "Spectrum.h"
+
+#include <Eigen/QR>
+#include <Eigen/SVD>
+#include <algorithm>
+#include <limits>
+
+namespace headscope {
+
+namespace {
+
+// Upper-triangular R (min(m, r), r) of the thin QR of a (m, r).
+Eigen::MatrixXd thinR(const Eigen::Ref<const Eigen::MatrixXd>& a) {
+    Eigen::HouseholderQR<Eigen::MatrixXd> qr(a);
+    const Eigen::Index k = std::min(a.rows(), a.cols());
+    return qr.matrixQR().topRows(k).triangularView<Eigen::Upper>();
+}
+
+Spectrum spectrumOf(Eigen::VectorXd sv, Eigen::Index rows, Eigen::Index cols, double rank_rtol) {
+    Spectrum s;
+    s.singular_values = std::move(sv);
+    s.rank = numericalRank(s.singular_values, rows, cols, rank_rtol, &s.tolerance);
+    return s;
+}
+
+Eigen::VectorXd singularValues(const Eigen::Ref<const Eigen::MatrixXd>& m) {
+    if (m.size() == 0) return {};
+    Eigen::BDCSVD<Eigen::MatrixXd> svd(m);  // values only: no U, V
+    return svd.singularValues();          // descending
+}
+
+// The thin factors whose product A B^T is head i's W_QK and W_OV.
+struct Factors {
+    std::vector<Eigen::MatrixXd> r_query, r_key, r_value, r_output;
+};
+
+}  // namespace
+
+int numericalRank(const Eigen::Ref<const Eigen::VectorXd>& sv, Eigen::Index rows, Eigen::Index cols,
+                  double rank_rtol, double* tolerance_out) {
+    const double sigma_max = sv.size() > 0 ? sv(0) : 0.0;
+    const double tolerance = rank_rtol > 0 ? rank_rtol * sigma_max
+                                           : sigma_max * double(std::max(rows, cols)) *
+                                                 std::numeric_limits<double>::epsilon();
+    if (tolerance_out) *tolerance_out = tolerance;
+    int rank = 0;
+    for (Eigen::Index i = 0; i < sv.size(); ++i)
+        if (sv(i) > tolerance) ++rank;
+    return rank;
+}
+
+Spectrum productSpectrum(const Eigen::Ref<const Eigen::MatrixXd>& a, const Eigen::Ref<const Eigen::MatrixXd>& b,
+                         double rank_rtol) {
+    // A (m, r) = Q_a R_a, B (p, r) = Q_b R_b  ->  sv(A B^T) = sv(R_a R_b^T), core (ka, kb)
+    const Eigen::MatrixXd core = thinR(a) * thinR(b).transpose();
+    return spectrumOf(singularValues(core), a.rows(), b.rows(), rank_rtol);
+}
+
+Spectrum naiveProductSpectrum(const Eigen::Ref<const Eigen::MatrixXd>& a, const Eigen::Ref<const Eigen::MatrixXd>& b,
+                              double rank_rtol) {
+    const Eigen::MatrixXd product = a * b.transpose();  // (m, p), formed explicitly
+    Eigen::VectorXd sv = singularValues(product);
+    const Eigen::Index keep = std::min<Eigen::Index>(sv.size(), a.cols());  // rank <= r anyway
+    return spectrumOf(sv.head(keep), a.rows(), b.rows(), rank_rtol);
+}
+
+Spectrum matrixSpectrum(const Eigen::Ref<const Eigen::MatrixXd>& m, double rank_rtol) {
+    return spectrumOf(singularValues(m), m.rows(), m.cols(), rank_rtol);
+}
+
+std::vector<HeadSpectra> headSpectra(const Weights& w, double rank_rtol) {
+    const int h = w.heads, kv = w.kv_heads;
+    const Eigen::Index d = w.dModel();
+    // Thin QR of every distinct factor once: h query, kv key, kv value, h output slices.
+    Factors f{std::vector<Eigen::MatrixXd>(h), std::vector<Eigen::MatrixXd>(kv), std::vector<Eigen::MatrixXd>(kv),
+              std::vector<Eigen::MatrixXd>(h)};
+    const int tasks = 2 * h + 2 * kv;
+#pragma omp parallel for schedule(dynamic)
+    for (int t = 0; t < tasks; ++t) {
+        if (t < h) {
+            f.r_query[t] = thinR(w.queryHead(t).cast<double>());                      // (d, d_k)
+        } else if (t < 2 * h) {
+            f.r_output[t - h] = thinR(w.outputHead(t - h).transpose().cast<double>());  // (d, d_v)
+        } else if (t < 2 * h + kv) {
+            const int g = t - 2 * h;
+            f.r_key[g] = thinR(w.W_K.middleCols(g * w.d_k, w.d_k).cast<double>());    // (d, d_k)
+        } else {
+            const int g = t - 2 * h - kv;
+            f.r_value[g] = thinR(w.W_V.middleCols(g * w.d_v, w.d_v).cast<double>());  // (d, d_v)
+        }
+    }
+    std::vector<HeadSpectra> spectra(h);
+#pragma omp parallel for schedule(dynamic)
+    for (int t = 0; t < 2 * h; ++t) {
+        const int i = t / 2, g = w.kvHeadOf(i);
+        if (t % 2 == 0) {
+            // W_QK,i = W_i^Q (W_g^K)^T: core R_q R_k^T (d_k, d_k)
+            const Eigen::MatrixXd core = f.r_query[i] * f.r_key[g].transpose();
+            spectra[i].qk = spectrumOf(singularValues(core), d, d, rank_rtol);
+        } else {
+            // W_OV,i = W_g^V W_i^O = W_g^V ((W_i^O)^T)^T: core R_v R_o^T (d_v, d_v)
+            const Eigen::MatrixXd core = f.r_value[g] * f.r_output[i].transpose();
+            spectra[i].ov = spectrumOf(singularValues(core), d, d, rank_rtol);
+        }
+    }
+    return spectra;
+}
+
+std::vector<HeadSpectra> naiveHeadSpectra(const Weights& w, double rank_rtol) {
+    std::vector<HeadSpectra> spectra(w.heads);
+    for (int i = 0; i < w.heads; ++i) {
+        spectra[i].qk = naiveProductSpectrum(w.queryHead(i).cast<double>(), w.keyHead(i).cast<double>(), rank_rtol);
+        spectra[i].ov = naiveProductSpectrum(w.valueHead(i).cast<double>(),
+                                             w.outputHead(i).transpose().cast<double>(), rank_rtol);
+    }
+    return spectra;
+}
+
+}  // namespace headscope

@@ -1,0 +1,45 @@
+#pragma once
+// Singular values of a product A B^T of thin factors, A (m, r) and B (p, r), without
+// forming the (m, p) product: A = Q_a R_a, B = Q_b R_b (thin QR), so
+// A B^T = Q_a (R_a R_b^T) Q_b^T and the singular values are those of the (r, r) core.
+// Cost O((m + p) r^2 + r^3) instead of O(m p min(m, p)). All in double precision.
+
+#include <Eigen/Core>
+#include <vector>
+
+#include "Weights.h"
+
+namespace headscope {
+
+struct Spectrum {
+    Eigen::VectorXd singular_values;  // descending, min(m, p, r) of them
+    double tolerance = 0;             // values <= tolerance count as zero
+    int rank = 0;
+};
+
+// tolerance: rank_rtol > 0 ? rank_rtol * sigma_max : sigma_max * max(rows, cols) * eps(double)
+// (NumPy's matrix_rank default); rows, cols are the shape of the (virtual) product.
+int numericalRank(const Eigen::Ref<const Eigen::VectorXd>& descending_sv, Eigen::Index rows,
+                  Eigen::Index cols, double rank_rtol, double* tolerance_out = nullptr);
+
+// A (m, r), B (p, r) -> singular values of A B^T (m, p).
+Spectrum productSpectrum(const Eigen::Ref<const Eigen::MatrixXd>& a,
+                         const Eigen::Ref<const Eigen::MatrixXd>& b, double rank_rtol = 0);
+
+// Reference: full SVD of the explicitly formed product (the naive baseline).
+Spectrum naiveProductSpectrum(const Eigen::Ref<const Eigen::MatrixXd>& a,
+                              const Eigen::Ref<const Eigen::MatrixXd>& b, double rank_rtol = 0);
+
+// Singular values and rank of any matrix (used for the logits of a head).
+Spectrum matrixSpectrum(const Eigen::Ref<const Eigen::MatrixXd>& m, double rank_rtol = 0);
+
+struct HeadSpectra {
+    Spectrum qk;  // W_QK,i = W_i^Q (W_i^K)^T (d_model, d_model), rank <= d_k
+    Spectrum ov;  // W_OV,i = W_i^V W_i^O (d_model, d_model), rank <= d_v
+};
+
+// Every head's W_QK and W_OV spectrum; heads run in parallel on the machine's cores.
+std::vector<HeadSpectra> headSpectra(const Weights& weights, double rank_rtol = 0);
+std::vector<HeadSpectra> naiveHeadSpectra(const Weights& weights, double rank_rtol = 0);
+
+}  // namespace headscope

@@ -1,0 +1,116 @@
+#include "Weights.h"
+
+#include <cmath>
+#include <string>
+
+#include "Random.h"
+
+namespace headscope {
+
+namespace {
+
+template <typename Derived>
+void fillUniform(Eigen::MatrixBase<Derived>& m, std::uint64_t seed, double bound) {
+    Rng rng(seed);
+    // Row-major fill order, so the numbers do not depend on Eigen's storage order.
+    for (Eigen::Index r = 0; r < m.rows(); ++r)
+        for (Eigen::Index c = 0; c < m.cols(); ++c) m(r, c) = static_cast<float>(rng.uniform(-bound, bound));
+}
+
+template <typename Derived>
+void fillNormal(Eigen::MatrixBase<Derived>& m, std::uint64_t seed, double sigma) {
+    Rng rng(seed);
+    for (Eigen::Index r = 0; r < m.rows(); ++r)
+        for (Eigen::Index c = 0; c < m.cols(); ++c) m(r, c) = static_cast<float>(sigma * rng.normal());
+}
+
+std::string shapeOf(const Eigen::MatrixXf& m) {
+    return "(" + std::to_string(m.rows()) + ", " + std::to_string(m.cols()) + ")";
+}
+
+}  // namespace
+
+long long Weights::parameterCount() const {
+    long long n = W_Q.size() + W_K.size() + W_V.size() + W_O.size();
+    return n + b_Q.size() + b_K.size() + b_V.size() + b_O.size();
+}
+
+std::string Weights::check() const {
+    if (heads < 1 || kv_heads < 1 || heads % kv_heads != 0 || d_k < 1 || d_v < 1)
+        return "the head counts (" + std::to_string(heads) + " query, " + std::to_string(kv_heads) +
+               " key/value) and head sizes (d_k " + std::to_string(d_k) + ", d_v " + std::to_string(d_v) +
+               ") do not fit together";
+    const Eigen::Index d = W_Q.rows();
+    auto expect = [](const Eigen::MatrixXf& m, Eigen::Index rows, Eigen::Index cols, const char* name) {
+        return (m.rows() == rows && m.cols() == cols)
+                   ? std::string()
+                   : std::string(name) + " has shape " + shapeOf(m) + " but (" + std::to_string(rows) + ", " +
+                         std::to_string(cols) + ") is needed";
+    };
+    for (const std::string& problem :
+         {expect(W_Q, d, Eigen::Index(heads) * d_k, "W_Q"), expect(W_K, d, Eigen::Index(kv_heads) * d_k, "W_K"),
+          expect(W_V, d, Eigen::Index(kv_heads) * d_v, "W_V"), expect(W_O, Eigen::Index(heads) * d_v, d, "W_O")})
+        if (!problem.empty()) return problem;
+    if (hasBias() && (b_Q.size() != W_Q.cols() || b_K.size() != W_K.cols() || b_V.size() != W_V.cols() ||
+                      b_O.size() != d))
+        return "the bias vectors do not match the weight matrices";
+    const std::pair<const char*, const float*> arrays[] = {
+        {"W_Q", W_Q.data()}, {"W_K", W_K.data()}, {"W_V", W_V.data()}, {"W_O", W_O.data()},
+        {"b_Q", b_Q.data()}, {"b_K", b_K.data()}, {"b_V", b_V.data()}, {"b_O", b_O.data()}};
+    const Eigen::Index sizes[] = {W_Q.size(), W_K.size(), W_V.size(), W_O.size(),
+                                  b_Q.size(), b_K.size(), b_V.size(), b_O.size()};
+    for (int a = 0; a < 8; ++a)
+        for (Eigen::Index i = 0; i < sizes[a]; ++i)
+            if (!std::isfinite(arrays[a].second[i]))
+                return std::string(arrays[a].first) + " contains a non-finite value (NaN or infinity)";
+    return {};
+}
+
+Weights makeWeights(const Config& config) {
+    Weights w;
+    w.heads = config.heads;
+    w.kv_heads = config.kvHeads();
+    w.d_k = config.headDimK();
+    w.d_v = config.headDimV();
+    const int d = config.d_model;
+    const int q_cols = w.heads * w.d_k, k_cols = w.kv_heads * w.d_k, v_cols = w.kv_heads * w.d_v;
+    const int o_rows = w.heads * w.d_v;
+
+    w.W_Q.resize(d, q_cols);   // (d_model, h*d_k)
+    w.W_K.resize(d, k_cols);   // (d_model, kv*d_k)
+    w.W_V.resize(d, v_cols);   // (d_model, kv*d_v)
+    w.W_O.resize(o_rows, d);   // (h*d_v, d_model)
+    const std::uint64_t s = config.seed;
+
+    if (config.init == InitKind::Xavier) {
+        // xavier_uniform over the stacked in-projection (q_cols + k_cols + v_cols, d_model).
+        const double in_bound = std::sqrt(6.0 / (double(d) + double(q_cols + k_cols + v_cols)));
+        fillUniform(w.W_Q, deriveSeed(s, "W_Q"), in_bound);
+        fillUniform(w.W_K, deriveSeed(s, "W_K"), in_bound);
+        fillUniform(w.W_V, deriveSeed(s, "W_V"), in_bound);
+        // nn.Linear's kaiming_uniform(a = sqrt 5): bound = 1 / sqrt(fan_in).
+        fillUniform(w.W_O, deriveSeed(s, "W_O"), 1.0 / std::sqrt(double(o_rows)));
+        if (config.bias) {
+            w.b_Q = Eigen::RowVectorXf::Zero(q_cols);
+            w.b_K = Eigen::RowVectorXf::Zero(k_cols);
+            w.b_V = Eigen::RowVectorXf::Zero(v_cols);
+            w.b_O = Eigen::RowVectorXf::Zero(d);
+        }
+    } else {
+        const double sigma = config.init_sigma;
+        fillNormal(w.W_Q, deriveSeed(s, "W_Q"), sigma);
+        fillNormal(w.W_K, deriveSeed(s, "W_K"), sigma);
+        fillNormal(w.W_V, deriveSeed(s, "W_V"), sigma);
+        fillNormal(w.W_O, deriveSeed(s, "W_O"), sigma);
+        if (config.bias) {
+            w.b_Q.resize(q_cols), w.b_K.resize(k_cols), w.b_V.resize(v_cols), w.b_O.resize(d);
+            fillNormal(w.b_Q, deriveSeed(s, "b_Q"), sigma);
+            fillNormal(w.b_K, deriveSeed(s, "b_K"), sigma);
+            fillNormal(w.b_V, deriveSeed(s, "b_V"), sigma);
+            fillNormal(w.b_O, deriveSeed(s, "b_O"), sigma);
+        }
+    }
+    return w;
+}
+
+}  // namespace headscope

@@ -1,0 +1,160 @@
+#include "io/SessionFile.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "io/IoError.h"
+
+namespace headscope::io {
+
+namespace {
+
+using nlohmann::json;
+constexpr const char* kFormat = "headscope-session";
+constexpr int kVersion = 1;
+constexpr std::uintmax_t kMaxSessionBytes = 8u << 20;  // texts are at most 1 MiB each
+
+template <typename T>
+void read(const json& j, const char* key, T& out) {
+    const auto it = j.find(key);
+    if (it == j.end()) return;  // missing keys keep their defaults
+    try {
+        out = it->get<T>();
+    } catch (const json::exception&) {
+        throw IoError(std::string("session key \"") + key + "\" has the wrong type (" + it->type_name() + ")");
+    }
+}
+
+int readInt(const json& j, const char* key, int fallback) {
+    const auto it = j.find(key);
+    if (it == j.end()) return fallback;
+    if (!it->is_number_integer())
+        throw IoError(std::string("session key \"") + key + "\" must be a whole number");
+    const auto v = it->get<long long>();
+    if (v < -1000000000LL || v > 1000000000LL)
+        throw IoError(std::string("session key \"") + key + "\" is out of range");
+    return static_cast<int>(v);
+}
+
+}  // namespace
+
+std::string configToJson(const Config& c) {
+    json j = {{"format", kFormat},
+              {"version", kVersion},
+              {"d_model", c.d_model},
+              {"heads", c.heads},
+              {"d_k", c.d_k},
+              {"d_v", c.d_v},
+              {"kv_heads", c.kv_heads},
+              {"bias", c.bias},
+              {"text", c.text},
+              {"seq_len", c.seq_len},
+              {"source_text", c.source_text},
+              {"mask", toString(c.mask)},
+              {"padded_keys", c.padded_keys},
+              {"scale", c.scale},
+              {"temperature", c.temperature},
+              {"seed", c.seed},
+              {"init", toString(c.init)},
+              {"init_sigma", c.init_sigma},
+              {"rank_rtol", c.rank_rtol}};
+    return j.dump(2) + "\n";
+}
+
+Config configFromJson(const std::string& text) {
+    json j;
+    try {
+        j = json::parse(text);
+    } catch (const json::parse_error& e) {
+        throw IoError(std::string("not valid JSON: ") + e.what());
+    }
+    if (!j.is_object()) throw IoError("a session file must hold a JSON object");
+    if (j.value("format", std::string()) != kFormat)
+        throw IoError(std::string("not a HeadScope session (\"format\" must be \"") + kFormat + "\")");
+    if (readInt(j, "version", 0) != kVersion)
+        throw IoError("unsupported session version (this HeadScope reads version 1)");
+
+    static const char* known[] = {"format", "version", "d_model", "heads", "d_k", "d_v", "kv_heads",
+                                  "bias", "text", "seq_len", "source_text", "mask", "padded_keys", "scale",
+                                  "temperature", "seed", "init", "init_sigma", "rank_rtol"};
+    for (const auto& item : j.items()) {
+        if (std::find_if(std::begin(known), std::end(known), [&](const char* k) { return item.key() == k; }) ==
+            std::end(known))
+            throw IoError("unknown session key \"" + item.key() + "\"");
+    }
+
+    Config c;
+    c.d_model = readInt(j, "d_model", c.d_model);
+    c.heads = readInt(j, "heads", c.heads);
+    c.d_k = readInt(j, "d_k", c.d_k);
+    c.d_v = readInt(j, "d_v", c.d_v);
+    c.kv_heads = readInt(j, "kv_heads", c.kv_heads);
+    c.seq_len = readInt(j, "seq_len", c.seq_len);
+    read(j, "bias", c.bias);
+    read(j, "text", c.text);
+    read(j, "source_text", c.source_text);
+    read(j, "scale", c.scale);
+    read(j, "temperature", c.temperature);
+    read(j, "init_sigma", c.init_sigma);
+    read(j, "rank_rtol", c.rank_rtol);
+    if (j.contains("seed")) {
+        if (!j["seed"].is_number_unsigned() && !(j["seed"].is_number_integer() && j["seed"].get<long long>() >= 0))
+            throw IoError("session key \"seed\" must be a whole number >= 0");
+        c.seed = j["seed"].get<std::uint64_t>();
+    }
+    if (j.contains("padded_keys")) {
+        if (!j["padded_keys"].is_array() || j["padded_keys"].size() > 100000)
+            throw IoError("session key \"padded_keys\" must be a list of key positions");
+        c.padded_keys.clear();
+        for (const auto& k : j["padded_keys"]) {
+            if (!k.is_number_integer()) throw IoError("session key \"padded_keys\" must hold whole numbers");
+            c.padded_keys.push_back(static_cast<int>(std::clamp<long long>(k.get<long long>(), -1, 1 << 30)));
+        }
+    }
+    std::string mask = toString(c.mask), init = toString(c.init);
+    read(j, "mask", mask);
+    read(j, "init", init);
+    if (mask != "none" && mask != "causal") throw IoError("session key \"mask\" must be \"none\" or \"causal\"");
+    if (init != "xavier" && init != "normal") throw IoError("session key \"init\" must be \"xavier\" or \"normal\"");
+    c.mask = mask == "causal" ? MaskKind::Causal : MaskKind::None;
+    c.init = init == "normal" ? InitKind::Normal : InitKind::Xavier;
+    return c;
+}
+
+void saveSession(const std::string& path, const Config& config) {
+    // Write to a temporary file and rename, so a failed save never destroys the old file.
+    const std::string tmp = path + ".tmp";
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        if (!out) throw IoError("cannot write " + path);
+        out << configToJson(config);
+        if (!out.flush()) throw IoError("cannot write " + path);
+    }
+    std::error_code ec;
+    std::filesystem::rename(tmp, path, ec);
+    if (ec) {
+        std::filesystem::remove(tmp, ec);
+        throw IoError("cannot write " + path);
+    }
+}
+
+Config loadSession(const std::string& path) {
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path, ec);
+    if (ec) throw IoError("cannot open session file " + path);
+    if (size > kMaxSessionBytes) throw IoError("session file " + path + " is larger than 8 MiB");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw IoError("cannot open session file " + path);
+    std::ostringstream text;
+    text << in.rdbuf();
+    try {
+        return configFromJson(text.str());
+    } catch (const IoError& e) {
+        throw IoError(path + ": " + e.what());
+    }
+}
+
+}  // namespace headscope::io

@@ -1,0 +1,212 @@
+// The attention engine: hand-computed cases, softmax, masks, and the three paths agreeing.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "Analysis.h"
+#include "Engine.h"
+
+using namespace headscope;
+
+namespace {
+
+Weights identityLayer(int d) {
+    Weights w;
+    w.heads = w.kv_heads = 1;
+    w.d_k = w.d_v = d;
+    w.W_Q = w.W_K = w.W_V = w.W_O = Eigen::MatrixXf::Identity(d, d);
+    return w;
+}
+
+Config smallConfig() {
+    Config c;
+    c.d_model = 32;
+    c.heads = 4;
+    c.text = "the quick brown fox jumps over the lazy dog .";
+    c.seed = 7;
+    c.init = InitKind::Normal;  // random biases too
+    c.init_sigma = 0.3;
+    return c;
+}
+
+// Attention computed in double with plain loops, as a textbook would write it.
+Eigen::MatrixXd referenceOutput(const Config& c, const Weights& w, const Input& in) {
+    const Eigen::MatrixXd xq = in.query.X.cast<double>(), xkv = in.key_value.X.cast<double>();
+    Eigen::MatrixXd q = xq * w.W_Q.cast<double>(), k = xkv * w.W_K.cast<double>(), v = xkv * w.W_V.cast<double>();
+    if (w.hasBias()) {
+        q.rowwise() += w.b_Q.cast<double>(), k.rowwise() += w.b_K.cast<double>(), v.rowwise() += w.b_V.cast<double>();
+    }
+    const int n_q = q.rows(), n_kv = k.rows();
+    Eigen::MatrixXd concat(n_q, w.heads * w.d_v);
+    for (int i = 0; i < w.heads; ++i) {
+        const int g = w.kvHeadOf(i);
+        for (int r = 0; r < n_q; ++r) {
+            std::vector<double> s(n_kv);
+            double m = -INFINITY, sum = 0;
+            for (int j = 0; j < n_kv; ++j) {
+                s[j] = q.row(r).segment(i * w.d_k, w.d_k).dot(k.row(j).segment(g * w.d_k, w.d_k)) /
+                       std::sqrt(double(w.d_k)) / c.temperature;
+                m = std::max(m, s[j]);
+            }
+            for (double& x : s) sum += (x = std::exp(x - m));
+            for (int col = 0; col < w.d_v; ++col) {
+                double acc = 0;
+                for (int j = 0; j < n_kv; ++j) acc += s[j] / sum * v(j, g * w.d_v + col);
+                concat(r, i * w.d_v + col) = acc;
+            }
+        }
+    }
+    Eigen::MatrixXd out = concat * w.W_O.cast<double>();
+    if (w.hasBias()) out.rowwise() += w.b_O.cast<double>();
+    return out;
+}
+
+}  // namespace
+
+TEST(Engine, HandComputedTwoTokenCase) {
+    // X = I (2 tokens, d 2), all projections identity: logits = I / sqrt(2).
+    const Weights w = identityLayer(2);
+    const Eigen::MatrixXf x = Eigen::MatrixXf::Identity(2, 2);
+    const Results r = forward(AttentionOptions{}, w, x, x);
+    const double a = 1 / std::sqrt(2.0);
+    const double p = std::exp(a) / (std::exp(a) + 1);  // softmax([a, 0])[0]
+    EXPECT_NEAR(r.heads[0].logits(0, 0), a, 1e-7);
+    EXPECT_NEAR(r.heads[0].logits(0, 1), 0, 1e-7);
+    EXPECT_NEAR(r.heads[0].weights(0, 0), p, 1e-7);
+    EXPECT_NEAR(r.heads[0].weights(0, 1), 1 - p, 1e-7);
+    EXPECT_NEAR(r.heads[0].weights(1, 1), p, 1e-7);
+    EXPECT_NEAR(r.output(0, 0), p, 1e-7);  // W_V = W_O = I: output = weights
+    EXPECT_NEAR(r.output(1, 0), 1 - p, 1e-7);
+}
+
+TEST(Engine, TemperatureAndScaleDivideTheLogits) {
+    const Weights w = identityLayer(4);
+    const Eigen::MatrixXf x = Eigen::MatrixXf::Identity(4, 4) * 3.0f;
+    AttentionOptions unscaled;
+    unscaled.scale = false;
+    AttentionOptions hot = unscaled;
+    hot.temperature = 2.0;
+    EXPECT_FLOAT_EQ(forward(unscaled, w, x, x).heads[0].logits(1, 1), 9.0f);
+    EXPECT_FLOAT_EQ(forward(hot, w, x, x).heads[0].logits(1, 1), 4.5f);
+    EXPECT_FLOAT_EQ(forward(AttentionOptions{}, w, x, x).heads[0].logits(1, 1), 4.5f);  // 9 / sqrt(4)
+}
+
+TEST(Engine, SoftmaxRowsSumToOne) {
+    const Analysis a = analyze(smallConfig(), false);
+    for (const HeadResult& head : a.results.heads)
+        for (Eigen::Index r = 0; r < head.weights.rows(); ++r) {
+            EXPECT_NEAR(head.weights.row(r).sum(), 1.0, 1e-5);
+            EXPECT_GE(head.weights.row(r).minCoeff(), 0.0f);
+        }
+}
+
+TEST(Engine, SoftmaxIsStableForHugeLogits) {
+    Eigen::MatrixXf logits(1, 3);
+    logits << 1e30f, 1e30f, -1e30f;
+    const Eigen::MatrixXf w = softmaxRows(logits);
+    EXPECT_FLOAT_EQ(w(0, 0), 0.5f);
+    EXPECT_FLOAT_EQ(w(0, 2), 0.0f);
+}
+
+TEST(Engine, CausalMaskZeroesTheUpperTriangle) {
+    Config c = smallConfig();
+    c.mask = MaskKind::Causal;
+    const Analysis a = analyze(c, false);
+    for (const HeadResult& head : a.results.heads)
+        for (Eigen::Index r = 0; r < head.weights.rows(); ++r) {
+            for (Eigen::Index k = r + 1; k < head.weights.cols(); ++k) {
+                EXPECT_EQ(head.weights(r, k), 0.0f);
+                EXPECT_TRUE(std::isinf(head.logits(r, k)) && head.logits(r, k) < 0);
+            }
+            EXPECT_NEAR(head.weights.row(r).sum(), 1.0, 1e-5);
+        }
+    EXPECT_FLOAT_EQ(a.results.heads[0].weights(0, 0), 1.0f);  // the first token sees only itself
+}
+
+TEST(Engine, FullyMaskedRowGivesZerosNotNaN) {
+    // Causal + key 0 padded: query 0 may attend to nothing (PyTorch returns NaN here).
+    Config c = smallConfig();
+    c.mask = MaskKind::Causal;
+    c.padded_keys = {0};
+    const Analysis a = analyze(c, false);
+    for (const HeadResult& head : a.results.heads) {
+        EXPECT_TRUE(head.weights.row(0).isZero(0));
+        EXPECT_TRUE(head.output.row(0).isZero(0));
+        EXPECT_TRUE(head.weights.allFinite());
+        EXPECT_NEAR(head.weights.row(1).sum(), 1.0, 1e-5);
+        EXPECT_EQ(head.weights(1, 0), 0.0f);
+    }
+    EXPECT_TRUE(a.results.output.allFinite());
+    // With zero head outputs, the first output row is exactly the output bias.
+    EXPECT_TRUE(a.results.output.row(0).isApprox(a.weights.b_O));
+}
+
+TEST(Engine, MatchesADoublePrecisionTextbookReference) {
+    for (int kv : {0, 2, 1}) {
+        Config c = smallConfig();
+        c.kv_heads = kv;
+        c.temperature = 0.7;
+        const Analysis a = analyze(c, false);
+        const Eigen::MatrixXd ref = referenceOutput(c, a.weights, a.input);
+        const double diff = (a.results.output.cast<double>() - ref).cwiseAbs().maxCoeff();
+        std::printf("kv_heads %d: max |output - double reference| = %.3g\n", c.kvHeads(), diff);
+        EXPECT_LT(diff, 1e-5 * std::max(1.0, ref.cwiseAbs().maxCoeff()));
+    }
+}
+
+TEST(Engine, CrossAttentionHasQueryRowsAndSourceColumns) {
+    Config c = smallConfig();
+    c.text = "le chat dort";
+    c.source_text = "the cat is sleeping on the mat";
+    const Analysis a = analyze(c, true);
+    ASSERT_EQ(a.results.heads[0].weights.rows(), 3);
+    ASSERT_EQ(a.results.heads[0].weights.cols(), 7);
+    EXPECT_EQ(a.results.output.rows(), 3);
+    const Eigen::MatrixXd ref = referenceOutput(c, a.weights, a.input);
+    EXPECT_LT((a.results.output.cast<double>() - ref).cwiseAbs().maxCoeff(), 1e-5);
+}
+
+TEST(Engine, FusedPerHeadAndMergedPathsAgree) {
+    for (bool bias : {false, true}) {
+        Config c = smallConfig();
+        c.bias = bias;
+        c.kv_heads = 2;
+        const Analysis a = analyze(c, true);
+        const Equivalence& e = *a.equivalence;
+        std::printf("bias %d: fused vs per-head %.3g, factored vs merged %.3g, max |logit| %.3g\n", bias,
+                    e.fused_vs_per_head, e.factored_vs_merged, e.max_abs_logit);
+        EXPECT_LE(e.fused_vs_per_head, 1e-5 * e.max_abs_logit);
+        EXPECT_LE(e.factored_vs_merged, 1e-4 * e.max_abs_logit);
+        EXPECT_GT(e.max_abs_logit, 0.1);
+    }
+}
+
+TEST(Engine, EquivalenceDetectsADifferentLayer) {
+    // The check must be able to fail: compare against logits of other weights.
+    Config c = smallConfig();
+    const Analysis a = analyze(c, false);
+    c.seed = 8;
+    const Weights other = makeWeights(c);
+    const Equivalence e = checkEquivalence(AttentionOptions::from(c), other, a.input.query.X, a.input.key_value.X,
+                                           a.results);
+    EXPECT_GT(e.fused_vs_per_head, 0.1);
+}
+
+TEST(Engine, GroupedQueryHeadsShareKeyAndValueHeads) {
+    Config c = smallConfig();
+    c.heads = 4;
+    c.kv_heads = 2;
+    const Weights w = makeWeights(c);
+    EXPECT_EQ(w.W_K.cols(), 2 * w.d_k);
+    EXPECT_EQ(w.keyHead(0).data(), w.keyHead(1).data());  // heads 0, 1 read K head 0
+    EXPECT_EQ(w.keyHead(2).data(), w.W_K.data() + w.d_k * w.W_K.rows());
+}
+
+TEST(Engine, HeadMatricesAreViewsIntoTheFusedOnes) {
+    const Weights w = makeWeights(smallConfig());
+    for (int i = 0; i < w.heads; ++i) {
+        EXPECT_EQ(w.queryHead(i).data(), w.W_Q.data() + Eigen::Index(i) * w.d_k * w.W_Q.rows());
+        EXPECT_EQ(w.outputHead(i).rows(), w.d_v);
+        EXPECT_EQ(w.outputHead(i).data(), w.W_O.data() + Eigen::Index(i) * w.d_v);
+    }
+}

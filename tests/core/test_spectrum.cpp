@@ -1,0 +1,104 @@
+// Spectra of W_QK = W_Q W_K^T and W_OV = W_V W_O from thin factors, and numerical rank.
+#include <gtest/gtest.h>
+
+#include <Eigen/SVD>
+#include <limits>
+
+#include "Analysis.h"
+#include "Random.h"
+#include "Spectrum.h"
+
+using namespace headscope;
+
+namespace {
+Eigen::MatrixXd randomMatrix(int rows, int cols, std::uint64_t seed) {
+    Rng rng(seed);
+    Eigen::MatrixXd m(rows, cols);
+    for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < cols; ++c) m(r, c) = rng.normal();
+    return m;
+}
+}  // namespace
+
+TEST(Spectrum, ThinFactorsMatchTheFullSvdOfTheProduct) {
+    const Eigen::MatrixXd a = randomMatrix(50, 6, 1), b = randomMatrix(40, 6, 2);
+    const Spectrum fast = productSpectrum(a, b);
+    const Eigen::VectorXd full = Eigen::JacobiSVD<Eigen::MatrixXd>(a * b.transpose()).singularValues();
+    ASSERT_EQ(fast.singular_values.size(), 6);
+    const double diff = (fast.singular_values - full.head(6)).cwiseAbs().maxCoeff();
+    std::printf("max |sv_thin - sv_full| = %.3g (sigma_max %.3g)\n", diff, full(0));
+    EXPECT_LT(diff, 1e-12 * full(0));
+    EXPECT_EQ(fast.rank, 6);
+}
+
+TEST(Spectrum, ConstructedLowRankFactorsGiveTheConstructedRank) {
+    // A = U C with U (64, 3): rank(A B^T) = 3 although d_k = 10.
+    const Eigen::MatrixXd a = randomMatrix(64, 3, 3) * randomMatrix(3, 10, 4);
+    const Eigen::MatrixXd b = randomMatrix(64, 10, 5);
+    const Spectrum s = productSpectrum(a, b);
+    EXPECT_EQ(s.rank, 3);
+    EXPECT_EQ(naiveProductSpectrum(a, b).rank, 3);
+    EXPECT_LT(s.singular_values(3), 1e-12 * s.singular_values(0));
+}
+
+TEST(Spectrum, RankIsBoundedByTheSmallerSide) {
+    // d_k 16 > d_model 8: W_QK is 8 x 8, rank 8.
+    Config c;
+    c.d_model = 8;
+    c.heads = 2;
+    c.d_k = c.d_v = 16;
+    const auto spectra = headSpectra(makeWeights(c));
+    for (const auto& s : spectra) {
+        EXPECT_EQ(s.qk.rank, 8);
+        EXPECT_EQ(s.ov.rank, 8);
+    }
+}
+
+TEST(Spectrum, RandomWeightsHaveFullRankDk) {
+    for (InitKind init : {InitKind::Xavier, InitKind::Normal}) {
+        Config c;
+        c.d_model = 96;
+        c.heads = 6;
+        c.kv_heads = 3;
+        c.init = init;
+        const Weights w = makeWeights(c);
+        const auto fast = headSpectra(w);
+        const auto naive = naiveHeadSpectra(w);
+        for (int i = 0; i < c.heads; ++i) {
+            EXPECT_EQ(fast[i].qk.rank, 16);
+            EXPECT_EQ(fast[i].ov.rank, 16);
+            EXPECT_EQ(naive[i].qk.rank, 16);
+            const double scale = naive[i].qk.singular_values(0);
+            EXPECT_LT((fast[i].qk.singular_values - naive[i].qk.singular_values).cwiseAbs().maxCoeff(), 1e-10 * scale);
+            EXPECT_LT((fast[i].ov.singular_values - naive[i].ov.singular_values).cwiseAbs().maxCoeff(),
+                      1e-10 * naive[i].ov.singular_values(0));
+        }
+    }
+}
+
+TEST(Spectrum, NumericalRankUsesNumpysDefaultTolerance) {
+    Eigen::VectorXd sv(3);
+    sv << 1.0, 1e-14, 1e-16;
+    const double eps = std::numeric_limits<double>::epsilon();
+    double tol = 0;
+    EXPECT_EQ(numericalRank(sv, 100, 100, 0, &tol), 1);  // tol = 100 eps = 2.2e-14
+    EXPECT_DOUBLE_EQ(tol, 100 * eps);
+    EXPECT_EQ(numericalRank(sv, 10, 10, 0), 2);           // tol = 10 eps = 2.2e-15
+    EXPECT_EQ(numericalRank(sv, 10, 10, 1e-13), 1);       // user tolerance relative to sigma_max
+    EXPECT_EQ(numericalRank(Eigen::VectorXd::Zero(3), 5, 5, 0), 0);
+}
+
+TEST(Spectrum, LogitsRankIsAtMostTheTokenCount) {
+    Config c;
+    c.d_model = 64;
+    c.heads = 2;  // d_k 32
+    c.text = "three tiny tokens";
+    const Analysis a = analyze(c, false);
+    for (const Spectrum& s : a.logits) EXPECT_EQ(s.rank, 3);
+    c.text = "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+             "seventeen eighteen nineteen twenty twentyone twentytwo twentythree twentyfour twentyfive twentysix "
+             "twentyseven twentyeight twentynine thirty thirtyone thirtytwo thirtythree thirtyfour thirtyfive";
+    c.heads = 8;  // d_k 8 < 35 tokens
+    const Analysis b = analyze(c, false);
+    for (const Spectrum& s : b.logits) EXPECT_EQ(s.rank, 8);
+}
