@@ -1,0 +1,142 @@
+// headscope-cli bench: medians over repeated runs of the forward pass and of every head's
+// W_QK / W_OV spectrum (thin-factor QR) against the naive full SVD of the d_model x d_model
+// products, at BERT-base and at a large geometry; plus the GUI's update time, offscreen.
+#include <QApplication>
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "Analysis.h"
+#include "GuiBenchmark.h"
+#include "cli/Arguments.h"
+#include "cli/Commands.h"
+
+namespace headscope::cli {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double msSince(Clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Peak resident memory of this process so far, in MiB (VmHWM).
+double peakMemoryMiB() {
+    std::ifstream status("/proc/self/status");
+    std::string key;
+    while (status >> key) {
+        if (key == "VmHWM:") {
+            double kib = 0;
+            status >> kib;
+            return kib / 1024.0;
+        }
+        status.ignore(1 << 12, '\n');
+    }
+    return 0;
+}
+
+struct GeometryFigures {
+    std::string name;
+    int d_model, heads, n, runs, naive_runs;
+    double forward_ms = 0, spectra_ms = 0, forward_plus_spectra_ms = 0, naive_spectra_ms = 0, peak_mib = 0;
+};
+
+GeometryFigures measure(std::string name, int d_model, int heads, int n, int runs, int naive_runs) {
+    GeometryFigures g{std::move(name), d_model, heads, n, runs, naive_runs};
+    Config c;
+    c.d_model = d_model;
+    c.heads = heads;
+    c.text.clear();
+    c.seq_len = n;
+    const Weights w = makeWeights(c);
+    const Input input = makeInput(c);
+    const AttentionOptions options = AttentionOptions::from(c);
+    std::vector<double> fwd, spec, both, naive;
+    volatile double sink = 0;  // keeps results observable
+    for (int run = 0; run < runs + 1; ++run) {  // run 0 warms caches and thread pools
+        const auto t0 = Clock::now();
+        const Results r = forward(options, w, input.query.X, input.key_value.X);
+        const double f = msSince(t0);
+        const auto t1 = Clock::now();
+        const auto s = headSpectra(w);
+        const double sp = msSince(t1);
+        sink = sink + r.output(0, 0) + s[0].qk.singular_values(0);
+        if (run == 0) continue;
+        fwd.push_back(f), spec.push_back(sp), both.push_back(f + sp);
+    }
+    for (int run = 0; run < naive_runs; ++run) {
+        const auto t0 = Clock::now();
+        const auto s = naiveHeadSpectra(w);
+        naive.push_back(msSince(t0));
+        sink = sink + s[0].qk.singular_values(0);
+    }
+    g.forward_ms = median(fwd), g.spectra_ms = median(spec), g.forward_plus_spectra_ms = median(both);
+    g.naive_spectra_ms = median(naive);
+    g.peak_mib = peakMemoryMiB();
+    return g;
+}
+
+}  // namespace
+
+int runBench(const QStringList& arguments, int argc, char** argv) {
+    QCommandLineParser parser;
+    parser.addOption({"json", "Print JSON instead of text."});
+    parser.addOption({"runs", "Timed runs per figure at BERT-base geometry (default 21).", "N"});
+    parser.addOption({"no-gui", "Skip the GUI update figure."});
+    parseOrThrow(parser, arguments);
+    const int runs = parser.isSet("runs") ? parseInt("runs", parser.value("runs"), 1, 1000) : 21;
+    const int cores = static_cast<int>(std::thread::hardware_concurrency());
+
+    std::vector<GeometryFigures> figures;
+    figures.push_back(measure("bert_base", 768, 12, 128, runs, std::max(1, runs / 4)));
+    figures.push_back(measure("large", 1600, 25, 1024, std::max(3, runs / 4), 1));
+
+    double gui_ms = -1;
+    int gui_runs = 0;
+    if (!parser.isSet("no-gui")) {
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+        QApplication app(argc, argv);
+        const ui::GuiBenchResult gui = ui::benchmarkGuiUpdate(runs);
+        gui_ms = gui.median_ms;
+        gui_runs = gui.runs;
+    }
+
+    if (parser.isSet("json")) {
+        nlohmann::json j;
+        j["cores"] = cores;
+        for (const auto& g : figures)
+            j[g.name] = {{"d_model", g.d_model}, {"heads", g.heads}, {"seq_len", g.n}, {"runs", g.runs},
+                         {"forward_ms", g.forward_ms}, {"spectra_ms", g.spectra_ms},
+                         {"forward_plus_spectra_ms", g.forward_plus_spectra_ms},
+                         {"naive_spectra_ms", g.naive_spectra_ms}, {"naive_runs", g.naive_runs},
+                         {"spectra_speedup", g.naive_spectra_ms / g.spectra_ms},
+                         {"peak_memory_mib", g.peak_mib}};
+        if (gui_ms >= 0) j["gui_update_ms"] = gui_ms, j["gui_runs"] = gui_runs;
+        std::cout << j.dump(2) << "\n";
+        return 0;
+    }
+    std::printf("HeadScope benchmark: medians, %d cores\n\n", cores);
+    std::printf("%-10s %7s %5s %6s %11s %11s %13s %11s %8s %9s\n", "geometry", "d_model", "heads", "n", "forward ms",
+                "spectra ms", "fwd+spec ms", "naive ms", "speedup", "peak MiB");
+    for (const auto& g : figures)
+        std::printf("%-10s %7d %5d %6d %11.3f %11.3f %13.3f %11.1f %7.0fx %9.0f\n", g.name.c_str(), g.d_model,
+                    g.heads, g.n, g.forward_ms, g.spectra_ms, g.forward_plus_spectra_ms, g.naive_spectra_ms,
+                    g.naive_spectra_ms / g.spectra_ms, g.peak_mib);
+    if (gui_ms >= 0)
+        std::printf("\nGUI update (config change -> all views repainted, offscreen, d_model 768, 12 heads, 16 tokens): "
+                    "%.2f ms median of %d\n", gui_ms, gui_runs);
+    return 0;
+}
+
+}  // namespace headscope::cli

@@ -1,0 +1,63 @@
+// headscope-cli export: every matrix as CSV/.npy and the views as PNG/SVG/PDF, headless.
+#include <QApplication>
+#include <QDir>
+#include <cstdio>
+
+#include "Analysis.h"
+#include "Export.h"
+#include "cli/Arguments.h"
+#include "cli/Commands.h"
+#include "io/IoError.h"
+#include "io/MatrixExport.h"
+
+namespace headscope::cli {
+
+int runExport(const QStringList& arguments, int argc, char** argv) {
+    QCommandLineParser parser;
+    addConfigOptions(parser);
+    parser.addOption({"out", "Directory to write into (created if missing).", "DIR"});
+    parser.addOption({"format", "Comma-separated: png, svg, pdf, csv, npy (default csv,npy).", "LIST"});
+    parser.addOption({"scale", "Pixel scale of PNG images (default 2).", "S"});
+    parseOrThrow(parser, arguments);
+    const std::string out = requireValue(parser, "out");
+    const Config config = configFromOptions(parser);
+
+    std::vector<io::MatrixFormat> matrix_formats;
+    QList<ui::ImageFormat> image_formats;
+    const QString list = parser.isSet("format") ? parser.value("format") : QStringLiteral("csv,npy");
+    for (const QString& raw : list.split(',', Qt::SkipEmptyParts)) {
+        const QString name = raw.trimmed().toLower();
+        if (name == "csv")
+            matrix_formats.push_back(io::MatrixFormat::Csv);
+        else if (name == "npy")
+            matrix_formats.push_back(io::MatrixFormat::Npy);
+        else if (const auto image = ui::imageFormatFromSuffix(name); image && (name == "png" || name == "svg" || name == "pdf"))
+            image_formats.push_back(*image);
+        else
+            throw UsageError("unknown export format '" + raw.toStdString() + "': use png, svg, pdf, csv or npy");
+    }
+    if (matrix_formats.empty() && image_formats.empty()) throw UsageError("--format lists no format");
+    const double scale = parser.isSet("scale") ? parseDouble("scale", parser.value("scale")) : 2.0;
+    if (scale <= 0 || scale > 8) throw UsageError("--scale must be between 0 and 8");
+
+    const Analysis analysis = analyze(config, false);
+    int files = 0;
+    try {
+        files += static_cast<int>(io::exportMatrices(analysis, out, matrix_formats).size());
+    } catch (const io::IoError& e) {
+        throw UsageError(e.what());
+    }
+    if (!image_formats.isEmpty()) {
+        // Headless by design: never needs a display.
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+        QApplication app(argc, argv);
+        QString error;
+        const QStringList images = ui::exportImages(analysis, QString::fromStdString(out), image_formats, &error);
+        if (!error.isEmpty()) throw UsageError(error.toStdString());
+        files += static_cast<int>(images.size());
+    }
+    std::printf("wrote %d files to %s\n", files, out.c_str());
+    return 0;
+}
+
+}  // namespace headscope::cli

@@ -1,0 +1,57 @@
+// headscope-cli: the attention engine from the command line (see README "Command line").
+#include <cstdio>
+#include <exception>
+
+#include <QStringList>
+
+#include "cli/Arguments.h"
+#include "cli/Commands.h"
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: headscope-cli <command> [options]\n"
+    "commands:\n"
+    "  info    [config options] [--json]      configuration, costs, spectra, ranks, equivalence\n"
+    "  export  [config options] --out DIR [--format png,svg,pdf,csv,npy]\n"
+    "  run     --weights F.safetensors --heads H --query X.npy [--key-value Y.npy]\n"
+    "          [--mask none|causal] [--prefix P] --out DIR\n"
+    "  bench   [--json]                        timings at BERT-base and a large geometry\n"
+    "config options: --d-model N --heads H [--d-k N] [--d-v N] [--kv-heads N]\n"
+    "                (--text \"...\" | --seq-len N) [--source-text \"...\"] [--mask none|causal]\n"
+    "                [--pad-keys LIST] [--no-scale] [--temperature T] [--seed S]\n"
+    "                [--init xavier|normal] [--sigma S] [--no-bias] [--rank-rtol R] [--session FILE]\n"
+    "'headscope-cli <command> --help' is not needed: every option is listed above.\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    using namespace headscope::cli;
+    if (argc < 2 || QString(argv[1]) == "--help" || QString(argv[1]) == "-h" || QString(argv[1]) == "help") {
+        std::fputs(kUsage, argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    if (QString(argv[1]) == "--version") {
+        std::printf("headscope-cli %s\n", HEADSCOPE_VERSION);
+        return 0;
+    }
+    const QString command = QString::fromLocal8Bit(argv[1]);
+    QStringList rest;
+    for (int i = 2; i < argc; ++i) rest << QString::fromLocal8Bit(argv[i]);
+    try {
+        if (command == "info") return runInfo(rest);
+        if (command == "export") return runExport(rest, argc, argv);
+        if (command == "run") return runRun(rest);
+        if (command == "bench") return runBench(rest, argc, argv);
+        throw UsageError("unknown command '" + command.toStdString() + "' (use info, export, run or bench)");
+    } catch (const UsageError& e) {
+        std::fprintf(stderr, "headscope-cli: %s\n", e.what());
+        return 2;
+    } catch (const std::bad_alloc&) {
+        std::fprintf(stderr, "headscope-cli: out of memory: choose a smaller configuration\n");
+        return 2;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "headscope-cli: %s\n", e.what());
+        return 2;
+    }
+}

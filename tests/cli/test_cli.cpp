@@ -1,0 +1,150 @@
+// headscope-cli info / export / bench and its argument errors, run as a user runs them.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "Analysis.h"
+#include "CliRunner.h"
+#include "io/Npy.h"
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using nlohmann::json;
+
+namespace {
+int lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+}  // namespace
+
+TEST(Info, JsonHasTheContractKeysAndTheClosedForms) {
+    const CliResult r = runCli({"info", "--d-model", "96", "--heads", "6", "--text", "a b c d e", "--json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const json j = json::parse(r.out);
+    EXPECT_EQ(j["d_model"], 96);
+    EXPECT_EQ(j["heads"], 6);
+    EXPECT_EQ(j["d_k"], 16);
+    EXPECT_EQ(j["d_v"], 16);
+    EXPECT_EQ(j["kv_heads"], 6);
+    EXPECT_EQ(j["seq_len"], 5);
+    EXPECT_EQ(j["params"]["qk_factored"], 2 * 96 * 16);
+    EXPECT_EQ(j["params"]["qk_merged"], 96 * 96);
+    EXPECT_EQ(j["params"]["total"], 4 * 96 * 96 + 4 * 96);
+    EXPECT_EQ(j["flops"]["logits_factored"], 2 * 5 * 96 * 16 + 5 * 5 * 16);
+    EXPECT_EQ(j["flops"]["logits_merged"], 5 * 96 * 96 + 5 * 5 * 96);
+    ASSERT_EQ(j["per_head"].size(), 6u);
+    for (const auto& head : j["per_head"]) {
+        EXPECT_EQ(head["qk_rank"], 16);
+        EXPECT_EQ(head["ov_rank"], 16);
+        EXPECT_EQ(head["logits_rank"], 5);  // at most min(n_q, n_kv, d_k)
+        EXPECT_EQ(head["qk_singular_values"].size(), 16u);
+        EXPECT_EQ(head["ov_singular_values"].size(), 16u);
+    }
+    EXPECT_LT(j["equivalence"]["fused_vs_per_head"].get<double>(), 1e-4);
+    EXPECT_LT(j["equivalence"]["factored_vs_merged"].get<double>(), 1e-4);
+    // The same numbers the engine gives.
+    headscope::Config c;
+    c.d_model = 96;
+    c.heads = 6;
+    c.text = "a b c d e";
+    const auto a = headscope::analyze(c, false);
+    EXPECT_DOUBLE_EQ(j["per_head"][2]["qk_singular_values"][0].get<double>(), a.spectra[2].qk.singular_values(0));
+}
+
+TEST(Info, TextOutputNamesTheRanks) {
+    const CliResult r = runCli({"info"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_THAT(r.out, HasSubstr("rank W_QK <= min(d_k, d_model) = 8"));
+    EXPECT_THAT(r.out, HasSubstr("equivalence"));
+}
+
+TEST(Arguments, ImpossibleDimensionsAreOneClearLineAndStatus2) {
+    const CliResult r = runCli({"info", "--d-model", "100", "--heads", "8"});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_EQ(lines(r.err), 1) << r.err;
+    EXPECT_THAT(r.err, HasSubstr("d_model 100 is not divisible by 8 heads"));
+    EXPECT_TRUE(r.out.empty());
+}
+
+TEST(Arguments, BadValuesAndUnknownThingsAreRefused) {
+    for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+             {"info", "--heads", "abc"},
+             {"info", "--heads", "0"},
+             {"info", "--heads", "99999999999999"},
+             {"info", "--temperature", "nan"},
+             {"info", "--mask", "diagonal"},
+             {"info", "--text", "x", "--seq-len", "4"},
+             {"info", "--bogus"},
+             {"info", "--kv-heads", "3"},
+             {"info", "--d-model", "4096", "--heads", "128", "--seq-len", "8192"},
+             {"info", "--session", "/nonexistent/s.headscope.json"},
+             {"frobnicate"},
+             {}}) {
+        const CliResult r = runCli(args);
+        EXPECT_EQ(r.status, 2) << (args.empty() ? "" : args.back());
+        EXPECT_GE(lines(r.err), 1);
+    }
+}
+
+TEST(Export, MatricesAreTheEnginesNumbers) {
+    TempDir out;
+    const CliResult r = runCli({"export", "--d-model", "32", "--heads", "4", "--text", "one two three", "--mask",
+                                "causal", "--out", out.str(), "--format", "csv,npy"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    headscope::Config c;
+    c.d_model = 32;
+    c.heads = 4;
+    c.text = "one two three";
+    c.mask = headscope::MaskKind::Causal;
+    const auto a = headscope::analyze(c, false);
+    using headscope::io::readNpy;
+    using headscope::io::toMatrix;
+    EXPECT_EQ(toMatrix(readNpy((out.path / "W_Q.npy").string())), a.weights.W_Q);
+    EXPECT_EQ(toMatrix(readNpy((out.path / "W_O.npy").string())), a.weights.W_O);
+    EXPECT_EQ(toMatrix(readNpy((out.path / "X.npy").string())), a.input.query.X);
+    for (int i = 0; i < 4; ++i) {
+        const std::string head = "head_" + std::to_string(i) + "_";
+        EXPECT_EQ(toMatrix(readNpy((out.path / (head + "weights.npy")).string())), a.results.heads[i].weights);
+        EXPECT_EQ(toMatrix(readNpy((out.path / (head + "W_QK.npy")).string())), headscope::mergedQK(a.weights, i));
+        EXPECT_TRUE(fs::exists(out.path / (head + "logits.csv")));
+    }
+    const std::string csv = readFile(out.path / "head_0_logits.csv");
+    EXPECT_THAT(csv, HasSubstr("-inf"));  // causal mask, stated as such
+    EXPECT_EQ(readFile(out.path / "tokens.txt"), "one\ntwo\nthree\n");
+}
+
+TEST(Export, ImagesWithoutADisplay) {
+    TempDir out;
+    const CliResult r = runCli({"export", "--heads", "4", "--out", out.str(), "--format", "png,svg,pdf"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    int images = 0;
+    for (const auto& entry : fs::directory_iterator(out.path)) {
+        const std::string ext = entry.path().extension().string();
+        const std::string bytes = readFile(entry.path());
+        if (ext == ".png") EXPECT_EQ(bytes.substr(0, 8), "\x89PNG\r\n\x1a\n");
+        if (ext == ".pdf") EXPECT_EQ(bytes.substr(0, 4), "%PDF");
+        if (ext == ".svg") EXPECT_THAT(bytes, HasSubstr("<svg"));
+        EXPECT_GT(bytes.size(), 1000u) << entry.path();
+        ++images;
+    }
+    EXPECT_GE(images, 3);
+}
+
+TEST(Export, UnknownFormatAndUnwritableDirectory) {
+    TempDir out;
+    EXPECT_EQ(runCli({"export", "--out", out.str(), "--format", "bmp"}).status, 2);
+    const CliResult r = runCli({"export", "--out", "/proc/headscope-cannot-write", "--format", "npy"});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_EQ(lines(r.err), 1) << r.err;
+}
+
+TEST(Session, CliReadsASessionFile) {
+    TempDir dir;
+    writeFile(dir.path / "s.headscope.json",
+              R"({"format": "headscope-session", "version": 1, "d_model": 24, "heads": 3, "text": "hello there"})");
+    const CliResult r = runCli({"info", "--json", "--session", (dir.path / "s.headscope.json").string()});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const json j = json::parse(r.out);
+    EXPECT_EQ(j["d_model"], 24);
+    EXPECT_EQ(j["d_k"], 8);
+    EXPECT_EQ(j["seq_len"], 2);
+}

@@ -1,0 +1,118 @@
+// `headscope-cli run` against reference tensors made once by PyTorch's
+// nn.MultiheadAttention (tests/data/make_mha_reference.py), and against hostile inputs.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "CliRunner.h"
+#include "io/Npy.h"
+#include "io/Safetensors.h"
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+namespace {
+
+const fs::path kCases = fs::path(HEADSCOPE_TEST_DATA_DIR) / "mha";
+
+double maxAbsDiff(const headscope::io::Tensor& a, const headscope::io::Tensor& b) {
+    EXPECT_EQ(a.shape, b.shape);
+    if (a.data.size() != b.data.size()) return INFINITY;
+    double worst = 0;
+    for (std::size_t i = 0; i < a.data.size(); ++i) worst = std::max(worst, double(std::abs(a.data[i] - b.data[i])));
+    return worst;
+}
+
+CliResult runCase(const fs::path& dir, const std::string& out) {
+    const auto spec = nlohmann::json::parse(readFile(dir / "case.json"));
+    std::vector<std::string> args = {"run", "--weights", (dir / "weights.safetensors").string(), "--heads",
+                                     std::to_string(spec["heads"].get<int>()), "--query", (dir / "query.npy").string(),
+                                     "--mask", spec["mask"].get<std::string>(), "--out", out};
+    if (spec["cross"].get<bool>()) args.insert(args.end(), {"--key-value", (dir / "key_value.npy").string()});
+    if (!spec["prefix"].get<std::string>().empty()) args.insert(args.end(), {"--prefix", spec["prefix"]});
+    return runCli(args);
+}
+
+}  // namespace
+
+class RunMatchesPyTorch : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(RunMatchesPyTorch, AttentionAndOutputWithin1e5) {
+    const fs::path dir = kCases / GetParam();
+    TempDir out;
+    const CliResult r = runCase(dir, out.str());
+    ASSERT_EQ(r.status, 0) << r.err;
+    using headscope::io::readNpy;
+    const double attention = maxAbsDiff(readNpy((out.path / "attention.npy").string()),
+                                        readNpy((dir / "expected_attention.npy").string()));
+    const double output =
+        maxAbsDiff(readNpy((out.path / "output.npy").string()), readNpy((dir / "expected_output.npy").string()));
+    std::printf("%s: max |attention - torch| = %.3g, max |output - torch| = %.3g\n", GetParam().c_str(), attention,
+                output);
+    EXPECT_LT(attention, 1e-5);
+    EXPECT_LT(output, 1e-5);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, RunMatchesPyTorch,
+                         ::testing::Values("self_small", "causal", "cross", "nobias_prefix", "separate_qkv"));
+
+TEST(RunRejects, TruncatedSafetensors) {
+    TempDir tmp;
+    const std::string bytes = readFile(kCases / "self_small" / "weights.safetensors");
+    writeFile(tmp.path / "cut.safetensors", bytes.substr(0, bytes.size() - 9));
+    const CliResult r = runCli({"run", "--weights", (tmp.path / "cut.safetensors").string(), "--heads", "2", "--query",
+                                (kCases / "self_small" / "query.npy").string(), "--out", tmp.str()});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_THAT(r.err, HasSubstr("headscope-cli: "));
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+TEST(RunRejects, HeaderThatLiesAboutItsLength) {
+    TempDir tmp;
+    std::string bytes = readFile(kCases / "self_small" / "weights.safetensors");
+    bytes[6] = '\x7f';  // header length ~ 2^55
+    writeFile(tmp.path / "lie.safetensors", bytes);
+    const CliResult r = runCli({"run", "--weights", (tmp.path / "lie.safetensors").string(), "--heads", "2", "--query",
+                                (kCases / "self_small" / "query.npy").string(), "--out", tmp.str()});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+TEST(RunRejects, NaNWeights) {
+    TempDir tmp;
+    auto tensors = headscope::io::readSafetensors((kCases / "self_small" / "weights.safetensors").string());
+    tensors["in_proj_weight"].data[5] = std::numeric_limits<float>::quiet_NaN();
+    headscope::io::writeSafetensors((tmp.path / "nan.safetensors").string(), tensors);
+    const CliResult r = runCli({"run", "--weights", (tmp.path / "nan.safetensors").string(), "--heads", "2", "--query",
+                                (kCases / "self_small" / "query.npy").string(), "--out", tmp.str()});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_THAT(r.err, HasSubstr("in_proj_weight"));
+}
+
+TEST(RunRejects, QueryOfTheWrongWidthAndHeadsThatDoNotDivide) {
+    TempDir tmp;
+    const std::string w = (kCases / "self_small" / "weights.safetensors").string();
+    const CliResult wrong_width = runCli({"run", "--weights", w, "--heads", "2", "--query",
+                                          (kCases / "cross" / "query.npy").string(), "--out", tmp.str()});
+    EXPECT_EQ(wrong_width.status, 2);
+    EXPECT_THAT(wrong_width.err, HasSubstr("d_model"));
+    const CliResult heads = runCli({"run", "--weights", w, "--heads", "3", "--query",
+                                    (kCases / "self_small" / "query.npy").string(), "--out", tmp.str()});
+    EXPECT_EQ(heads.status, 2);
+    EXPECT_THAT(heads.err, HasSubstr("head"));
+}
+
+TEST(RunRejects, TruncatedNpyAndMissingFiles) {
+    TempDir tmp;
+    const std::string q = readFile(kCases / "self_small" / "query.npy");
+    writeFile(tmp.path / "cut.npy", q.substr(0, q.size() - 3));
+    const std::string w = (kCases / "self_small" / "weights.safetensors").string();
+    EXPECT_EQ(runCli({"run", "--weights", w, "--heads", "2", "--query", (tmp.path / "cut.npy").string(), "--out",
+                      tmp.str()}).status, 2);
+    const CliResult missing = runCli({"run", "--weights", (tmp.path / "none.safetensors").string(), "--heads", "2",
+                                      "--query", (tmp.path / "cut.npy").string(), "--out", tmp.str()});
+    EXPECT_EQ(missing.status, 2);
+    EXPECT_THAT(missing.err, HasSubstr("none.safetensors"));
+    EXPECT_EQ(runCli({"run", "--heads", "2"}).status, 2);
+}
