@@ -43,7 +43,8 @@ int runExport(const QStringList& arguments, int argc, char** argv) {
     const Analysis analysis = analyze(config, false);
     int files = 0;
     try {
-        files += static_cast<int>(io::exportMatrices(analysis, out, matrix_formats).size());
+        if (!matrix_formats.empty())
+            files += static_cast<int>(io::exportMatrices(analysis, out, matrix_formats).size());
     } catch (const io::IoError& e) {
         throw UsageError(e.what());
     }
@@ -52,7 +53,7 @@ int runExport(const QStringList& arguments, int argc, char** argv) {
         qputenv("QT_QPA_PLATFORM", "offscreen");
         QApplication app(argc, argv);
         QString error;
-        const QStringList images = ui::exportImages(analysis, QString::fromStdString(out), image_formats, &error);
+        const QStringList images = ui::exportImages(analysis, QString::fromStdString(out), image_formats, &error, ui::ViewOptions{}, scale);
         if (!error.isEmpty()) throw UsageError(error.toStdString());
         files += static_cast<int>(images.size());
     }

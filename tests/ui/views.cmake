@@ -1,0 +1,5 @@
+# Tests of the views and of export (QtTest, offscreen).
+headscope_add_ui_test(test_color_maps)
+headscope_add_ui_test(test_head_grid)
+headscope_add_ui_test(test_export)
+headscope_add_ui_test(test_head_detail)

@@ -1,0 +1,408 @@
+#include "ControlsDock.h"
+
+#include <QAction>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QEvent>
+#include <QFontMetrics>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QRegularExpressionValidator>
+#include <QScrollArea>
+#include <QSignalBlocker>
+#include <QSlider>
+#include <QSpinBox>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <vector>
+
+namespace headscope::ui {
+
+namespace {
+
+QSpinBox* makeSpin(QWidget* parent, const char* name, int lo, int hi, const QString& tip) {
+    auto* spin = new QSpinBox(parent);
+    spin->setObjectName(QLatin1String(name));
+    spin->setRange(lo, hi);
+    spin->setKeyboardTracking(false);  // typed numbers apply on Enter / Tab, arrows at once
+    spin->setAccelerated(true);
+    spin->setToolTip(tip);
+    return spin;
+}
+
+QCheckBox* makeCheck(QWidget* parent, const char* name, const QString& text, const QString& tip) {
+    auto* box = new QCheckBox(text, parent);
+    box->setObjectName(QLatin1String(name));
+    box->setToolTip(tip);
+    return box;
+}
+
+QPlainTextEdit* makeTextEdit(QWidget* parent, const char* name, int lines, const QString& tip) {
+    auto* edit = new QPlainTextEdit(parent);
+    edit->setObjectName(QLatin1String(name));
+    edit->setTabChangesFocus(true);  // Tab leaves the box: keyboard users are not trapped
+    edit->setToolTip(tip);
+    edit->setProperty("headscope_lines", lines);
+    return edit;
+}
+
+// A form row whose label carries a mnemonic (&Heads) and points at its field.
+void addRow(QFormLayout* form, const QString& label, QWidget* field, QWidget* buddy = nullptr) {
+    auto* text = new QLabel(label);
+    text->setBuddy(buddy ? buddy : field);
+    text->setToolTip((buddy ? buddy : field)->toolTip());
+    form->addRow(text, field);
+}
+
+QString toText(const std::string& s) { return QString::fromStdString(s); }
+
+constexpr int kSliderSteps = 1200;
+
+// d_model -> logarithmic slider position and back: position p shows 4096^(p / steps).
+int sliderPosition(int d_model) {
+    return int(std::lround(kSliderSteps * std::log(double(std::max(1, d_model))) / std::log(double(Limits::kMaxDModel))));
+}
+
+}  // namespace
+
+ControlsDock::ControlsDock(QWidget* parent) : QDockWidget(tr("Controls"), parent) {
+    setObjectName(QStringLiteral("controls_dock"));
+    setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable |
+                QDockWidget::DockWidgetClosable);
+
+    logits_action_ = new QAction(tr("Show &logits instead of weights"), this);
+    logits_action_->setObjectName(QStringLiteral("show_logits_action"));
+    logits_action_->setCheckable(true);
+    logits_action_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
+    shared_scale_action_ = new QAction(tr("&Shared colour scale"), this);
+    shared_scale_action_->setObjectName(QStringLiteral("shared_scale_action"));
+    shared_scale_action_->setCheckable(true);
+    shared_scale_action_->setChecked(true);
+
+    problems_label_ = new QLabel;
+    problems_label_->setObjectName(QStringLiteral("problems"));
+    problems_label_->setWordWrap(true);
+    problems_label_->setTextFormat(Qt::RichText);
+    problems_label_->setStyleSheet(QStringLiteral(
+        "QLabel { color: #a40000; background: #fde8e8; border: 1px solid #e0a0a0; padding: 6px; }"));
+    problems_label_->setAccessibleName(tr("Problems with this configuration"));
+    problems_label_->hide();
+
+    auto* content = new QWidget;
+    auto* column = new QVBoxLayout(content);
+    column->addWidget(problems_label_);
+    column->addWidget(buildLayerGroup());
+    column->addWidget(buildInputGroup());
+    column->addWidget(buildAttentionGroup());
+    column->addWidget(buildWeightsGroup());
+    column->addWidget(buildViewGroup());
+    column->addStretch(1);
+
+    auto* scroll = new QScrollArea;
+    scroll->setWidget(content);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    setWidget(scroll);
+
+    setConfig(Config{});
+    updateTextHeights();
+}
+
+QWidget* ControlsDock::buildLayerGroup() {
+    auto* group = new QGroupBox(tr("Layer"));
+    auto* form = new QFormLayout(group);
+
+    d_model_ = makeSpin(group, "d_model", 1, Limits::kMaxDModel,
+        tr("d_model: the width of every token's vector. Each word is represented by this many numbers; "
+           "all heads together read and write vectors of this size."));
+    d_model_slider_ = new QSlider(Qt::Horizontal, group);
+    d_model_slider_->setObjectName(QStringLiteral("d_model_slider"));
+    d_model_slider_->setRange(0, kSliderSteps);  // logarithmic: 1 ... 4096
+    d_model_slider_->setSingleStep(10);
+    d_model_slider_->setPageStep(kSliderSteps / 12);  // a factor of 2
+    d_model_slider_->setToolTip(tr("Drag to change d_model (logarithmic: every step of the same length "
+                                   "multiplies it by the same factor). While the head dimensions are locked "
+                                   "the slider stops only at multiples of the number of heads."));
+    auto* d_model_row = new QWidget(group);
+    auto* d_model_box = new QHBoxLayout(d_model_row);
+    d_model_box->setContentsMargins(0, 0, 0, 0);
+    d_model_box->addWidget(d_model_, 0);
+    d_model_box->addWidget(d_model_slider_, 1);
+    addRow(form, tr("d_&model"), d_model_row, d_model_);
+
+    heads_ = makeSpin(group, "heads", 1, Limits::kMaxHeads,
+        tr("How many attention heads read the sentence in parallel. Each head has its own query, key "
+           "and value projections and draws its own heatmap."));
+    addRow(form, tr("H&eads"), heads_);
+
+    lock_ = makeCheck(group, "lock_dims", tr("&Lock d_k = d_v = d_model / heads"),
+        tr("Ticked: every head gets an equal slice of d_model, as in \"Attention Is All You Need\". "
+           "Untick to choose d_k and d_v freely."));
+    form->addRow(lock_);
+
+    d_k_ = makeSpin(group, "d_k", 1, Limits::kMaxHeadDim,
+        tr("d_k: length of each head's query and key vectors. The rank of a head's W_Q W_K^T can never be "
+           "larger than d_k."));
+    addRow(form, tr("d_&k"), d_k_);
+    d_v_ = makeSpin(group, "d_v", 1, Limits::kMaxHeadDim,
+        tr("d_v: length of each head's value vector: how many numbers each head passes on to the output."));
+    addRow(form, tr("&d_v"), d_v_);
+
+    kv_heads_ = makeSpin(group, "kv_heads", 0, Limits::kMaxHeads,
+        tr("Number of key/value heads (grouped-query attention): several query heads share one key and "
+           "value head. \"= heads\" is ordinary multi-head attention, 1 is multi-query attention."));
+    kv_heads_->setSpecialValueText(tr("= heads"));
+    addRow(form, tr("K/V heads (&GQA)"), kv_heads_);
+
+    connect(d_model_, &QSpinBox::valueChanged, this, [this](int value) {
+        const QSignalBlocker block(d_model_slider_);
+        d_model_slider_->setValue(sliderPosition(value));
+        edited();
+    });
+    connect(d_model_slider_, &QSlider::valueChanged, this, &ControlsDock::onSliderMoved);
+    connect(heads_, &QSpinBox::valueChanged, this, &ControlsDock::edited);
+    connect(lock_, &QCheckBox::toggled, this, &ControlsDock::edited);
+    connect(d_k_, &QSpinBox::valueChanged, this, &ControlsDock::edited);
+    connect(d_v_, &QSpinBox::valueChanged, this, &ControlsDock::edited);
+    connect(kv_heads_, &QSpinBox::valueChanged, this, &ControlsDock::edited);
+    return group;
+}
+
+QWidget* ControlsDock::buildInputGroup() {
+    auto* group = new QGroupBox(tr("Input"));
+    auto* form = new QFormLayout(group);
+    form->setRowWrapPolicy(QFormLayout::WrapAllRows);
+
+    text_ = makeTextEdit(group, "text", 3,
+        tr("The sentence the heads look at. Every word and punctuation mark becomes one token: one row "
+           "(and, in self-attention, one column) of each heatmap."));
+    addRow(form, tr("&Input text"), text_);
+    source_text_ = makeTextEdit(group, "source_text", 2,
+        tr("Leave empty for self-attention. Type a second sentence for cross-attention: queries come from "
+           "the input text, keys and values from this sentence (like a translator looking back at the "
+           "original)."));
+    source_text_->setPlaceholderText(tr("empty = self-attention"));
+    addRow(form, tr("Source te&xt (cross-attention)"), source_text_);
+
+    seq_len_ = makeSpin(group, "seq_len", 0, Limits::kMaxSeqLen,
+        tr("Used only when the input text is empty: this many random tokens instead of a sentence."));
+    seq_len_->setSpecialValueText(tr("off (use the text)"));
+    addRow(form, tr("&Random tokens"), seq_len_);
+
+    connect(text_, &QPlainTextEdit::textChanged, this, &ControlsDock::edited);
+    connect(source_text_, &QPlainTextEdit::textChanged, this, &ControlsDock::edited);
+    connect(seq_len_, &QSpinBox::valueChanged, this, &ControlsDock::edited);
+    return group;
+}
+
+QWidget* ControlsDock::buildAttentionGroup() {
+    auto* group = new QGroupBox(tr("Attention"));
+    auto* form = new QFormLayout(group);
+
+    mask_ = new QComboBox(group);
+    mask_->setObjectName(QStringLiteral("mask"));
+    mask_->addItem(tr("none (sees all)"), int(MaskKind::None));
+    mask_->addItem(tr("causal (GPT)"), int(MaskKind::Causal));
+    mask_->setToolTip(tr("Causal: each token may only look at itself and the tokens before it, as in GPT. "
+                         "None: every token may look at every token, as in BERT."));
+    addRow(form, tr("M&ask"), mask_);
+
+    scale_ = makeCheck(group, "scale", tr("S&cale logits by 1/\u221Ad_k"),
+        tr("Divide each query-key dot product by \u221Ad_k before the softmax, as in the paper. Without it, "
+           "large d_k makes the scores large and the softmax picks almost a single token."));
+    form->addRow(scale_);
+
+    temperature_ = new QDoubleSpinBox(group);
+    temperature_->setObjectName(QStringLiteral("temperature"));
+    temperature_->setRange(0.01, 100.0);
+    temperature_->setDecimals(3);
+    temperature_->setSingleStep(0.1);
+    temperature_->setKeyboardTracking(false);
+    temperature_->setAccelerated(true);
+    temperature_->setToolTip(tr("The logits are divided by this number before the softmax. Above 1 spreads "
+                                "attention over more tokens, below 1 sharpens it; 1 changes nothing."));
+    addRow(form, tr("&Temperature"), temperature_);
+
+    connect(mask_, &QComboBox::currentIndexChanged, this, &ControlsDock::edited);
+    connect(scale_, &QCheckBox::toggled, this, &ControlsDock::edited);
+    connect(temperature_, &QDoubleSpinBox::valueChanged, this, &ControlsDock::edited);
+    return group;
+}
+
+QWidget* ControlsDock::buildWeightsGroup() {
+    auto* group = new QGroupBox(tr("Weights"));
+    auto* form = new QFormLayout(group);
+
+    init_ = new QComboBox(group);
+    init_->setObjectName(QStringLiteral("init"));
+    init_->addItem(tr("Xavier uniform"), int(InitKind::Xavier));
+    init_->addItem(tr("Normal (small \u03C3)"), int(InitKind::Normal));
+    init_->setToolTip(tr("How the random weights are drawn: Xavier uniform, the default of PyTorch's "
+                         "nn.MultiheadAttention, or a normal distribution with a small standard deviation."));
+    addRow(form, tr("I&nitialiser"), init_);
+
+    seed_ = new QLineEdit(group);
+    seed_->setObjectName(QStringLiteral("seed"));
+    seed_->setValidator(new QRegularExpressionValidator(QRegularExpression(QStringLiteral("\\d{1,20}")), seed_));
+    seed_->setToolTip(tr("Seed of the random weights and word vectors. The same seed gives the same numbers "
+                         "on every computer; a new seed gives a new random layer."));
+    auto* next = new QToolButton(group);
+    next->setObjectName(QStringLiteral("next_seed"));
+    next->setText(tr("Ne&w"));
+    next->setToolTip(tr("Next seed: draw a new random layer."));
+    auto* seed_row = new QWidget(group);
+    auto* seed_box = new QHBoxLayout(seed_row);
+    seed_box->setContentsMargins(0, 0, 0, 0);
+    seed_box->addWidget(seed_, 1);
+    seed_box->addWidget(next, 0);
+    addRow(form, tr("&Seed"), seed_row, seed_);
+
+    bias_ = makeCheck(group, "bias", tr("&Biases"),
+        tr("Add a learned offset (bias) after each projection. Many modern models leave them out."));
+    form->addRow(bias_);
+
+    connect(init_, &QComboBox::currentIndexChanged, this, &ControlsDock::edited);
+    connect(seed_, &QLineEdit::textEdited, this, &ControlsDock::edited);
+    connect(next, &QToolButton::clicked, this, [this]() {
+        bool ok = false;
+        const qulonglong seed = seed_->text().toULongLong(&ok);
+        seed_->setText(QString::number(ok ? seed + 1 : 0));
+        edited();
+    });
+    connect(bias_, &QCheckBox::toggled, this, &ControlsDock::edited);
+    return group;
+}
+
+QWidget* ControlsDock::buildViewGroup() {
+    auto* group = new QGroupBox(tr("View"));
+    auto* column = new QVBoxLayout(group);
+    const auto bind = [group, column](QAction* action, const char* name, const QString& text, const QString& tip) {
+        auto* box = makeCheck(group, name, text, tip);
+        action->setToolTip(tip);
+        box->setChecked(action->isChecked());
+        connect(box, &QCheckBox::toggled, action, &QAction::setChecked);
+        connect(action, &QAction::toggled, box, &QCheckBox::setChecked);
+        column->addWidget(box);
+    };
+    bind(logits_action_, "show_logits", tr("Show l&ogits (scores before the softmax)"),
+         tr("Show the raw scores q\u00B7k (logits) before the softmax instead of the attention weights after it."));
+    bind(shared_scale_action_, "shared_scale", tr("Shared colo&ur scale for all heads"),
+         tr("One colour scale for every head, so colours can be compared between heads. Untick to stretch "
+            "each head's colours over its own range."));
+    return group;
+}
+
+void ControlsDock::changeEvent(QEvent* event) {
+    QDockWidget::changeEvent(event);
+    if (event->type() == QEvent::FontChange) updateTextHeights();
+}
+
+void ControlsDock::updateTextHeights() {
+    // A few lines of text, at whatever font size View > Larger chose.
+    for (QPlainTextEdit* edit : {text_, source_text_}) {
+        const int lines = edit->property("headscope_lines").toInt();
+        const QFontMetrics metrics(font());
+        edit->setFixedHeight(lines * metrics.lineSpacing() + 2 * edit->frameWidth() +
+                             int(2 * edit->document()->documentMargin()) + 4);
+    }
+}
+
+void ControlsDock::onSliderMoved(int position) {
+    int value = int(std::lround(std::pow(double(Limits::kMaxDModel), double(position) / kSliderSteps)));
+    if (lock_->isChecked()) {  // snap to a d_model every head divides evenly
+        const int heads = heads_->value();
+        value = std::max(heads, int(std::lround(double(value) / heads)) * heads);
+        if (value > Limits::kMaxDModel) value -= heads;
+    }
+    d_model_->setValue(value);  // emits through the spin box, which moves the knob onto value
+}
+
+void ControlsDock::updateDerivedDims() {
+    const bool locked = lock_->isChecked();
+    d_k_->setEnabled(!locked);
+    d_v_->setEnabled(!locked);
+    if (locked) {
+        const QSignalBlocker block_k(d_k_), block_v(d_v_);
+        const int derived = std::max(1, d_model_->value() / heads_->value());
+        d_k_->setValue(derived);
+        d_v_->setValue(derived);
+    }
+}
+
+void ControlsDock::edited() {
+    updateDerivedDims();
+    emit configEdited(config());
+}
+
+Config ControlsDock::config() const {
+    Config c = base_;
+    c.d_model = d_model_->value();
+    c.heads = heads_->value();
+    c.d_k = lock_->isChecked() ? 0 : d_k_->value();
+    c.d_v = lock_->isChecked() ? 0 : d_v_->value();
+    c.kv_heads = kv_heads_->value();
+    c.init = InitKind(init_->currentData().toInt());
+    bool ok = false;
+    const qulonglong seed = seed_->text().toULongLong(&ok);
+    c.seed = ok ? seed : base_.seed;
+    c.bias = bias_->isChecked();
+    c.mask = MaskKind(mask_->currentData().toInt());
+    c.scale = scale_->isChecked();
+    c.temperature = temperature_->value();
+    c.text = text_->toPlainText().toStdString();
+    c.source_text = source_text_->toPlainText().toStdString();
+    c.seq_len = seq_len_->value();
+    return c;
+}
+
+void ControlsDock::setConfig(const Config& c) {
+    base_ = c;
+    const QList<QObject*> widgets{d_model_, d_model_slider_, heads_, lock_, d_k_, d_v_, kv_heads_, init_,
+                                  seed_, bias_, mask_, scale_, temperature_, text_, source_text_, seq_len_};
+    std::vector<std::unique_ptr<QSignalBlocker>> blockers;
+    for (QObject* widget : widgets) blockers.push_back(std::make_unique<QSignalBlocker>(widget));
+
+    d_model_->setValue(c.d_model);
+    d_model_slider_->setValue(sliderPosition(c.d_model));
+    heads_->setValue(c.heads);
+    lock_->setChecked(c.d_k == 0 && c.d_v == 0);
+    d_k_->setValue(c.headDimK());
+    d_v_->setValue(c.headDimV());
+    kv_heads_->setValue(c.kv_heads);
+    init_->setCurrentIndex(init_->findData(int(c.init)));
+    seed_->setText(QString::number(qulonglong(c.seed)));
+    bias_->setChecked(c.bias);
+    mask_->setCurrentIndex(mask_->findData(int(c.mask)));
+    scale_->setChecked(c.scale);
+    temperature_->setValue(c.temperature);
+    if (text_->toPlainText() != toText(c.text)) text_->setPlainText(toText(c.text));
+    if (source_text_->toPlainText() != toText(c.source_text)) source_text_->setPlainText(toText(c.source_text));
+    seq_len_->setValue(c.seq_len);
+    updateDerivedDims();
+}
+
+void ControlsDock::showProblems(const QStringList& problems) {
+    problems_ = problems;
+    if (problems.isEmpty()) {
+        problems_label_->hide();
+        problems_label_->clear();
+        return;
+    }
+    QString html = tr("<b>Cannot compute this configuration.</b> The views still show the last valid one.<ul "
+                      "style=\"margin-left: 12px; -qt-list-indent: 0;\">");
+    for (const QString& problem : problems) html += QStringLiteral("<li>%1</li>").arg(problem.toHtmlEscaped());
+    html += QStringLiteral("</ul>");
+    problems_label_->setText(html);
+    problems_label_->show();
+}
+
+}  // namespace headscope::ui

@@ -1,0 +1,87 @@
+#pragma once
+// The knobs of one attention layer and of its input, in a dock. Every edit emits
+// configEdited() with the whole Config; setConfig() updates the widgets without
+// emitting. Problems with a configuration are listed in red at the top of the dock
+// (showProblems), while the views keep the last valid result.
+// The two view toggles (logits/weights, shared scale) are QActions that the main
+// window also puts in its View menu; the dock's check boxes follow them.
+
+#include <QDockWidget>
+#include <QStringList>
+
+#include "Config.h"
+#include "MetaTypes.h"
+
+class QAction;
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QPlainTextEdit;
+class QSlider;
+class QSpinBox;
+
+namespace headscope::ui {
+
+class ControlsDock : public QDockWidget {
+    Q_OBJECT
+
+public:
+    explicit ControlsDock(QWidget* parent = nullptr);
+
+    // The configuration the widgets describe (fields without a widget come from the
+    // last setConfig()).
+    Config config() const;
+    // Shows config in the widgets; emits nothing.
+    void setConfig(const Config& config);
+
+    // Lists the problems in red; an empty list hides the label.
+    void showProblems(const QStringList& problems);
+    QStringList shownProblems() const { return problems_; }
+
+    QAction* logitsAction() const { return logits_action_; }
+    QAction* sharedScaleAction() const { return shared_scale_action_; }
+
+signals:
+    void configEdited(const headscope::Config& config);
+
+protected:
+    void changeEvent(QEvent* event) override;
+
+private:
+    void updateTextHeights();
+    QWidget* buildLayerGroup();
+    QWidget* buildWeightsGroup();
+    QWidget* buildAttentionGroup();
+    QWidget* buildInputGroup();
+    QWidget* buildViewGroup();
+    void edited();
+    void onSliderMoved(int value);
+    void updateDerivedDims();
+
+    Config base_;  // fields the dock has no widget for (padded keys, init sigma, rank tolerance)
+    QStringList problems_;
+
+    QLabel* problems_label_ = nullptr;
+    QSpinBox* d_model_ = nullptr;
+    QSlider* d_model_slider_ = nullptr;
+    QSpinBox* heads_ = nullptr;
+    QCheckBox* lock_ = nullptr;
+    QSpinBox* d_k_ = nullptr;
+    QSpinBox* d_v_ = nullptr;
+    QSpinBox* kv_heads_ = nullptr;
+    QComboBox* init_ = nullptr;
+    QLineEdit* seed_ = nullptr;
+    QCheckBox* bias_ = nullptr;
+    QComboBox* mask_ = nullptr;
+    QCheckBox* scale_ = nullptr;
+    QDoubleSpinBox* temperature_ = nullptr;
+    QPlainTextEdit* text_ = nullptr;
+    QPlainTextEdit* source_text_ = nullptr;
+    QSpinBox* seq_len_ = nullptr;
+    QAction* logits_action_ = nullptr;
+    QAction* shared_scale_action_ = nullptr;
+};
+
+}  // namespace headscope::ui

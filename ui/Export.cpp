@@ -1,0 +1,251 @@
+#include "Export.h"
+
+#include <QApplication>
+#include <QClipboard>
+#include <QDir>
+#include <QFileInfo>
+#include <QSvgGenerator>
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <qcustomplot.h>
+
+#include "HeadDetailView.h"
+#include "HeadGridView.h"
+#include "SpectrumView.h"
+
+namespace headscope::ui {
+namespace {
+
+void fail(QString* error, const QString& message) {
+    if (error) *error = message;
+}
+
+// A non-owning shared_ptr: the views below live shorter than the caller's Analysis.
+std::shared_ptr<const Analysis> borrow(const Analysis& analysis) {
+    return std::shared_ptr<const Analysis>(std::shared_ptr<const Analysis>(), &analysis);
+}
+
+// The first text element of the plot's layout (the views put their title there).
+QString plotTitle(QCustomPlot* plot) {
+    QCPLayoutGrid* layout = plot->plotLayout();
+    for (int i = 0; i < layout->elementCount(); ++i) {
+        if (auto* text = qobject_cast<QCPTextElement*>(layout->elementAt(i)))
+            if (!text->text().isEmpty()) return text->text();
+    }
+    return QStringLiteral("HeadScope");
+}
+
+bool checkTarget(const QString& path, QString* error) {
+    if (path.isEmpty()) {
+        fail(error, QStringLiteral("No file name given for the export."));
+        return false;
+    }
+    const QFileInfo info(path);
+    if (info.isDir()) {
+        fail(error, QStringLiteral("Cannot export to '%1': it is a directory, not a file.").arg(path));
+        return false;
+    }
+    const QDir dir = info.absoluteDir();
+    if (!dir.exists()) {
+        fail(error, QStringLiteral("Cannot export to '%1': the directory '%2' does not exist.")
+                        .arg(path, dir.absolutePath()));
+        return false;
+    }
+    if (!QFileInfo(dir.absolutePath()).isWritable()) {
+        fail(error, QStringLiteral("Cannot export to '%1': the directory '%2' is not writable.")
+                        .arg(path, dir.absolutePath()));
+        return false;
+    }
+    return true;
+}
+
+bool checkAnalysis(const Analysis& analysis, QString* error) {
+    if (analysis.results.heads.empty()) {
+        fail(error, QStringLiteral("Nothing to export: the analysis has no heads."));
+        return false;
+    }
+    return true;
+}
+
+bool saveSvg(QCustomPlot* plot, const QString& path, int width, int height, QString* error) {
+    QSvgGenerator generator;
+    generator.setFileName(path);
+    generator.setSize(QSize(width, height));
+    generator.setViewBox(QRect(0, 0, width, height));
+    generator.setResolution(96);  // the point sizes of the fonts mean what they mean on screen
+    generator.setTitle(plotTitle(plot));
+    generator.setDescription(
+        QStringLiteral("HeadScope %1: multi-head attention, made visible").arg(QStringLiteral(HEADSCOPE_VERSION)));
+    QCPPainter painter;
+    if (!painter.begin(&generator)) {
+        fail(error, QStringLiteral("Could not write the SVG file '%1'.").arg(path));
+        return false;
+    }
+    plot->toPainter(&painter, width, height);
+    painter.end();
+    if (QFileInfo(path).size() <= 0) {
+        fail(error, QStringLiteral("Could not write the SVG file '%1'.").arg(path));
+        return false;
+    }
+    return true;
+}
+
+int ceilSqrt(int n) { return std::max(1, static_cast<int>(std::ceil(std::sqrt(double(n)) - 1e-9))); }
+
+}  // namespace
+
+std::optional<ImageFormat> imageFormatFromSuffix(const QString& suffixOrName) {
+    QString s = suffixOrName.trimmed().toLower();
+    const qsizetype dot = s.lastIndexOf(QLatin1Char('.'));
+    if (dot >= 0) s = s.mid(dot + 1);
+    if (s == QLatin1String("png")) return ImageFormat::Png;
+    if (s == QLatin1String("svg")) return ImageFormat::Svg;
+    if (s == QLatin1String("pdf")) return ImageFormat::Pdf;
+    return std::nullopt;
+}
+
+QString suffix(ImageFormat format) {
+    switch (format) {
+        case ImageFormat::Png: return QStringLiteral("png");
+        case ImageFormat::Svg: return QStringLiteral("svg");
+        case ImageFormat::Pdf: return QStringLiteral("pdf");
+    }
+    return {};
+}
+
+bool savePlot(QCustomPlot* plot, const QString& path, ImageFormat format, int width, int height,
+              double scale, QString* error) {
+    if (!plot) {
+        fail(error, QStringLiteral("Nothing to export: no plot."));
+        return false;
+    }
+    if (!checkTarget(path, error)) return false;
+    if (width <= 0 || height <= 0) {
+        width = plot->viewport().width();
+        height = plot->viewport().height();
+    }
+    if (width <= 0 || height <= 0 || !(scale > 0) || !std::isfinite(scale)) {
+        fail(error, QStringLiteral("Cannot export '%1' at %2 x %3 pixels, scale %4.")
+                        .arg(path).arg(width).arg(height).arg(scale));
+        return false;
+    }
+    bool ok = false;
+    switch (format) {
+        case ImageFormat::Png:
+            ok = plot->savePng(path, width, height, scale);
+            if (!ok) fail(error, QStringLiteral("Could not write the PNG file '%1'.").arg(path));
+            break;
+        case ImageFormat::Pdf:
+            ok = plot->savePdf(path, width, height, QCP::epNoCosmetic, QStringLiteral("HeadScope"),
+                               plotTitle(plot));
+            if (!ok) fail(error, QStringLiteral("Could not write the PDF file '%1'.").arg(path));
+            break;
+        case ImageFormat::Svg:
+            ok = saveSvg(plot, path, width, height, error);
+            break;
+    }
+    // Exporting lays the plot out at the export size; lay it out again for the screen.
+    plot->replot(QCustomPlot::rpQueuedReplot);
+    return ok;
+}
+
+QSize headGridExportSize(const Analysis& analysis, const ViewOptions& options) {
+    const int heads = std::max(1, static_cast<int>(analysis.results.heads.size()));
+    const int columns = ceilSqrt(heads);
+    const int rows = (heads + columns - 1) / columns;
+    const double s = options.font_scale > 0 ? options.font_scale : 1.0;
+    const int n = std::max(analysis.nQuery(), analysis.nKeyValue());
+    // 320 px a panel; long labelled sequences get 15 px a token (labels hide past 40 tokens).
+    const int shown = n > HeadGridView::kMaxTokenLabels ? 24 : n;
+    const int panel = static_cast<int>(std::max(320.0, 15.0 * shown + 150 * s) * std::max(1.0, s));
+    const int width = columns * panel + (options.shared_scale ? int(140 * s) : columns * int(80 * s)) + 20;
+    const int height = rows * panel + int(70 * s);
+    return {width, height};
+}
+
+bool exportHeadGrid(const Analysis& analysis, const ViewOptions& options, const QString& path,
+                    ImageFormat format, double scale, QString* error) {
+    if (!checkAnalysis(analysis, error) || !checkTarget(path, error)) return false;
+    const QSize size = headGridExportSize(analysis, options);
+    HeadGridView view;
+    view.resize(size);
+    view.setViewport(QRect(QPoint(0, 0), size));
+    view.setOptions(options);
+    view.setColumnCount(ceilSqrt(static_cast<int>(analysis.results.heads.size())));
+    view.setAnalysis(borrow(analysis));
+    view.replotNow();
+    return savePlot(&view, path, format, size.width(), size.height(), scale, error);
+}
+
+bool exportHead(const Analysis& analysis, int head, const ViewOptions& options, const QString& path,
+                ImageFormat format, double scale, QString* error) {
+    if (!checkAnalysis(analysis, error) || !checkTarget(path, error)) return false;
+    const int heads = static_cast<int>(analysis.results.heads.size());
+    if (head < 0 || head >= heads) {
+        fail(error, QStringLiteral("There is no head %1: heads are numbered 0 to %2.").arg(head).arg(heads - 1));
+        return false;
+    }
+    const double s = options.font_scale > 0 ? options.font_scale : 1.0;
+    const int n = std::max(analysis.nQuery(), analysis.nKeyValue());
+    const int side = static_cast<int>(std::clamp(22.0 * n, 420.0, 1400.0) * std::max(1.0, s));
+    const QSize size(side + int(330 * s), side + int(200 * s));
+    HeadDetailView view;
+    view.setOptions(options);
+    view.setAnalysis(borrow(analysis));
+    view.setHead(head);
+    view.plot()->resize(size);
+    view.plot()->setViewport(QRect(QPoint(0, 0), size));
+    view.replotNow();
+    return savePlot(view.plot(), path, format, size.width(), size.height(), scale, error);
+}
+
+bool exportSpectrum(const Analysis& analysis, const ViewOptions& options, const QString& path,
+                    ImageFormat format, double scale, QString* error) {
+    if (!checkAnalysis(analysis, error) || !checkTarget(path, error)) return false;
+    const double s = options.font_scale > 0 ? options.font_scale : 1.0;
+    const QSize size(int(1200 * s), int(560 * s));
+    SpectrumView view;
+    view.setOptions(options);
+    view.setAnalysis(borrow(analysis));
+    view.plot()->resize(size);
+    view.plot()->setViewport(QRect(QPoint(0, 0), size));
+    view.replotNow();
+    return savePlot(view.plot(), path, format, size.width(), size.height(), scale, error);
+}
+
+QStringList exportImages(const Analysis& analysis, const QString& dir, const QList<ImageFormat>& formats,
+                         QString* error, const ViewOptions& options, double scale) {
+    QStringList written;
+    if (!checkAnalysis(analysis, error)) return written;
+    if (dir.isEmpty() || !QDir().mkpath(dir)) {
+        fail(error, QStringLiteral("Cannot create the output directory '%1'.").arg(dir));
+        return written;
+    }
+    const QDir out(dir);
+    ViewOptions weights = options, logits = options;
+    weights.show_logits = false;
+    logits.show_logits = true;
+    for (ImageFormat format : formats) {
+        const QString ext = suffix(format);
+        const QString weights_path = out.filePath(QStringLiteral("attention_weights.") + ext);
+        if (!exportHeadGrid(analysis, weights, weights_path, format, scale, error)) return written;
+        written << weights_path;
+        const QString logits_path = out.filePath(QStringLiteral("attention_logits.") + ext);
+        if (!exportHeadGrid(analysis, logits, logits_path, format, scale, error)) return written;
+        written << logits_path;
+        const QString spectrum_path = out.filePath(QStringLiteral("qk_spectrum.") + ext);
+        if (!exportSpectrum(analysis, options, spectrum_path, format, scale, error)) return written;
+        written << spectrum_path;
+    }
+    return written;
+}
+
+void copyToClipboard(QCustomPlot* plot) {
+    if (!plot) return;
+    const QPixmap pixmap = plot->toPixmap();
+    plot->replot(QCustomPlot::rpQueuedReplot);
+    if (QClipboard* clipboard = QApplication::clipboard()) clipboard->setPixmap(pixmap);
+}
+
+}  // namespace headscope::ui

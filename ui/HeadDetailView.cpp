@@ -1,0 +1,269 @@
+#include "HeadDetailView.h"
+
+#include <QFontMetrics>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMouseEvent>
+#include <QTextDocument>
+#include <QToolTip>
+#include <algorithm>
+
+#include "Heatmap.h"
+
+namespace headscope::ui {
+namespace {
+
+constexpr double kTitlePt = 14, kSubtitlePt = 10, kTickPt = 10, kAxisPt = 11, kInfoPt = 10;
+constexpr int kShownSingularValues = 8;
+
+QString number(double v) { return QString::number(v, 'g', 3); }
+
+QString valueList(const Eigen::VectorXd& values, int count) {
+    QStringList parts;
+    const int n = static_cast<int>(values.size());
+    for (int i = 0; i < std::min(n, count); ++i) parts << number(values(i));
+    if (n > count) parts << QStringLiteral("…");
+    return parts.join(QStringLiteral(", "));
+}
+
+const HeadSpectra* spectraOf(const Analysis& a, int head) {
+    if (head < 0 || head >= static_cast<int>(a.spectra.size())) return nullptr;
+    return &a.spectra[static_cast<std::size_t>(head)];
+}
+
+const Spectrum* logitSpectrumOf(const Analysis& a, int head) {
+    if (head < 0 || head >= static_cast<int>(a.logits.size())) return nullptr;
+    return &a.logits[static_cast<std::size_t>(head)];
+}
+
+QString infoHtml(const Analysis& a, int head) {
+    const int d_model = a.config.d_model, d_k = a.config.headDimK(), d_v = a.config.headDimV();
+    QString html = QStringLiteral("<h3>head %1 of %2</h3><table cellspacing='3'>").arg(head).arg(a.config.heads);
+    auto row = [&html](const QString& name, const QString& value) {
+        html += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(name, value);
+    };
+    row(QStringLiteral("d_model"), QString::number(d_model));
+    row(QStringLiteral("d_k, d_v"), QStringLiteral("%1, %2").arg(d_k).arg(d_v));
+    if (a.config.kvHeads() != a.config.heads)
+        row(QStringLiteral("key/value head"), QString::number(a.weights.kvHeadOf(head)));
+    if (const HeadSpectra* s = spectraOf(a, head)) {
+        row(QStringLiteral("rank W<sub>QK</sub>"),
+            QStringLiteral("%1 (≤ d_k = %2, of %3×%3)").arg(s->qk.rank).arg(d_k).arg(d_model));
+        row(QStringLiteral("σ(W<sub>QK</sub>)"), valueList(s->qk.singular_values, kShownSingularValues));
+        row(QStringLiteral("rank tolerance"), number(s->qk.tolerance));
+        row(QStringLiteral("rank W<sub>OV</sub>"), QStringLiteral("%1 (≤ d_v = %2)").arg(s->ov.rank).arg(d_v));
+        row(QStringLiteral("σ(W<sub>OV</sub>)"), valueList(s->ov.singular_values, kShownSingularValues));
+    }
+    if (const Spectrum* l = logitSpectrumOf(a, head)) {
+        row(QStringLiteral("rank of logits"),
+            QStringLiteral("%1 (≤ min(n_q, n_kv, d_k) = %2)")
+                .arg(l->rank)
+                .arg(std::min({a.nQuery(), a.nKeyValue(), d_k})));
+    }
+    html += QStringLiteral("</table>");
+    html += QStringLiteral("<p>W<sub>QK</sub> = W<sup>Q</sup><sub>i</sub> (W<sup>K</sup><sub>i</sub>)<sup>T</sup> "
+                           "is %1×%1 but a product through d_k = %2 dimensions, so at most %2 of its "
+                           "singular values are non-zero.</p>")
+                .arg(d_model)
+                .arg(d_k);
+    return html;
+}
+
+}  // namespace
+
+HeadDetailView::HeadDetailView(QWidget* parent) : QWidget(parent) {
+    plot_ = new QCustomPlot(this);
+    plot_->setMouseTracking(true);
+    plot_->setInteractions(QCP::Interactions());
+    plot_->setAutoAddPlottableToLegend(false);
+    plot_->setMinimumSize(320, 280);
+    plot_->plotLayout()->clear();
+
+    title_ = new QCPTextElement(plot_, QStringLiteral("No analysis yet"));
+    subtitle_ = new QCPTextElement(plot_, QString());
+    subtitle_->setTextColor(QColor(70, 70, 70));
+    title_->setMargins(QMargins(0, 6, 0, 0));
+    subtitle_->setMargins(QMargins(0, 2, 0, 4));
+    plot_->plotLayout()->addElement(0, 0, title_);
+    plot_->plotLayout()->addElement(1, 0, subtitle_);
+    auto* body = new QCPLayoutGrid;
+    plot_->plotLayout()->addElement(2, 0, body);
+    rect_ = new QCPAxisRect(plot_, true);
+    heatmap::styleAxes(rect_);
+    rect_->axis(QCPAxis::atBottom)->setLabel(QStringLiteral("key"));
+    rect_->axis(QCPAxis::atLeft)->setLabel(QStringLiteral("query"));
+    body->addElement(0, 0, rect_);
+    scale_ = new QCPColorScale(plot_);
+    scale_->setType(QCPAxis::atRight);
+    scale_->setRangeDrag(false);
+    scale_->setRangeZoom(false);
+    scale_->axis()->setSubTicks(false);
+    body->addElement(0, 1, scale_);
+    body->setColumnSpacing(12);
+    auto* group = new QCPMarginGroup(plot_);
+    rect_->setMarginGroup(QCP::msTop | QCP::msBottom, group);
+    scale_->setMarginGroup(QCP::msTop | QCP::msBottom, group);
+    map_ = new QCPColorMap(rect_->axis(QCPAxis::atBottom), rect_->axis(QCPAxis::atLeft));
+    map_->setInterpolate(false);
+    map_->setTightBoundary(false);
+    map_->setColorScale(scale_);
+    map_->setGradient(heatmap::gradient(false));
+    scale_->setGradient(heatmap::gradient(false));
+
+    info_ = new QLabel(this);
+    info_->setTextFormat(Qt::RichText);
+    info_->setWordWrap(true);
+    info_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    info_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    info_->setMinimumWidth(220);
+    info_->setMaximumWidth(380);
+
+    auto* layout = new QHBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(plot_, 1);
+    layout->addWidget(info_, 0);
+
+    connect(plot_, &QCustomPlot::mouseMove, this, &HeadDetailView::onMouseMove);
+    applyFonts();
+}
+
+void HeadDetailView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
+    analysis_ = std::move(analysis);
+    refresh();
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void HeadDetailView::setHead(int head) {
+    head_ = std::max(0, head);
+    refresh();
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void HeadDetailView::setOptions(const ViewOptions& options) {
+    const bool logits_changed = options.show_logits != options_.show_logits;
+    options_ = options;
+    if (logits_changed) {
+        const QCPColorGradient gradient = heatmap::gradient(options_.show_logits);
+        scale_->setGradient(gradient);
+        map_->setGradient(gradient);
+    }
+    applyFonts();
+    refresh();
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+QString HeadDetailView::infoText() const {
+    QTextDocument doc;
+    doc.setHtml(info_->text());
+    return doc.toPlainText();
+}
+
+void HeadDetailView::replotNow() {
+    refresh();
+    plot_->replot(QCustomPlot::rpImmediateRefresh);
+}
+
+void HeadDetailView::refresh() {
+    if (!analysis_ || analysis_->results.heads.empty()) {
+        title_->setText(QStringLiteral("No analysis yet"));
+        subtitle_->setText(QString());
+        map_->data()->clear();
+        info_->clear();
+        return;
+    }
+    const Analysis& a = *analysis_;
+    const int heads = static_cast<int>(a.results.heads.size());
+    head_ = std::clamp(head_, 0, heads - 1);
+    const bool logits = options_.show_logits;
+
+    heatmap::fill(map_, a, head_, logits);
+    heatmap::setCellRanges(rect_, a.nQuery(), a.nKeyValue());
+    scale_->setDataRange(heatmap::dataRange(a, options_.shared_scale ? -1 : head_, logits,
+                                            options_.shared_scale));
+    const bool masked = heatmap::anyMasked(a);
+    QString bar = heatmap::valueName(a, logits);
+    if (masked) bar += QStringLiteral("\n(grey = masked)");
+    scale_->setLabel(bar);
+
+    title_->setText(QStringLiteral("head %1 · %2")
+                        .arg(head_)
+                        .arg(logits ? QStringLiteral("attention logits (before softmax)")
+                                    : QStringLiteral("attention weights (softmax)")));
+    QString subtitle;
+    if (const HeadSpectra* s = spectraOf(a, head_)) {
+        subtitle = QStringLiteral("rank W_QK = %1 ≤ d_k = %2 · σ = %3")
+                       .arg(s->qk.rank)
+                       .arg(a.config.headDimK())
+                       .arg(valueList(s->qk.singular_values, 4));
+    }
+    if (masked) subtitle += QStringLiteral(" · grey cells are masked");
+    subtitle_->setText(subtitle);
+    info_->setText(infoHtml(a, head_));
+    updateLabels();
+}
+
+void HeadDetailView::updateLabels() {
+    const Analysis& a = *analysis_;
+    const QStringList q = heatmap::queryLabels(a, 16), k = heatmap::keyLabels(a, 16);
+    const QFont tick = heatmap::font(kTickPt, options_.font_scale);
+    const int text_h = QFontMetrics(tick).height();
+    const int query_w = heatmap::maxLabelWidth(q, tick), key_w = heatmap::maxLabelWidth(k, tick);
+    // Not laid out yet (a hidden child is 100 x 30): judge by the token count alone until
+    // the resize that follows.
+    QSize size = plot_->viewport().size();
+    if (size.width() < 200 || size.height() < 150) size = QSize(1600, 1400);
+    const double px_col = double(size.width() - query_w - 170) / std::max(1, a.nKeyValue());
+    const bool rotate = key_w + 6 > px_col;
+    const double px_row =
+        double(size.height() - 4 * text_h - (rotate ? key_w : text_h) - 40) / std::max(1, a.nQuery());
+    using heatmap::TickMode;
+    const TickMode x = (a.nKeyValue() > kMaxTokenLabels || px_col < 0.8 * text_h) ? TickMode::Positions
+                                                                                   : TickMode::Tokens;
+    const TickMode y = (a.nQuery() > kMaxTokenLabels || px_row < 0.8 * text_h) ? TickMode::Positions
+                                                                                : TickMode::Tokens;
+    heatmap::setTicks(rect_->axis(QCPAxis::atBottom), x, k);
+    heatmap::setTicks(rect_->axis(QCPAxis::atLeft), y, q);
+    rect_->axis(QCPAxis::atBottom)->setTickLabelRotation(x == TickMode::Tokens && rotate ? -90 : 0);
+}
+
+void HeadDetailView::applyFonts() {
+    const double s = options_.font_scale;
+    title_->setFont(heatmap::font(kTitlePt, s, true));
+    subtitle_->setFont(heatmap::font(kSubtitlePt, s));
+    for (QCPAxis* axis : rect_->axes()) {
+        axis->setTickLabelFont(heatmap::font(kTickPt, s));
+        axis->setLabelFont(heatmap::font(kAxisPt, s, true));
+    }
+    rect_->axis(QCPAxis::atBottom)->setPadding(static_cast<int>(2 + 6 * s));
+    scale_->setBarWidth(static_cast<int>(16 * s));
+    scale_->axis()->setTickLabelFont(heatmap::font(kTickPt, s));
+    scale_->axis()->setLabelFont(heatmap::font(kTickPt, s));
+    info_->setFont(heatmap::font(kInfoPt, s));
+}
+
+void HeadDetailView::onMouseMove(QMouseEvent* event) {
+    QString text;
+    int row = 0, col = 0;
+    if (analysis_ &&
+        heatmap::cellAt(rect_, event->position(), analysis_->nQuery(), analysis_->nKeyValue(), &row, &col))
+        text = heatmap::cellText(*analysis_, head_, row, col);
+    if (text.isEmpty()) {
+        QToolTip::hideText();
+    } else if (text != hover_text_) {
+        QToolTip::showText(event->globalPosition().toPoint(), text, plot_);
+    }
+    if (text != hover_text_) {
+        hover_text_ = text;
+        emit cellHovered(text);
+    }
+}
+
+void HeadDetailView::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    if (analysis_) {
+        updateLabels();
+        plot_->replot(QCustomPlot::rpQueuedReplot);
+    }
+}
+
+}  // namespace headscope::ui

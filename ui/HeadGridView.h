@@ -1,0 +1,105 @@
+#pragma once
+// Every head's attention at once: a grid of heatmaps (one QCPAxisRect + QCPColorMap per head)
+// in ONE QCustomPlot, with token labels, a title per head and a colour bar (shared, or one per
+// head when ViewOptions::shared_scale is false). Shows softmax weights (viridis) or logits
+// (RdBu, symmetric about zero) per ViewOptions::show_logits; masked cells are NaN, drawn grey.
+//
+// Orientation: key tokens along x, query tokens down y with row 0 at the top, so
+// colorMap(h)->data()->cell(col, row) == results.heads[h].weights(row, col) (or logits).
+// Updates only copy numbers and queue a replot; the layout is rebuilt only when the number of
+// heads, the column count or the colour-bar mode changes. When nothing but the numbers changed
+// (same tokens, same colour ranges, e.g. dragging a seed or temperature with weights on the
+// shared [0, 1] scale), only the buffered "main" layer holding the colour maps is redrawn.
+
+#include <QPoint>
+#include <QString>
+#include <memory>
+#include <qcustomplot.h>
+#include <vector>
+
+#include "Analysis.h"
+#include "ViewOptions.h"
+
+namespace headscope::ui {
+
+class HeadGridView : public QCustomPlot {
+    Q_OBJECT
+
+public:
+    explicit HeadGridView(QWidget* parent = nullptr);
+
+    void setAnalysis(std::shared_ptr<const Analysis> analysis);
+    std::shared_ptr<const Analysis> analysis() const { return analysis_; }
+
+    void setOptions(const ViewOptions& options);
+    const ViewOptions& options() const { return options_; }
+
+    // Grid columns; 0 (the default) picks them from the widget's shape (about ceil(sqrt(h))).
+    void setColumnCount(int columns);
+    int columnCount() const { return columns_; }
+
+    int headCount() const { return static_cast<int>(cells_.size()); }  // colour maps shown
+    QCPColorMap* colorMap(int head) const;     // the numbers the user sees
+    QCPColorScale* colorScale(int head) const; // the colour bar head uses (shared or its own)
+    QCPAxisRect* headRect(int head) const;
+    QString title() const;                     // the plot's title line
+
+    // Head whose panel (heatmap, labels and title) contains pos, or -1.
+    int headAt(const QPoint& pos) const;
+    // What hovering pos shows ("head 3 · query 'cat' (row 1) → key ... · weight 0.214"), or "".
+    QString describe(const QPoint& pos) const;
+
+    // Lay out and draw now (export, tests); the GUI path queues replots instead.
+    void replotNow();
+
+    // Sequences longer than this show positions instead of token labels.
+    static constexpr int kMaxTokenLabels = 40;
+
+signals:
+    void headActivated(int head);
+    void cellHovered(QString text);
+
+protected:
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+    void leaveEvent(QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+
+private:
+    struct Cell {
+        QCPAxisRect* rect = nullptr;
+        QCPColorMap* map = nullptr;
+        QCPColorScale* scale = nullptr;  // own colour bar (per-head mode) or nullptr
+    };
+
+    bool refresh(const QSize& size);  // true when more than the colour maps' numbers changed
+    QString structure() const;         // everything drawn except the colour maps' cells
+    void scheduleMapReplot();
+    void rebuildLayout(int heads, int columns, bool shared);
+    void clearLayout();
+    void updateTexts();
+    void updateLabels(const QSize& size);
+    void applyFonts();
+    int chooseColumns(int heads, const QSize& size) const;
+    void setHover(const QString& text);
+
+    std::shared_ptr<const Analysis> analysis_;
+    ViewOptions options_;
+    int fixed_columns_ = 0;
+    int columns_ = 0;
+    bool layout_shared_ = true;
+    bool layout_logits_ = false;
+    std::vector<Cell> cells_;
+    QCPTextElement* title_ = nullptr;
+    QCPTextElement* subtitle_ = nullptr;
+    QCPColorScale* shared_scale_ = nullptr;
+    QCPMarginGroup* margin_group_ = nullptr;
+    QStringList query_labels_, key_labels_;
+    QString hover_text_;
+    QString structure_;
+    bool map_replot_pending_ = false;
+    int pressed_head_ = -1;
+};
+
+}  // namespace headscope::ui

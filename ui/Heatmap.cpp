@@ -1,0 +1,220 @@
+#include "Heatmap.h"
+
+#include <QFontMetrics>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "ColorMaps.h"
+
+namespace headscope::ui::heatmap {
+namespace {
+
+QStringList labels(const std::vector<std::string>& tokens, int max_chars) {
+    QStringList out;
+    out.reserve(static_cast<qsizetype>(tokens.size()));
+    for (const std::string& token : tokens) {
+        QString s = QString::fromStdString(token);
+        if (max_chars > 1 && s.size() > max_chars) s = s.left(max_chars - 1) + QChar(0x2026);
+        if (s.trimmed().isEmpty()) s = QStringLiteral("␣");
+        out.push_back(s);
+    }
+    return out;
+}
+
+QString quoted(const std::vector<std::string>& tokens, int i) {
+    if (i < 0 || i >= static_cast<int>(tokens.size())) return QStringLiteral("?");
+    return QStringLiteral("'") + QString::fromStdString(tokens[static_cast<std::size_t>(i)]) +
+           QStringLiteral("'");
+}
+
+}  // namespace
+
+QStringList queryLabels(const Analysis& analysis, int max_chars) {
+    return labels(analysis.input.query.tokens, max_chars);
+}
+
+QStringList keyLabels(const Analysis& analysis, int max_chars) {
+    return labels(analysis.input.key_value.tokens, max_chars);
+}
+
+QFont font(double point_size, double scale, bool bold) {
+    QFont f;
+    f.setPointSizeF(std::max(6.0, point_size * (scale > 0 ? scale : 1.0)));
+    f.setBold(bold);
+    return f;
+}
+
+void styleAxes(QCPAxisRect* rect) {
+    rect->setupFullAxesBox(false);
+    rect->setRangeDrag(Qt::Orientations());
+    rect->setRangeZoom(Qt::Orientations());
+    const QPen frame(QColor(90, 90, 90), 1);
+    for (QCPAxis* axis : rect->axes()) {
+        axis->grid()->setVisible(false);
+        axis->grid()->setSubGridVisible(false);
+        axis->setBasePen(frame);
+        axis->setTickPen(frame);
+        axis->setSubTicks(false);
+        axis->setTickLengthIn(0);
+        axis->setTickLengthOut(3);
+        axis->setTickLabelPadding(3);
+        axis->setLabelPadding(4);
+        axis->setPadding(2);
+    }
+    for (QCPAxis* axis : {rect->axis(QCPAxis::atTop), rect->axis(QCPAxis::atRight)}) {
+        axis->setTicks(false);
+        axis->setTickLabels(false);
+    }
+    rect->axis(QCPAxis::atLeft)->setRangeReversed(true);
+    rect->axis(QCPAxis::atRight)->setRangeReversed(true);
+}
+
+void setCellRanges(QCPAxisRect* rect, int n_q, int n_kv) {
+    const QCPRange x(-0.5, std::max(1, n_kv) - 0.5);
+    const QCPRange y(-0.5, std::max(1, n_q) - 0.5);
+    rect->axis(QCPAxis::atBottom)->setRange(x);
+    rect->axis(QCPAxis::atTop)->setRange(x);
+    rect->axis(QCPAxis::atLeft)->setRange(y);
+    rect->axis(QCPAxis::atRight)->setRange(y);
+}
+
+void setTicks(QCPAxis* axis, TickMode mode, const QStringList& labels, int position_ticks) {
+    switch (mode) {
+        case TickMode::Tokens: {
+            auto ticker = qSharedPointerDynamicCast<QCPAxisTickerText>(axis->ticker());
+            if (!ticker) {
+                ticker = QSharedPointer<QCPAxisTickerText>::create();
+                axis->setTicker(ticker);
+            }
+            QVector<double> positions(labels.size());
+            for (qsizetype i = 0; i < labels.size(); ++i) positions[i] = static_cast<double>(i);
+            ticker->setTicks(positions, QVector<QString>(labels.begin(), labels.end()));
+            ticker->setSubTickCount(0);
+            axis->setTicks(true);
+            axis->setTickLabels(true);
+            break;
+        }
+        case TickMode::Positions: {
+            auto ticker = qSharedPointerDynamicCast<QCPAxisTickerFixed>(axis->ticker());
+            if (!ticker) {
+                ticker = QSharedPointer<QCPAxisTickerFixed>::create();
+                ticker->setTickStep(1.0);
+                ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+                axis->setTicker(ticker);
+            }
+            ticker->setTickCount(std::clamp(position_ticks, 2, 10));
+            axis->setTickLabelRotation(0);
+            axis->setTicks(true);
+            axis->setTickLabels(true);
+            break;
+        }
+        case TickMode::None:
+            axis->setTicks(false);
+            axis->setTickLabels(false);
+            break;
+    }
+}
+
+void fill(QCPColorMap* map, const Analysis& analysis, int head, bool logits) {
+    const HeadResult& result = analysis.results.heads.at(static_cast<std::size_t>(head));
+    const Eigen::MatrixXf& m = logits ? result.logits : result.weights;
+    const MaskMatrix& allowed = analysis.results.allowed;
+    const int n_q = static_cast<int>(m.rows());
+    const int n_kv = static_cast<int>(m.cols());
+    const bool have_mask = allowed.rows() == m.rows() && allowed.cols() == m.cols();
+    QCPColorMapData* data = map->data();
+    if (data->keySize() != n_kv || data->valueSize() != n_q) data->setSize(n_kv, n_q);
+    // Cell centres on integer coordinates; a single cell spans [-0.5, 0.5].
+    data->setRange(n_kv > 1 ? QCPRange(0, n_kv - 1) : QCPRange(-0.5, 0.5),
+                   n_q > 1 ? QCPRange(0, n_q - 1) : QCPRange(-0.5, 0.5));
+    constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+    for (int r = 0; r < n_q; ++r) {
+        for (int c = 0; c < n_kv; ++c) {
+            const double v = m(r, c);
+            const bool masked = (have_mask && !allowed(r, c)) || !std::isfinite(v);
+            data->setCell(c, r, masked ? nan : v);
+        }
+    }
+}
+
+QCPRange dataRange(const Analysis& analysis, int head, bool logits, bool shared) {
+    // Shared weights run from 0 to the largest weight of any head (not to 1): near-uniform
+    // attention would otherwise be one dark colour.
+    const auto& heads = analysis.results.heads;
+    const MaskMatrix& allowed = analysis.results.allowed;
+    double extreme = 0;
+    const int first = head < 0 ? 0 : head;
+    const int last = head < 0 ? static_cast<int>(heads.size()) : head + 1;
+    for (int h = first; h < last; ++h) {
+        const Eigen::MatrixXf& m = logits ? heads[static_cast<std::size_t>(h)].logits
+                                          : heads[static_cast<std::size_t>(h)].weights;
+        const bool have_mask = allowed.rows() == m.rows() && allowed.cols() == m.cols();
+        for (Eigen::Index c = 0; c < m.cols(); ++c) {
+            for (Eigen::Index r = 0; r < m.rows(); ++r) {
+                if (have_mask && !allowed(r, c)) continue;
+                const double v = m(r, c);
+                if (std::isfinite(v)) extreme = std::max(extreme, std::abs(v));
+            }
+        }
+    }
+    if (logits) return symmetricRange(extreme);
+    return QCPRange(0, extreme > 0 ? extreme : 1.0);
+}
+
+QCPColorGradient gradient(bool logits) { return logits ? redBlueGradient() : viridisGradient(); }
+
+QString valueName(const Analysis& analysis, bool logits) {
+    if (!logits) return QStringLiteral("attention weight (softmax)");
+    QString name = QStringLiteral("logit  q·k");
+    if (analysis.config.scale) name += QStringLiteral(" / √d_k");
+    if (analysis.config.temperature != 1.0)
+        name += QStringLiteral(" / T (T = %1)").arg(analysis.config.temperature);
+    return name;
+}
+
+bool anyMasked(const Analysis& analysis) {
+    const MaskMatrix& allowed = analysis.results.allowed;
+    return allowed.size() > 0 && !allowed.all();
+}
+
+QString cellText(const Analysis& analysis, int head, int row, int col) {
+    const auto& heads = analysis.results.heads;
+    if (head < 0 || head >= static_cast<int>(heads.size())) return {};
+    const HeadResult& h = heads[static_cast<std::size_t>(head)];
+    if (row < 0 || row >= h.weights.rows() || col < 0 || col >= h.weights.cols()) return {};
+    const QString where = QStringLiteral("head %1 · query %2 (row %3) → key %4 (col %5)")
+                              .arg(head)
+                              .arg(quoted(analysis.input.query.tokens, row))
+                              .arg(row)
+                              .arg(quoted(analysis.input.key_value.tokens, col))
+                              .arg(col);
+    const MaskMatrix& allowed = analysis.results.allowed;
+    const bool masked = allowed.rows() == h.weights.rows() && allowed.cols() == h.weights.cols() &&
+                        !allowed(row, col);
+    if (masked) return where + QStringLiteral(" · masked");
+    return where + QStringLiteral(" · logit %1 · weight %2")
+                       .arg(static_cast<double>(h.logits(row, col)), 0, 'f', 3)
+                       .arg(static_cast<double>(h.weights(row, col)), 0, 'f', 3);
+}
+
+bool cellAt(const QCPAxisRect* rect, const QPointF& pos, int n_q, int n_kv, int* row, int* col) {
+    if (!rect || !rect->rect().contains(pos.toPoint())) return false;
+    const double x = rect->axis(QCPAxis::atBottom)->pixelToCoord(pos.x());
+    const double y = rect->axis(QCPAxis::atLeft)->pixelToCoord(pos.y());
+    const int c = static_cast<int>(std::floor(x + 0.5));
+    const int r = static_cast<int>(std::floor(y + 0.5));
+    if (c < 0 || c >= n_kv || r < 0 || r >= n_q) return false;
+    if (row) *row = r;
+    if (col) *col = c;
+    return true;
+}
+
+int maxLabelWidth(const QStringList& labels, const QFont& font) {
+    const QFontMetrics metrics(font);
+    int widest = 0;
+    for (const QString& label : labels) widest = std::max(widest, metrics.horizontalAdvance(label));
+    return widest;
+}
+
+}  // namespace headscope::ui::heatmap

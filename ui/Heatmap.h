@@ -1,0 +1,65 @@
+#pragma once
+// Building blocks shared by the heatmap views (HeadGridView, HeadDetailView) and by export:
+// how one head's (n_q, n_kv) matrix becomes a QCPColorMap, which colours and range it gets,
+// how its axes are labelled with tokens, and what a hovered cell says.
+//
+// Orientation (everywhere in HeadScope): key tokens along x (column c = key position c),
+// query tokens down y with row 0 at the TOP (the value axis is reversed), so a view reads like
+// the matrix printed by NumPy: colorMap->data()->cell(c, r) == matrix(r, c).
+// Masked cells (Results::allowed false) hold NaN and are drawn in the gradient's grey.
+
+#include <QFont>
+#include <QString>
+#include <QStringList>
+#include <qcustomplot.h>
+
+#include "Analysis.h"
+
+namespace headscope::ui::heatmap {
+
+// Token labels, elided to at most max_chars characters ("international…").
+QStringList queryLabels(const Analysis& analysis, int max_chars = 12);
+QStringList keyLabels(const Analysis& analysis, int max_chars = 12);
+
+// A font of point_size * scale points (never below 6 pt).
+QFont font(double point_size, double scale, bool bold = false);
+
+// Axis rect styled as a heatmap: no grid, no interactions, y reversed, ranges framing
+// n_kv x n_q cells, all four sides framed by a thin box.
+void styleAxes(QCPAxisRect* rect);
+void setCellRanges(QCPAxisRect* rect, int n_q, int n_kv);
+
+// Axis labelling: tokens (one tick per cell), positions (numbers, for long sequences) or none.
+enum class TickMode { Tokens, Positions, None };
+// position_ticks: about how many numbers Positions shows (fewer on small panels).
+void setTicks(QCPAxis* axis, TickMode mode, const QStringList& labels, int position_ticks = 6);
+
+// Copy head's weights or logits into map: size (n_kv, n_q), masked cells NaN.
+// Only numbers are touched, so it is cheap to call on every update.
+void fill(QCPColorMap* map, const Analysis& analysis, int head, bool logits);
+
+// The data range a head (or, for head < 0, every head) is drawn with:
+// weights: [0, 1] when shared, [0, max weight] otherwise; logits: symmetric about zero,
+// [-max |logit|, max |logit|] over unmasked cells.
+QCPRange dataRange(const Analysis& analysis, int head, bool logits, bool shared);
+
+// viridis for weights, RdBu (blue negative, red positive) for logits; NaN grey.
+QCPColorGradient gradient(bool logits);
+
+// What the colour bar measures: "attention weight (softmax)" / "logit q·k / √d_k".
+QString valueName(const Analysis& analysis, bool logits);
+
+// True when some query may not attend to some key (causal mask, padding).
+bool anyMasked(const Analysis& analysis);
+
+// "head 3 · query 'cat' (row 1) → key 'The' (col 0) · logit 0.532 · weight 0.214"
+// (or "... · masked"). Heads, rows and columns count from 0, as in the engine and the CLI.
+QString cellText(const Analysis& analysis, int head, int row, int col);
+
+// The (row, col) cell under a widget position inside rect, or false.
+bool cellAt(const QCPAxisRect* rect, const QPointF& pos, int n_q, int n_kv, int* row, int* col);
+
+// Widest / tallest label in pixels for font.
+int maxLabelWidth(const QStringList& labels, const QFont& font);
+
+}  // namespace headscope::ui::heatmap

@@ -1,0 +1,372 @@
+#include "MainWindow.h"
+
+#include <algorithm>
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QEventLoop>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QIcon>
+#include <QImageWriter>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QScreen>
+#include <QStatusBar>
+#include <QTimer>
+
+#include "AboutDialog.h"
+#include "ControlsDock.h"
+#include "Export.h"
+#include "ExportDialog.h"
+#include "HeadDetailDialog.h"
+#include "HeadGridView.h"
+#include "RecentFiles.h"
+#include "Resources.h"
+#include "Session.h"
+#include "Setting.h"
+#include "SpectrumView.h"
+#include "StatusPanel.h"
+#include "io/IoError.h"
+#include "io/SessionFile.h"
+
+namespace headscope::ui {
+
+namespace {
+
+const Setting<QByteArray> kGeometry{"main_window/geometry", QByteArray()};
+const Setting<QByteArray> kState{"main_window/state", QByteArray()};
+const Setting<QString> kLastConfig{"session/last_config", QString()};  // JSON, as in session files
+const Setting<QString> kLastPath{"session/last_path", QString()};
+const Setting<QString> kLastDir{"files/last_dir", QString()};
+const Setting<bool> kShowLogits{"view/show_logits", false};
+const Setting<bool> kSharedScale{"view/shared_scale", true};
+const Setting<double> kFontScale{"view/font_scale", 1.0};
+
+constexpr double kZoomStep = 1.25, kMinFontScale = 0.5, kMaxFontScale = 3.0;
+QString sessionFilter() {
+    return QObject::tr("HeadScope sessions (*.headscope.json);;JSON files (*.json);;All files (*)");
+}
+
+}  // namespace
+
+MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
+    : QMainWindow(parent), window_options_(options) {
+    registerMetaTypes();
+    initResources();
+    setObjectName(QStringLiteral("main_window"));
+    setWindowTitle(QStringLiteral("HeadScope"));
+    setWindowIcon(QIcon(QStringLiteral(":/icons/headscope.svg")));
+    base_point_size_ = font().pointSizeF();
+
+    session_ = new Session(this);
+    grid_ = new HeadGridView(this);
+    grid_->setObjectName(QStringLiteral("head_grid"));
+    setCentralWidget(grid_);
+    buildDocks();
+    status_ = new StatusPanel(this);
+    statusBar()->addWidget(status_, 1);
+    statusBar()->setSizeGripEnabled(true);
+    buildMenus();
+
+    connect(session_, &Session::changed, this, &MainWindow::showAnalysis);
+    connect(session_, &Session::equivalenceReady, this, [this](std::shared_ptr<const Analysis> a) {
+        status_->showEquivalence(*a);
+    });
+    connect(session_, &Session::invalid, controls_, &ControlsDock::showProblems);
+    connect(session_, &Session::failed, this, [this](const QString& message) {
+        controls_->showProblems({tr("The computation failed: %1").arg(message)});
+        status_->showFailure(message);
+    });
+    connect(controls_, &ControlsDock::configEdited, this, &MainWindow::onConfigEdited);
+    connect(grid_, &HeadGridView::headActivated, this, &MainWindow::showHead);
+    connect(grid_, &HeadGridView::cellHovered, status_, &StatusPanel::showNote);
+
+    const QRect available = screen() ? screen()->availableGeometry() : QRect(0, 0, 1400, 900);
+    resize(std::min(1400, available.width()), std::min(900, available.height()));
+    Config config;
+    if (window_options_.use_settings) restoreSettings();
+    if (window_options_.use_settings && !kLastConfig.get().isEmpty()) {
+        try {
+            config = io::configFromJson(kLastConfig.get().toStdString());
+            setSessionPath(kLastPath.get());
+        } catch (const std::exception&) {
+            config = Config{};  // a damaged setting must not stop the program
+        }
+    }
+    setViewOptions(options_);
+    setConfig(config);
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildDocks() {
+    controls_ = new ControlsDock(this);
+    addDockWidget(Qt::LeftDockWidgetArea, controls_);
+    spectrum_ = new SpectrumView(this);
+    spectrum_->setObjectName(QStringLiteral("spectrum_view"));
+    spectrum_dock_ = new QDockWidget(tr("Spectra: singular values of W_QK and W_OV"), this);
+    spectrum_dock_->setObjectName(QStringLiteral("spectrum_dock"));
+    spectrum_dock_->setWidget(spectrum_);
+    // Below the grid: the two spectra side by side get a wide, log-friendly shape, and the
+    // heatmaps keep the full height they need for readable token labels.
+    addDockWidget(Qt::BottomDockWidgetArea, spectrum_dock_);
+    setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
+    resizeDocks({controls_}, {360}, Qt::Horizontal);
+    resizeDocks({spectrum_dock_}, {250}, Qt::Vertical);
+}
+
+void MainWindow::buildMenus() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&Open\u2026"), QKeySequence::Open, this, &MainWindow::openDialog);
+    file->addAction(tr("&Save"), QKeySequence::Save, this, &MainWindow::save);
+    file->addAction(tr("Save &As\u2026"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this, &MainWindow::saveAs);
+    QMenu* recent_menu = file->addMenu(tr("Recent &files"));
+    recent_ = new RecentFiles(recent_menu, this);
+    connect(recent_, &RecentFiles::openRequested, this, [this](const QString& path) { openSession(path); });
+    file->addSeparator();
+    file->addAction(tr("&Export\u2026"), QKeySequence(Qt::CTRL | Qt::Key_E), this, &MainWindow::exportDialog);
+    file->addAction(tr("&Copy view"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C), this, &MainWindow::copyView);
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence(Qt::CTRL | Qt::Key_Q), this, &QWidget::close);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    full_screen_ = view->addAction(tr("&Full screen"), QKeySequence(Qt::Key_F11), this, [this](bool on) {
+        on ? showFullScreen() : showNormal();
+    });
+    full_screen_->setCheckable(true);
+    QAction* larger = view->addAction(tr("&Larger"), this, [this]() { zoom(kZoomStep); });
+    larger->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Equal), QKeySequence(QKeySequence::ZoomIn)});
+    QAction* smaller = view->addAction(tr("&Smaller"), this, [this]() { zoom(1 / kZoomStep); });
+    smaller->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Minus), QKeySequence(QKeySequence::ZoomOut)});
+    view->addAction(tr("&Normal size"), QKeySequence(Qt::CTRL | Qt::Key_0), this, [this]() { zoom(0); });
+    view->addSeparator();
+    view->addAction(controls_->logitsAction());
+    view->addAction(controls_->sharedScaleAction());
+    view->addSeparator();
+    view->addAction(controls_->toggleViewAction());
+    view->addAction(spectrum_dock_->toggleViewAction());
+    connect(controls_->logitsAction(), &QAction::toggled, this, [this](bool on) {
+        ViewOptions o = options_;
+        o.show_logits = on;
+        setViewOptions(o);
+    });
+    connect(controls_->sharedScaleAction(), &QAction::toggled, this, [this](bool on) {
+        ViewOptions o = options_;
+        o.shared_scale = on;
+        setViewOptions(o);
+    });
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About HeadScope"), this, [this]() { AboutDialog(this).exec(); });
+}
+
+void MainWindow::restoreSettings() {
+    if (!restoreGeometry(kGeometry.get())) resize(1400, 900);
+    restoreState(kState.get());
+    options_.show_logits = kShowLogits.get();
+    options_.shared_scale = kSharedScale.get();
+    options_.font_scale = std::clamp(kFontScale.get(), kMinFontScale, kMaxFontScale);
+}
+
+void MainWindow::saveSettings() const {
+    kGeometry.set(saveGeometry());
+    kState.set(saveState());
+    kLastConfig.set(QString::fromStdString(io::configToJson(session_->config())));
+    kLastPath.set(session_path_);
+    kShowLogits.set(options_.show_logits);
+    kSharedScale.set(options_.shared_scale);
+    kFontScale.set(options_.font_scale);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    if (window_options_.use_settings) saveSettings();
+    if (detail_) detail_->close();
+    event->accept();
+}
+
+void MainWindow::setConfig(const Config& config) {
+    controls_->setConfig(config);
+    onConfigEdited(config);
+}
+
+void MainWindow::onConfigEdited(const Config& config) {
+    session_->setConfig(config);
+    controls_->showProblems(session_->problems());
+}
+
+void MainWindow::showAnalysis(std::shared_ptr<const Analysis> analysis) {
+    grid_->setAnalysis(analysis);
+    spectrum_->setAnalysis(analysis);
+    if (detail_) detail_->setAnalysis(analysis);
+    redrawNow();
+    ++updates_shown_;
+    const double ms = session_->millisecondsSinceRequest();
+    status_->showAnalysis(*analysis, ms);
+    emit analysisShown(ms);
+}
+
+void MainWindow::redrawNow() {
+    grid_->replotNow();
+    spectrum_->plot()->replot(QCustomPlot::rpImmediateRefresh);
+}
+
+void MainWindow::setViewOptions(const ViewOptions& options) {
+    options_ = options;
+    controls_->logitsAction()->setChecked(options.show_logits);
+    controls_->sharedScaleAction()->setChecked(options.shared_scale);
+    grid_->setOptions(options_);
+    spectrum_->setOptions(options_);
+    if (detail_) detail_->setOptions(options_);
+    applyFontScale();
+}
+
+void MainWindow::zoom(double factor) {
+    ViewOptions o = options_;
+    o.font_scale = factor == 0 ? 1.0 : std::clamp(o.font_scale * factor, kMinFontScale, kMaxFontScale);
+    setViewOptions(o);
+    resizeDocks({controls_}, {int(360 * std::max(1.0, o.font_scale))}, Qt::Horizontal);  // room for the labels
+}
+
+void MainWindow::applyFontScale() {
+    // The views scale their own labels (ViewOptions::font_scale); the dock and status line follow.
+    // The status line grows less so that its facts still fit on one line each.
+    QFont scaled = font();
+    scaled.setPointSizeF(base_point_size_ * options_.font_scale);
+    controls_->setFont(scaled);
+    scaled.setPointSizeF(base_point_size_ * std::min(options_.font_scale, 1.25));
+    status_->setFont(scaled);
+}
+
+void MainWindow::showHead(int head) {
+    last_head_ = head;
+    if (!detail_) {
+        detail_ = new HeadDetailDialog(this);
+        detail_->setOptions(options_);
+    }
+    detail_->setAnalysis(session_->analysis());
+    detail_->setHead(head);
+    detail_->show();
+    detail_->raise();
+    detail_->activateWindow();
+}
+
+void MainWindow::setSessionPath(const QString& path) {
+    session_path_ = path;
+    setWindowTitle(path.isEmpty() ? QStringLiteral("HeadScope")
+                                  : QStringLiteral("%1 \u2014 HeadScope").arg(QFileInfo(path).fileName()));
+}
+
+bool MainWindow::openSession(const QString& path, QString* error) {
+    try {
+        const Config config = io::loadSession(path.toStdString());
+        setConfig(config);
+        setSessionPath(path);
+        recent_->add(path);
+        kLastDir.set(QFileInfo(path).absolutePath());
+        return true;
+    } catch (const std::exception& e) {
+        const QString message = QString::fromStdString(e.what());
+        if (error) *error = message;
+        else QMessageBox::warning(this, tr("Cannot open session"), tr("%1\n\n%2").arg(path, message));
+        return false;
+    }
+}
+
+bool MainWindow::saveSession(const QString& path, QString* error) {
+    try {
+        io::saveSession(path.toStdString(), session_->config());
+        setSessionPath(path);
+        recent_->add(path);
+        kLastDir.set(QFileInfo(path).absolutePath());
+        status_->showNote(tr("Saved %1").arg(path));
+        return true;
+    } catch (const std::exception& e) {
+        const QString message = QString::fromStdString(e.what());
+        if (error) *error = message;
+        else QMessageBox::warning(this, tr("Cannot save session"), tr("%1\n\n%2").arg(path, message));
+        return false;
+    }
+}
+
+void MainWindow::openDialog() {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open session"), kLastDir.get(), sessionFilter());
+    if (!path.isEmpty()) openSession(path);
+}
+
+bool MainWindow::save() { return session_path_.isEmpty() ? saveAs() : saveSession(session_path_); }
+
+bool MainWindow::saveAs() {
+    const QString start = session_path_.isEmpty() ? kLastDir.get() : session_path_;
+    QString path = QFileDialog::getSaveFileName(this, tr("Save session"), start, sessionFilter());
+    if (path.isEmpty()) return false;
+    if (!path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive)) path += QStringLiteral(".headscope.json");
+    return saveSession(path);
+}
+
+void MainWindow::exportDialog() {
+    const std::shared_ptr<const Analysis> analysis = session_->analysis();
+    if (!analysis) return;
+    ExportDialog dialog(analysis->config.heads, last_head_, this);
+    if (dialog.exec() != QDialog::Accepted) return;
+    const ExportRequest r = dialog.request();
+    QString error;
+    bool ok = false;
+    switch (r.what) {
+        case ExportRequest::What::CurrentView:
+            ok = savePlot(grid_, r.path, r.format, grid_->width(), grid_->height(), r.scale, &error);
+            break;
+        case ExportRequest::What::OneHead:
+            ok = exportHead(*analysis, r.head, options_, r.path, r.format, r.scale, &error);
+            break;
+        case ExportRequest::What::AllHeads:
+            ok = exportHeadGrid(*analysis, options_, r.path, r.format, r.scale, &error);
+            break;
+    }
+    if (ok) status_->showNote(tr("Exported %1").arg(r.path));
+    else QMessageBox::warning(this, tr("Export failed"), tr("%1\n\n%2").arg(r.path, error));
+}
+
+void MainWindow::copyView() {
+    copyToClipboard(grid_);
+    status_->showNote(tr("Copied the head grid to the clipboard"));
+}
+
+bool MainWindow::waitForCompleteUpdate(int timeout_ms, QString* error) {
+    QString reason;
+    const auto done = [&]() {
+        if (!session_->problems().isEmpty()) reason = session_->problems().join(QLatin1Char(' '));
+        return !reason.isEmpty() || (updates_shown_ > 0 && !session_->busy());
+    };
+    QEventLoop loop;
+    QTimer timer;
+    timer.setSingleShot(true);
+    connect(&timer, &QTimer::timeout, &loop, &QEventLoop::quit);
+    const auto check = [&]() { if (done()) loop.quit(); };
+    connect(session_, &Session::busyChanged, &loop, check);
+    connect(session_, &Session::invalid, &loop, check);
+    connect(session_, &Session::failed, &loop, [&](const QString& message) { reason = message; loop.quit(); });
+    connect(this, &MainWindow::analysisShown, &loop, check);
+    if (!done()) {
+        timer.start(timeout_ms);
+        loop.exec();
+    }
+    if (reason.isEmpty() && !done()) reason = tr("no result after %1 ms").arg(timeout_ms);
+    if (error) *error = reason;
+    return reason.isEmpty();
+}
+
+bool MainWindow::saveScreenshot(const QString& path, QString* error) {
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);  // pending layouts first
+    redrawNow();
+    const QPixmap pixmap = grab();
+    const QByteArray suffix = QFileInfo(path).suffix().toLower().toLatin1();
+    const char* format = QImageWriter::supportedImageFormats().contains(suffix) ? nullptr : "PNG";
+    if (!pixmap.isNull() && pixmap.save(path, format)) return true;
+    if (error) *error = tr("cannot write the screenshot to %1").arg(path);
+    return false;
+}
+
+}  // namespace headscope::ui

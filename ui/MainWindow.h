@@ -1,0 +1,111 @@
+#pragma once
+// The main window only assembles: the controls dock (left), the head grid (centre), the
+// spectrum dock, the status panel, menus and shortcuts. The Session computes; the views draw;
+// ExportDialog, RecentFiles, HeadDetailDialog and AboutDialog do their own jobs.
+
+#include <memory>
+
+#include <QMainWindow>
+#include <QString>
+
+#include "Analysis.h"
+#include "Config.h"
+#include "ViewOptions.h"
+
+class QAction;
+class QDockWidget;
+
+namespace headscope::ui {
+
+class ControlsDock;
+class HeadDetailDialog;
+class HeadGridView;
+class RecentFiles;
+class Session;
+class SpectrumView;
+class StatusPanel;
+
+struct MainWindowOptions {
+    // Restore geometry, view options and the last session at start; save them at close.
+    // Off for --screenshot, tests and benchmarks, so they start from the built-in demo.
+    bool use_settings = true;
+};
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+
+public:
+    explicit MainWindow(const MainWindowOptions& options = MainWindowOptions(), QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    Session* session() const { return session_; }
+    ControlsDock* controls() const { return controls_; }
+    HeadGridView* headGrid() const { return grid_; }
+    SpectrumView* spectrumView() const { return spectrum_; }
+    StatusPanel* statusPanel() const { return status_; }
+    HeadDetailDialog* headDetail() const { return detail_; }  // nullptr until a head is opened
+    const ViewOptions& viewOptions() const { return options_; }
+
+    // Shows config in the controls and hands it to the session.
+    void setConfig(const Config& config);
+
+    // Session files (.headscope.json). With error == nullptr a failure is shown in a message
+    // box; otherwise it is written to *error. The window stays usable either way.
+    bool openSession(const QString& path, QString* error = nullptr);
+    bool saveSession(const QString& path, QString* error = nullptr);
+    QString sessionPath() const { return session_path_; }
+
+    void setViewOptions(const ViewOptions& options);
+    void showHead(int head);  // opens the head in the large detail window
+
+    // Number of analyses applied to every view so far.
+    int updatesShown() const { return updates_shown_; }
+    // Runs the event loop until an analysis is on screen and the session is idle (the
+    // equivalence residuals shown too). False, with the reason, when the config is invalid,
+    // the engine failed or timeout_ms passed.
+    bool waitForCompleteUpdate(int timeout_ms, QString* error = nullptr);
+    // Draws the views now and saves the whole window (QWidget::grab) to path.
+    bool saveScreenshot(const QString& path, QString* error = nullptr);
+
+signals:
+    // An analysis was applied to every view and the plots redrawn; ms since the change.
+    void analysisShown(double ms);
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    void buildDocks();
+    void buildMenus();
+    void restoreSettings();
+    void saveSettings() const;
+    void showAnalysis(std::shared_ptr<const Analysis> analysis);
+    void onConfigEdited(const Config& config);
+    void redrawNow();
+    void zoom(double factor);
+    void applyFontScale();
+    void setSessionPath(const QString& path);
+    void openDialog();
+    bool save();
+    bool saveAs();
+    void exportDialog();
+    void copyView();
+
+    MainWindowOptions window_options_;
+    Session* session_ = nullptr;
+    ControlsDock* controls_ = nullptr;
+    HeadGridView* grid_ = nullptr;
+    SpectrumView* spectrum_ = nullptr;
+    QDockWidget* spectrum_dock_ = nullptr;
+    StatusPanel* status_ = nullptr;
+    HeadDetailDialog* detail_ = nullptr;
+    RecentFiles* recent_ = nullptr;
+    QAction* full_screen_ = nullptr;
+    ViewOptions options_;
+    QString session_path_;
+    int updates_shown_ = 0;
+    int last_head_ = 0;
+    double base_point_size_ = 0;
+};
+
+}  // namespace headscope::ui

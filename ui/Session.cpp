@@ -1,0 +1,165 @@
+#include "Session.h"
+
+#include <exception>
+
+#include <QEventLoop>
+#include <QTimer>
+
+namespace headscope::ui {
+
+Session::Session(QObject* parent) : QObject(parent) {
+    registerMetaTypes();
+    clock_.start();
+    analysis_thread_.setObjectName(QStringLiteral("headscope-analysis"));
+    equivalence_thread_.setObjectName(QStringLiteral("headscope-equivalence"));
+    analysis_context_ = new QObject;
+    analysis_context_->moveToThread(&analysis_thread_);
+    equivalence_context_ = new QObject;
+    equivalence_context_->moveToThread(&equivalence_thread_);
+    analysis_thread_.start();
+    equivalence_thread_.start();
+}
+
+Session::~Session() {
+    analysis_thread_.quit();
+    equivalence_thread_.quit();
+    analysis_thread_.wait();
+    equivalence_thread_.wait();
+    delete analysis_context_;
+    delete equivalence_context_;
+}
+
+bool Session::busy() const {
+    return analysis_running_ || pending_ || equivalence_running_ || equivalence_pending_;
+}
+
+bool Session::waitForIdle(int timeout_ms) {
+    if (!busy()) return true;
+    QEventLoop loop;
+    QTimer timer;
+    timer.setSingleShot(true);
+    connect(&timer, &QTimer::timeout, &loop, &QEventLoop::quit);
+    connect(this, &Session::busyChanged, &loop, [&loop](bool now_busy) {
+        if (!now_busy) loop.quit();
+    });
+    timer.start(timeout_ms);
+    loop.exec();
+    return !busy();
+}
+
+double Session::millisecondsSinceRequest() const {
+    return double(clock_.nsecsElapsed() - analysis_requested_ns_) / 1e6;
+}
+
+void Session::setConfig(const Config& config) {
+    config_ = config;
+    problems_.clear();
+    for (const std::string& problem : config.validate()) problems_ << QString::fromStdString(problem);
+    if (!problems_.isEmpty()) {
+        pending_.reset();  // the latest intent is invalid: nothing older is worth computing
+        updateBusy();
+        emit invalid(problems_);
+        return;
+    }
+    Request request{config, clock_.nsecsElapsed()};
+    if (analysis_running_)
+        pending_ = std::move(request);  // replaces any older pending request
+    else
+        startAnalysis(std::move(request));
+}
+
+void Session::startAnalysis(Request request) {
+    analysis_running_ = true;
+    ++computations_;
+    const long long generation = ++generation_;
+    updateBusy();
+    QMetaObject::invokeMethod(analysis_context_, [this, request = std::move(request), generation]() {
+        // Worker thread: only the copied request and the engine are touched here.
+        try {
+            auto analysis = std::make_shared<const Analysis>(analyze(request.config, false));
+            QMetaObject::invokeMethod(this, [this, generation, ns = request.requested_ns, analysis]() {
+                onAnalysed(generation, ns, analysis);
+            }, Qt::QueuedConnection);
+        } catch (const std::exception& error) {
+            const QString message = QString::fromStdString(error.what());
+            QMetaObject::invokeMethod(this, [this, message]() { onAnalysisFailed(message); },
+                                      Qt::QueuedConnection);
+        }
+    }, Qt::QueuedConnection);
+}
+
+void Session::onAnalysed(long long generation, qint64 requested_ns, std::shared_ptr<const Analysis> analysis) {
+    analysis_running_ = false;
+    analysis_ = analysis;
+    analysis_generation_ = generation;
+    analysis_requested_ns_ = requested_ns;
+    last_update_ms_ = double(clock_.nsecsElapsed() - requested_ns) / 1e6;
+    if (pending_) {
+        // Start the newer config before anything else so the worker never idles.
+        Request next = std::move(*pending_);
+        pending_.reset();
+        startAnalysis(std::move(next));
+    } else {
+        startEquivalence(analysis, generation);
+    }
+    emit changed(analysis);
+    updateBusy();
+}
+
+void Session::onAnalysisFailed(const QString& message) {
+    analysis_running_ = false;
+    if (pending_) {
+        Request next = std::move(*pending_);
+        pending_.reset();
+        startAnalysis(std::move(next));
+    }
+    emit failed(message);
+    updateBusy();
+}
+
+void Session::startEquivalence(std::shared_ptr<const Analysis> analysis, long long generation) {
+    if (equivalence_running_) {  // coalesce: only the newest waits
+        equivalence_pending_ = std::move(analysis);
+        equivalence_pending_generation_ = generation;
+        return;
+    }
+    equivalence_running_ = true;
+    QMetaObject::invokeMethod(equivalence_context_, [this, analysis = std::move(analysis), generation]() {
+        std::shared_ptr<const Analysis> result;
+        try {
+            Analysis copy = *analysis;  // the published analysis stays immutable
+            addEquivalence(copy);
+            result = std::make_shared<const Analysis>(std::move(copy));
+        } catch (const std::exception&) {
+            // No residuals for this one; the status line keeps saying so.
+        }
+        QMetaObject::invokeMethod(this, [this, generation, result]() { onEquivalence(generation, result); },
+                                  Qt::QueuedConnection);
+    }, Qt::QueuedConnection);
+}
+
+void Session::onEquivalence(long long generation, std::shared_ptr<const Analysis> analysis) {
+    equivalence_running_ = false;
+    const bool newer_coming = analysis_running_ || pending_;
+    if (equivalence_pending_) {
+        std::shared_ptr<const Analysis> next = std::move(equivalence_pending_);
+        equivalence_pending_.reset();
+        if (equivalence_pending_generation_ == analysis_generation_ && !newer_coming)
+            startEquivalence(std::move(next), equivalence_pending_generation_);
+    }
+    const bool current = generation == analysis_generation_ && !newer_coming;
+    if (current && analysis) {
+        analysis_ = analysis;
+        emit equivalenceReady(analysis);
+    }
+    updateBusy();
+}
+
+void Session::updateBusy() {
+    const bool now = busy();
+    if (now == busy_) return;
+    busy_ = now;
+    emit busyChanged(now);
+}
+
+}  // namespace headscope::ui

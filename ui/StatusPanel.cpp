@@ -1,0 +1,118 @@
+#include "StatusPanel.h"
+
+#include <algorithm>
+
+#include <QGridLayout>
+#include <QLabel>
+#include <QLocale>
+
+namespace headscope::ui {
+
+namespace {
+
+QString count(long long n) { return QLocale(QLocale::English).toString(qlonglong(n)); }
+
+// A residual: "0 (exact)" or "7.2e-07".
+QString residual(double value) {
+    return value == 0 ? QObject::tr("0 (exact)") : QString::number(value, 'e', 1);
+}
+
+QLabel* makeLabel(QWidget* parent, const char* name, const QString& tip) {
+    auto* label = new QLabel(parent);
+    label->setObjectName(QLatin1String(name));
+    label->setToolTip(tip);
+    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    label->setTextFormat(Qt::PlainText);
+    label->setMinimumWidth(1);  // a long fact is clipped, it never widens the window
+    return label;
+}
+
+// "8 8 8 8" for a few heads; "64 in all 12 heads" or "64 64 32 ..." (up to 16) for more.
+QString rankList(const std::vector<HeadSpectra>& spectra) {
+    if (spectra.empty()) return QStringLiteral("-");
+    if (spectra.size() <= 8) {
+        QStringList ranks;
+        for (const HeadSpectra& s : spectra) ranks << QString::number(s.qk.rank);
+        return ranks.join(QLatin1Char(' '));
+    }
+    const auto [lo, hi] = std::minmax_element(spectra.begin(), spectra.end(),
+        [](const HeadSpectra& a, const HeadSpectra& b) { return a.qk.rank < b.qk.rank; });
+    if (lo->qk.rank == hi->qk.rank)
+        return QObject::tr("%1 in all %2 heads").arg(lo->qk.rank).arg(spectra.size());
+    if (spectra.size() <= 16) {
+        QStringList ranks;
+        for (const HeadSpectra& s : spectra) ranks << QString::number(s.qk.rank);
+        return ranks.join(QLatin1Char(' '));
+    }
+    return QStringLiteral("min %1, max %2 over %3 heads").arg(lo->qk.rank).arg(hi->qk.rank).arg(spectra.size());
+}
+
+}  // namespace
+
+StatusPanel::StatusPanel(QWidget* parent) : QFrame(parent) {
+    setObjectName(QStringLiteral("status_panel"));
+    params_ = makeLabel(this, "status_params",
+        tr("Parameters of one head's query and key maps: two thin matrices W_Q, W_K (d_model x d_k each) "
+           "instead of one d_model x d_model matrix W_QK = W_Q W_K^T. The layer total counts W_Q, W_K, W_V, "
+           "W_O and the biases."));
+    rank_ = makeLabel(this, "status_rank",
+        tr("Numerical rank of each head's W_QK = W_Q W_K^T, in head order. It can never exceed d_k: a head "
+           "compares tokens in at most d_k directions."));
+    equivalence_ = makeLabel(this, "status_equivalence",
+        tr("The logits computed three ways: all heads at once (fused), head by head, and through the merged "
+           "d_model x d_model matrix W_QK. The numbers are the largest differences: rounding only."));
+    timing_ = makeLabel(this, "status_timing",
+        tr("Time from the change of a control to the new result on screen."));
+    note_ = makeLabel(this, "status_note", tr("The heatmap cell under the mouse."));
+
+    auto* grid = new QGridLayout(this);
+    grid->setContentsMargins(4, 2, 4, 2);
+    grid->setHorizontalSpacing(24);
+    grid->setVerticalSpacing(2);
+    // Three lines; the long ones get the room, the changing ones (timing, hovered cell) sit
+    // on the right so the facts never move.
+    grid->addWidget(params_, 0, 0, 1, 2);
+    grid->addWidget(rank_, 1, 0);
+    grid->addWidget(timing_, 1, 1, Qt::AlignRight);
+    grid->addWidget(equivalence_, 2, 0);
+    grid->addWidget(note_, 2, 1, Qt::AlignRight);
+    grid->setColumnStretch(0, 3);
+    grid->setColumnStretch(1, 2);
+    equivalence_->setText(tr("Equivalence: waiting for the first result"));
+}
+
+void StatusPanel::showAnalysis(const Analysis& a, double update_ms) {
+    const Cost& cost = a.cost;
+    const double ratio = cost.qk_factored_params > 0 ? double(cost.qk_merged_params) / cost.qk_factored_params : 0;
+    params_->setText(tr("Params per head: W_Q+W_K %1 (2\u00B7d_model\u00B7d_k) vs merged W_QK %2 (d_model\u00B2, %3\u00D7)"
+                        " \u2022 layer %4")
+                         .arg(count(cost.qk_factored_params), count(cost.qk_merged_params),
+                              QString::number(ratio, 'g', 3), count(cost.total_params)));
+    rank_->setText(tr("rank W_QK: %1 (\u2264 d_k %2)").arg(rankList(a.spectra)).arg(a.weights.d_k));
+    timing_->setText(tr("updated in %1 ms").arg(QString::number(update_ms, 'f', update_ms < 10 ? 1 : 0)));
+    if (a.equivalence)
+        showEquivalence(a);
+    else
+        equivalence_->setText(tr("Equivalence fused / per-head / merged: computing\u2026"));
+}
+
+void StatusPanel::showEquivalence(const Analysis& a) {
+    if (!a.equivalence) return;
+    const Equivalence& e = *a.equivalence;
+    equivalence_->setText(tr("Logits agree: fused vs per-head %1, vs merged W_QK %2 (|logit| \u2264 %3)")
+                              .arg(residual(e.fused_vs_per_head), residual(e.factored_vs_merged),
+                                   QString::number(e.max_abs_logit, 'g', 3)));
+}
+
+void StatusPanel::showNote(const QString& text) { note_->setText(text); }
+
+void StatusPanel::showFailure(const QString& message) {
+    timing_->setText(tr("computation failed: %1").arg(message));
+}
+
+QString StatusPanel::text() const {
+    return QStringList{params_->text(), rank_->text(), equivalence_->text(), timing_->text(), note_->text()}
+        .join(QLatin1Char('\n'));
+}
+
+}  // namespace headscope::ui

@@ -1,0 +1,38 @@
+#pragma once
+// Live facts about the analysis on screen, for the status bar:
+//   parameters of one head's query-key pair, factored (2 d_model d_k) vs merged (d_model^2),
+//   and of the whole layer; the rank of every head's W_Q W_K^T (never above d_k);
+//   the equivalence residuals (fused vs per-head vs merged logits) once they arrive;
+//   the time the last update took; what the mouse points at in a heatmap.
+
+#include <QFrame>
+
+#include "Analysis.h"
+
+class QLabel;
+
+namespace headscope::ui {
+
+class StatusPanel : public QFrame {
+    Q_OBJECT
+
+public:
+    explicit StatusPanel(QWidget* parent = nullptr);
+
+    void showAnalysis(const Analysis& analysis, double update_ms);
+    void showEquivalence(const Analysis& analysis);
+    void showNote(const QString& text);  // hovered cell, "saved to ..." notes
+    void showFailure(const QString& message);
+
+    // Everything shown, one fact per line (for tests and the clipboard).
+    QString text() const;
+
+private:
+    QLabel* params_ = nullptr;
+    QLabel* rank_ = nullptr;
+    QLabel* equivalence_ = nullptr;
+    QLabel* timing_ = nullptr;
+    QLabel* note_ = nullptr;
+};
+
+}  // namespace headscope::ui
