@@ -39,18 +39,26 @@ MaskMatrix makeAllowed(const AttentionOptions& options, int n_q, int n_kv) {
 }
 
 Eigen::MatrixXf softmaxRows(const Eigen::Ref<const Eigen::MatrixXf>& logits) {
-    Eigen::MatrixXf weights(logits.rows(), logits.cols());  // (n_q, n_kv)
-    for (Eigen::Index r = 0; r < logits.rows(); ++r) {
-        const float row_max = logits.row(r).maxCoeff();
-        if (row_max == kMinusInf) {  // every key masked: attend to nothing, not NaN
-            weights.row(r).setZero();
-            continue;
-        }
-        weights.row(r) = (logits.row(r).array() - row_max).exp();
-        weights.row(r) /= weights.row(r).sum();
-    }
+    // Column-major storage: work a whole column at a time (contiguous, vectorised exp)
+    // with one running max / sum per row.
+    Eigen::VectorXf row_max = logits.rowwise().maxCoeff();  // (n_q)
+    // A fully masked row has max -inf; shifting by 0 instead keeps exp(-inf) = 0, not NaN.
+    row_max = (row_max.array() == kMinusInf).select(0.0f, row_max);
+    Eigen::MatrixXf weights = (logits.colwise() - row_max).array().exp().matrix();  // (n_q, n_kv)
+    const Eigen::ArrayXf row_sum = weights.rowwise().sum().array();
+    const Eigen::ArrayXf inverse = (row_sum > 0).select(row_sum.inverse(), 0.0f);
+    weights.array().colwise() *= inverse;
     return weights;
 }
+
+namespace {
+// Sets masked logits to -inf: causal (key k > query q) and padded key columns.
+void applyMask(const AttentionOptions& options, Eigen::MatrixXf& logits) {
+    if (options.mask == MaskKind::Causal) logits.triangularView<Eigen::StrictlyUpper>().setConstant(kMinusInf);
+    for (int key : options.padded_keys)
+        if (key >= 0 && key < logits.cols()) logits.col(key).setConstant(kMinusInf);
+}
+}  // namespace
 
 Results forward(const AttentionOptions& options, const Weights& w, const Eigen::Ref<const Eigen::MatrixXf>& x_q,
                 const Eigen::Ref<const Eigen::MatrixXf>& x_kv) {
@@ -77,7 +85,7 @@ Results forward(const AttentionOptions& options, const Weights& w, const Eigen::
         // Q_i (n_q, d_k) K_g^T (d_k, n_kv) -> logits_i (n_q, n_kv)
         head.logits.noalias() = r.Q.middleCols(i * d_k, d_k) * r.K.middleCols(g * d_k, d_k).transpose();
         head.logits *= factor;
-        head.logits = r.allowed.select(head.logits, kMinusInf);
+        applyMask(options, head.logits);
         head.weights = softmaxRows(head.logits);
         // weights_i (n_q, n_kv) V_g (n_kv, d_v) -> out_i (n_q, d_v)
         head.output.noalias() = head.weights * r.V.middleCols(g * d_v, d_v);

@@ -127,9 +127,9 @@ std::vector<HeadSpectra> headSpectra(const Weights& w, double rank_rtol) {
     return spectra;
 }
 
-std::vector<HeadSpectra> naiveHeadSpectra(const Weights& w, double rank_rtol) {
-    std::vector<HeadSpectra> spectra(w.heads);
-    for (int i = 0; i < w.heads; ++i) {
+std::vector<HeadSpectra> naiveHeadSpectra(const Weights& w, double rank_rtol, int heads) {
+    std::vector<HeadSpectra> spectra(heads < 0 ? w.heads : std::min(heads, w.heads));
+    for (int i = 0; i < static_cast<int>(spectra.size()); ++i) {
         spectra[i].qk = naiveProductSpectrum(w.queryHead(i).cast<double>(), w.keyHead(i).cast<double>(), rank_rtol);
         spectra[i].ov = naiveProductSpectrum(w.valueHead(i).cast<double>(),
                                              w.outputHead(i).transpose().cast<double>(), rank_rtol);

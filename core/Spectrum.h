@@ -40,6 +40,7 @@ struct HeadSpectra {
 
 // Every head's W_QK and W_OV spectrum; heads run in parallel on the machine's cores.
 std::vector<HeadSpectra> headSpectra(const Weights& weights, double rank_rtol = 0);
-std::vector<HeadSpectra> naiveHeadSpectra(const Weights& weights, double rank_rtol = 0);
+// The naive baseline for the first `heads` heads (all when negative).
+std::vector<HeadSpectra> naiveHeadSpectra(const Weights& weights, double rank_rtol = 0, int heads = -1);
 
 }  // namespace headscope

@@ -49,11 +49,12 @@ double peakMemoryMiB() {
 struct GeometryFigures {
     std::string name;
     int d_model, heads, n, runs, naive_runs;
+    int naive_heads;  // heads the naive baseline is timed on; its figure is scaled to all heads
     double forward_ms = 0, spectra_ms = 0, forward_plus_spectra_ms = 0, naive_spectra_ms = 0, peak_mib = 0;
 };
 
-GeometryFigures measure(std::string name, int d_model, int heads, int n, int runs, int naive_runs) {
-    GeometryFigures g{std::move(name), d_model, heads, n, runs, naive_runs};
+GeometryFigures measure(std::string name, int d_model, int heads, int n, int runs, int naive_runs, int naive_heads) {
+    GeometryFigures g{std::move(name), d_model, heads, n, runs, naive_runs, naive_heads};
     Config c;
     c.d_model = d_model;
     c.heads = heads;
@@ -77,8 +78,8 @@ GeometryFigures measure(std::string name, int d_model, int heads, int n, int run
     }
     for (int run = 0; run < naive_runs; ++run) {
         const auto t0 = Clock::now();
-        const auto s = naiveHeadSpectra(w);
-        naive.push_back(msSince(t0));
+        const auto s = naiveHeadSpectra(w, 0, naive_heads);
+        naive.push_back(msSince(t0) * heads / naive_heads);
         sink = sink + s[0].qk.singular_values(0);
     }
     g.forward_ms = median(fwd), g.spectra_ms = median(spec), g.forward_plus_spectra_ms = median(both);
@@ -99,8 +100,10 @@ int runBench(const QStringList& arguments, int argc, char** argv) {
     const int cores = static_cast<int>(std::thread::hardware_concurrency());
 
     std::vector<GeometryFigures> figures;
-    figures.push_back(measure("bert_base", 768, 12, 128, runs, std::max(1, runs / 4)));
-    figures.push_back(measure("large", 1600, 25, 1024, std::max(3, runs / 4), 1));
+    // The naive full SVDs of 1600 x 1600 products take seconds each: at the large geometry
+    // they are timed on 2 heads and scaled to 25 (every head costs the same).
+    figures.push_back(measure("bert_base", 768, 12, 128, runs, std::max(1, runs / 4), 12));
+    figures.push_back(measure("large", 1600, 25, 1024, std::max(3, runs / 4), 1, 2));
 
     double gui_ms = -1;
     int gui_runs = 0;
@@ -120,6 +123,7 @@ int runBench(const QStringList& arguments, int argc, char** argv) {
                          {"forward_ms", g.forward_ms}, {"spectra_ms", g.spectra_ms},
                          {"forward_plus_spectra_ms", g.forward_plus_spectra_ms},
                          {"naive_spectra_ms", g.naive_spectra_ms}, {"naive_runs", g.naive_runs},
+                         {"naive_heads_timed", g.naive_heads},
                          {"spectra_speedup", g.naive_spectra_ms / g.spectra_ms},
                          {"peak_memory_mib", g.peak_mib}};
         if (gui_ms >= 0) j["gui_update_ms"] = gui_ms, j["gui_runs"] = gui_runs;
@@ -133,6 +137,8 @@ int runBench(const QStringList& arguments, int argc, char** argv) {
         std::printf("%-10s %7d %5d %6d %11.3f %11.3f %13.3f %11.1f %7.0fx %9.0f\n", g.name.c_str(), g.d_model,
                     g.heads, g.n, g.forward_ms, g.spectra_ms, g.forward_plus_spectra_ms, g.naive_spectra_ms,
                     g.naive_spectra_ms / g.spectra_ms, g.peak_mib);
+    std::printf("naive = full SVD of every d_model x d_model product (large geometry: timed on 2 heads, "
+                "scaled to 25)\n");
     if (gui_ms >= 0)
         std::printf("\nGUI update (config change -> all views repainted, offscreen, d_model 768, 12 heads, 16 tokens): "
                     "%.2f ms median of %d\n", gui_ms, gui_runs);
