@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include "Parallel.h"
+
 namespace headscope {
 
 namespace {
@@ -25,13 +27,13 @@ Analysis analyze(const Config& config, bool with_equivalence) {
         const int d_k = a.weights.d_k;
         const double factor = AttentionOptions::from(config).logitFactor(d_k);
         a.logits.resize(a.weights.heads);
-        for (int i = 0; i < a.weights.heads; ++i) {
+        parallelFor(a.weights.heads, [&](int i) {
             const int g = a.weights.kvHeadOf(i);
             a.logits[i] = productSpectrum(a.results.Q.middleCols(i * d_k, d_k).cast<double>(),
                                           a.results.K.middleCols(g * d_k, d_k).cast<double>(), config.rank_rtol);
             a.logits[i].singular_values *= factor;
             a.logits[i].tolerance *= factor;
-        }
+        }, a.nQuery() * a.nKeyValue() > 4096);
     });
     a.cost = computeCost(config, a.nQuery(), a.nKeyValue());
     if (with_equivalence) addEquivalence(a);

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
+
+#include "Parallel.h"
 
 namespace headscope {
 
@@ -52,6 +55,12 @@ Eigen::MatrixXf softmaxRows(const Eigen::Ref<const Eigen::MatrixXf>& logits) {
 }
 
 namespace {
+// Column range of one half (0 or 1) of n columns: (begin, width).
+std::pair<Eigen::Index, Eigen::Index> half(Eigen::Index n, int which) {
+    const Eigen::Index first = n / 2;
+    return which == 0 ? std::pair{Eigen::Index(0), first} : std::pair{first, n - first};
+}
+
 // Sets masked logits to -inf: causal (key k > query q) and padded key columns.
 void applyMask(const AttentionOptions& options, Eigen::MatrixXf& logits) {
     if (options.mask == MaskKind::Causal) logits.triangularView<Eigen::StrictlyUpper>().setConstant(kMinusInf);
@@ -65,21 +74,33 @@ Results forward(const AttentionOptions& options, const Weights& w, const Eigen::
     const int h = w.heads, d_k = w.d_k, d_v = w.d_v;
     const int n_q = static_cast<int>(x_q.rows()), n_kv = static_cast<int>(x_kv.rows());
     Results r;
-    r.Q.noalias() = x_q * w.W_Q;   // (n_q, h*d_k)
-    r.K.noalias() = x_kv * w.W_K;  // (n_kv, kv*d_k)
-    r.V.noalias() = x_kv * w.W_V;  // (n_kv, kv*d_v)
-    if (w.hasBias()) {
-        r.Q.rowwise() += w.b_Q;
-        r.K.rowwise() += w.b_K;
-        r.V.rowwise() += w.b_V;
-    }
-    r.allowed = makeAllowed(options, n_q, n_kv);
-    const float factor = options.logitFactor(d_k);
-    r.heads.resize(h);
+    r.Q.resize(n_q, w.W_Q.cols());   // (n_q, h*d_k)
+    r.K.resize(n_kv, w.W_K.cols());  // (n_kv, kv*d_k)
+    r.V.resize(n_kv, w.W_V.cols());  // (n_kv, kv*d_v)
     r.concat.resize(n_q, Eigen::Index(h) * d_v);  // (n_q, h*d_v)
+    r.output.resize(n_q, w.dModel());             // (n_q, d_model)
+    r.allowed = makeAllowed(options, n_q, n_kv);
+    r.heads.resize(h);
+    // Below about a million multiply-adds, threads cost more than they save.
+    const bool parallel = double(n_q + n_kv) * w.dModel() * (w.W_Q.cols() + w.W_V.cols()) > 1e6;
 
-#pragma omp parallel for schedule(static) if (Eigen::Index(h) * n_q * n_kv * d_k > 200000)
-    for (int i = 0; i < h; ++i) {
+    // X W + b in column halves: six independent GEMMs for the cores to share.
+    struct Projection {
+        const Eigen::Ref<const Eigen::MatrixXf>& x;
+        const Eigen::MatrixXf& weight;
+        const Eigen::RowVectorXf& bias;
+        Eigen::MatrixXf& out;
+    };
+    const Projection projections[] = {{x_q, w.W_Q, w.b_Q, r.Q}, {x_kv, w.W_K, w.b_K, r.K}, {x_kv, w.W_V, w.b_V, r.V}};
+    parallelFor(6, [&](int task) {
+        const Projection& p = projections[task / 2];
+        const auto [begin, width] = half(p.weight.cols(), task % 2);
+        p.out.middleCols(begin, width).noalias() = p.x * p.weight.middleCols(begin, width);
+        if (w.hasBias()) p.out.middleCols(begin, width).rowwise() += p.bias.segment(begin, width);
+    }, parallel);
+
+    const float factor = options.logitFactor(d_k);
+    parallelFor(h, [&](int i) {
         const int g = w.kvHeadOf(i);
         HeadResult& head = r.heads[i];
         // Q_i (n_q, d_k) K_g^T (d_k, n_kv) -> logits_i (n_q, n_kv)
@@ -90,9 +111,14 @@ Results forward(const AttentionOptions& options, const Weights& w, const Eigen::
         // weights_i (n_q, n_kv) V_g (n_kv, d_v) -> out_i (n_q, d_v)
         head.output.noalias() = head.weights * r.V.middleCols(g * d_v, d_v);
         r.concat.middleCols(i * d_v, d_v) = head.output;
-    }
-    r.output.noalias() = r.concat * w.W_O;  // (n_q, d_model)
-    if (w.hasBias()) r.output.rowwise() += w.b_O;
+    }, parallel);
+
+    // concat (n_q, h*d_v) W_O (h*d_v, d_model) + b_O, in column halves
+    parallelFor(2, [&](int task) {
+        const auto [begin, width] = half(w.W_O.cols(), task);
+        r.output.middleCols(begin, width).noalias() = r.concat * w.W_O.middleCols(begin, width);
+        if (w.hasBias()) r.output.middleCols(begin, width).rowwise() += w.b_O.segment(begin, width);
+    }, parallel);
     return r;
 }
 
@@ -106,7 +132,7 @@ std::vector<Eigen::MatrixXf> perHeadLogits(const AttentionOptions& options, cons
     const int d_k = w.d_k;
     const float factor = options.logitFactor(d_k);
     std::vector<Eigen::MatrixXf> logits(w.heads);
-    for (int i = 0; i < w.heads; ++i) {
+    parallelFor(w.heads, [&](int i) {
         const int g = w.kvHeadOf(i);
         Eigen::MatrixXf q = x_q * w.queryHead(i);  // (n_q, d_k): one of the 3h maps
         Eigen::MatrixXf k = x_kv * w.keyHead(i);   // (n_kv, d_k)
@@ -116,7 +142,7 @@ std::vector<Eigen::MatrixXf> perHeadLogits(const AttentionOptions& options, cons
         }
         logits[i].noalias() = q * k.transpose();  // (n_q, n_kv)
         logits[i] *= factor;
-    }
+    }, double(x_q.rows() + x_kv.rows()) * x_q.cols() * d_k * w.heads > 1e6);
     return logits;
 }
 
@@ -130,7 +156,7 @@ std::vector<Eigen::MatrixXf> mergedLogits(const AttentionOptions& options, const
     const int d_k = w.d_k;
     const float factor = options.logitFactor(d_k);
     std::vector<Eigen::MatrixXf> logits(w.heads);
-    for (int i = 0; i < w.heads; ++i) {
+    parallelFor(w.heads, [&](int i) {
         const Eigen::MatrixXf w_qk = mergedQK(w, i);              // (d_model, d_model)
         Eigen::MatrixXf xw = x_q * w_qk;                           // (n_q, d_model)
         logits[i].noalias() = xw * x_kv.transpose();               // (n_q, n_kv)
@@ -145,7 +171,7 @@ std::vector<Eigen::MatrixXf> mergedLogits(const AttentionOptions& options, const
             logits[i].array() += b_q.dot(b_k);
         }
         logits[i] *= factor;
-    }
+    }, double(x_q.cols()) * x_q.cols() * d_k * w.heads > 1e6);
     return logits;
 }
 

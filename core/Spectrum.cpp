@@ -1,5 +1,6 @@
 #include "Spectrum.h"
 
+#include "Parallel.h"
 #include "SingularValues.h"
 
 #include <Eigen/QR>
@@ -95,9 +96,8 @@ std::vector<HeadSpectra> headSpectra(const Weights& w, double rank_rtol) {
     // Thin QR of every distinct factor once: h query, kv key, kv value, h output slices.
     Factors f{std::vector<Eigen::MatrixXd>(h), std::vector<Eigen::MatrixXd>(kv), std::vector<Eigen::MatrixXd>(kv),
               std::vector<Eigen::MatrixXd>(h)};
-    const int tasks = 2 * h + 2 * kv;
-#pragma omp parallel for schedule(dynamic)
-    for (int t = 0; t < tasks; ++t) {
+    const bool parallel = double(d) * std::max(w.d_k, w.d_v) * std::max(w.d_k, w.d_v) > 2e5;
+    parallelFor(2 * h + 2 * kv, [&](int t) {
         if (t < h) {
             f.r_query[t] = thinR(w.queryHead(t).cast<double>());                      // (d, d_k)
         } else if (t < 2 * h) {
@@ -109,10 +109,9 @@ std::vector<HeadSpectra> headSpectra(const Weights& w, double rank_rtol) {
             const int g = t - 2 * h - kv;
             f.r_value[g] = thinR(w.W_V.middleCols(g * w.d_v, w.d_v).cast<double>());  // (d, d_v)
         }
-    }
+    }, parallel);
     std::vector<HeadSpectra> spectra(h);
-#pragma omp parallel for schedule(dynamic)
-    for (int t = 0; t < 2 * h; ++t) {
+    parallelFor(2 * h, [&](int t) {
         const int i = t / 2, g = w.kvHeadOf(i);
         if (t % 2 == 0) {
             // W_QK,i = W_i^Q (W_g^K)^T: core R_q R_k^T (d_k, d_k)
@@ -123,7 +122,7 @@ std::vector<HeadSpectra> headSpectra(const Weights& w, double rank_rtol) {
             const Eigen::MatrixXd core = f.r_value[g] * f.r_output[i].transpose();
             spectra[i].ov = spectrumOf(singularValues(core), d, d, rank_rtol);
         }
-    }
+    }, parallel);
     return spectra;
 }
 

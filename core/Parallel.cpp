@@ -1,0 +1,41 @@
+#include "Parallel.h"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace headscope {
+
+int workerThreads() { return std::max(1u, std::thread::hardware_concurrency()); }
+
+void parallelFor(int count, const std::function<void(int)>& task, bool parallel) {
+    const int threads = parallel ? std::min(count, workerThreads()) : 1;
+    if (threads <= 1) {
+        for (int i = 0; i < count; ++i) task(i);
+        return;
+    }
+    std::atomic<int> next{0};
+    std::exception_ptr failure;
+    std::mutex failure_mutex;
+    auto work = [&] {
+        for (int i = next++; i < count; i = next++) {
+            try {
+                task(i);
+            } catch (...) {
+                const std::lock_guard<std::mutex> lock(failure_mutex);
+                if (!failure) failure = std::current_exception();
+            }
+        }
+    };
+    std::vector<std::thread> helpers;
+    helpers.reserve(threads - 1);
+    for (int t = 1; t < threads; ++t) helpers.emplace_back(work);
+    work();
+    for (auto& h : helpers) h.join();
+    if (failure) std::rethrow_exception(failure);
+}
+
+}  // namespace headscope
