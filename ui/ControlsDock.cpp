@@ -93,13 +93,12 @@ ControlsDock::ControlsDock(QWidget* parent) : QDockWidget(tr("Controls"), parent
     problems_label_->setWordWrap(true);
     problems_label_->setTextFormat(Qt::RichText);
     problems_label_->setStyleSheet(QStringLiteral(
-        "QLabel { color: #a40000; background: #fde8e8; border: 1px solid #e0a0a0; padding: 6px; }"));
+        "QLabel { color: #a40000; background: #fde8e8; border: 1px solid #e0a0a0; padding: 6px; margin: 4px; }"));
     problems_label_->setAccessibleName(tr("Problems with this configuration"));
     problems_label_->hide();
 
     auto* content = new QWidget;
     auto* column = new QVBoxLayout(content);
-    column->addWidget(problems_label_);
     column->addWidget(buildLayerGroup());
     column->addWidget(buildInputGroup());
     column->addWidget(buildAttentionGroup());
@@ -111,7 +110,15 @@ ControlsDock::ControlsDock(QWidget* parent) : QDockWidget(tr("Controls"), parent
     scroll->setWidget(content);
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
-    setWidget(scroll);
+
+    // The problems stay above the scrolling controls: visible whichever control caused them.
+    auto* frame = new QWidget;
+    auto* outer = new QVBoxLayout(frame);
+    outer->setContentsMargins(0, 0, 0, 0);
+    outer->setSpacing(0);
+    outer->addWidget(problems_label_);
+    outer->addWidget(scroll, 1);
+    setWidget(frame);
 
     setConfig(Config{});
     updateTextHeights();

@@ -29,7 +29,6 @@
 #include "Setting.h"
 #include "SpectrumView.h"
 #include "StatusPanel.h"
-#include "io/IoError.h"
 #include "io/SessionFile.h"
 
 namespace headscope::ui {
@@ -125,7 +124,9 @@ void MainWindow::buildMenus() {
     file->addAction(tr("Save &As\u2026"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this, &MainWindow::saveAs);
     QMenu* recent_menu = file->addMenu(tr("Recent &files"));
     recent_ = new RecentFiles(recent_menu, this);
-    connect(recent_, &RecentFiles::openRequested, this, [this](const QString& path) { openSession(path); });
+    connect(recent_, &RecentFiles::openRequested, this, [this](const QString& path) {
+        if (!openSession(path) && !QFileInfo::exists(path)) recent_->remove(path);
+    });
     file->addSeparator();
     file->addAction(tr("&Export\u2026"), QKeySequence(Qt::CTRL | Qt::Key_E), this, &MainWindow::exportDialog);
     file->addAction(tr("&Copy view"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C), this, &MainWindow::copyView);
@@ -264,8 +265,7 @@ bool MainWindow::openSession(const QString& path, QString* error) {
         const Config config = io::loadSession(path.toStdString());
         setConfig(config);
         setSessionPath(path);
-        recent_->add(path);
-        kLastDir.set(QFileInfo(path).absolutePath());
+        rememberFile(path);
         return true;
     } catch (const std::exception& e) {
         const QString message = QString::fromStdString(e.what());
@@ -279,8 +279,7 @@ bool MainWindow::saveSession(const QString& path, QString* error) {
     try {
         io::saveSession(path.toStdString(), session_->config());
         setSessionPath(path);
-        recent_->add(path);
-        kLastDir.set(QFileInfo(path).absolutePath());
+        rememberFile(path);
         status_->showNote(tr("Saved %1").arg(path));
         return true;
     } catch (const std::exception& e) {
@@ -289,6 +288,12 @@ bool MainWindow::saveSession(const QString& path, QString* error) {
         else QMessageBox::warning(this, tr("Cannot save session"), tr("%1\n\n%2").arg(path, message));
         return false;
     }
+}
+
+void MainWindow::rememberFile(const QString& path) {
+    if (!window_options_.use_settings) return;  // screenshots and tests leave the user's settings alone
+    recent_->add(path);
+    kLastDir.set(QFileInfo(path).absolutePath());
 }
 
 void MainWindow::openDialog() {

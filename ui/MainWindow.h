@@ -26,8 +26,9 @@ class SpectrumView;
 class StatusPanel;
 
 struct MainWindowOptions {
-    // Restore geometry, view options and the last session at start; save them at close.
-    // Off for --screenshot, tests and benchmarks, so they start from the built-in demo.
+    // Restore geometry, view options and the last session at start; save them at close;
+    // remember opened and saved files. Off for --screenshot, tests and benchmarks: they start
+    // from the built-in demo and leave the user's settings untouched.
     bool use_settings = true;
 };
 
@@ -85,6 +86,7 @@ private:
     void zoom(double factor);
     void applyFontScale();
     void setSessionPath(const QString& path);
+    void rememberFile(const QString& path);  // recent files and last folder
     void openDialog();
     bool save();
     bool saveAs();

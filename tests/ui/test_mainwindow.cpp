@@ -2,6 +2,7 @@
 
 #include <QAction>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QProcess>
@@ -13,6 +14,9 @@
 
 #include "Analysis.h"
 #include "ControlsDock.h"
+#include "ExportDialog.h"
+#include "HeadDetailDialog.h"
+#include "HeadDetailView.h"
 #include "HeadGridView.h"
 #include "MainWindow.h"
 #include "Session.h"
@@ -169,6 +173,47 @@ private slots:
         QCOMPARE(window.headGrid()->options().font_scale, 1.25);
         QTest::keySequence(&window, QKeySequence(Qt::CTRL | Qt::Key_0));
         QCOMPARE(window.headGrid()->options().font_scale, 1.0);
+    }
+
+    void clickingAHeadOpensItLarge() {
+        MainWindow window(noSettings());
+        window.show();
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        QVERIFY(!window.headDetail());
+        HeadGridView* grid = window.headGrid();
+        const QPoint centre = grid->headRect(5)->rect().center();
+        QCOMPARE(grid->headAt(centre), 5);
+        QTest::mouseClick(grid, Qt::LeftButton, {}, centre);
+        QVERIFY(window.headDetail() && window.headDetail()->isVisible());
+        QCOMPARE(window.headDetail()->view()->head(), 5);
+        const Analysis expected = analyze(Config{}, false);
+        const Eigen::MatrixXf& weights = expected.results.heads[5].weights;
+        QCPColorMapData* data = window.headDetail()->view()->colorMap()->data();
+        for (int r = 0; r < weights.rows(); ++r)
+            for (int c = 0; c < weights.cols(); ++c) QCOMPARE(data->cell(c, r), double(weights(r, c)));
+
+        // The open head follows the controls: 2 heads left, so it shows head 1 of the new layer.
+        typeIntoSpinBox(findControl<QSpinBox>(window, "heads"), QStringLiteral("2"));
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        QCOMPARE(window.headDetail()->view()->head(), 1);
+    }
+
+    void exportDialogOnlyPicks() {
+        ExportDialog dialog(8, 3);
+        dialog.setPath(QStringLiteral("/tmp/heads.png"));
+        auto* format = dialog.findChild<QComboBox*>(QStringLiteral("export_format"));
+        auto* scale = dialog.findChild<QComboBox*>(QStringLiteral("export_scale"));
+        QVERIFY(format && scale);
+        format->setCurrentIndex(format->findData(int(ImageFormat::Svg)));
+        QCOMPARE(dialog.request().format, ImageFormat::Svg);
+        QCOMPARE(dialog.request().path, QStringLiteral("/tmp/heads.svg"));  // the suffix follows
+        QVERIFY(!scale->isEnabled());                                       // no pixel scale for SVG
+        format->setCurrentIndex(format->findData(int(ImageFormat::Png)));
+        scale->setCurrentIndex(scale->findData(4.0));
+        const ExportRequest r = dialog.request();
+        QCOMPARE(r.path, QStringLiteral("/tmp/heads.png"));
+        QCOMPARE(r.scale, 4.0);
+        QCOMPARE(r.head, 3);
     }
 
     void sessionFileReopensWithIdenticalNumbers() {
