@@ -15,14 +15,16 @@ double timedMs(F&& f) {
 }
 }  // namespace
 
-Analysis analyze(const Config& config, bool with_equivalence) {
+Analysis analyze(const Config& config, bool with_equivalence, const Analysis* previous) {
     Analysis a;
     a.config = config;
-    a.weights_ms = timedMs([&] { a.weights = makeWeights(config); });
+    const bool same_weights = previous && previous->config.sameWeights(config);
+    a.weights_ms = timedMs([&] { a.weights = same_weights ? previous->weights : makeWeights(config); });
     a.input_ms = timedMs([&] { a.input = makeInput(config); });
     a.forward_ms = timedMs([&] { a.results = forward(config, a.weights, a.input); });
     a.spectra_ms = timedMs([&] {
-        a.spectra = headSpectra(a.weights, config.rank_rtol);
+        const bool same_spectra = same_weights && previous->config.rank_rtol == config.rank_rtol;
+        a.spectra = same_spectra ? previous->spectra : headSpectra(a.weights, config.rank_rtol);
         // Rank of each head's (unmasked) logits: the product Q_i K_g^T of thin factors.
         const int d_k = a.weights.d_k;
         const double factor = AttentionOptions::from(config).logitFactor(d_k);

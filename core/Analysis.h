@@ -32,8 +32,10 @@ struct Analysis {
     int nKeyValue() const { return static_cast<int>(input.key_value.tokens.size()); }
 };
 
-// config must be valid (config.validate() empty).
-Analysis analyze(const Config& config, bool with_equivalence = true);
+// config must be valid (config.validate() empty). When `previous` has the same weights
+// (Config::sameWeights), its weights, and spectra if rank_rtol agrees too, are reused
+// instead of recomputed: editing the text or the temperature only runs the forward pass.
+Analysis analyze(const Config& config, bool with_equivalence = true, const Analysis* previous = nullptr);
 
 // Second stage, for callers that showed the rest first.
 void addEquivalence(Analysis& analysis);

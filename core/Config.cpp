@@ -55,6 +55,12 @@ double estimatedBytes(const Config& c, int n_q, int n_kv) {
     return 4.0 * (weights + activations + per_head + merged_qk) + 8.0 * spectra;
 }
 
+bool Config::sameWeights(const Config& o) const {
+    return d_model == o.d_model && heads == o.heads && headDimK() == o.headDimK() && headDimV() == o.headDimV() &&
+           kvHeads() == o.kvHeads() && bias == o.bias && seed == o.seed && init == o.init &&
+           (init != InitKind::Normal || init_sigma == o.init_sigma);
+}
+
 std::vector<std::string> Config::validate() const {
     std::vector<std::string> problems;
     checkRange(problems, "d_model", d_model, 1, Limits::kMaxDModel);

@@ -55,6 +55,10 @@ struct Config {
     // Empty means valid.
     std::vector<std::string> validate() const;
 
+    // True when makeWeights() gives both configs the same numbers (geometry, biases,
+    // initialiser and seed agree), so weights and their spectra can be reused.
+    bool sameWeights(const Config& other) const;
+
     bool operator==(const Config&) const = default;
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -9,7 +10,15 @@
 
 namespace headscope {
 
-int workerThreads() { return std::max(1u, std::thread::hardware_concurrency()); }
+int workerThreads() {
+    // HEADSCOPE_THREADS=N overrides the core count (for benchmarks and comparisons).
+    static const int threads = [] {
+        if (const char* env = std::getenv("HEADSCOPE_THREADS"); env && std::atoi(env) > 0)
+            return std::min(std::atoi(env), 256);
+        return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    }();
+    return threads;
+}
 
 void parallelFor(int count, const std::function<void(int)>& task, bool parallel) {
     const int threads = parallel ? std::min(count, workerThreads()) : 1;

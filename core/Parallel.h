@@ -8,7 +8,7 @@
 
 namespace headscope {
 
-// Number of threads parallelFor uses: the hardware's, at least 1.
+// Number of threads parallelFor uses: the hardware's (or HEADSCOPE_THREADS), at least 1.
 int workerThreads();
 
 // Runs task(0) ... task(count - 1), each exactly once, on up to workerThreads() threads

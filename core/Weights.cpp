@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "Parallel.h"
 #include "Random.h"
 
 namespace headscope {
@@ -82,28 +83,27 @@ Weights makeWeights(const Config& config) {
     w.W_O.resize(o_rows, d);   // (h*d_v, d_model)
     const std::uint64_t s = config.seed;
 
-    if (config.init == InitKind::Xavier) {
-        // xavier_uniform over the stacked in-projection (q_cols + k_cols + v_cols, d_model).
-        const double in_bound = std::sqrt(6.0 / (double(d) + double(q_cols + k_cols + v_cols)));
-        fillUniform(w.W_Q, deriveSeed(s, "W_Q"), in_bound);
-        fillUniform(w.W_K, deriveSeed(s, "W_K"), in_bound);
-        fillUniform(w.W_V, deriveSeed(s, "W_V"), in_bound);
-        // nn.Linear's kaiming_uniform(a = sqrt 5): bound = 1 / sqrt(fan_in).
-        fillUniform(w.W_O, deriveSeed(s, "W_O"), 1.0 / std::sqrt(double(o_rows)));
-        if (config.bias) {
-            w.b_Q = Eigen::RowVectorXf::Zero(q_cols);
-            w.b_K = Eigen::RowVectorXf::Zero(k_cols);
-            w.b_V = Eigen::RowVectorXf::Zero(v_cols);
-            w.b_O = Eigen::RowVectorXf::Zero(d);
-        }
-    } else {
-        const double sigma = config.init_sigma;
-        fillNormal(w.W_Q, deriveSeed(s, "W_Q"), sigma);
-        fillNormal(w.W_K, deriveSeed(s, "W_K"), sigma);
-        fillNormal(w.W_V, deriveSeed(s, "W_V"), sigma);
-        fillNormal(w.W_O, deriveSeed(s, "W_O"), sigma);
-        if (config.bias) {
-            w.b_Q.resize(q_cols), w.b_K.resize(k_cols), w.b_V.resize(v_cols), w.b_O.resize(d);
+    // Each matrix has its own stream, so the four fills can run in parallel.
+    const bool xavier = config.init == InitKind::Xavier;
+    // xavier_uniform over the stacked in-projection (q_cols + k_cols + v_cols, d_model);
+    // W_O: nn.Linear's kaiming_uniform(a = sqrt 5), bound = 1 / sqrt(fan_in).
+    const double in_bound = std::sqrt(6.0 / (double(d) + double(q_cols + k_cols + v_cols)));
+    const double out_bound = 1.0 / std::sqrt(double(o_rows));
+    const double sigma = config.init_sigma;
+    Eigen::MatrixXf* matrices[] = {&w.W_Q, &w.W_K, &w.W_V, &w.W_O};
+    const char* names[] = {"W_Q", "W_K", "W_V", "W_O"};
+    parallelFor(4, [&](int m) {
+        if (xavier)
+            fillUniform(*matrices[m], deriveSeed(s, names[m]), m == 3 ? out_bound : in_bound);
+        else
+            fillNormal(*matrices[m], deriveSeed(s, names[m]), sigma);
+    }, double(d) * (q_cols + o_rows) > 1e5);
+    if (config.bias) {
+        w.b_Q = Eigen::RowVectorXf::Zero(q_cols);
+        w.b_K = Eigen::RowVectorXf::Zero(k_cols);
+        w.b_V = Eigen::RowVectorXf::Zero(v_cols);
+        w.b_O = Eigen::RowVectorXf::Zero(d);
+        if (!xavier) {  // PyTorch zeroes the biases; the normal initialiser draws them too
             fillNormal(w.b_Q, deriveSeed(s, "b_Q"), sigma);
             fillNormal(w.b_K, deriveSeed(s, "b_K"), sigma);
             fillNormal(w.b_V, deriveSeed(s, "b_V"), sigma);

@@ -45,23 +45,13 @@ HeadGridView::HeadGridView(QWidget* parent) : QCustomPlot(parent) {
 }
 
 void HeadGridView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
+    // Drawn at once (results arrive at most once per computation): a full replot when the
+    // layout or a colour bar changed, else only the colour maps' layer.
     analysis_ = std::move(analysis);
     if (refresh(viewport().size()))
-        replot(rpQueuedReplot);
+        replot(rpImmediateRefresh);
     else
-        scheduleMapReplot();
-}
-
-void HeadGridView::scheduleMapReplot() {
-    if (map_replot_pending_) return;
-    map_replot_pending_ = true;
-    QMetaObject::invokeMethod(
-        this,
-        [this] {
-            map_replot_pending_ = false;
-            if (!mReplotQueued) layer(QStringLiteral("main"))->replot();  // a full replot covers it
-        },
-        Qt::QueuedConnection);
+        layer(QStringLiteral("main"))->replot();
 }
 
 void HeadGridView::setOptions(const ViewOptions& options) {

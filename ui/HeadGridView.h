@@ -75,7 +75,6 @@ private:
 
     bool refresh(const QSize& size);  // true when more than the colour maps' numbers changed
     QString structure() const;         // everything drawn except the colour maps' cells
-    void scheduleMapReplot();
     void rebuildLayout(int heads, int columns, bool shared);
     void clearLayout();
     void updateTexts();
@@ -98,7 +97,6 @@ private:
     QStringList query_labels_, key_labels_;
     QString hover_text_;
     QString structure_;
-    bool map_replot_pending_ = false;
     int pressed_head_ = -1;
 };
 

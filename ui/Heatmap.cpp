@@ -158,8 +158,22 @@ QCPRange dataRange(const Analysis& analysis, int head, bool logits, bool shared)
             }
         }
     }
-    if (logits) return symmetricRange(extreme);
-    return QCPRange(0, extreme > 0 ? extreme : 1.0);
+    if (!(extreme > 0)) return logits ? symmetricRange(extreme) : QCPRange(0, 1);
+    if (shared) {
+        // A shared colour bar moves in round steps, so a dragged slider does not make it
+        // twitch, and most updates redraw only the cells (the fast path of HeadGridView).
+        if (logits) return symmetricRange(niceCeiling(extreme));
+        return QCPRange(0, std::min(1.0, std::ceil(extreme / kWeightStep - 1e-9) * kWeightStep));
+    }
+    return logits ? symmetricRange(extreme) : QCPRange(0, extreme);
+}
+
+double niceCeiling(double x) {
+    if (!(x > 0) || !std::isfinite(x)) return x;
+    const double decade = std::pow(10.0, std::floor(std::log10(x)));
+    for (double step : {1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0})
+        if (step * decade >= x * (1 - 1e-12)) return step * decade;
+    return 10 * decade;
 }
 
 QCPColorGradient gradient(bool logits) { return logits ? redBlueGradient() : viridisGradient(); }

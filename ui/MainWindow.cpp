@@ -201,8 +201,7 @@ void MainWindow::onConfigEdited(const Config& config) {
 void MainWindow::showAnalysis(std::shared_ptr<const Analysis> analysis) {
     grid_->setAnalysis(analysis);
     spectrum_->setAnalysis(analysis);
-    if (detail_) detail_->setAnalysis(analysis);
-    redrawNow();
+    if (detail_) detail_->setAnalysis(analysis);  // each view draws itself at once
     ++updates_shown_;
     const double ms = session_->millisecondsSinceRequest();
     status_->showAnalysis(*analysis, ms);

@@ -73,10 +73,13 @@ void Session::startAnalysis(Request request) {
     ++computations_;
     const long long generation = ++generation_;
     updateBusy();
-    QMetaObject::invokeMethod(analysis_context_, [this, request = std::move(request), generation]() {
-        // Worker thread: only the copied request and the engine are touched here.
+    // The last result travels with the request: its weights and spectra are reused when
+    // only the input or the attention options changed.
+    QMetaObject::invokeMethod(analysis_context_, [this, request = std::move(request), generation,
+                                                  previous = analysis_]() {
+        // Worker thread: only the copied request, the immutable previous result and the engine.
         try {
-            auto analysis = std::make_shared<const Analysis>(analyze(request.config, false));
+            auto analysis = std::make_shared<const Analysis>(analyze(request.config, false, previous.get()));
             QMetaObject::invokeMethod(this, [this, generation, ns = request.requested_ns, analysis]() {
                 onAnalysed(generation, ns, analysis);
             }, Qt::QueuedConnection);

@@ -112,9 +112,13 @@ QCPGraph* SpectrumView::ovGraph(int head) const {
 }
 
 void SpectrumView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
+    // Same weights and tolerance: the same spectra are on screen already.
+    const bool unchanged = analysis_ && analysis && analysis_->config.sameWeights(analysis->config) &&
+                           analysis_->config.rank_rtol == analysis->config.rank_rtol;
     analysis_ = std::move(analysis);
+    if (unchanged) return;
     refresh();
-    plot_->replot(QCustomPlot::rpQueuedReplot);
+    plot_->replot(QCustomPlot::rpImmediateRefresh);
 }
 
 void SpectrumView::setOptions(const ViewOptions& options) {

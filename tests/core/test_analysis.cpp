@@ -27,3 +27,45 @@ TEST(Analysis, EquivalenceCanBeAddedLater) {
     ASSERT_TRUE(a.equivalence.has_value());
     EXPECT_LT(a.equivalence->factored_vs_merged, 1e-4 * a.equivalence->max_abs_logit);
 }
+
+TEST(Analysis, ReusesWeightsAndSpectraOnlyWhenTheyAreTheSame) {
+    Config c;
+    const Analysis first = analyze(c, false);
+    Config text = c;
+    text.text = "another sentence entirely";
+    text.temperature = 0.5;
+    text.mask = MaskKind::Causal;
+    const Analysis reused = analyze(text, false, &first);
+    const Analysis fresh = analyze(text, false);
+    EXPECT_EQ(reused.weights.W_Q, fresh.weights.W_Q);
+    EXPECT_EQ(reused.spectra[3].qk.singular_values, fresh.spectra[3].qk.singular_values);
+    EXPECT_EQ(reused.results.output, fresh.results.output);
+    EXPECT_EQ(reused.logits[2].singular_values, fresh.logits[2].singular_values);
+
+    Config seed = c;
+    seed.seed = 5;  // different weights: nothing may be reused
+    const Analysis other = analyze(seed, false, &first);
+    EXPECT_NE(other.weights.W_Q, first.weights.W_Q);
+    EXPECT_EQ(other.spectra[0].qk.singular_values, analyze(seed, false).spectra[0].qk.singular_values);
+
+    Config tolerance = c;
+    tolerance.rank_rtol = 0.5;  // same weights, other rank tolerance: spectra recomputed
+    const Analysis ranked = analyze(tolerance, false, &first);
+    EXPECT_LT(ranked.spectra[0].qk.rank, first.spectra[0].qk.rank);
+}
+
+TEST(Analysis, SameWeightsComparesResolvedGeometry) {
+    Config a, b;
+    b.d_k = a.headDimK();  // explicit value equal to the derived one
+    b.d_v = a.headDimV();
+    EXPECT_TRUE(a.sameWeights(b));
+    b.bias = false;
+    EXPECT_FALSE(a.sameWeights(b));
+    Config normal = a;
+    normal.init = InitKind::Normal;
+    Config other_sigma = normal;
+    other_sigma.init_sigma = 0.5;
+    EXPECT_FALSE(normal.sameWeights(other_sigma));
+    a.init_sigma = 0.5;  // sigma does not matter for xavier
+    EXPECT_TRUE(a.sameWeights(Config{}));
+}

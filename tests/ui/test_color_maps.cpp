@@ -99,9 +99,19 @@ private slots:
         config.heads = 4;
         config.mask = MaskKind::Causal;
         const Analysis a = analyze(config, false);
-        // Weights: [0, 1] shared, [0, max] per head.
+        // Weights: [0, max] per head; shared, [0, max of all heads rounded up to 0.05].
         QCOMPARE(heatmap::dataRange(a, -1, false, true).lower, 0.0);
-        QCOMPARE(heatmap::dataRange(a, -1, false, true).upper, 1.0);
+        QCOMPARE(heatmap::dataRange(a, -1, false, true).upper, 1.0);  // causal: row 0 weighs 1
+        config.mask = MaskKind::None;
+        const Analysis open = analyze(config, false);
+        double top = 0;
+        for (const auto& head : open.results.heads) top = std::max(top, double(head.weights.maxCoeff()));
+        const double shared_top = heatmap::dataRange(open, -1, false, true).upper;
+        QVERIFY(shared_top >= top && shared_top < top + heatmap::kWeightStep);
+        QCOMPARE(std::round(shared_top / heatmap::kWeightStep) * heatmap::kWeightStep, shared_top);
+        QCOMPARE(heatmap::niceCeiling(2.45), 2.5);
+        QCOMPARE(heatmap::niceCeiling(0.031), 0.04);
+        QCOMPARE(heatmap::niceCeiling(3.0), 3.0);
         const QCPRange head2 = heatmap::dataRange(a, 2, false, false);
         QCOMPARE(head2.upper, static_cast<double>(a.results.heads[2].weights.maxCoeff()));
         // Logits: symmetric about zero, reaching the largest |logit| of unmasked cells.
@@ -112,7 +122,8 @@ private slots:
                     extreme = std::max(extreme, std::abs(double(a.results.heads[h].logits(r, c))));
         const QCPRange logits = heatmap::dataRange(a, -1, true, true);
         QCOMPARE(logits.lower, -logits.upper);
-        QCOMPARE(logits.upper, extreme);
+        QCOMPARE(logits.upper, heatmap::niceCeiling(extreme));
+        QVERIFY(logits.upper >= extreme && logits.upper <= 1.25 * extreme);
         QVERIFY(std::isfinite(logits.upper));  // the -inf of masked cells is left out
         const QCPRange one = heatmap::dataRange(a, 1, true, false);
         QCOMPARE(one.lower, -one.upper);
