@@ -14,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "io/BinaryFile.h"
+
 namespace headscope::io {
 namespace {
 
@@ -25,27 +27,6 @@ constexpr std::size_t kChunkValues = 1 << 16;  // values converted per read
 
 constexpr std::int64_t kInt64Max = std::numeric_limits<std::int64_t>::max();
 
-// Opens a regular file (never a FIFO or device, which could block or never end).
-std::ifstream openForReading(const std::string& path, std::uint64_t& size) {
-    std::error_code error;
-    const auto status = std::filesystem::status(path, error);
-    if (error || !std::filesystem::exists(status)) throw IoError("the file does not exist");
-    if (std::filesystem::is_directory(status)) throw IoError("it is a directory, not a file");
-    if (!std::filesystem::is_regular_file(status)) throw IoError("it is not a regular file");
-    size = std::filesystem::file_size(path, error);
-    if (error) throw IoError("its size cannot be determined (" + error.message() + ")");
-    errno = 0;
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw IoError(std::string("it cannot be opened (") + (errno ? std::strerror(errno) : "unknown reason") + ")");
-    return in;
-}
-
-void readAt(std::ifstream& in, std::uint64_t offset, char* destination, std::size_t count) {
-    in.seekg(static_cast<std::streamoff>(offset));
-    in.read(destination, static_cast<std::streamsize>(count));
-    if (!in || static_cast<std::size_t>(in.gcount()) != count)
-        throw IoError("the file ended early while reading (was it changed while being read?)");
-}
 
 std::uint64_t littleEndian(const unsigned char* bytes, std::size_t count) {
     std::uint64_t value = 0;

@@ -1,0 +1,18 @@
+#pragma once
+// Reading untrusted binary files: only regular files, only the bytes asked for, and a
+// clear IoError for everything else. Shared by the .npy and safetensors readers.
+
+#include <cstdint>
+#include <fstream>
+#include <string>
+
+namespace headscope::io {
+
+// Opens a regular file (never a FIFO or device, which could block or never end) and
+// reports its size in bytes.
+std::ifstream openForReading(const std::string& path, std::uint64_t& size);
+
+// Reads exactly count bytes at offset, or throws IoError.
+void readAt(std::ifstream& in, std::uint64_t offset, char* destination, std::size_t count);
+
+}  // namespace headscope::io
