@@ -3,6 +3,7 @@ list(APPEND HEADSCOPE_UI_SOURCES
   ${CMAKE_CURRENT_SOURCE_DIR}/AboutDialog.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/ControlsDock.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/ExportDialog.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/FormWidgets.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/GuiBenchmark.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/HeadDetailDialog.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/MainWindow.cpp
