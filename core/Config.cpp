@@ -61,6 +61,15 @@ bool Config::sameWeights(const Config& o) const {
            (init != InitKind::Normal || init_sigma == o.init_sigma);
 }
 
+double estimatedMultiplyAdds(const Config& c, int n_q, int n_kv) {
+    const double d = c.d_model, h = c.heads, kv = c.kvHeads(), dk = c.headDimK(), dv = c.headDimV();
+    const double projections = n_q * d * h * dk + n_kv * d * kv * (dk + dv) + n_q * h * dv * d;
+    const double attention = h * double(n_q) * n_kv * (dk + dv);
+    const double spectra = (2 * h * 2 * d * dk * dk + 2 * kv * 2 * d * std::max(dk, dv) * std::max(dk, dv)) +
+                           2 * h * std::pow(std::min(std::max(dk, dv), d), 3);
+    return projections + attention + spectra;
+}
+
 std::vector<std::string> Config::validate() const {
     std::vector<std::string> problems;
     checkRange(problems, "d_model", d_model, 1, Limits::kMaxDModel);
@@ -131,6 +140,16 @@ std::vector<std::string> Config::validate() const {
         if (bytes > Limits::kMaxBytes)
             problems.push_back("This configuration needs about " + gib(bytes) + " of memory, more than the " +
                                gib(Limits::kMaxBytes) + " HeadScope allows; use fewer tokens, heads or a smaller d_model.");
+        const double work = estimatedMultiplyAdds(*this, n_q, n_kv);
+        if (problems.empty() && work > Limits::kMaxMultiplyAdds) {
+            char buf[96];
+            std::snprintf(buf, sizeof buf, "about %.0f billion multiply-adds (the limit is %.0f billion)",
+                          work / 1e9, Limits::kMaxMultiplyAdds / 1e9);
+            problems.push_back("d_model " + std::to_string(d_model) + " with " + std::to_string(heads) +
+                               " head(s) of d_k " + std::to_string(headDimK()) + " and " + std::to_string(n_q) +
+                               " tokens needs " + buf + ", too slow to follow live; use more heads (a smaller "
+                               "d_k), fewer tokens or a smaller d_model.");
+        }
     }
     return problems;
 }

@@ -71,10 +71,16 @@ struct Limits {
     static constexpr std::size_t kMaxTextBytes = 1 << 20;
     // Memory the weights, activations and per-head matrices may take together.
     static constexpr double kMaxBytes = 4.0 * 1024 * 1024 * 1024;
+    // Multiply-adds one analysis (forward pass and spectra) may take: a few seconds here.
+    static constexpr double kMaxMultiplyAdds = 2e10;
 };
 
 // Estimated peak bytes for one forward pass with per-head logits and weights kept.
 double estimatedBytes(const Config& config, int n_q, int n_kv);
+
+// Estimated multiply-adds of the forward pass and of every head's W_QK / W_OV spectrum
+// (thin QR of 2h + 2kv factors of d_model x d_k: about 2 d_model d_k^2 each).
+double estimatedMultiplyAdds(const Config& config, int n_q, int n_kv);
 
 const char* toString(MaskKind mask);
 const char* toString(InitKind init);

@@ -72,6 +72,22 @@ TEST(Config, HugeSizesAreRefusedBeforeAnyAllocation) {
     EXPECT_THAT(allProblems(c), HasSubstr("GiB of memory"));
 }
 
+TEST(Config, WorkThatWouldFreezeTheProgramIsRefused) {
+    Config c;
+    c.d_model = 4096;
+    c.heads = 1;  // d_k 4096: the spectra alone are ~5e11 multiply-adds
+    EXPECT_THAT(allProblems(c), HasSubstr("billion multiply-adds"));
+    EXPECT_THAT(allProblems(c), HasSubstr("use more heads"));
+    c.heads = 64;  // d_k 64: fine
+    EXPECT_TRUE(c.validate().empty()) << allProblems(c);
+    c.d_model = 1600;  // the benchmark's large geometry stays allowed
+    c.heads = 25;
+    c.text.clear();
+    c.seq_len = 1024;
+    EXPECT_TRUE(c.validate().empty()) << allProblems(c);
+    EXPECT_GT(estimatedMultiplyAdds(c, 1024, 1024), 1e10);
+}
+
 TEST(Config, BadNumbersAreRefused) {
     Config c;
     c.temperature = 0;
