@@ -148,3 +148,21 @@ TEST(Session, CliReadsASessionFile) {
     EXPECT_EQ(j["d_k"], 8);
     EXPECT_EQ(j["seq_len"], 2);
 }
+
+TEST(Bench, JsonReportsEveryFigure) {
+    // A smoke run: the figures exist and are real measurements. No timing is asserted.
+    const CliResult r = runCli({"bench", "--json", "--runs", "1"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const json j = json::parse(r.out);
+    EXPECT_GE(j["cores"].get<int>(), 1);
+    for (const char* geometry : {"bert_base", "large"}) {
+        const json& g = j[geometry];
+        for (const char* key : {"forward_ms", "spectra_ms", "forward_plus_spectra_ms", "naive_spectra_ms",
+                                "spectra_speedup", "peak_memory_mib"})
+            EXPECT_GT(g[key].get<double>(), 0.0) << geometry << "." << key;
+    }
+    EXPECT_EQ(j["bert_base"]["d_model"], 768);
+    EXPECT_EQ(j["large"]["heads"], 25);
+    EXPECT_GT(j["gui_update_ms"].get<double>(), 0.0);
+    EXPECT_GT(j["gui_update_same_weights_ms"].get<double>(), 0.0);
+}
