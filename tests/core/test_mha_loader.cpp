@@ -4,6 +4,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "TempDirTest.h"
+
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -53,15 +55,8 @@ Tensors stateDict(std::int64_t d, bool bias = true, const std::string& prefix = 
     return tensors;
 }
 
-class MhaLoaderTest : public ::testing::Test {
+class MhaLoaderTest : public TempDirTest {
 protected:
-    void SetUp() override {
-        static int counter = 0;
-        dir_ = fs::temp_directory_path() /
-               ("headscope_mha_loader_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-        fs::create_directories(dir_);
-    }
-    void TearDown() override { fs::remove_all(dir_); }
 
     std::string save(const Tensors& tensors) const {
         const std::string file = (dir_ / "weights.safetensors").string();
@@ -83,7 +78,6 @@ protected:
         return "";
     }
 
-    fs::path dir_;
 };
 
 // PyTorch's forward pass written out with the loaded row-vector weights.

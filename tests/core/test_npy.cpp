@@ -4,6 +4,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "TempDirTest.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -30,21 +32,11 @@ namespace {
 const fs::path kDataDir = fs::path(HEADSCOPE_TEST_DATA_DIR) / "npy";
 
 // A fresh directory under the system temp directory, removed after each test.
-class NpyTest : public ::testing::Test {
+class NpyTest : public TempDirTest {
 protected:
-    void SetUp() override {
-        static int counter = 0;
-        dir_ = fs::temp_directory_path() /
-               ("headscope_npy_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-        fs::create_directories(dir_);
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-
-    std::string path(const std::string& name) const { return (dir_ / name).string(); }
 
     std::string writeFile(const std::string& bytes, const std::string& name = "file.npy") const {
-        std::ofstream(path(name), std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-        return path(name);
+        return TempDirTest::writeFile(bytes, name);
     }
 
     // The message of the IoError that reading `bytes` as .npy throws ("" when none).
@@ -58,7 +50,6 @@ protected:
         return "";
     }
 
-    fs::path dir_;
 };
 
 std::string readFile(const std::string& path) {

@@ -4,6 +4,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "TempDirTest.h"
+
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -27,21 +29,11 @@ using ::testing::HasSubstr;
 namespace {
 
 // A fresh directory under the system temp directory, removed after each test.
-class SafetensorsTest : public ::testing::Test {
+class SafetensorsTest : public TempDirTest {
 protected:
-    void SetUp() override {
-        static int counter = 0;
-        dir_ = fs::temp_directory_path() /
-               ("headscope_safetensors_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-        fs::create_directories(dir_);
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-
-    std::string path(const std::string& name) const { return (dir_ / name).string(); }
 
     std::string writeFile(const std::string& bytes, const std::string& name = "file.safetensors") const {
-        std::ofstream(path(name), std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-        return path(name);
+        return TempDirTest::writeFile(bytes, name);
     }
 
     // The message of the IoError that reading `bytes` throws ("" when none).
@@ -55,7 +47,6 @@ protected:
         return "";
     }
 
-    fs::path dir_;
 };
 
 std::string readFile(const std::string& path) {
