@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "GridShape.h"
 #include "Heatmap.h"
 
 namespace headscope::ui {
@@ -15,7 +16,6 @@ namespace {
 // Point sizes at font_scale 1: readable from the back of a classroom at 1.5-2.
 constexpr double kTitlePt = 14, kSubtitlePt = 10, kHeadTitlePt = 11, kTickPt = 10, kBarPt = 10;
 
-constexpr int kBarSpace = 110;  // pixels the shared colour bar and its labels take
 
 QString maskWords(const Analysis& a) {
     QStringList parts;
@@ -125,7 +125,8 @@ bool HeadGridView::refresh(const QSize& size) {
     }
     const Analysis& a = *analysis_;
     const int heads = static_cast<int>(a.results.heads.size());
-    const int columns = fixed_columns_ > 0 ? std::min(fixed_columns_, heads) : chooseColumns(heads, size);
+    const int columns = fixed_columns_ > 0 ? std::min(fixed_columns_, heads) : gridColumns(heads, analysis_ ? analysis_->nQuery() : 1, analysis_ ? analysis_->nKeyValue() : 1, size,
+                                                            options_.font_scale, options_.shared_scale ? kBarSpace : 0);
     const bool shared = options_.shared_scale;
     const bool logits = options_.show_logits;
     if (heads != headCount() || columns != columns_ || shared != layout_shared_ || !subtitle_) {
@@ -353,38 +354,6 @@ void HeadGridView::applyFonts() {
         shared_scale_->axis()->setLabelFont(heatmap::font(kBarPt, s));
         shared_scale_->axis()->setSubTicks(false);
     }
-}
-
-int HeadGridView::chooseColumns(int heads, const QSize& size) const {
-    // The column count whose heatmap cells come out largest for this widget's shape; among
-    // counts within 8% of the best, the squarest grid (about ceil(sqrt(h)) columns).
-    const int n_q = analysis_ ? std::max(1, analysis_->nQuery()) : 1;
-    const int n_kv = analysis_ ? std::max(1, analysis_->nKeyValue()) : 1;
-    const double label = 70 * options_.font_scale;  // token labels and titles, roughly
-    const int width = std::max(100, size.width() - (options_.shared_scale ? kBarSpace : 0));
-    const int height = std::max(100, size.height() - int(50 * options_.font_scale));
-    std::vector<double> cell(static_cast<std::size_t>(heads) + 1, -1.0);
-    double largest = -1;
-    for (int columns = 1; columns <= heads; ++columns) {
-        const int rows = (heads + columns - 1) / columns;
-        if ((rows - 1) * columns >= heads) continue;  // would leave the last row empty
-        const double w = double(width) / columns - label - (options_.shared_scale ? 0 : 70);
-        const double h = double(height) / rows - label;
-        cell[static_cast<std::size_t>(columns)] = std::min(w / n_kv, h / n_q);
-        largest = std::max(largest, cell[static_cast<std::size_t>(columns)]);
-    }
-    int best = 1, best_squareness = heads + 1;
-    for (int columns = 1; columns <= heads; ++columns) {
-        const double c = cell[static_cast<std::size_t>(columns)];
-        if (c < 0 || c < largest - 0.08 * std::abs(largest)) continue;
-        const int rows = (heads + columns - 1) / columns;
-        const int squareness = std::abs(columns - rows);
-        if (squareness < best_squareness) {
-            best = columns;
-            best_squareness = squareness;
-        }
-    }
-    return best;
 }
 
 // --- interaction ------------------------------------------------------------------------------

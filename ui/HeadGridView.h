@@ -80,7 +80,6 @@ private:
     void updateTexts();
     void updateLabels(const QSize& size);
     void applyFonts();
-    int chooseColumns(int heads, const QSize& size) const;
     void setHover(const QString& text);
 
     std::shared_ptr<const Analysis> analysis_;

@@ -7,6 +7,7 @@
 
 #include "Analysis.h"
 #include "ColorMaps.h"
+#include "GridShape.h"
 #include "HeadGridView.h"
 #include "Heatmap.h"
 
@@ -193,6 +194,20 @@ private slots:
         QVERIFY(upper >= top && upper < top + heatmap::kWeightStep);
         const QRgb expected = viridisGradient().color(a->results.heads[2].weights(5, 1), QCPRange(0, upper));
         QCOMPARE(QColor(image.pixel(cellCentre(view, 2, 5, 1))), QColor(expected));
+    }
+
+    void gridShapeFitsTheSpace() {
+        QCOMPARE(gridColumns(1, 11, 11, QSize(1000, 700), 1.0, kBarSpace), 1);
+        QCOMPARE(gridColumns(8, 11, 11, QSize(1000, 480), 1.0, kBarSpace), 4);  // the demo: 4 x 2
+        const int wide = gridColumns(12, 16, 16, QSize(2400, 600), 1.0, kBarSpace);
+        const int tall = gridColumns(12, 16, 16, QSize(500, 2400), 1.0, kBarSpace);
+        QVERIFY2(wide > tall, qPrintable(QStringLiteral("wide %1, tall %2").arg(wide).arg(tall)));
+        for (int heads = 1; heads <= 40; ++heads) {
+            const int columns = gridColumns(heads, 9, 9, QSize(1200, 800), 1.5, 0);
+            const int rows = (heads + columns - 1) / columns;
+            QVERIFY(columns >= 1 && columns <= heads);
+            QVERIFY((rows - 1) * columns < heads);  // no empty last row
+        }
     }
 
     void hoverDescribesTheCellAndClickActivatesTheHead() {
