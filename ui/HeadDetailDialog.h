@@ -1,6 +1,7 @@
 #pragma once
-// One head, large, in its own window (opened by clicking a head in the grid). Follows
-// the session: every new analysis and every view option change is shown here too.
+// One head, large, in its own window (opened by clicking a head in the grid): its attention
+// (tab 1) and its projection matrices W_i^Q, W_i^K and W_QK,i (tab 2). Follows the session:
+// every new analysis and every view option change is shown here too.
 
 #include <memory>
 
@@ -12,6 +13,7 @@
 namespace headscope::ui {
 
 class HeadDetailView;
+class ProjectionView;
 
 class HeadDetailDialog : public QDialog {
     Q_OBJECT
@@ -24,11 +26,13 @@ public:
     void setOptions(const ViewOptions& options);
     int head() const { return head_; }
     HeadDetailView* view() const { return view_; }
+    ProjectionView* projections() const { return projections_; }
 
 private:
     void updateTitle();
 
     HeadDetailView* view_ = nullptr;
+    ProjectionView* projections_ = nullptr;
     std::shared_ptr<const Analysis> analysis_;
     int head_ = 0;
 };

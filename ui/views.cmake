@@ -5,6 +5,7 @@ list(APPEND HEADSCOPE_UI_SOURCES
   ${CMAKE_CURRENT_SOURCE_DIR}/GridShape.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/HeadGridView.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/HeadDetailView.cpp
+  ${CMAKE_CURRENT_SOURCE_DIR}/ProjectionView.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/SpectrumView.cpp
   ${CMAKE_CURRENT_SOURCE_DIR}/Export.cpp
 )
