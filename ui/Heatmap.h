@@ -38,14 +38,15 @@ void setTicks(QCPAxis* axis, TickMode mode, const QStringList& labels, int posit
 // Only numbers are touched, so it is cheap to call on every update.
 void fill(QCPColorMap* map, const Analysis& analysis, int head, bool logits);
 
-// The data range a head (or, for head < 0, every head) is drawn with:
-// weights: [0, 1] when shared, [0, max weight] otherwise; logits: symmetric about zero,
-// [-max |logit|, max |logit|] over unmasked cells.
 // Smallest of 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8 (times a power of ten) >= x.
 double niceCeiling(double x);
 // Shared colour bars for weights run from 0 to the largest weight rounded up to this step.
 constexpr double kWeightStep = 0.05;
 
+// The data range a head (or, for head < 0, every head) is drawn with, over unmasked cells:
+// weights [0, max weight], logits symmetric about zero [-max |logit|, max |logit|]. Shared
+// ranges are rounded up (weights to kWeightStep, logits to niceCeiling) so they stay still
+// while a slider moves.
 QCPRange dataRange(const Analysis& analysis, int head, bool logits, bool shared);
 
 // viridis for weights, RdBu (blue negative, red positive) for logits; NaN grey.
