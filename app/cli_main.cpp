@@ -1,6 +1,7 @@
 // headscope-cli: the attention engine from the command line (see README "Command line").
 #include <cstdio>
 #include <exception>
+#include <iostream>
 
 #include <QStringList>
 
@@ -39,11 +40,22 @@ int main(int argc, char** argv) {
     QStringList rest;
     for (int i = 2; i < argc; ++i) rest << QString::fromLocal8Bit(argv[i]);
     try {
-        if (command == "info") return runInfo(rest);
-        if (command == "export") return runExport(rest, argc, argv);
-        if (command == "run") return runRun(rest);
-        if (command == "bench") return runBench(rest, argc, argv);
-        throw UsageError("unknown command '" + command.toStdString() + "' (use info, export, run or bench)");
+        int status = 0;
+        if (command == "info")
+            status = runInfo(rest);
+        else if (command == "export")
+            status = runExport(rest, argc, argv);
+        else if (command == "run")
+            status = runRun(rest);
+        else if (command == "bench")
+            status = runBench(rest, argc, argv);
+        else
+            throw UsageError("unknown command '" + command.toStdString() + "' (use info, export, run or bench)");
+        // A full disk or a closed pipe must not pass for success.
+        std::cout.flush();
+        if (std::fflush(stdout) != 0 || std::ferror(stdout) || !std::cout)
+            throw UsageError("cannot write the output (disk full or pipe closed?)");
+        return status;
     } catch (const UsageError& e) {
         std::fprintf(stderr, "headscope-cli: %s\n", e.what());
         return 2;

@@ -1,6 +1,7 @@
 #include "Analysis.h"
 
 #include <chrono>
+#include <stdexcept>
 
 #include "Parallel.h"
 
@@ -22,6 +23,10 @@ Analysis analyze(const Config& config, bool with_equivalence, const Analysis* pr
     a.weights_ms = timedMs([&] { a.weights = same_weights ? previous->weights : makeWeights(config); });
     a.input_ms = timedMs([&] { a.input = makeInput(config); });
     a.forward_ms = timedMs([&] { a.results = forward(config, a.weights, a.input); });
+    // Validation bounds every knob, so this is a last guard: never show NaN as numbers.
+    if (!a.results.output.allFinite())
+        throw std::runtime_error("the attention output overflowed float32 (not a finite number): "
+                                 "use a larger temperature or smaller weights");
     a.spectra_ms = timedMs([&] {
         const bool same_spectra = same_weights && previous->config.rank_rtol == config.rank_rtol;
         a.spectra = same_spectra ? previous->spectra : headSpectra(a.weights, config.rank_rtol);

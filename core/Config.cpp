@@ -29,7 +29,7 @@ std::vector<int> divisorsUpTo(int n, int limit) {
 
 std::string gib(double bytes) {
     char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
+    std::snprintf(buf, sizeof buf, "%.2f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
     return buf;
 }
 
@@ -121,17 +121,18 @@ std::vector<std::string> Config::validate() const {
                                std::to_string(Limits::kMaxSeqLen) + " are supported.");
     }
     for (int key : padded_keys) {
-        if (key < 0 || key >= n_kv) {
+        if (n_kv > 0 && (key < 0 || key >= n_kv)) {
             problems.push_back("Padded key " + std::to_string(key) + " does not exist: keys are numbered 0 to " +
                                std::to_string(n_kv - 1) + ".");
             break;
         }
     }
 
-    if (!std::isfinite(temperature) || temperature <= 0)
-        problems.push_back("The temperature must be a positive number (1 leaves the logits unchanged).");
-    if (!std::isfinite(init_sigma) || init_sigma <= 0)
-        problems.push_back("The standard deviation of the normal initialiser must be a positive number.");
+    // Bounded so that logits / T and the weights stay far from float overflow.
+    if (!(temperature >= 1e-3 && temperature <= 1e3))
+        problems.push_back("The temperature must be between 0.001 and 1000 (1 leaves the logits unchanged).");
+    if (!(init_sigma > 0 && init_sigma <= 10))
+        problems.push_back("The standard deviation of the normal initialiser must be above 0 and at most 10.");
     if (!std::isfinite(rank_rtol) || rank_rtol < 0 || rank_rtol >= 1)
         problems.push_back("The rank tolerance must be 0 (NumPy's default) or a fraction below 1.");
 

@@ -12,12 +12,15 @@ namespace headscope {
 namespace {
 constexpr float kMinusInf = -std::numeric_limits<float>::infinity();
 
-// Largest |a - b| over the cells a query may attend to.
+// max(worst, value) that lets NaN through: a NaN difference must not read as agreement.
+double worse(double worst, double value) { return std::isnan(worst) || value <= worst ? worst : value; }
+
+// Largest |a - b| over the cells a query may attend to (NaN if any difference is NaN).
 double maxAllowedDiff(const Eigen::MatrixXf& a, const Eigen::MatrixXf& b, const MaskMatrix& allowed) {
     double worst = 0;
     for (Eigen::Index c = 0; c < a.cols(); ++c)
         for (Eigen::Index r = 0; r < a.rows(); ++r)
-            if (allowed(r, c)) worst = std::max(worst, double(std::abs(a(r, c) - b(r, c))));
+            if (allowed(r, c)) worst = worse(worst, double(std::abs(a(r, c) - b(r, c))));
     return worst;
 }
 }  // namespace
@@ -126,23 +129,52 @@ Results forward(const Config& config, const Weights& weights, const Input& input
     return forward(AttentionOptions::from(config), weights, input.query.X, input.key_value.X);
 }
 
+namespace {
+
+// Head i's logits through its own 3 maps: (X_q W_i^Q + b)(X_kv W_i^K + b)^T * factor. (n_q, n_kv)
+Eigen::MatrixXf perHeadLogitsOf(const AttentionOptions& options, const Weights& w,
+                                const Eigen::Ref<const Eigen::MatrixXf>& x_q,
+                                const Eigen::Ref<const Eigen::MatrixXf>& x_kv, int i) {
+    const int d_k = w.d_k, g = w.kvHeadOf(i);
+    Eigen::MatrixXf q = x_q * w.queryHead(i);  // (n_q, d_k): one of the 3h maps
+    Eigen::MatrixXf k = x_kv * w.keyHead(i);   // (n_kv, d_k)
+    if (w.hasBias()) {
+        q.rowwise() += w.b_Q.segment(i * d_k, d_k);
+        k.rowwise() += w.b_K.segment(g * d_k, d_k);
+    }
+    Eigen::MatrixXf logits = q * k.transpose();  // (n_q, n_kv)
+    return logits * options.logitFactor(d_k);
+}
+
+// Head i's logits through the merged bilinear form X_q W_QK,i X_kv^T plus the bias terms.
+Eigen::MatrixXf mergedLogitsOf(const AttentionOptions& options, const Weights& w,
+                               const Eigen::Ref<const Eigen::MatrixXf>& x_q,
+                               const Eigen::Ref<const Eigen::MatrixXf>& x_kv, int i) {
+    const int d_k = w.d_k;
+    const Eigen::MatrixXf w_qk = mergedQK(w, i);              // (d_model, d_model)
+    const Eigen::MatrixXf xw = x_q * w_qk;                    // (n_q, d_model)
+    Eigen::MatrixXf logits = xw * x_kv.transpose();           // (n_q, n_kv)
+    if (w.hasBias()) {
+        // (x_q W_q + b_q)(x_kv W_k + b_k)^T = x_q W_QK x_kv^T + x_q W_q b_k^T + b_q W_k^T x_kv^T + b_q b_k^T
+        const int g = w.kvHeadOf(i);
+        const Eigen::RowVectorXf b_q = w.b_Q.segment(i * d_k, d_k), b_k = w.b_K.segment(g * d_k, d_k);
+        const Eigen::VectorXf u = w.queryHead(i) * b_k.transpose();  // (d_model)
+        const Eigen::VectorXf v = w.keyHead(i) * b_q.transpose();    // (d_model)
+        logits.colwise() += x_q * u;
+        logits.rowwise() += (x_kv * v).transpose();
+        logits.array() += b_q.dot(b_k);
+    }
+    return logits * options.logitFactor(d_k);
+}
+
+}  // namespace
+
 std::vector<Eigen::MatrixXf> perHeadLogits(const AttentionOptions& options, const Weights& w,
                                            const Eigen::Ref<const Eigen::MatrixXf>& x_q,
                                            const Eigen::Ref<const Eigen::MatrixXf>& x_kv) {
-    const int d_k = w.d_k;
-    const float factor = options.logitFactor(d_k);
     std::vector<Eigen::MatrixXf> logits(w.heads);
-    parallelFor(w.heads, [&](int i) {
-        const int g = w.kvHeadOf(i);
-        Eigen::MatrixXf q = x_q * w.queryHead(i);  // (n_q, d_k): one of the 3h maps
-        Eigen::MatrixXf k = x_kv * w.keyHead(i);   // (n_kv, d_k)
-        if (w.hasBias()) {
-            q.rowwise() += w.b_Q.segment(i * d_k, d_k);
-            k.rowwise() += w.b_K.segment(g * d_k, d_k);
-        }
-        logits[i].noalias() = q * k.transpose();  // (n_q, n_kv)
-        logits[i] *= factor;
-    }, double(x_q.rows() + x_kv.rows()) * x_q.cols() * d_k * w.heads > 1e6);
+    parallelFor(w.heads, [&](int i) { logits[i] = perHeadLogitsOf(options, w, x_q, x_kv, i); },
+                double(x_q.rows() + x_kv.rows()) * x_q.cols() * w.d_k * w.heads > 1e6);
     return logits;
 }
 
@@ -153,39 +185,29 @@ Eigen::MatrixXf mergedQK(const Weights& w, int head) {
 std::vector<Eigen::MatrixXf> mergedLogits(const AttentionOptions& options, const Weights& w,
                                           const Eigen::Ref<const Eigen::MatrixXf>& x_q,
                                           const Eigen::Ref<const Eigen::MatrixXf>& x_kv) {
-    const int d_k = w.d_k;
-    const float factor = options.logitFactor(d_k);
     std::vector<Eigen::MatrixXf> logits(w.heads);
-    parallelFor(w.heads, [&](int i) {
-        const Eigen::MatrixXf w_qk = mergedQK(w, i);              // (d_model, d_model)
-        Eigen::MatrixXf xw = x_q * w_qk;                           // (n_q, d_model)
-        logits[i].noalias() = xw * x_kv.transpose();               // (n_q, n_kv)
-        if (w.hasBias()) {
-            // (x_q W_q + b_q)(x_kv W_k + b_k)^T = x_q W_QK x_kv^T + x_q W_q b_k^T + b_q W_k^T x_kv^T + b_q b_k^T
-            const int g = w.kvHeadOf(i);
-            const Eigen::RowVectorXf b_q = w.b_Q.segment(i * d_k, d_k), b_k = w.b_K.segment(g * d_k, d_k);
-            const Eigen::VectorXf u = w.queryHead(i) * b_k.transpose();  // (d_model)
-            const Eigen::VectorXf v = w.keyHead(i) * b_q.transpose();    // (d_model)
-            logits[i].colwise() += x_q * u;
-            logits[i].rowwise() += (x_kv * v).transpose();
-            logits[i].array() += b_q.dot(b_k);
-        }
-        logits[i] *= factor;
-    }, double(x_q.cols()) * x_q.cols() * d_k * w.heads > 1e6);
+    parallelFor(w.heads, [&](int i) { logits[i] = mergedLogitsOf(options, w, x_q, x_kv, i); },
+                double(x_q.cols()) * x_q.cols() * w.d_k * w.heads > 1e6);
     return logits;
 }
 
 Equivalence checkEquivalence(const AttentionOptions& options, const Weights& w,
                              const Eigen::Ref<const Eigen::MatrixXf>& x_q,
                              const Eigen::Ref<const Eigen::MatrixXf>& x_kv, const Results& fused) {
-    Equivalence e;
-    const auto per_head = perHeadLogits(options, w, x_q, x_kv);
-    const auto merged = mergedLogits(options, w, x_q, x_kv);
-    for (int i = 0; i < w.heads; ++i) {
+    // One head at a time, reduced at once: memory O(threads n_q n_kv), not O(h n_q n_kv).
+    std::vector<Equivalence> per_head(w.heads);
+    parallelFor(w.heads, [&](int i) {
         const Eigen::MatrixXf& f = fused.heads[i].logits;
-        e.fused_vs_per_head = std::max(e.fused_vs_per_head, maxAllowedDiff(f, per_head[i], fused.allowed));
-        e.factored_vs_merged = std::max(e.factored_vs_merged, maxAllowedDiff(f, merged[i], fused.allowed));
-        e.max_abs_logit = std::max(e.max_abs_logit, double(per_head[i].cwiseAbs().maxCoeff()));
+        const Eigen::MatrixXf per = perHeadLogitsOf(options, w, x_q, x_kv, i);
+        per_head[i].fused_vs_per_head = maxAllowedDiff(f, per, fused.allowed);
+        per_head[i].factored_vs_merged = maxAllowedDiff(f, mergedLogitsOf(options, w, x_q, x_kv, i), fused.allowed);
+        per_head[i].max_abs_logit = per.size() ? double(per.cwiseAbs().maxCoeff()) : 0.0;
+    }, double(x_q.cols()) * x_q.cols() * w.d_k * w.heads > 1e6);
+    Equivalence e;
+    for (const Equivalence& h : per_head) {
+        e.fused_vs_per_head = worse(e.fused_vs_per_head, h.fused_vs_per_head);
+        e.factored_vs_merged = worse(e.factored_vs_merged, h.factored_vs_merged);
+        e.max_abs_logit = worse(e.max_abs_logit, h.max_abs_logit);
     }
     return e;
 }

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <exception>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -41,7 +42,13 @@ void parallelFor(int count, const std::function<void(int)>& task, bool parallel)
     };
     std::vector<std::thread> helpers;
     helpers.reserve(threads - 1);
-    for (int t = 1; t < threads; ++t) helpers.emplace_back(work);
+    for (int t = 1; t < threads; ++t) {
+        try {
+            helpers.emplace_back(work);
+        } catch (const std::system_error&) {
+            break;  // no more threads to be had: the ones running (and this one) do the rest
+        }
+    }
     work();
     for (auto& h : helpers) h.join();
     if (failure) std::rethrow_exception(failure);

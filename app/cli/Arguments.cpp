@@ -62,7 +62,8 @@ int parseInt(const QString& option, const QString& text, int low, int high) {
 double parseDouble(const QString& option, const QString& text) {
     bool ok = false;
     const double v = text.trimmed().toDouble(&ok);
-    if (!ok || !std::isfinite(v)) throw UsageError("--" + str(option) + " expects a finite number, got '" + str(text) + "'");
+    if (!ok) throw UsageError("--" + str(option) + " expects a number, got '" + str(text) + "'");
+    if (!std::isfinite(v)) throw UsageError("--" + str(option) + " expects a finite number, got '" + str(text) + "'");
     return v;
 }
 
@@ -80,12 +81,11 @@ Config configFromOptions(const QCommandLineParser& p) {
             throw UsageError(e.what());
         }
     }
-    constexpr int kAny = std::numeric_limits<int>::max();
-    if (p.isSet("d-model")) c.d_model = parseInt("d-model", p.value("d-model"), 1, kAny);
-    if (p.isSet("heads")) c.heads = parseInt("heads", p.value("heads"), 1, kAny);
-    if (p.isSet("d-k")) c.d_k = parseInt("d-k", p.value("d-k"), 1, kAny);
-    if (p.isSet("d-v")) c.d_v = parseInt("d-v", p.value("d-v"), 1, kAny);
-    if (p.isSet("kv-heads")) c.kv_heads = parseInt("kv-heads", p.value("kv-heads"), 1, kAny);
+    if (p.isSet("d-model")) c.d_model = parseInt("d-model", p.value("d-model"), 1, Limits::kMaxDModel);
+    if (p.isSet("heads")) c.heads = parseInt("heads", p.value("heads"), 1, Limits::kMaxHeads);
+    if (p.isSet("d-k")) c.d_k = parseInt("d-k", p.value("d-k"), 1, Limits::kMaxHeadDim);
+    if (p.isSet("d-v")) c.d_v = parseInt("d-v", p.value("d-v"), 1, Limits::kMaxHeadDim);
+    if (p.isSet("kv-heads")) c.kv_heads = parseInt("kv-heads", p.value("kv-heads"), 1, Limits::kMaxHeads);
     if (p.isSet("text") && p.isSet("seq-len")) throw UsageError("give either --text or --seq-len, not both");
     if (p.isSet("text")) {
         c.text = str(p.value("text"));
@@ -93,7 +93,7 @@ Config configFromOptions(const QCommandLineParser& p) {
         if (c.text.empty()) throw UsageError("--text is empty: type some words");
     }
     if (p.isSet("seq-len")) {
-        c.seq_len = parseInt("seq-len", p.value("seq-len"), 1, kAny);
+        c.seq_len = parseInt("seq-len", p.value("seq-len"), 1, Limits::kMaxSeqLen);
         c.text.clear();
     }
     if (p.isSet("source-text")) c.source_text = str(p.value("source-text"));
@@ -105,7 +105,7 @@ Config configFromOptions(const QCommandLineParser& p) {
     if (p.isSet("pad-keys")) {
         c.padded_keys.clear();
         for (const QString& k : p.value("pad-keys").split(',', Qt::SkipEmptyParts))
-            c.padded_keys.push_back(parseInt("pad-keys", k, 0, kAny));
+            c.padded_keys.push_back(parseInt("pad-keys", k, 0, Limits::kMaxSeqLen - 1));
     }
     if (p.isSet("no-scale")) c.scale = false;
     if (p.isSet("temperature")) c.temperature = parseDouble("temperature", p.value("temperature"));

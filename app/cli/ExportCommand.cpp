@@ -40,6 +40,14 @@ int runExport(const QStringList& arguments, int argc, char** argv) {
     const double scale = parser.isSet("scale") ? parseDouble("scale", parser.value("scale")) : 2.0;
     if (scale <= 0 || scale > 8) throw UsageError("--scale must be between 0 and 8");
 
+    // Every head's W_QK is d_model x d_model: refuse to fill a disk by surprise.
+    constexpr double kMaxExportBytes = 2.0 * 1024 * 1024 * 1024;
+    double bytes = 0;
+    for (io::MatrixFormat f : matrix_formats)
+        bytes += (f == io::MatrixFormat::Csv ? 16.0 : 4.0) * config.heads * double(config.d_model) * config.d_model;
+    if (bytes > kMaxExportBytes)
+        throw UsageError("this export would write about " + std::to_string(int(bytes / (1 << 30))) +
+                         " GiB (one d_model x d_model W_QK per head); choose fewer heads, a smaller d_model or --format npy");
     const Analysis analysis = analyze(config, false);
     int files = 0;
     try {

@@ -68,11 +68,12 @@ Config configFromJson(const std::string& text) {
     json j;
     try {
         j = json::parse(text);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {  // syntax errors and numbers out of range alike
         throw IoError(std::string("not valid JSON: ") + e.what());
     }
     if (!j.is_object()) throw IoError("a session file must hold a JSON object");
-    if (j.value("format", std::string()) != kFormat)
+    const auto format = j.find("format");
+    if (format == j.end() || !format->is_string() || format->get<std::string>() != kFormat)
         throw IoError(std::string("not a HeadScope session (\"format\" must be \"") + kFormat + "\")");
     if (readInt(j, "version", 0) != kVersion)
         throw IoError("unsupported session version (this HeadScope reads version 1)");

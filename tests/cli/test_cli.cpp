@@ -8,6 +8,8 @@
 #include "CliRunner.h"
 #include "io/Npy.h"
 
+#include <sys/wait.h>
+
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using nlohmann::json;
@@ -83,6 +85,30 @@ TEST(Arguments, BadValuesAndUnknownThingsAreRefused) {
         EXPECT_EQ(r.status, 2) << (args.empty() ? "" : args.back());
         EXPECT_GE(lines(r.err), 1);
     }
+}
+
+TEST(Arguments, RangeMessagesNameTheRealLimits) {
+    const CliResult r = runCli({"info", "--heads", "0"});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_THAT(r.err, HasSubstr("choose 1 to 128"));
+    EXPECT_THAT(runCli({"info", "--rank-rtol", "abc"}).err, HasSubstr("expects a number"));
+    EXPECT_THAT(runCli({"info", "--temperature", "1e-300"}).err, HasSubstr("between 0.001 and 1000"));
+}
+
+TEST(Arguments, OutputThatCannotBeWrittenIsAnError) {
+    const CliResult r = runCli({"info", "--json", "--out-to-dev-full"});  // unknown option: status 2 anyway
+    EXPECT_EQ(r.status, 2);
+    const int raw = std::system((std::string("env -u DISPLAY '") + HEADSCOPE_CLI + "' info --json > /dev/full 2>/dev/null").c_str());
+    EXPECT_EQ(WEXITSTATUS(raw), 2);
+}
+
+TEST(Export, RefusesToFillADisk) {
+    TempDir out;
+    const CliResult r = runCli({"export", "--d-model", "4096", "--heads", "128", "--seq-len", "4", "--out", out.str(),
+                                "--format", "csv"});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_THAT(r.err, HasSubstr("GiB"));
+    EXPECT_TRUE(fs::is_empty(out.path));
 }
 
 TEST(Export, MatricesAreTheEnginesNumbers) {

@@ -95,6 +95,14 @@ TEST(Config, BadNumbersAreRefused) {
     c = Config{};
     c.temperature = std::numeric_limits<double>::quiet_NaN();
     EXPECT_THAT(allProblems(c), HasSubstr("temperature"));
+    for (double t : {1e-300, 1e-4, 2e3}) {  // 1e-300 would turn the logits into infinities
+        c = Config{};
+        c.temperature = t;
+        EXPECT_THAT(allProblems(c), HasSubstr("between 0.001 and 1000"));
+    }
+    c = Config{};
+    c.init_sigma = 1e300;  // would overflow float weights
+    EXPECT_THAT(allProblems(c), HasSubstr("at most 10"));
     c = Config{};
     c.padded_keys = {99};
     EXPECT_THAT(allProblems(c), HasSubstr("Padded key 99 does not exist"));

@@ -192,6 +192,17 @@ TEST(Engine, EquivalenceDetectsADifferentLayer) {
     EXPECT_GT(e.fused_vs_per_head, 0.1);
 }
 
+TEST(Engine, EquivalenceReportsNaNRatherThanAgreement) {
+    Config c = smallConfig();
+    const Analysis a = analyze(c, false);
+    Weights broken = a.weights;
+    broken.W_Q(0, 0) = std::numeric_limits<float>::quiet_NaN();
+    const Equivalence e = checkEquivalence(AttentionOptions::from(c), broken, a.input.query.X, a.input.key_value.X,
+                                           a.results);
+    EXPECT_TRUE(std::isnan(e.fused_vs_per_head));
+    EXPECT_TRUE(std::isnan(e.factored_vs_merged));
+}
+
 TEST(Engine, GroupedQueryHeadsShareKeyAndValueHeads) {
     Config c = smallConfig();
     c.heads = 4;

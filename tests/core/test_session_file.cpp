@@ -71,6 +71,9 @@ TEST(SessionFile, BadFilesAreOneClearError) {
     EXPECT_THAT(errorOf(R"({"format": "headscope-session", "version": 1, "seed": -1})"), HasSubstr("seed"));
     EXPECT_THAT(errorOf(R"({"format": "headscope-session", "version": 1, "text": 5})"), HasSubstr("wrong type"));
     EXPECT_THAT(errorOf(std::string(100000, '[')), HasSubstr("JSON"));
+    EXPECT_THAT(errorOf(R"({"format": 1, "version": 1})"), HasSubstr("not a HeadScope session"));
+    EXPECT_THAT(errorOf(R"({"format": "headscope-session", "version": 1, "temperature": 1e999})"),
+                HasSubstr("not valid JSON"));
 }
 
 TEST(SessionFile, MissingFileIsAnError) {
