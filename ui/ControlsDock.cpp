@@ -207,6 +207,17 @@ QWidget* ControlsDock::buildAttentionGroup() {
                                 "attention over more tokens, below 1 sharpens it; 1 changes nothing."));
     addRow(form, tr("&Temperature"), temperature_);
 
+    padded_keys_ = new QLineEdit(group);
+    padded_keys_->setObjectName(QStringLiteral("padded_keys"));
+    padded_keys_->setPlaceholderText(tr("none, e.g. 0, 3"));
+    padded_keys_->setValidator(
+        new QRegularExpressionValidator(QRegularExpression(QStringLiteral("[0-9, ]{0,200}")), padded_keys_));
+    padded_keys_->setToolTip(tr("Key positions treated as padding: no query may attend to them (grey columns). "
+                                "Pad key 0 under a causal mask and the first query has nothing left to attend "
+                                "to: PyTorch gives NaN there, HeadScope gives zero weights."));
+    addRow(form, tr("&Padded keys"), padded_keys_);
+
+    connect(padded_keys_, &QLineEdit::textEdited, this, &ControlsDock::edited);
     connect(mask_, &QComboBox::currentIndexChanged, this, &ControlsDock::edited);
     connect(scale_, &QCheckBox::toggled, this, &ControlsDock::edited);
     connect(temperature_, &QDoubleSpinBox::valueChanged, this, &ControlsDock::edited);
@@ -333,6 +344,12 @@ Config ControlsDock::config() const {
     c.mask = MaskKind(mask_->currentData().toInt());
     c.scale = scale_->isChecked();
     c.temperature = temperature_->value();
+    c.padded_keys.clear();
+    for (const QString& key : padded_keys_->text().split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        bool ok_key = false;
+        const int position = key.trimmed().toInt(&ok_key);
+        if (ok_key) c.padded_keys.push_back(position);  // range: Config::validate() explains
+    }
     c.text = text_->toPlainText().toStdString();
     c.source_text = source_text_->toPlainText().toStdString();
     c.seq_len = seq_len_->value();
@@ -342,7 +359,8 @@ Config ControlsDock::config() const {
 void ControlsDock::setConfig(const Config& c) {
     base_ = c;
     const QList<QObject*> widgets{d_model_, d_model_slider_, heads_, lock_, d_k_, d_v_, kv_heads_, init_,
-                                  seed_, bias_, mask_, scale_, temperature_, text_, source_text_, seq_len_};
+                                  seed_, bias_, mask_, scale_, temperature_, padded_keys_, text_, source_text_,
+                                  seq_len_};
     std::vector<std::unique_ptr<QSignalBlocker>> blockers;
     for (QObject* widget : widgets) blockers.push_back(std::make_unique<QSignalBlocker>(widget));
 
@@ -359,6 +377,9 @@ void ControlsDock::setConfig(const Config& c) {
     mask_->setCurrentIndex(mask_->findData(int(c.mask)));
     scale_->setChecked(c.scale);
     temperature_->setValue(c.temperature);
+    QStringList keys;
+    for (int key : c.padded_keys) keys << QString::number(key);
+    if (padded_keys_->text() != keys.join(QStringLiteral(", "))) padded_keys_->setText(keys.join(QStringLiteral(", ")));
     if (text_->toPlainText() != toText(c.text)) text_->setPlainText(toText(c.text));
     if (source_text_->toPlainText() != toText(c.source_text)) source_text_->setPlainText(toText(c.source_text));
     seq_len_->setValue(c.seq_len);

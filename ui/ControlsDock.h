@@ -73,6 +73,7 @@ private:
     QSpinBox* kv_heads_ = nullptr;
     QComboBox* init_ = nullptr;
     QLineEdit* seed_ = nullptr;
+    QLineEdit* padded_keys_ = nullptr;
     QCheckBox* bias_ = nullptr;
     QComboBox* mask_ = nullptr;
     QCheckBox* scale_ = nullptr;

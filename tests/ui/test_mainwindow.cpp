@@ -4,6 +4,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QProcess>
 #include <QSpinBox>
@@ -156,6 +157,42 @@ private slots:
         QCOMPARE(window.headGrid()->headCount(), 3);
         QCOMPARE(window.session()->config().d_k, 21);
         QCOMPARE(maxGridDifference(window.headGrid(), analyze(window.session()->config(), false)), 0.0);
+    }
+
+    void paddingKeyZeroUnderACausalMaskGivesAZeroRowNotNaN() {
+        MainWindow window(noSettings());
+        window.show();
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        auto* mask = findControl<QComboBox>(window, "mask");
+        mask->setCurrentIndex(mask->findData(int(MaskKind::Causal)));
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        auto* padded = findControl<QLineEdit>(window, "padded_keys");
+        padded->setFocus();
+        QTest::keyClicks(padded, QStringLiteral("0"));
+        QVERIFY(window.waitForCompleteUpdate(60000));
+
+        Config expected_config;
+        expected_config.mask = MaskKind::Causal;
+        expected_config.padded_keys = {0};
+        QCOMPARE(window.session()->config(), expected_config);
+        const Analysis expected = analyze(expected_config, false);
+        QCOMPARE(maxGridDifference(window.headGrid(), expected), 0.0);
+        // Query 0 attends to nothing: every cell of its row is masked (grey), none is NaN-as-number.
+        for (int c = 0; c < expected.nKeyValue(); ++c) QVERIFY(std::isnan(window.headGrid()->colorMap(0)->data()->cell(c, 0)));
+        QVERIFY(expected.results.heads[0].weights.row(0).isZero(0));
+
+        // A key that does not exist: the problem in words, the last valid numbers kept. (Typing
+        // "99" passes through "9", a valid key, so the last valid result is whichever came last.)
+        padded->selectAll();
+        QTest::keyClicks(padded, QStringLiteral("99"));
+        QVERIFY(window.session()->waitForIdle(60000));
+        QTest::qWait(50);
+        auto* problems = findControl<QLabel>(window, "problems");
+        QVERIFY2(problems->text().contains(QLatin1String("Padded key 99 does not exist")), qPrintable(problems->text()));
+        const auto shown = window.session()->analysis();
+        QCOMPARE(shown->config.padded_keys.size(), std::size_t(1));
+        QVERIFY(shown->config.padded_keys[0] != 99);
+        QCOMPARE(maxGridDifference(window.headGrid(), analyze(shown->config, false)), 0.0);
     }
 
     void viewTogglesAndZoom() {
