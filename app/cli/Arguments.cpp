@@ -1,6 +1,9 @@
 #include "cli/Arguments.h"
 
+#include <cerrno>
 #include <cmath>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <limits>
 
 #include "io/IoError.h"
@@ -47,6 +50,25 @@ void parseOrThrow(QCommandLineParser& parser, const QStringList& arguments) {
     if (!parser.parse(argv)) throw UsageError(str(parser.errorText()));
     if (!parser.positionalArguments().isEmpty())
         throw UsageError("unexpected argument '" + str(parser.positionalArguments().first()) + "'");
+}
+
+namespace {
+QtMessageHandler qt_default_handler = nullptr;
+
+// The offscreen platform says it cannot resize native windows it does not have: noise.
+void quietOffscreenHandler(QtMsgType type, const QMessageLogContext& context, const QString& message) {
+    if (type == QtWarningMsg && message.startsWith(QLatin1String("This plugin does not support"))) return;
+    if (qt_default_handler) qt_default_handler(type, context, message);
+}
+}  // namespace
+
+void prepareHeadlessQt() {
+    qputenv("QT_QPA_PLATFORM", "offscreen");
+    if (!qt_default_handler) qt_default_handler = qInstallMessageHandler(quietOffscreenHandler);
+    if (qEnvironmentVariableIsEmpty("XDG_RUNTIME_DIR")) {
+        const std::string dir = "/tmp/headscope-runtime-" + std::to_string(::getuid());
+        if (::mkdir(dir.c_str(), 0700) == 0 || errno == EEXIST) qputenv("XDG_RUNTIME_DIR", QByteArray::fromStdString(dir));
+    }
 }
 
 int parseInt(const QString& option, const QString& text, int low, int high) {

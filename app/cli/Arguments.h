@@ -27,6 +27,10 @@ Config configFromOptions(const QCommandLineParser& parser);
 // Parses arguments (argv without the program and command names) or throws UsageError.
 void parseOrThrow(QCommandLineParser& parser, const QStringList& arguments);
 
+// Before a QApplication in the CLI: Qt's offscreen platform (no display needed) and a
+// private runtime directory when XDG_RUNTIME_DIR is unset, so Qt prints no warning.
+void prepareHeadlessQt();
+
 int parseInt(const QString& option, const QString& text, int low, int high);
 double parseDouble(const QString& option, const QString& text);
 std::string requireValue(const QCommandLineParser& parser, const QString& option);

@@ -108,7 +108,7 @@ int runBench(const QStringList& arguments, int argc, char** argv) {
     double gui_ms = -1, gui_same_weights_ms = -1;
     int gui_runs = 0;
     if (!parser.isSet("no-gui")) {
-        qputenv("QT_QPA_PLATFORM", "offscreen");
+        prepareHeadlessQt();
         QApplication app(argc, argv);
         const ui::GuiBenchResult gui = ui::benchmarkGuiUpdate(runs);
         gui_ms = gui.median_ms;

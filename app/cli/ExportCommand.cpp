@@ -58,7 +58,7 @@ int runExport(const QStringList& arguments, int argc, char** argv) {
     }
     if (!image_formats.isEmpty()) {
         // Headless by design: never needs a display.
-        qputenv("QT_QPA_PLATFORM", "offscreen");
+        prepareHeadlessQt();
         QApplication app(argc, argv);
         QString error;
         const QStringList images = ui::exportImages(analysis, QString::fromStdString(out), image_formats, &error, ui::ViewOptions{}, scale);
