@@ -209,6 +209,7 @@ Equivalence checkEquivalence(const AttentionOptions& options, const Weights& w,
         e.factored_vs_merged = worse(e.factored_vs_merged, h.factored_vs_merged);
         e.max_abs_logit = worse(e.max_abs_logit, h.max_abs_logit);
     }
+    e.compared_cells = static_cast<long long>(fused.allowed.count()) * w.heads;
     return e;
 }
 

@@ -72,6 +72,7 @@ struct Equivalence {
     double fused_vs_per_head = 0;   // max |logits_fused - logits_per_head| over heads, unmasked cells
     double factored_vs_merged = 0;  // max |logits_fused - logits_merged|
     double max_abs_logit = 0;       // scale for judging the two residuals
+    long long compared_cells = 0;   // unmasked cells compared over all heads; 0: nothing to compare
 };
 Equivalence checkEquivalence(const AttentionOptions& options, const Weights& weights,
                              const Eigen::Ref<const Eigen::MatrixXf>& x_q,

@@ -90,6 +90,14 @@ Spectrum matrixSpectrum(const Eigen::Ref<const Eigen::MatrixXd>& m, double rank_
     return spectrumOf(singularValues(m), m.rows(), m.cols(), rank_rtol);
 }
 
+Eigen::VectorXd allSingularValues(const Spectrum& spectrum, Eigen::Index rows, Eigen::Index cols) {
+    const Eigen::Index count = std::min(rows, cols);
+    const Eigen::Index computed = std::min(count, spectrum.singular_values.size());
+    Eigen::VectorXd all = Eigen::VectorXd::Zero(count);  // (min(rows, cols)), exact zeros past the factors
+    all.head(computed) = spectrum.singular_values.head(computed);
+    return all;
+}
+
 std::vector<HeadSpectra> headSpectra(const Weights& w, double rank_rtol) {
     const int h = w.heads, kv = w.kv_heads;
     const Eigen::Index d = w.dModel();

@@ -5,6 +5,7 @@
 // Cost O((m + p) r^2 + r^3) instead of O(m p min(m, p)). All in double precision.
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <vector>
 
 #include "Weights.h"
@@ -32,6 +33,22 @@ Spectrum naiveProductSpectrum(const Eigen::Ref<const Eigen::MatrixXd>& a,
 
 // Singular values and rank of any matrix (used for the logits of a head).
 Spectrum matrixSpectrum(const Eigen::Ref<const Eigen::MatrixXd>& m, double rank_rtol = 0);
+
+// Largest rank a (rows, cols) product through `inner` dimensions can have: min(inner, rows, cols).
+// W_QK,i: min(d_k, d_model); W_OV,i: min(d_v, d_model); logits Q_i K_i^T: min(d_k, n_q, n_kv).
+inline int rankBound(Eigen::Index inner, Eigen::Index rows, Eigen::Index cols) {
+    return static_cast<int>(std::min({inner, rows, cols}));
+}
+
+// Every singular value of a (rows, cols) matrix, min(rows, cols) of them, descending: the
+// computed ones, then exact zeros for every index past the factor width (a product through
+// r dimensions has min(rows, cols) - r singular values that are zero without computing them).
+Eigen::VectorXd allSingularValues(const Spectrum& spectrum, Eigen::Index rows, Eigen::Index cols);
+
+// How many of the min(rows, cols) singular values count as zero (at or below the tolerance).
+inline int zeroCount(const Spectrum& spectrum, Eigen::Index rows, Eigen::Index cols) {
+    return static_cast<int>(std::min(rows, cols)) - spectrum.rank;
+}
 
 struct HeadSpectra {
     Spectrum qk;  // W_QK,i = W_i^Q (W_i^K)^T (d_model, d_model), rank <= d_k

@@ -83,6 +83,17 @@ Weights makeWeights(const Config& config) {
     w.W_O.resize(o_rows, d);   // (h*d_v, d_model)
     const std::uint64_t s = config.seed;
 
+    if (config.init == InitKind::Identity) {
+        // Square by validation: h*d_k = kv*d_k = kv*d_v = h*d_v = d_model.
+        for (Eigen::MatrixXf* m : {&w.W_Q, &w.W_K, &w.W_V, &w.W_O}) m->setIdentity();
+        if (config.bias) {
+            w.b_Q = Eigen::RowVectorXf::Zero(q_cols);
+            w.b_K = Eigen::RowVectorXf::Zero(k_cols);
+            w.b_V = Eigen::RowVectorXf::Zero(v_cols);
+            w.b_O = Eigen::RowVectorXf::Zero(d);
+        }
+        return w;
+    }
     // Each matrix has its own stream, so the four fills can run in parallel.
     const bool xavier = config.init == InitKind::Xavier;
     // xavier_uniform over the stacked in-projection (q_cols + k_cols + v_cols, d_model);
