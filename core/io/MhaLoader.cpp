@@ -1,22 +1,18 @@
 #include "io/MhaLoader.h"
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <set>
 #include <vector>
 
+#include "Config.h"
+#include "Strings.h"
+#include "io/Quote.h"
 #include "io/Safetensors.h"
 
 namespace headscope::io {
 namespace {
-
-std::string quoted(const std::string& text) { return "'" + text + "'"; }
-
-std::string joined(const std::vector<std::string>& items, const std::string& separator) {
-    std::string text;
-    for (std::size_t i = 0; i < items.size(); ++i) text += (i > 0 ? separator : "") + items[i];
-    return text;
-}
 
 // Flat C-order index -> "[i, j, ...]" for the given shape.
 std::string multiIndex(std::size_t flat, const std::vector<std::int64_t>& shape) {
@@ -26,7 +22,7 @@ std::string multiIndex(std::size_t flat, const std::vector<std::int64_t>& shape)
         parts[axis] = std::to_string(flat % dim);
         flat /= dim;
     }
-    return "[" + joined(parts, ", ") + "]";
+    return "[" + joinStrings(parts, ", ") + "]";
 }
 
 class Loader {
@@ -78,7 +74,7 @@ public:
 
 private:
     [[noreturn]] void fail(const std::string& why) const {
-        throw IoError("cannot load nn.MultiheadAttention weights from '" + path_ + "': " + why);
+        throw IoError("cannot load nn.MultiheadAttention weights from " + quotePath(path_) + ": " + why);
     }
 
     std::string name(const std::string& suffix) const { return prefix_ + suffix; }
@@ -87,18 +83,18 @@ private:
 
     void rejectUnsupportedVariants() const {
         if (has("bias_k") || has("bias_v"))
-            fail("the layer was built with add_bias_kv=True (tensors " + quoted(name("bias_k")) + ", " + quoted(name("bias_v")) +
+            fail("the layer was built with add_bias_kv=True (tensors " + quote(name("bias_k")) + ", " + quote(name("bias_v")) +
                  "), which is not supported");
     }
 
     void reportMissing(bool has_in_projection) const {
         std::vector<std::string> missing;
         if (!has_in_projection)
-            missing.push_back(quoted(name("in_proj_weight")) + " (or all three of " + quoted(name("q_proj_weight")) + ", " +
-                              quoted(name("k_proj_weight")) + ", " + quoted(name("v_proj_weight")) + ")");
-        if (!has("out_proj.weight")) missing.push_back(quoted(name("out_proj.weight")));
+            missing.push_back(quote(name("in_proj_weight")) + " (or all three of " + quote(name("q_proj_weight")) + ", " +
+                              quote(name("k_proj_weight")) + ", " + quote(name("v_proj_weight")) + ")");
+        if (!has("out_proj.weight")) missing.push_back(quote(name("out_proj.weight")));
         if (missing.empty()) return;
-        fail("it has no tensor " + joined(missing, " and no tensor ") + hint());
+        fail("it has no tensor " + joinStrings(missing, " and no tensor ") + hint());
     }
 
     // Suggests the prefixes under which the file does hold attention weights.
@@ -108,26 +104,26 @@ private:
         for (const std::string& n : names)
             for (const std::string suffix : {"in_proj_weight", "q_proj_weight", "out_proj.weight"})
                 if (n.size() >= suffix.size() && n.compare(n.size() - suffix.size(), suffix.size(), suffix) == 0)
-                    prefixes.insert(quoted(n.substr(0, n.size() - suffix.size())));
+                    prefixes.insert(quote(n.substr(0, n.size() - suffix.size())));
         if (!prefixes.empty()) {
             std::vector<std::string> list(prefixes.begin(), prefixes.end());
             if (list.size() > 5) {
                 list.resize(5);
                 list.push_back("...");
             }
-            return "; the file has attention weights under the prefix " + joined(list, ", ");
+            return "; the file has attention weights under the prefix " + joinStrings(list, ", ");
         }
         if (names.empty()) return "; the file holds no tensors";
         std::vector<std::string> list;
-        for (std::size_t i = 0; i < names.size() && i < 5; ++i) list.push_back(quoted(names[i]));
+        for (std::size_t i = 0; i < names.size() && i < 5; ++i) list.push_back(quote(names[i]));
         if (names.size() > 5) list.push_back("...");
-        return "; it holds " + joined(list, ", ");
+        return "; it holds " + joinStrings(list, ", ");
     }
 
     void expectShape(const std::string& suffix, const std::vector<std::int64_t>& expected) const {
         const auto& found = shapeOf(suffix);
         if (found != expected)
-            fail("tensor " + quoted(name(suffix)) + " has shape " + shapeToString(found) + ", expected " + shapeToString(expected));
+            fail("tensor " + quote(name(suffix)) + " has shape " + shapeToString(found) + ", expected " + shapeToString(expected));
     }
 
     // d from in_proj_weight (3d, d).
@@ -136,7 +132,7 @@ private:
         if (shape.size() == 2 && shape[1] >= 1 && shape[1] <= INT_MAX / 3 && shape[0] == 3 * shape[1]) return shape[1];
         const std::string expected =
             shape.size() == 2 && shape[1] >= 1 && shape[1] <= INT_MAX / 3 ? " = " + shapeToString({3 * shape[1], shape[1]}) : "";
-        fail("tensor " + quoted(name("in_proj_weight")) + " has shape " + shapeToString(shape) +
+        fail("tensor " + quote(name("in_proj_weight")) + " has shape " + shapeToString(shape) +
              ", expected (3 * embed_dim, embed_dim)" + expected);
     }
 
@@ -144,24 +140,26 @@ private:
     std::int64_t separateEmbedDim() const {
         const auto& q = shapeOf("q_proj_weight");
         if (q.size() != 2 || q[0] != q[1] || q[0] < 1 || q[0] > INT_MAX / 3)
-            fail("tensor " + quoted(name("q_proj_weight")) + " has shape " + shapeToString(q) +
+            fail("tensor " + quote(name("q_proj_weight")) + " has shape " + shapeToString(q) +
                  ", expected a square (embed_dim, embed_dim) matrix");
         const std::int64_t d = q[0];
         for (const char* other : {"k_proj_weight", "v_proj_weight"}) {
             const auto& shape = shapeOf(other);
             if (shape.size() == 2 && shape[0] == d && shape[1] != d)
-                fail("tensor " + quoted(name(other)) + " has shape " + shapeToString(shape) + ": kdim / vdim (" +
+                fail("tensor " + quote(name(other)) + " has shape " + shapeToString(shape) + ": kdim / vdim (" +
                      std::to_string(shape[1]) + ") different from embed_dim (" + std::to_string(d) + ") is not supported");
             expectShape(other, {d, d});
         }
         return d;
     }
 
+    // The head counts HeadScope accepts (1 to Limits::kMaxHeads) that divide d: a bounded
+    // search whatever embed_dim the file claims.
     static std::string divisors(std::int64_t d) {
         std::vector<std::string> list;
-        for (std::int64_t k = 1; k <= d && list.size() < 24; ++k)
+        for (std::int64_t k = 1; k <= std::min<std::int64_t>(d, Limits::kMaxHeads); ++k)
             if (d % k == 0) list.push_back(std::to_string(k));
-        return joined(list, ", ");
+        return joinStrings(list, ", ");
     }
 
     // Reads a tensor whose shape was checked, rejecting NaN and infinity.
@@ -169,7 +167,7 @@ private:
         Tensor tensor = file_.read(name(suffix));
         for (std::size_t i = 0; i < tensor.data.size(); ++i)
             if (!std::isfinite(tensor.data[i]))
-                fail("tensor " + quoted(name(suffix)) + " has the non-finite value " +
+                fail("tensor " + quote(name(suffix)) + " has the non-finite value " +
                      (std::isnan(tensor.data[i]) ? "nan" : tensor.data[i] > 0 ? "inf" : "-inf") + " at index " +
                      multiIndex(i, tensor.shape));
         return tensor;
@@ -190,7 +188,7 @@ private:
 
 Weights loadMultiheadAttention(const std::string& path, int heads, const std::string& prefix) {
     if (heads < 1)
-        throw IoError("cannot load nn.MultiheadAttention weights from '" + path + "': heads must be at least 1, got " +
+        throw IoError("cannot load nn.MultiheadAttention weights from " + quotePath(path) + ": heads must be at least 1, got " +
                       std::to_string(heads));
     return Loader(path, prefix).load(heads);
 }

@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "io/BinaryFile.h"
+#include "io/Quote.h"
 
 namespace headscope::io {
 namespace {
@@ -74,7 +75,7 @@ public:
                 markSeen(seen_shape, key);
                 header.shape = parseShape();
             } else {
-                fail("it has the unexpected key '" + key + "'");
+                fail("it has the unexpected key " + quote(key));
             }
             if (!consume(',')) {
                 expect('}');
@@ -92,7 +93,7 @@ private:
     [[noreturn]] void fail(const std::string& why) const { throw IoError("the header dictionary is invalid: " + why); }
 
     void markSeen(bool& seen, const std::string& key) const {
-        if (seen) fail("the key '" + key + "' appears twice");
+        if (seen) fail("the key " + quote(key) + " appears twice");
         seen = true;
     }
 
@@ -185,7 +186,7 @@ Dtype parseDescr(const std::string& descr) {
     if (descr == ">f4") return {4, true};
     if (descr == "<f8") return {8, false};
     if (descr == ">f8") return {8, true};
-    throw IoError("its dtype '" + descr + "' is not supported (supported: '<f4', '>f4', '<f8', '>f8')");
+    throw IoError("its dtype " + quote(descr, 16) + " is not supported (supported: '<f4', '>f4', '<f8', '>f8')");
 }
 
 // Reads count float32 values stored with the given byte order.
@@ -265,7 +266,7 @@ Tensor readNpyUnchecked(const std::string& path) {
     const bool overflows = elements > std::numeric_limits<std::uint64_t>::max() / dtype.item_size;
     const std::uint64_t needed = overflows ? 0 : elements * dtype.item_size;
     if (overflows || needed > available)
-        throw IoError("it is truncated: shape " + shapeToString(header.shape) + " of '" + header.descr + "' needs " +
+        throw IoError("it is truncated: shape " + shapeToString(header.shape) + " of " + quote(header.descr) + " needs " +
                       (overflows ? "more than 2^64" : std::to_string(needed)) + " data bytes but the file has " +
                       std::to_string(available));
     if (needed < available)
@@ -314,19 +315,19 @@ Tensor readNpy(const std::string& path) {
     try {
         return readNpyUnchecked(path);
     } catch (const IoError& error) {
-        throw IoError("cannot read .npy file '" + path + "': " + error.what());
+        throw IoError("cannot read .npy file " + quotePath(path) + ": " + error.what());
     } catch (const std::bad_alloc&) {
-        throw IoError("cannot read .npy file '" + path + "': not enough memory for its data");
+        throw IoError("cannot read .npy file " + quotePath(path) + ": not enough memory for its data");
     }
 }
 
 void writeNpy(const std::string& path, const Tensor& tensor) {
     const auto count = checkedElementCount(tensor.shape);
     if (!count || static_cast<std::uint64_t>(*count) != tensor.data.size())
-        throw IoError("cannot write .npy file '" + path + "': the tensor of shape " + shapeToString(tensor.shape) + " holds " +
+        throw IoError("cannot write .npy file " + quotePath(path) + ": the tensor of shape " + shapeToString(tensor.shape) + " holds " +
                       std::to_string(tensor.data.size()) + " values, which does not match its shape");
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (!out) throw IoError("cannot write .npy file '" + path + "': it cannot be opened for writing");
+    if (!out) throw IoError("cannot write .npy file " + quotePath(path) + ": it cannot be opened for writing");
     const std::string header = npyPreambleAndHeader(tensor.shape);
     out.write(header.data(), static_cast<std::streamsize>(header.size()));
 
@@ -343,7 +344,7 @@ void writeNpy(const std::string& path, const Tensor& tensor) {
         out.write(reinterpret_cast<const char*>(chunk.data()), static_cast<std::streamsize>(chunk.size()));
     }
     out.close();
-    if (!out) throw IoError("cannot write .npy file '" + path + "': writing failed (disk full?)");
+    if (!out) throw IoError("cannot write .npy file " + quotePath(path) + ": writing failed (disk full?)");
 }
 
 void writeNpy(const std::string& path, const Eigen::Ref<const Eigen::MatrixXf>& matrix) {

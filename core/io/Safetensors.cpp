@@ -12,9 +12,11 @@
 #include <optional>
 #include <string_view>
 
-#include <nlohmann/json.hpp>
+#include <Eigen/Core>
 
 #include "io/BinaryFile.h"
+#include "io/JsonText.h"
+#include "io/Quote.h"
 
 namespace headscope::io {
 namespace {
@@ -22,7 +24,6 @@ namespace {
 using nlohmann::json;
 
 constexpr std::uint64_t kMaxHeaderBytes = 100'000'000;  // the limit of the reference implementation
-constexpr int kMaxJsonDepth = 64;
 constexpr std::size_t kChunkValues = 1 << 16;  // values converted per read
 
 constexpr std::int64_t kInt64Max = std::numeric_limits<std::int64_t>::max();
@@ -43,56 +44,10 @@ std::optional<std::uint64_t> itemSize(const std::string& dtype) {
     return it == sizes.end() ? std::nullopt : std::optional(it->second);
 }
 
-// IEEE half -> float, exact (every half value is a float value).
-float halfToFloat(std::uint16_t half) {
-    const std::uint32_t sign = std::uint32_t{half & 0x8000u} << 16;
-    const std::uint32_t exponent = (half >> 10) & 0x1Fu;
-    const std::uint32_t mantissa = half & 0x3FFu;
-    std::uint32_t bits;
-    if (exponent == 0x1F) {
-        bits = sign | 0x7F800000u | (mantissa << 13);  // inf / NaN (payload kept)
-    } else if (exponent != 0) {
-        bits = sign | ((exponent + 127 - 15) << 23) | (mantissa << 13);
-    } else {
-        const float magnitude = std::ldexp(static_cast<float>(mantissa), -24);  // zero or subnormal
-        return sign ? -magnitude : magnitude;
-    }
-    float value;
-    std::memcpy(&value, &bits, sizeof value);
-    return value;
-}
-
-float bfloat16ToFloat(std::uint16_t bf16) {
-    const std::uint32_t bits = std::uint32_t{bf16} << 16;
-    float value;
-    std::memcpy(&value, &bits, sizeof value);
-    return value;
-}
-
 float bitsToFloat(std::uint32_t bits) {
     float value;
     std::memcpy(&value, &bits, sizeof value);
     return value;
-}
-
-// Rejects headers nested deeper than kMaxJsonDepth before the JSON parser sees them.
-void checkNestingDepth(std::string_view text) {
-    int depth = 0;
-    bool in_string = false, escaped = false;
-    for (const char c : text) {
-        if (in_string) {
-            if (escaped) escaped = false;
-            else if (c == '\\') escaped = true;
-            else if (c == '"') in_string = false;
-        } else if (c == '"') {
-            in_string = true;
-        } else if (c == '{' || c == '[') {
-            if (++depth > kMaxJsonDepth)
-                throw IoError("its header nests JSON more than " + std::to_string(kMaxJsonDepth) + " levels deep");
-        } else if (c == '}' || c == ']') {
-            --depth;
-        }
-    }
 }
 
 // A JSON integer in [0, int64 max], or IoError with `what` in the message.
@@ -114,11 +69,6 @@ std::string shortNumber(double value) {
     std::array<char, 32> text{};
     std::snprintf(text.data(), text.size(), "%g", value);
     return text.data();
-}
-
-std::string stripJsonPrefix(const std::string& message) {
-    const std::size_t bracket = message.find("] ");
-    return message.rfind("[json.", 0) == 0 && bracket != std::string::npos ? message.substr(bracket + 2) : message;
 }
 
 }  // namespace
@@ -152,20 +102,14 @@ void SafetensorsReader::load() {
 
     std::string text(header_length, '\0');
     readAt(file_, 8, text.data(), text.size());
-    checkNestingDepth(text);
-    json header;
-    try {
-        header = json::parse(text);
-    } catch (const json::exception& error) {
-        throw IoError("its header is not valid JSON (" + stripJsonPrefix(error.what()) + ")");
-    }
+    const json header = parseJsonText(text, "its header");
     if (!header.is_object()) throw IoError("its header is not a JSON object");
 
     data_start_ = 8 + header_length;
     const std::uint64_t buffer_size = file_size - data_start_;
     for (const auto& [name, value] : header.items()) {
         if (name == "__metadata__") continue;
-        const std::string tensor = "tensor '" + name + "'";
+        const std::string tensor = "tensor " + quote(name);
         if (!value.is_object()) throw IoError(tensor + " is not described by a JSON object");
         for (const char* key : {"dtype", "shape", "data_offsets"})
             if (!value.contains(key)) throw IoError(tensor + " has no \"" + key + "\" entry");
@@ -190,14 +134,21 @@ void SafetensorsReader::load() {
                           std::to_string(buffer_size) + " data bytes in the file");
         const auto count = checkedElementCount(entry.shape);
         if (!count) throw IoError(tensor + " has shape " + shapeToString(entry.shape) + " with too many elements");
+        const std::uint64_t bytes = entry.end - entry.begin;
+        const auto elements = static_cast<std::uint64_t>(*count);
         if (const auto size = itemSize(entry.dtype)) {
-            const std::uint64_t bytes = entry.end - entry.begin;
-            const auto elements = static_cast<std::uint64_t>(*count);
             const bool overflows = elements > std::numeric_limits<std::uint64_t>::max() / *size;
             if (overflows || elements * *size != bytes)
                 throw IoError(tensor + " of shape " + shapeToString(entry.shape) + " and dtype " + entry.dtype + " needs " +
                               (overflows ? "more than 2^64" : std::to_string(elements * *size)) +
                               " bytes, but its data_offsets span " + std::to_string(bytes) + " bytes");
+        } else if (elements / 8 > bytes) {
+            // A dtype this reader does not know (a newer format version) cannot be read, but its
+            // shape is still shown: it must not claim more elements than its bytes can hold
+            // at one bit each, or a tiny file could describe a gigantic layer.
+            throw IoError(tensor + " of shape " + shapeToString(entry.shape) + " and unknown dtype " +
+                          quote(entry.dtype, 16) + " claims more elements than its " + std::to_string(bytes) +
+                          " data bytes can hold");
         }
         entries_.emplace(name, std::move(entry));
     }
@@ -209,7 +160,8 @@ void SafetensorsReader::load() {
     std::sort(by_offset.begin(), by_offset.end(), [](auto* a, auto* b) { return a->second.begin < b->second.begin; });
     for (std::size_t i = 1; i < by_offset.size(); ++i)
         if (by_offset[i]->second.begin < by_offset[i - 1]->second.end)
-            throw IoError("the data of tensors '" + by_offset[i - 1]->first + "' and '" + by_offset[i]->first + "' overlap");
+            throw IoError("the data of tensors " + quote(by_offset[i - 1]->first) + " and " + quote(by_offset[i]->first) +
+                          " overlap");
 }
 
 std::vector<std::string> SafetensorsReader::names() const {
@@ -220,7 +172,7 @@ std::vector<std::string> SafetensorsReader::names() const {
 
 const SafetensorsReader::Entry& SafetensorsReader::entry(const std::string& name) const {
     const auto it = entries_.find(name);
-    if (it == entries_.end()) fail("it has no tensor named '" + name + "'");
+    if (it == entries_.end()) fail("it has no tensor named " + quote(name));
     return it->second;
 }
 
@@ -229,7 +181,7 @@ const std::vector<std::int64_t>& SafetensorsReader::shape(const std::string& nam
 const std::string& SafetensorsReader::dtype(const std::string& name) const { return entry(name).dtype; }
 
 void SafetensorsReader::fail(const std::string& why) const {
-    throw IoError("cannot read .safetensors file '" + path_ + "': " + why);
+    throw IoError("cannot read .safetensors file " + quotePath(path_) + ": " + why);
 }
 
 Tensor SafetensorsReader::read(const std::string& name) {
@@ -239,7 +191,8 @@ Tensor SafetensorsReader::read(const std::string& name) {
     const Entry& e = entry(name);
     const auto kind_it = kinds.find(e.dtype);
     if (kind_it == kinds.end())
-        fail("tensor '" + name + "' has dtype " + e.dtype + ", which cannot be converted to float (supported: F32, F64, F16, BF16)");
+        fail("tensor " + quote(name) + " has dtype " + quote(e.dtype, 16) +
+             ", which cannot be converted to float (supported: F32, F64, F16, BF16)");
     const Kind kind = kind_it->second;
     const std::uint64_t size = *itemSize(e.dtype);
 
@@ -257,14 +210,18 @@ Tensor SafetensorsReader::read(const std::string& name) {
                 float& out = tensor.data[start + i];
                 switch (kind) {
                     case Kind::F32: out = bitsToFloat(static_cast<std::uint32_t>(bits)); break;
-                    case Kind::F16: out = halfToFloat(static_cast<std::uint16_t>(bits)); break;
-                    case Kind::BF16: out = bfloat16ToFloat(static_cast<std::uint16_t>(bits)); break;
+                    case Kind::F16:
+                        out = static_cast<float>(Eigen::numext::bit_cast<Eigen::half>(static_cast<std::uint16_t>(bits)));
+                        break;
+                    case Kind::BF16:
+                        out = static_cast<float>(Eigen::numext::bit_cast<Eigen::bfloat16>(static_cast<std::uint16_t>(bits)));
+                        break;
                     case Kind::F64: {
                         double value;
                         std::memcpy(&value, &bits, sizeof value);
                         out = static_cast<float>(value);
                         if (std::isinf(out) && std::isfinite(value))
-                            throw IoError("tensor '" + name + "' has the float64 value " + shortNumber(value) +
+                            throw IoError("tensor " + quote(name) + " has the float64 value " + shortNumber(value) +
                                           " at flat index " + std::to_string(start + i) + ", outside the float32 range");
                         break;
                     }
@@ -274,7 +231,7 @@ Tensor SafetensorsReader::read(const std::string& name) {
     } catch (const IoError& error) {
         fail(error.what());
     } catch (const std::bad_alloc&) {
-        fail("not enough memory for tensor '" + name + "'");
+        fail("not enough memory for tensor " + quote(name));
     }
     return tensor;
 }
@@ -289,7 +246,7 @@ std::map<std::string, Tensor> readSafetensors(const std::string& path) {
 // ---- Writing -----------------------------------------------------------------------
 
 void writeSafetensors(const std::string& path, const std::map<std::string, Tensor>& tensors) {
-    const auto fail = [&](const std::string& why) { throw IoError("cannot write .safetensors file '" + path + "': " + why); };
+    const auto fail = [&](const std::string& why) { throw IoError("cannot write .safetensors file " + quotePath(path) + ": " + why); };
 
     json header = json::object();
     std::uint64_t offset = 0;
@@ -297,7 +254,7 @@ void writeSafetensors(const std::string& path, const std::map<std::string, Tenso
         if (name == "__metadata__") fail("\"__metadata__\" is reserved and cannot name a tensor");
         const auto count = checkedElementCount(tensor.shape);
         if (!count || static_cast<std::uint64_t>(*count) != tensor.data.size())
-            fail("tensor '" + name + "' of shape " + shapeToString(tensor.shape) + " holds " +
+            fail("tensor " + quote(name) + " of shape " + shapeToString(tensor.shape) + " holds " +
                  std::to_string(tensor.data.size()) + " values, which does not match its shape");
         const std::uint64_t end = offset + tensor.data.size() * 4;
         header[name] = {{"dtype", "F32"}, {"shape", tensor.shape}, {"data_offsets", {offset, end}}};

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "TempDirTest.h"
+#include "common/AllClose.h"
 
 #include <cmath>
 #include <cstring>
@@ -17,6 +18,7 @@
 
 #include <unistd.h>
 
+#include "Engine.h"
 #include "io/MhaLoader.h"
 #include "io/Npy.h"
 #include "io/Safetensors.h"
@@ -80,38 +82,6 @@ protected:
 
 };
 
-// PyTorch's forward pass written out with the loaded row-vector weights.
-struct Forward {
-    std::vector<Eigen::MatrixXf> attention;  // h x (n_q, n_kv)
-    Eigen::MatrixXf output;                  // (n_q, d)
-};
-
-Forward forward(const Weights& w, const Eigen::MatrixXf& x, const Eigen::MatrixXf& source, bool causal) {
-    // x (n_q, d), source (n_kv, d)
-    const auto withBias = [](Eigen::MatrixXf m, const Eigen::RowVectorXf& b) {
-        if (b.size() > 0) m.rowwise() += b;
-        return m;
-    };
-    const Eigen::MatrixXf Q = withBias(x * w.W_Q, w.b_Q);       // (n_q, h*d_k)
-    const Eigen::MatrixXf K = withBias(source * w.W_K, w.b_K);  // (n_kv, h*d_k)
-    const Eigen::MatrixXf V = withBias(source * w.W_V, w.b_V);  // (n_kv, h*d_v)
-    Eigen::MatrixXf heads(x.rows(), w.heads * w.d_v);           // (n_q, h*d_v)
-    Forward result;
-    for (int i = 0; i < w.heads; ++i) {
-        Eigen::MatrixXf logits = Q.middleCols(i * w.d_k, w.d_k) * K.middleCols(i * w.d_k, w.d_k).transpose() /
-                                 std::sqrt(static_cast<float>(w.d_k));  // (n_q, n_kv)
-        if (causal)
-            for (Eigen::Index r = 0; r < logits.rows(); ++r)
-                for (Eigen::Index c = r + 1; c < logits.cols(); ++c) logits(r, c) = -std::numeric_limits<float>::infinity();
-        Eigen::MatrixXf weights = (logits.colwise() - logits.rowwise().maxCoeff()).array().exp();
-        weights.array().colwise() /= weights.rowwise().sum().array();
-        heads.middleCols(i * w.d_v, w.d_v) = weights * V.middleCols(i * w.d_v, w.d_v);
-        result.attention.push_back(weights);
-    }
-    result.output = withBias(heads * w.W_O, w.b_O);
-    return result;
-}
-
 }  // namespace
 
 // ---- The weight convention ---------------------------------------------------------
@@ -143,7 +113,14 @@ TEST_F(MhaLoaderTest, FusedInProjectionIsSplitIntoTransposedRowVectorWeights) {
     }
 }
 
-TEST_F(MhaLoaderTest, ReproducesPyTorchAttentionAndOutputForEveryReferenceCase) {
+// headscope::forward on the loaded layer against nn.MultiheadAttention's own results
+// (tests/data/make_mha_reference.py, float32 on the CPU). The largest differences measured
+// over the five cases are 1.2e-7 (attention weights) and 1.8e-7 (outputs); 1e-6 leaves 5x
+// of room for summation-order noise and none for a real mistake (a wrong scale, mask or
+// transpose is off by 1e-2 or more).
+constexpr double kTorchTolerance = 1e-6;
+
+TEST_F(MhaLoaderTest, EngineReproducesPyTorchAttentionAndOutputForEveryReferenceCase) {
     struct Case {
         std::string name;
         int heads;
@@ -161,17 +138,22 @@ TEST_F(MhaLoaderTest, ReproducesPyTorchAttentionAndOutputForEveryReferenceCase) 
         const Eigen::MatrixXf x = toMatrix(headscope::io::readNpy((dir / "query.npy").string()));  // (n_q, d)
         const Eigen::MatrixXf source =
             c.cross ? toMatrix(headscope::io::readNpy((dir / "key_value.npy").string())) : x;  // (n_kv, d)
-        const Forward result = forward(w, x, source, c.causal);
+        headscope::AttentionOptions options;
+        options.mask = c.causal ? headscope::MaskKind::Causal : headscope::MaskKind::None;
+        const headscope::Results result = headscope::forward(options, w, x, source);
 
         const Tensor attention = headscope::io::readNpy((dir / "expected_attention.npy").string());  // (h, n_q, n_kv)
         ASSERT_EQ(attention.shape, (std::vector<std::int64_t>{c.heads, x.rows(), source.rows()}));
-        for (int h = 0; h < c.heads; ++h)
-            for (Eigen::Index r = 0; r < x.rows(); ++r)
-                for (Eigen::Index k = 0; k < source.rows(); ++k)
-                    EXPECT_NEAR(result.attention[static_cast<std::size_t>(h)](r, k),
-                                attention.data[static_cast<std::size_t>((h * x.rows() + r) * source.rows() + k)], 1e-5f);
+        std::vector<float> ours;  // (h, n_q, n_kv) in C order, as PyTorch stores it
+        for (const headscope::HeadResult& head : result.heads)
+            for (Eigen::Index r = 0; r < head.weights.rows(); ++r)
+                for (Eigen::Index k = 0; k < head.weights.cols(); ++k) ours.push_back(head.weights(r, k));
+        EXPECT_TRUE(headscope::test::allClose(ours, attention.data, kTorchTolerance, 0, attention.shape));
         const Eigen::MatrixXf output = toMatrix(headscope::io::readNpy((dir / "expected_output.npy").string()));
-        EXPECT_LT((result.output - output).cwiseAbs().maxCoeff(), 1e-5f);
+        EXPECT_TRUE(headscope::test::allClose(result.output, output, kTorchTolerance));
+        std::printf("%s: attention %s\n        output %s\n", c.name.c_str(),
+                    headscope::test::allClose(ours, attention.data, 0, 0, attention.shape).message(),
+                    headscope::test::allClose(result.output, output, 0).message());
     }
 }
 
@@ -245,6 +227,25 @@ TEST_F(MhaLoaderTest, TensorsOfOtherLayersAndDtypesDoNotGetInTheWay) {
 }
 
 // ---- Errors ------------------------------------------------------------------------
+
+TEST_F(MhaLoaderTest, APrimeEmbedDimOfAnUnknownDtypeIsRefusedAtOnce) {
+    // 177 bytes claiming a 715827881-wide layer in a dtype the reader does not know: the
+    // reader refuses the shape, so the divisor hint never searches up to that number.
+    const fs::path file = fs::path(HEADSCOPE_FUZZ_REGRESSIONS_DIR) / "mha_loader/unknown_dtype_prime_embed_dim.safetensors";
+    try {
+        loadMultiheadAttention(file.string(), 2);
+        FAIL() << "no IoError";
+    } catch (const IoError& error) {
+        EXPECT_THAT(error.what(), HasSubstr("claims more elements than its 0 data bytes can hold"));
+    }
+}
+
+TEST_F(MhaLoaderTest, TheHeadCountHintListsOnlyCountsHeadScopeAccepts) {
+    // 262 = 2 x 131: the hint searches 1 to 128 heads, whatever embed_dim is.
+    const std::string message = errorLoading(stateDict(262, false), 3);
+    EXPECT_THAT(message, HasSubstr("heads=3 does not divide embed_dim 262; head counts that work: 1, 2"));
+    EXPECT_THAT(message, ::testing::Not(HasSubstr("131")));
+}
 
 TEST_F(MhaLoaderTest, HeadsBelowOneIsAnError) {
     EXPECT_THAT(errorLoading(stateDict(4), 0), HasSubstr("at least 1"));
@@ -343,7 +344,7 @@ TEST_F(MhaLoaderTest, MissingOrBrokenFileIsAnError) {
 }
 
 TEST_F(MhaLoaderTest, RealGpt2CheckpointIsRefusedWithAClearMessage) {
-    const fs::path model = fs::path(HEADSCOPE_TEST_DATA_DIR) / "../../../shared/models/nano-sort/model.safetensors";
+    const fs::path model = fs::path(HEADSCOPE_SHARED_MODELS_DIR) / "nano-sort/model.safetensors";
     if (!fs::exists(model)) GTEST_SKIP() << "real checkpoint not found at " << model;
     try {
         loadMultiheadAttention(model.string(), 3, "h.0.attn.");

@@ -310,6 +310,20 @@ TEST_F(NpyTest, UnparsableHeaderDictionariesAreErrors) {
         EXPECT_THAT(errorReading(npyFile(header, bytesOf(1.0f))), HasSubstr(word)) << header;
 }
 
+TEST_F(NpyTest, AHeaderKeyOfAMegabyteGivesAShortEscapedMessage) {
+    // Within the 1 MB header limit, a key of nearly 1 MB with a newline, an escape
+    // sequence and invalid UTF-8: the message quotes it shortened and escaped, one line.
+    const std::string key = "k\n\x1b[2J\xff" + std::string(1'000'000, 'x');
+    const std::string message =
+        errorReading(npyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), '" + key + "': 1}", bytesOf(1.0f), 2));
+    EXPECT_THAT(message, HasSubstr("it has the unexpected key 'k\\n\\x1b[2J\\xffxxx"));
+    EXPECT_THAT(message, HasSubstr("...' (1000007 bytes)"));
+    EXPECT_LT(message.size(), 300u);
+    EXPECT_EQ(message.find('\n'), std::string::npos);
+    EXPECT_EQ(message.find('\x1b'), std::string::npos);
+    EXPECT_EQ(message.find('\xff'), std::string::npos);
+}
+
 TEST_F(NpyTest, UnsupportedDtypeIsAnError) {
     for (const std::string descr : {"<i4", "|u1", "<f2", "<c8", "=f4", "O"})
         EXPECT_THAT(errorReading(npyFile(dict(descr, "(1,)"), bytesOf(1.0f))), HasSubstr("not supported")) << descr;

@@ -195,7 +195,7 @@ TEST_F(SafetensorsTest, ConvertsBfloat16Exactly) {
 }
 
 TEST_F(SafetensorsTest, ReadsRealGpt2CheckpointWhenPresent) {
-    const fs::path model = fs::path(HEADSCOPE_TEST_DATA_DIR) / "../../../shared/models/nano-sort/model.safetensors";
+    const fs::path model = fs::path(HEADSCOPE_SHARED_MODELS_DIR) / "nano-sort/model.safetensors";
     if (!fs::exists(model)) GTEST_SKIP() << "real checkpoint not found at " << model;
     const auto tensors = readSafetensors(model.string());
     ASSERT_EQ(tensors.count("h.0.attn.c_attn.weight"), 1u);
@@ -324,6 +324,36 @@ TEST_F(SafetensorsTest, UnsupportedDtypeIsAnErrorNamingTheTensor) {
         EXPECT_THAT(message, HasSubstr("'position_ids'")) << dtype;
         EXPECT_THAT(message, HasSubstr("cannot be converted")) << dtype;
     }
+}
+
+TEST_F(SafetensorsTest, UnknownDtypeCannotClaimMoreElementsThanItsBytesHold) {
+    // A dtype newer than this reader (here "F4") keeps its shape visible, as long as its
+    // bytes could hold the elements at one bit each ...
+    const std::string fits = errorReading(safetensorsFile(oneTensor("F4", "[4, 4]", "[0, 8]"), std::string(8, '\0')));
+    EXPECT_THAT(fits, HasSubstr("cannot be converted"));
+    // ... but a 200-byte file must not describe a 715827881 x 715827881 layer (the
+    // nn.MultiheadAttention loader would then search the divisors of that number).
+    const std::string huge = errorReading(safetensorsFile(oneTensor("Q7", "[715827881, 715827881]", "[0, 0]"), ""));
+    EXPECT_THAT(huge, HasSubstr("unknown dtype 'Q7' claims more elements than its 0 data bytes can hold"));
+}
+
+TEST_F(SafetensorsTest, MessagesQuoteFileContentShortenedAndEscaped) {
+    // A 1 MB tensor name with a newline, an escape sequence and invalid UTF-8 in it.
+    const std::string name = "evil\\n\\u001b[31m" + std::string(1 << 20, 'x');
+    const std::string message = errorReading(safetensorsFile(R"({")" + name + R"(": 5})", ""));
+    EXPECT_THAT(message, HasSubstr("'evil\\n\\x1b[31mxxx"));
+    EXPECT_THAT(message, HasSubstr("...' (1048586 bytes)"));
+    EXPECT_LT(message.size(), 400u) << message.size();
+    EXPECT_EQ(message.find('\n'), std::string::npos);
+    EXPECT_EQ(message.find('\x1b'), std::string::npos);
+}
+
+TEST_F(SafetensorsTest, InvalidJsonIsDescribedWithoutTheLibrarysWords) {
+    const std::string message = errorReading(safetensorsFile("{\"a\": tru}", ""));
+    EXPECT_THAT(message, HasSubstr("its header is not valid JSON (error at byte"));
+    EXPECT_THAT(message, ::testing::Not(HasSubstr("json.exception")));
+    EXPECT_THAT(message, ::testing::Not(HasSubstr("parse_error")));
+    EXPECT_THAT(message, ::testing::Not(HasSubstr("tru")));  // file content is not echoed
 }
 
 TEST_F(SafetensorsTest, EveryTruncationOfAValidFileIsAnIoError) {
