@@ -5,18 +5,16 @@
 #include <string>
 
 #include "Input.h"
+#include "Strings.h"
 
 namespace headscope {
 
 namespace {
 
 std::string joinInts(const std::vector<int>& values, const char* last_sep) {
-    std::string out;
-    for (std::size_t i = 0; i < values.size(); ++i) {
-        if (i > 0) out += (i + 1 == values.size()) ? last_sep : ", ";
-        out += std::to_string(values[i]);
-    }
-    return out;
+    std::vector<std::string> text;
+    for (int value : values) text.push_back(std::to_string(value));
+    return joinStrings(text, ", ", last_sep);
 }
 
 // Head counts (<= kMaxHeads) that divide n.
@@ -43,6 +41,12 @@ void checkRange(std::vector<std::string>& problems, const char* name, int value,
 
 const char* toString(MaskKind mask) { return mask == MaskKind::Causal ? "causal" : "none"; }
 const char* toString(InitKind init) { return init == InitKind::Normal ? "normal" : "xavier"; }
+
+std::optional<MaskKind> maskKindFromString(const std::string& name) {
+    if (name == "none") return MaskKind::None;
+    if (name == "causal") return MaskKind::Causal;
+    return std::nullopt;
+}
 
 double estimatedBytes(const Config& c, int n_q, int n_kv) {
     const double d = c.d_model, h = c.heads, kv = c.kvHeads(), dk = c.headDimK(), dv = c.headDimV();

@@ -1,9 +1,10 @@
 #pragma once
 // Every knob of one multi-head attention layer and of its input.
 // validate() is the single place where a configuration is checked; nothing
-// downstream re-checks, so every consumer calls it (or Config::resolved()).
+// downstream re-checks, so every consumer calls it.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -84,5 +85,8 @@ double estimatedMultiplyAdds(const Config& config, int n_q, int n_kv);
 
 const char* toString(MaskKind mask);
 const char* toString(InitKind init);
+// "none", "causal" -> the mask; anything else -> nullopt. The one parser of mask names
+// for the command line and session files.
+std::optional<MaskKind> maskKindFromString(const std::string& name);
 
 }  // namespace headscope

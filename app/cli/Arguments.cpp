@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <limits>
 
+#include "Strings.h"
 #include "io/IoError.h"
 #include "io/SessionFile.h"
 
@@ -14,11 +15,6 @@ namespace headscope::cli {
 namespace {
 std::string str(const QString& s) { return s.toStdString(); }
 
-std::string join(const std::vector<std::string>& parts) {
-    std::string out;
-    for (const auto& p : parts) out += (out.empty() ? "" : " ") + p;
-    return out;
-}
 }  // namespace
 
 void addConfigOptions(QCommandLineParser& p) {
@@ -120,9 +116,9 @@ Config configFromOptions(const QCommandLineParser& p) {
     }
     if (p.isSet("source-text")) c.source_text = str(p.value("source-text"));
     if (p.isSet("mask")) {
-        const QString m = p.value("mask");
-        if (m != "none" && m != "causal") throw UsageError("--mask must be none or causal, got '" + str(m) + "'");
-        c.mask = m == "causal" ? MaskKind::Causal : MaskKind::None;
+        const std::optional<MaskKind> mask = maskKindFromString(str(p.value("mask")));
+        if (!mask) throw UsageError("--mask must be none or causal, got '" + str(p.value("mask")) + "'");
+        c.mask = *mask;
     }
     if (p.isSet("pad-keys")) {
         c.padded_keys.clear();
@@ -145,7 +141,7 @@ Config configFromOptions(const QCommandLineParser& p) {
     if (p.isSet("no-bias")) c.bias = false;
     if (p.isSet("rank-rtol")) c.rank_rtol = parseDouble("rank-rtol", p.value("rank-rtol"));
     const auto problems = c.validate();
-    if (!problems.empty()) throw UsageError(join(problems));
+    if (!problems.empty()) throw UsageError(joinStrings(problems, " "));
     return c;
 }
 

@@ -3,10 +3,11 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <nlohmann/json.hpp>
-#include <sstream>
 
+#include "io/BinaryFile.h"
 #include "io/IoError.h"
+#include "io/JsonText.h"
+#include "io/Quote.h"
 
 namespace headscope::io {
 
@@ -65,12 +66,7 @@ std::string configToJson(const Config& c) {
 }
 
 Config configFromJson(const std::string& text) {
-    json j;
-    try {
-        j = json::parse(text);
-    } catch (const json::exception& e) {  // syntax errors and numbers out of range alike
-        throw IoError(std::string("not valid JSON: ") + e.what());
-    }
+    const json j = parseJsonText(text, "the session");
     if (!j.is_object()) throw IoError("a session file must hold a JSON object");
     const auto format = j.find("format");
     if (format == j.end() || !format->is_string() || format->get<std::string>() != kFormat)
@@ -84,7 +80,7 @@ Config configFromJson(const std::string& text) {
     for (const auto& item : j.items()) {
         if (std::find_if(std::begin(known), std::end(known), [&](const char* k) { return item.key() == k; }) ==
             std::end(known))
-            throw IoError("unknown session key \"" + item.key() + "\"");
+            throw IoError("unknown session key " + quote(item.key()));
     }
 
     Config c;
@@ -118,9 +114,11 @@ Config configFromJson(const std::string& text) {
     std::string mask = toString(c.mask), init = toString(c.init);
     read(j, "mask", mask);
     read(j, "init", init);
-    if (mask != "none" && mask != "causal") throw IoError("session key \"mask\" must be \"none\" or \"causal\"");
-    if (init != "xavier" && init != "normal") throw IoError("session key \"init\" must be \"xavier\" or \"normal\"");
-    c.mask = mask == "causal" ? MaskKind::Causal : MaskKind::None;
+    const std::optional<MaskKind> mask_kind = maskKindFromString(mask);
+    if (!mask_kind) throw IoError("session key \"mask\" must be \"none\" or \"causal\", not " + quote(mask));
+    if (init != "xavier" && init != "normal")
+        throw IoError("session key \"init\" must be \"xavier\" or \"normal\", not " + quote(init));
+    c.mask = *mask_kind;
     c.init = init == "normal" ? InitKind::Normal : InitKind::Xavier;
     return c;
 }
@@ -128,33 +126,36 @@ Config configFromJson(const std::string& text) {
 void saveSession(const std::string& path, const Config& config) {
     // Write to a temporary file and rename, so a failed save never destroys the old file.
     const std::string tmp = path + ".tmp";
+    const auto fail = [&](const char* why) {
+        throw IoError("cannot write session file " + quotePath(path) + ": " + why);
+    };
     {
         std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) throw IoError("cannot write " + path);
+        if (!out) fail("its folder cannot be written to");
         out << configToJson(config);
-        if (!out.flush()) throw IoError("cannot write " + path);
+        if (!out.flush()) fail("writing failed (disk full?)");
     }
     std::error_code ec;
     std::filesystem::rename(tmp, path, ec);
     if (ec) {
         std::filesystem::remove(tmp, ec);
-        throw IoError("cannot write " + path);
+        fail("the finished file could not replace the old one");
     }
 }
 
 Config loadSession(const std::string& path) {
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(path, ec);
-    if (ec) throw IoError("cannot open session file " + path);
-    if (size > kMaxSessionBytes) throw IoError("session file " + path + " is larger than 8 MiB");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw IoError("cannot open session file " + path);
-    std::ostringstream text;
-    text << in.rdbuf();
     try {
-        return configFromJson(text.str());
+        std::uint64_t size = 0;
+        std::ifstream in = openForReading(path, size);
+        if (size > kMaxSessionBytes)
+            throw IoError("it is " + std::to_string(size >> 20) + " MiB, larger than the 8 MiB a session can be");
+        std::string text(size, '\0');
+        readAt(in, 0, text.data(), text.size());
+        return configFromJson(text);
     } catch (const IoError& e) {
-        throw IoError(path + ": " + e.what());
+        throw IoError("cannot read session file " + quotePath(path) + ": " + e.what());
+    } catch (const std::bad_alloc&) {
+        throw IoError("cannot read session file " + quotePath(path) + ": not enough memory");
     }
 }
 

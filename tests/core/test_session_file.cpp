@@ -63,7 +63,7 @@ TEST(SessionFile, BadFilesAreOneClearError) {
     EXPECT_THAT(errorOf(R"({"version": 1})"), HasSubstr("not a HeadScope session"));
     EXPECT_THAT(errorOf(R"({"format": "headscope-session", "version": 2})"), HasSubstr("version"));
     EXPECT_THAT(errorOf(R"({"format": "headscope-session", "version": 1, "hedas": 4})"),
-                HasSubstr("unknown session key \"hedas\""));
+                HasSubstr("unknown session key 'hedas'"));
     EXPECT_THAT(errorOf(R"({"format": "headscope-session", "version": 1, "heads": "four"})"),
                 HasSubstr("\"heads\" must be a whole number"));
     EXPECT_THAT(errorOf(R"({"format": "headscope-session", "version": 1, "heads": 1e20})"), HasSubstr("heads"));
@@ -76,6 +76,51 @@ TEST(SessionFile, BadFilesAreOneClearError) {
                 HasSubstr("not valid JSON"));
 }
 
-TEST(SessionFile, MissingFileIsAnError) {
-    EXPECT_THROW(io::loadSession("/nonexistent/dir/x.headscope.json"), io::IoError);
+TEST(SessionFile, InvalidJsonIsDescribedInOurWordsNotTheLibrarys) {
+    const std::string message = errorOf("{\"format\": headscope}");
+    EXPECT_EQ(message, "the session is not valid JSON (error at byte 12 of 21)");
+    EXPECT_EQ(errorOf("{\"format\": "), "the session is not valid JSON (it ends early, after 11 bytes)");
+}
+
+TEST(SessionFile, MillionsOfNestedBracketsAreRefusedBeforeParsing) {
+    // Parsing 4 million '[' took seconds and hundreds of MB; the nesting check is one pass.
+    const std::string message = errorOf(R"({"format": "headscope-session", "text": )" + std::string(4 << 20, '['));
+    EXPECT_EQ(message, "the session nests JSON more than 64 levels deep");
+    // Brackets inside strings are text, not nesting.
+    EXPECT_EQ(errorOf(R"({"format": "headscope-session", "version": 1, "text": ")" + std::string(1000, '[') + "\"}"), "");
+}
+
+TEST(SessionFile, FileContentInMessagesIsShortenedAndEscaped) {
+    const std::string key = "\\u001b[2J\\n" + std::string(1 << 20, 'k');  // JSON escapes: ESC, newline
+    const std::string message = errorOf(R"({"format": "headscope-session", "version": 1, ")" + key + R"(": 1})");
+    EXPECT_THAT(message, HasSubstr("unknown session key '\\x1b[2J\\nkkk"));
+    EXPECT_LT(message.size(), 200u);
+    EXPECT_EQ(message.find('\n'), std::string::npos);
+    EXPECT_EQ(message.find('\x1b'), std::string::npos);
+    EXPECT_THAT(errorOf(R"({"format": "headscope-session", "version": 1, "mask": "diag\tonal"})"),
+                HasSubstr("must be \"none\" or \"causal\", not 'diag\\tonal'"));
+}
+
+TEST(SessionFile, MissingFileIsAnErrorNamingThePathOnce) {
+    const std::string path = "/nonexistent/dir/x.headscope.json";
+    try {
+        io::loadSession(path);
+        FAIL() << "no IoError";
+    } catch (const io::IoError& e) {
+        const std::string message = e.what();
+        EXPECT_EQ(message, "cannot read session file '" + path + "': the file does not exist");
+    }
+}
+
+TEST(SessionFile, ABadFileNamesItsPathOnceAndTheProblem) {
+    const auto path = std::filesystem::temp_directory_path() / "headscope_bad.headscope.json";
+    std::ofstream(path) << R"({"format": "headscope-session", "version": 1, "heads": "four"})";
+    try {
+        io::loadSession(path.string());
+        FAIL() << "no IoError";
+    } catch (const io::IoError& e) {
+        EXPECT_EQ(std::string(e.what()),
+                  "cannot read session file '" + path.string() + "': session key \"heads\" must be a whole number");
+    }
+    std::filesystem::remove(path);
 }
