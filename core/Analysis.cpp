@@ -30,21 +30,27 @@ Analysis analyze(const Config& config, bool with_equivalence, const Analysis* pr
     a.spectra_ms = timedMs([&] {
         const bool same_spectra = same_weights && previous->config.rank_rtol == config.rank_rtol;
         a.spectra = same_spectra ? previous->spectra : headSpectra(a.weights, config.rank_rtol);
-        // Rank of each head's (unmasked) logits: the product Q_i K_g^T of thin factors.
-        const int d_k = a.weights.d_k;
-        const double factor = AttentionOptions::from(config).logitFactor(d_k);
-        a.logits.resize(a.weights.heads);
-        parallelFor(a.weights.heads, [&](int i) {
-            const int g = a.weights.kvHeadOf(i);
-            a.logits[i] = productSpectrum(a.results.Q.middleCols(i * d_k, d_k).cast<double>(),
-                                          a.results.K.middleCols(g * d_k, d_k).cast<double>(), config.rank_rtol);
-            a.logits[i].singular_values *= factor;
-            a.logits[i].tolerance *= factor;
-        }, a.nQuery() * a.nKeyValue() > 4096);
+        a.logits = logitsSpectra(a.weights, a.results, AttentionOptions::from(config), config.rank_rtol);
     });
     a.cost = computeCost(config, a.nQuery(), a.nKeyValue());
     if (with_equivalence) addEquivalence(a);
     return a;
+}
+
+std::vector<Spectrum> logitsSpectra(const Weights& w, const Results& r, const AttentionOptions& options,
+                                    double rank_rtol) {
+    // Rank of each head's (unmasked) logits: the product Q_i K_g^T of thin factors.
+    const int d_k = w.d_k;
+    const double factor = options.logitFactor(d_k);
+    std::vector<Spectrum> spectra(w.heads);
+    parallelFor(w.heads, [&](int i) {
+        const int g = w.kvHeadOf(i);
+        spectra[i] = productSpectrum(r.Q.middleCols(i * d_k, d_k).cast<double>(),
+                                     r.K.middleCols(g * d_k, d_k).cast<double>(), rank_rtol);
+        spectra[i].singular_values *= factor;
+        spectra[i].tolerance *= factor;
+    }, r.Q.rows() * r.K.rows() > 4096);
+    return spectra;
 }
 
 void addEquivalence(Analysis& a) {

@@ -37,6 +37,12 @@ struct Analysis {
 // instead of recomputed: editing the text or the temperature only runs the forward pass.
 Analysis analyze(const Config& config, bool with_equivalence = true, const Analysis* previous = nullptr);
 
+// Singular values and rank of each head's unmasked logits Q_i K_g^T * factor (n_q, n_kv),
+// from the thin factors; heads in parallel for large inputs. Shared by analyze() and by
+// the analysis of one layer of a loaded model (model/Gpt2Forward.h).
+std::vector<Spectrum> logitsSpectra(const Weights& weights, const Results& results, const AttentionOptions& options,
+                                    double rank_rtol = 0);
+
 // Second stage, for callers that showed the rest first.
 void addEquivalence(Analysis& analysis);
 

@@ -1,0 +1,196 @@
+#include "model/Gpt2Forward.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+
+#include "Cost.h"
+#include "Parallel.h"
+#include "Spectrum.h"
+
+namespace headscope::model {
+
+namespace {
+
+// Column range of one half (0 or 1) of n: (begin, width).
+std::pair<Eigen::Index, Eigen::Index> half(Eigen::Index n, int which) {
+    const Eigen::Index first = n / 2;
+    return which == 0 ? std::pair{Eigen::Index(0), first} : std::pair{first, n - first};
+}
+
+void activate(Eigen::MatrixXf& m, Activation activation) {
+    auto x = m.array();
+    switch (activation) {
+        case Activation::GeluTanh: {
+            const float c = std::sqrt(2.0f / float(M_PI));
+            m = (0.5f * x * (1.0f + (c * (x + 0.044715f * x.cube())).tanh())).matrix();
+            break;
+        }
+        case Activation::GeluErf:
+            m = m.unaryExpr([](float v) { return 0.5f * v * (1.0f + std::erf(v * float(M_SQRT1_2))); });
+            break;
+        case Activation::Relu:
+            m = m.cwiseMax(0.0f);
+            break;
+    }
+}
+
+// out (n, rows of w_t) = x (n, k) * w_t^T + bias, the output columns split between two threads.
+void linearTransposed(const Eigen::Ref<const Eigen::MatrixXf>& x, const Eigen::MatrixXf& w_t,
+                      const Eigen::RowVectorXf& bias, Eigen::MatrixXf& out, bool parallel) {
+    out.resize(x.rows(), w_t.rows());
+    parallelFor(2, [&](int task) {
+        const auto [begin, width] = half(w_t.rows(), task);
+        out.middleCols(begin, width).noalias() = x * w_t.middleRows(begin, width).transpose();
+        if (bias.size()) out.middleCols(begin, width).rowwise() += bias.segment(begin, width);
+    }, parallel);
+}
+
+}  // namespace
+
+Eigen::MatrixXf layerNorm(const Eigen::Ref<const Eigen::MatrixXf>& x, const LayerNorm& ln, double epsilon) {
+    // x (n, d): per row mean and biased variance (two passes, as torch.nn.LayerNorm), then
+    // (x - mean) * rsqrt(var + eps) * weight + bias.
+    const Eigen::VectorXf mean = x.rowwise().mean();                       // (n)
+    Eigen::MatrixXf y = x.colwise() - mean;                                 // (n, d)
+    const Eigen::VectorXf variance = y.array().square().rowwise().mean();   // (n)
+    const Eigen::VectorXf inverse = (variance.array() + float(epsilon)).rsqrt();
+    y = y.array().colwise() * inverse.array();
+    y.array().rowwise() *= ln.weight.array();
+    y.rowwise() += ln.bias;
+    return y;
+}
+
+double traceBytes(const Gpt2Config& c, int n) {
+    // Per layer: LN_1 output, Q, K, V, concat, output (n, d each), per head logits and
+    // weights (n, n) and output (n, d_k), the mask (n, n) booleans.
+    const double per_layer = 4.0 * (6.0 * n * c.n_embd + 2.0 * c.n_head * double(n) * n + double(n) * c.n_embd) +
+                             double(n) * n;
+    return per_layer * c.n_layer;
+}
+
+Trace runGpt2(const Gpt2Model& model, const std::vector<int>& ids, const ForwardOptions& options) {
+    const Gpt2Config& c = model.config;
+    const int n = static_cast<int>(ids.size());
+    if (n == 0) throw std::invalid_argument("the input has no tokens");
+    if (n > c.n_positions)
+        throw std::invalid_argument("the input has " + std::to_string(n) + " tokens but this model reads at most " +
+                                    std::to_string(c.n_positions) + " (n_positions)");
+    for (int i = 0; i < n; ++i)
+        if (ids[i] < 0 || ids[i] >= c.vocab_size)
+            throw std::invalid_argument("token id " + std::to_string(ids[i]) + " (position " + std::to_string(i) +
+                                        ") is outside this model's vocabulary 0.." + std::to_string(c.vocab_size - 1));
+
+    Trace trace;
+    trace.ids = ids;
+    trace.options = options;
+    trace.options.attention.scale = c.scale_attn_weights;
+    for (int id : ids)
+        trace.tokens.push_back(model.tokenizer.hasId(id) ? model.tokenizer.displayText(id) : "<" + std::to_string(id) + ">");
+    const bool parallel = double(n) * c.n_embd * c.n_inner > 1e6;
+
+    // X_0 = wte[ids] + wpe[0..n)  (n, d)
+    Eigen::MatrixXf x(n, c.n_embd);
+    for (int i = 0; i < n; ++i) x.row(i) = (model.wte_t.col(ids[i]) + model.wpe_t.col(i)).transpose();
+
+    trace.layers.reserve(model.blocks.size());
+    Eigen::MatrixXf hidden, mlp, projected;
+    for (const Gpt2Block& block : model.blocks) {
+        LayerTrace layer;
+        layer.attention_input = layerNorm(x, block.ln_1, c.layer_norm_epsilon);  // (n, d)
+        layer.attention = headscope::forward(trace.options.attention, block.attention, layer.attention_input,
+                                             layer.attention_input);
+        x += layer.attention.output;                                             // residual (n, d)
+        hidden = layerNorm(x, block.ln_2, c.layer_norm_epsilon);                 // (n, d)
+        linearTransposed(hidden, block.W_fc_t, block.b_fc, mlp, parallel);      // (n, n_inner)
+        activate(mlp, c.activation);
+        linearTransposed(mlp, block.W_proj_t, block.b_proj, projected, parallel);  // (n, d)
+        x += projected;
+        trace.layers.push_back(std::move(layer));
+    }
+
+    // logits (n or 1, vocab) = LN_f(X_L) E^T, the vocabulary split between two threads.
+    const Eigen::MatrixXf final_hidden =
+        layerNorm(options.all_logits ? x : Eigen::MatrixXf(x.bottomRows(1)), model.ln_f, c.layer_norm_epsilon);
+    const Eigen::MatrixXf& embedding_t = model.outputEmbeddingT();  // (d, vocab)
+    trace.logits.resize(final_hidden.rows(), embedding_t.cols());
+    parallelFor(2, [&](int task) {
+        const auto [begin, width] = half(embedding_t.cols(), task);
+        trace.logits.middleCols(begin, width).noalias() = final_hidden * embedding_t.middleCols(begin, width);
+    }, double(final_hidden.rows()) * embedding_t.size() > 1e6);
+    return trace;
+}
+
+std::vector<NextToken> topNextTokens(const Gpt2Model& model, const Trace& trace, int k) {
+    const Eigen::VectorXd logits = trace.logits.bottomRows(1).transpose().cast<double>();  // (vocab)
+    const double top = logits.maxCoeff();
+    const Eigen::VectorXd p = (logits.array() - top).exp().matrix();
+    const double sum = p.sum();
+    std::vector<int> order(static_cast<std::size_t>(logits.size()));
+    std::iota(order.begin(), order.end(), 0);
+    k = std::clamp(k, 0, static_cast<int>(order.size()));
+    std::partial_sort(order.begin(), order.begin() + k, order.end(),
+                      [&](int a, int b) { return logits(a) > logits(b) || (logits(a) == logits(b) && a < b); });
+    std::vector<NextToken> next;
+    for (int i = 0; i < k; ++i) {
+        const int id = order[i];
+        next.push_back({id, model.tokenizer.hasId(id) ? model.tokenizer.displayText(id) : "<" + std::to_string(id) + ">",
+                        p(id) / sum});
+    }
+    return next;
+}
+
+std::vector<int> greedyContinuation(const Gpt2Model& model, std::vector<int> ids, int steps,
+                                    const ForwardOptions& options) {
+    ForwardOptions last_only = options;
+    last_only.all_logits = false;
+    std::vector<int> added;
+    for (int step = 0; step < steps && static_cast<int>(ids.size()) <= model.config.n_positions; ++step) {
+        const Trace trace = runGpt2(model, ids, last_only);
+        Eigen::Index best = 0;
+        trace.logits.row(0).maxCoeff(&best);
+        ids.push_back(static_cast<int>(best));
+        added.push_back(static_cast<int>(best));
+    }
+    return added;
+}
+
+Analysis layerAnalysis(const Gpt2Model& model, const Trace& trace, int layer, double rank_rtol) {
+    if (layer < 0 || layer >= static_cast<int>(trace.layers.size()))
+        throw std::invalid_argument("layer " + std::to_string(layer) + " does not exist (the model has " +
+                                    std::to_string(trace.layers.size()) + " layers: 0 to " +
+                                    std::to_string(int(trace.layers.size()) - 1) + ")");
+    const Gpt2Config& c = model.config;
+    const AttentionOptions& options = trace.options.attention;
+    Analysis a;
+    Config& config = a.config;
+    config.d_model = c.n_embd;
+    config.heads = config.kv_heads = c.n_head;
+    config.d_k = config.d_v = c.headDim();
+    config.bias = true;
+    config.text = model.tokenizer.decode(std::vector<int>(trace.ids.begin(), trace.ids.end()));
+    config.seq_len = 0;
+    config.source_text.clear();
+    config.mask = options.mask;
+    config.padded_keys = options.padded_keys;
+    config.scale = options.scale;
+    config.temperature = options.temperature;
+    config.rank_rtol = rank_rtol;
+
+    a.weights = model.blocks[layer].attention;
+    a.input.query.tokens = trace.tokens;
+    a.input.query.X = trace.layers[layer].attention_input;
+    a.input.key_value = a.input.query;
+    a.input.cross = false;
+    a.results = trace.layers[layer].attention;
+    const auto start = std::chrono::steady_clock::now();
+    a.spectra = headSpectra(a.weights, rank_rtol);
+    a.logits = logitsSpectra(a.weights, a.results, options, rank_rtol);
+    a.spectra_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    a.cost = computeCost(config, trace.n(), trace.n());
+    return a;
+}
+
+}  // namespace headscope::model

@@ -1,0 +1,75 @@
+#pragma once
+// The exact GPT-2 forward pass over a loaded model, keeping what HeadScope shows:
+//   X_0 = wte[ids] + wpe[0..n)                                   (n, d)
+//   block l: A_l = LN_1(X_l) (the attention input), R_l = forward(attention_l, A_l)
+//            X_l' = X_l + R_l.output,  X_{l+1} = X_l' + MLP(LN_2(X_l'))
+//   logits = LN_f(X_L) * outputEmbeddingT()                      (n, vocab)
+// The attention of every block is core's forward() (Engine.h) on the block's Weights, so
+// every head's Q, K, V, logits and weights are the same Results the single-layer views read.
+
+#include <Eigen/Core>
+#include <string>
+#include <vector>
+
+#include "Analysis.h"
+#include "Engine.h"
+#include "model/Gpt2Model.h"
+
+namespace headscope::model {
+
+struct ForwardOptions {
+    // Causal mask on (GPT-2 was trained with it); temperature and padded keys pass through.
+    // `scale` is overridden by the model's scale_attn_weights.
+    AttentionOptions attention = [] {
+        AttentionOptions causal;
+        causal.mask = MaskKind::Causal;
+        return causal;
+    }();
+    bool all_logits = false;  // logits for every position, not only the last one
+};
+
+struct LayerTrace {
+    Eigen::MatrixXf attention_input;  // LN_1(X_l) (n, d)
+    Results attention;                // Q, K, V (n, d), heads' logits/weights (n, n), output (n, d)
+};
+
+struct Trace {
+    std::vector<int> ids;
+    std::vector<std::string> tokens;  // display text of each id (Gpt2Tokenizer::displayText)
+    ForwardOptions options;           // as used (scale set from the model)
+    std::vector<LayerTrace> layers;
+    Eigen::MatrixXf logits;           // (n, vocab) with all_logits, else (1, vocab): the last position
+    int n() const { return static_cast<int>(ids.size()); }
+};
+
+// ids must be non-empty, at most n_positions long, each a row of wte; std::invalid_argument
+// (one sentence) otherwise.
+Trace runGpt2(const Gpt2Model& model, const std::vector<int>& ids, const ForwardOptions& options = {});
+
+// LayerNorm over each row: (x - mean) / sqrt(var + eps) * weight + bias. (n, d) -> (n, d)
+Eigen::MatrixXf layerNorm(const Eigen::Ref<const Eigen::MatrixXf>& x, const LayerNorm& ln, double epsilon);
+
+struct NextToken {
+    int id = 0;
+    std::string token;   // display text
+    double probability = 0;
+};
+
+// The k most probable next tokens after the last position (softmax of its logits, double).
+std::vector<NextToken> topNextTokens(const Gpt2Model& model, const Trace& trace, int k);
+
+// Greedy decoding: appends the arg-max next token `steps` times, or until the input would
+// be longer than n_positions (no sliding window); returns only the new ids.
+std::vector<int> greedyContinuation(const Gpt2Model& model, std::vector<int> ids, int steps,
+                                    const ForwardOptions& options = {});
+
+// One layer of a model and trace as an Analysis, so every view and export of a single
+// layer shows it: config (d_model, heads, d_k, d_v, mask, temperature, text), weights
+// (the block's attention), input tokens and X = LN_1 output, results, W_QK/W_OV spectra,
+// logits spectra and cost, exactly as analyze() fills them. No equivalence (addEquivalence).
+Analysis layerAnalysis(const Gpt2Model& model, const Trace& trace, int layer, double rank_rtol = 0);
+
+// Estimated bytes a trace of n tokens keeps (every head's logits and weights, per layer).
+double traceBytes(const Gpt2Config& config, int n);
+
+}  // namespace headscope::model
