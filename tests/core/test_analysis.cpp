@@ -12,8 +12,14 @@ TEST(Analysis, DemoConfigurationIsComplete) {
     ASSERT_EQ(a.logits.size(), 8u);
     ASSERT_TRUE(a.equivalence.has_value());
     EXPECT_EQ(a.nQuery(), 11);  // The animal didn't cross the street because it was too tired
+    EXPECT_EQ(a.nKeyValue(), 11);
     EXPECT_EQ(a.results.heads.size(), 8u);
-    EXPECT_EQ(a.cost.total_params, computeCost(c, 12, 12).total_params);
+    // The costs of this input, from the closed forms (d_model 64, 8 heads of d_k = d_v = 8, 11 tokens).
+    EXPECT_EQ(a.cost.total_params, 4 * 64 * 64 + 4 * 64);  // W_Q, W_K, W_V, W_O and their biases
+    EXPECT_EQ(a.cost.total_params, a.weights.parameterCount());
+    EXPECT_EQ(a.cost.logits_factored_flops, 11 * 64 * 8 + 11 * 64 * 8 + 11 * 11 * 8);
+    EXPECT_EQ(a.cost.logits_merged_flops, 11 * 64 * 64 + 11 * 11 * 64);
+    EXPECT_EQ(a.cost.attention_flops_per_head, 11 * 11 * (8 + 8));
     for (int i = 0; i < 8; ++i) {
         EXPECT_EQ(a.spectra[i].qk.rank, 8);  // d_k = 64 / 8
         EXPECT_LE(a.logits[i].rank, 8);
@@ -25,7 +31,9 @@ TEST(Analysis, EquivalenceCanBeAddedLater) {
     EXPECT_FALSE(a.equivalence.has_value());
     addEquivalence(a);
     ASSERT_TRUE(a.equivalence.has_value());
-    EXPECT_LT(a.equivalence->factored_vs_merged, 1e-4 * a.equivalence->max_abs_logit);
+    EXPECT_EQ(a.equivalence->fused_vs_per_head, 0.0);  // the same products: bitwise equal
+    EXPECT_LE(a.equivalence->factored_vs_merged, 1e-6 * a.equivalence->max_abs_logit);
+    EXPECT_GT(a.equivalence->max_abs_logit, 0.1);
 }
 
 TEST(Analysis, ReusesWeightsAndSpectraOnlyWhenTheyAreTheSame) {
