@@ -10,18 +10,23 @@
 
 namespace {
 
+// Every command and every option its parser accepts (keep in step with app/cli/*.cpp).
 constexpr const char* kUsage =
     "usage: headscope-cli <command> [options]\n"
     "commands:\n"
     "  info    [config options] [--json]      configuration, costs, spectra, ranks, equivalence\n"
-    "  export  [config options] --out DIR [--format png,svg,pdf,csv,npy]\n"
+    "  export  [config options] --out DIR [--format png,svg,pdf,csv,npy] [--scale S]\n"
     "  run     --weights F.safetensors --heads H --query X.npy [--key-value Y.npy]\n"
     "          [--mask none|causal] [--prefix P] --out DIR\n"
-    "  bench   [--json]                        timings at BERT-base and a large geometry\n"
+    "  model   --checkpoint DIR (--text \"...\" | --ids 1,2,3) [--layer L] [--mask causal|none]\n"
+    "          [--temperature T] [--json] [--out DIR [--format png,svg,pdf,csv,npy] [--scale S]]\n"
+    "          a GPT-2 directory: tokens, ids, ranks per layer and head, top-10 next tokens;\n"
+    "          --out writes attention_layer_L.npy (heads, n, n) and layer_L/ as export does\n"
+    "  bench   [--json] [--runs N] [--no-gui] [--quick]   timings at BERT-base and a large geometry\n"
     "config options: --d-model N --heads H [--d-k N] [--d-v N] [--kv-heads N]\n"
     "                (--text \"...\" | --seq-len N) [--source-text \"...\"] [--mask none|causal]\n"
     "                [--pad-keys LIST] [--no-scale] [--temperature T] [--seed S]\n"
-    "                [--init xavier|normal] [--sigma S] [--no-bias] [--rank-rtol R] [--session FILE]\n"
+    "                [--init xavier|normal|identity] [--sigma S] [--no-bias] [--rank-rtol R] [--session FILE]\n"
     "'headscope-cli <command> --help' is not needed: every option is listed above.\n";
 
 }  // namespace
@@ -49,8 +54,10 @@ int main(int argc, char** argv) {
             status = runRun(rest);
         else if (command == "bench")
             status = runBench(rest, argc, argv);
+        else if (command == "model")
+            status = runModel(rest, argc, argv);
         else
-            throw UsageError("unknown command '" + command.toStdString() + "' (use info, export, run or bench)");
+            throw UsageError("unknown command '" + command.toStdString() + "' (use info, export, run, model or bench)");
         // A full disk or a closed pipe must not pass for success.
         std::cout.flush();
         if (std::fflush(stdout) != 0 || std::ferror(stdout) || !std::cout)

@@ -4,6 +4,7 @@
 // The CLI's info/export and the GUI's Session both call analyze(); views only read.
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "Config.h"
@@ -24,6 +25,9 @@ struct Analysis {
     std::vector<Spectrum> logits;       // per head: spectrum/rank of Q_i K_i^T (n_q, n_kv)
     Cost cost;
     std::optional<Equivalence> equivalence;  // absent until computed (it costs O(n d^2) a head)
+    // Empty when the weights were generated from the config (random, untrained); otherwise
+    // what they were loaded from, e.g. "GPT-2 nano-sort, layer 1 of 3" (model/Gpt2Forward.h).
+    std::string model_name;
 
     // Wall-clock milliseconds of each stage.
     double weights_ms = 0, input_ms = 0, forward_ms = 0, spectra_ms = 0, equivalence_ms = 0;

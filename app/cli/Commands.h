@@ -10,5 +10,6 @@ int runInfo(const QStringList& arguments);
 int runExport(const QStringList& arguments, int argc, char** argv);
 int runRun(const QStringList& arguments);
 int runBench(const QStringList& arguments, int argc, char** argv);
+int runModel(const QStringList& arguments, int argc, char** argv);
 
 }  // namespace headscope::cli

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <numeric>
 #include <stdexcept>
 
@@ -179,6 +180,10 @@ Analysis layerAnalysis(const Gpt2Model& model, const Trace& trace, int layer, do
     config.temperature = options.temperature;
     config.rank_rtol = rank_rtol;
 
+    std::filesystem::path dir = std::filesystem::path(model.directory).lexically_normal();
+    if (dir.filename().empty()) dir = dir.parent_path();  // "models/nano-sort/" -> "nano-sort"
+    a.model_name = "GPT-2 " + dir.filename().string() + ", layer " + std::to_string(layer) + " of " +
+                   std::to_string(c.n_layer);
     a.weights = model.blocks[layer].attention;
     a.input.query.tokens = trace.tokens;
     a.input.query.X = trace.layers[layer].attention_input;

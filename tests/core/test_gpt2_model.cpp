@@ -177,6 +177,7 @@ TEST(Gpt2LayerAnalysis, HoldsTheLayersWeightsInputResultsAndSpectra) {
     EXPECT_EQ(a.config.headDimK(), 4);
     EXPECT_EQ(a.config.mask, MaskKind::Causal);
     EXPECT_EQ(a.config.text, "ab c ab");
+    EXPECT_EQ(a.model_name, "GPT-2 f32_prefix_tied, layer 1 of 2");
     EXPECT_EQ(a.weights.W_Q, m->blocks[1].attention.W_Q);
     EXPECT_EQ(a.weights.W_O, m->blocks[1].attention.W_O);
     EXPECT_THAT(a.input.query.tokens, ElementsAre("ab", "\u2423", "c", "\u2423", "ab"));

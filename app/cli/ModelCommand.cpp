@@ -1,0 +1,258 @@
+// headscope-cli model: a real GPT-2 checkpoint directory on an input. Prints the tokens and
+// ids, every head's W_QK and W_OV rank per layer and the top-10 next tokens; --json prints
+// one JSON object instead; --out DIR writes, in layer order,
+//   attention_layer_<L>.npy     (heads, n, n) attention weights of layer L
+//   layer_<L>/...               what `export` writes for that layer, in the --format list
+//                               (images: attention_weights.png, spectrum_qk.png, ...;
+//                               csv/npy: the layer's matrices, as exportMatrices names them)
+// --layer L restricts the ranks, the JSON attention and the files to layer L.
+#include <QApplication>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "Export.h"
+#include "Spectrum.h"
+#include "cli/Arguments.h"
+#include "cli/Commands.h"
+#include "io/Gpt2Checkpoint.h"
+#include "io/IoError.h"
+#include "io/MatrixExport.h"
+#include "io/Npy.h"
+#include "model/Gpt2Forward.h"
+
+namespace headscope::cli {
+
+namespace {
+
+constexpr int kTopTokens = 10;
+constexpr double kMaxJsonAttentionValues = 250'000;  // above this, --json leaves the maps to --out
+
+std::vector<int> parseIds(const QString& text) {
+    std::vector<int> ids;
+    for (const QString& part : text.split(',', Qt::SkipEmptyParts))
+        ids.push_back(parseInt("ids", part, 0, 10'000'000 - 1));
+    if (ids.empty()) throw UsageError("--ids lists no token id: give e.g. --ids 2,0,1");
+    return ids;
+}
+
+struct LayerReport {
+    int layer;
+    std::vector<HeadSpectra> spectra;
+};
+
+nlohmann::json reportJson(const model::Gpt2Model& m, const model::Trace& trace, const std::vector<LayerReport>& layers,
+                          const std::vector<model::NextToken>& next) {
+    const model::Gpt2Config& c = m.config;
+    nlohmann::json j;
+    j["checkpoint"] = m.directory;
+    j["model"] = {{"n_layer", c.n_layer},         {"n_head", c.n_head},         {"n_embd", c.n_embd},
+                  {"d_k", c.headDim()},           {"n_positions", c.n_positions}, {"vocab_size", c.vocab_size},
+                  {"dtype", m.dtype},             {"parameters", m.parameterCount()},
+                  {"tied_output", m.tiedOutput()}, {"activation", c.activation_name}};
+    j["ids"] = trace.ids;
+    j["tokens"] = nlohmann::json::array();
+    for (int id : trace.ids) j["tokens"].push_back(m.tokenizer.hasId(id) ? m.tokenizer.decode({id}) : "");
+    j["token_labels"] = trace.tokens;
+    j["mask"] = toString(trace.options.attention.mask);
+    j["temperature"] = trace.options.attention.temperature;
+    const double values = double(layers.size()) * c.n_head * double(trace.n()) * trace.n();
+    const bool with_attention = values <= kMaxJsonAttentionValues;
+    j["attention_included"] = with_attention;
+    j["layers"] = nlohmann::json::array();
+    for (const LayerReport& report : layers) {
+        nlohmann::json heads = nlohmann::json::array();
+        for (int i = 0; i < c.n_head; ++i) {
+            nlohmann::json head = {{"head", i},
+                                   {"qk_rank", report.spectra[i].qk.rank},
+                                   {"ov_rank", report.spectra[i].ov.rank}};
+            if (with_attention) {
+                const Eigen::MatrixXf& w = trace.layers[report.layer].attention.heads[i].weights;  // (n, n)
+                nlohmann::json rows = nlohmann::json::array();
+                for (Eigen::Index q = 0; q < w.rows(); ++q) {
+                    std::vector<float> row(w.cols());
+                    for (Eigen::Index k = 0; k < w.cols(); ++k) row[k] = w(q, k);
+                    rows.push_back(row);
+                }
+                head["attention"] = std::move(rows);
+            }
+            heads.push_back(std::move(head));
+        }
+        j["layers"].push_back({{"layer", report.layer}, {"heads", std::move(heads)}});
+    }
+    j["next_tokens"] = nlohmann::json::array();
+    for (const model::NextToken& t : next)
+        j["next_tokens"].push_back({{"id", t.id},
+                                    {"token", m.tokenizer.hasId(t.id) ? m.tokenizer.decode({t.id}) : ""},
+                                    {"label", t.token},
+                                    {"probability", t.probability}});
+    return j;
+}
+
+void printReport(const model::Gpt2Model& m, const model::Trace& trace, const std::vector<LayerReport>& layers,
+                 const std::vector<model::NextToken>& next) {
+    const model::Gpt2Config& c = m.config;
+    std::printf("GPT-2 checkpoint %s: %d layers x %d heads, d_model %d (d_k %d), vocabulary %d, context %d, %s, %lld parameters\n",
+                m.directory.c_str(), c.n_layer, c.n_head, c.n_embd, c.headDim(), c.vocab_size, c.n_positions,
+                m.dtype.c_str(), m.parameterCount());
+    std::printf("\n%d tokens (a space shows as \u2423):\n%9s %8s  %s\n", trace.n(), "position", "id", "token");
+    for (int i = 0; i < trace.n(); ++i) std::printf("%9d %8d  %s\n", i, trace.ids[i], trace.tokens[i].c_str());
+    std::string ids;
+    for (int id : trace.ids) {
+        if (!ids.empty()) ids += ',';
+        ids += std::to_string(id);
+    }
+    std::printf("ids: %s\n", ids.c_str());
+    std::printf("\nranks of W_QK,i = W_i^Q W_i^K^T and W_OV,i = W_i^V W_i^O (at most d_k = %d):\n%6s %5s %8s %8s\n",
+                c.headDim(), "layer", "head", "rank QK", "rank OV");
+    for (const LayerReport& report : layers)
+        for (int i = 0; i < c.n_head; ++i)
+            std::printf("%6d %5d %8d %8d\n", report.layer, i, report.spectra[i].qk.rank, report.spectra[i].ov.rank);
+    std::printf("\ntop %d next tokens:\n%5s %8s  %-10s  %s\n", static_cast<int>(next.size()), "rank", "id", "p", "token");
+    for (std::size_t r = 0; r < next.size(); ++r)
+        std::printf("%4zu. %8d  %-10.4g  %s\n", r + 1, next[r].id, next[r].probability, next[r].token.c_str());
+}
+
+}  // namespace
+
+int runModel(const QStringList& arguments, int argc, char** argv) {
+    QCommandLineParser parser;
+    parser.addOptions({
+        {"checkpoint", "Hugging Face GPT-2 directory (config.json, model.safetensors, vocab.json, merges.txt).", "DIR"},
+        {"text", "Input text, tokenised with the checkpoint's GPT-2 tokenizer.", "TEXT"},
+        {"ids", "Input token ids instead of a text, e.g. 2,0,1.", "LIST"},
+        {"layer", "Report and write only layer L (default: every layer).", "L"},
+        {"mask", "Attention mask: causal (GPT-2's, the default) or none.", "causal|none"},
+        {"temperature", "Softmax temperature T of every head (logits / T; default 1).", "T"},
+        {"json", "Print one JSON object instead of text."},
+        {"out", "Directory for attention_layer_<L>.npy and layer_<L>/ exports (created if missing).", "DIR"},
+        {"format", "With --out: comma-separated png, svg, pdf, csv, npy for layer_<L>/ (default png).", "LIST"},
+        {"scale", "Pixel scale of PNG images (default 2).", "S"},
+    });
+    parseOrThrow(parser, arguments);
+    const std::string checkpoint = requireValue(parser, "checkpoint");
+    if (parser.isSet("text") == parser.isSet("ids")) throw UsageError("give either --text or --ids (one of them)");
+    if (!parser.isSet("out") && (parser.isSet("format") || parser.isSet("scale")))
+        throw UsageError("--format and --scale need --out DIR");
+
+    model::ForwardOptions options;
+    if (parser.isSet("mask")) {
+        const QString mask = parser.value("mask");
+        if (mask != "none" && mask != "causal") throw UsageError("--mask must be causal or none, got '" + mask.toStdString() + "'");
+        options.attention.mask = mask == "none" ? MaskKind::None : MaskKind::Causal;
+    }
+    if (parser.isSet("temperature")) {
+        options.attention.temperature = parseDouble("temperature", parser.value("temperature"));
+        if (!(options.attention.temperature >= 0.01 && options.attention.temperature <= 100))
+            throw UsageError("--temperature " + parser.value("temperature").toStdString() + " is out of range: choose 0.01 to 100");
+    }
+    std::vector<io::MatrixFormat> matrix_formats;
+    QList<ui::ImageFormat> image_formats;
+    for (const QString& raw : (parser.isSet("format") ? parser.value("format") : QStringLiteral("png")).split(',', Qt::SkipEmptyParts)) {
+        const QString name = raw.trimmed().toLower();
+        if (name == "csv") matrix_formats.push_back(io::MatrixFormat::Csv);
+        else if (name == "npy") matrix_formats.push_back(io::MatrixFormat::Npy);
+        else if (name == "png" || name == "svg" || name == "pdf") image_formats.push_back(*ui::imageFormatFromSuffix(name));
+        else throw UsageError("unknown export format '" + raw.toStdString() + "': use png, svg, pdf, csv or npy");
+    }
+    const double scale = parser.isSet("scale") ? parseDouble("scale", parser.value("scale")) : 2.0;
+    if (!(scale >= 0.25 && scale <= 8)) throw UsageError("--scale is out of range: choose 0.25 to 8");
+    const std::vector<int> given_ids = parser.isSet("ids") ? parseIds(parser.value("ids")) : std::vector<int>{};
+
+    model::ModelPtr m;
+    try {
+        m = io::loadGpt2Checkpoint(checkpoint);
+    } catch (const io::IoError& e) {
+        throw UsageError(e.what());
+    }
+    const model::Gpt2Config& c = m->config;
+    std::vector<int> ids = given_ids;
+    if (parser.isSet("text")) {
+        const std::string text = parser.value("text").toStdString();
+        if (text.empty()) throw UsageError("--text is empty: type some words");
+        try {
+            ids = m->tokenizer.encode(text);
+        } catch (const text::TokenizerError& e) {
+            throw UsageError(std::string("--text cannot be tokenised: ") + e.what());
+        }
+    }
+    if (static_cast<int>(ids.size()) > c.n_positions)
+        throw UsageError("the input is " + std::to_string(ids.size()) + " tokens long but this model reads at most " +
+                         std::to_string(c.n_positions) + " (n_positions)");
+    if (model::traceBytes(c, static_cast<int>(ids.size())) > Limits::kMaxBytes)
+        throw UsageError("every head's attention for " + std::to_string(ids.size()) + " tokens would need more than 4 GiB: use a shorter input");
+    std::vector<int> layer_indices;
+    if (parser.isSet("layer")) {
+        layer_indices.push_back(parseInt("layer", parser.value("layer"), 0, c.n_layer - 1));
+    } else {
+        for (int l = 0; l < c.n_layer; ++l) layer_indices.push_back(l);
+    }
+
+    model::Trace trace;
+    try {
+        trace = model::runGpt2(*m, ids, options);
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+    }
+    std::vector<LayerReport> layers;
+    for (int l : layer_indices) layers.push_back({l, headSpectra(m->blocks[l].attention)});
+    const auto next = model::topNextTokens(*m, trace, kTopTokens);
+
+    if (parser.isSet("json"))
+        std::cout << reportJson(*m, trace, layers, next).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    else
+        printReport(*m, trace, layers, next);
+
+    if (!parser.isSet("out")) return 0;
+    const std::filesystem::path out = parser.value("out").toStdString();
+    int files = 0;
+    try {
+        std::error_code ec;
+        std::filesystem::create_directories(out, ec);
+        for (int l : layer_indices) {
+            io::Tensor attention;  // (heads, n, n)
+            attention.shape = {c.n_head, trace.n(), trace.n()};
+            attention.data.reserve(static_cast<std::size_t>(c.n_head) * trace.n() * trace.n());
+            for (const HeadResult& head : trace.layers[l].attention.heads)
+                for (Eigen::Index q = 0; q < head.weights.rows(); ++q)
+                    for (Eigen::Index k = 0; k < head.weights.cols(); ++k) attention.data.push_back(head.weights(q, k));
+            io::writeNpy((out / ("attention_layer_" + std::to_string(l) + ".npy")).string(), attention);
+            ++files;
+        }
+    } catch (const io::IoError& e) {
+        throw UsageError(e.what());
+    }
+    // Every head's W_QK is d_model x d_model: refuse to fill a disk by surprise (as export does).
+    double bytes = 0;
+    for (io::MatrixFormat f : matrix_formats)
+        bytes += (f == io::MatrixFormat::Csv ? 16.0 : 4.0) * layer_indices.size() * c.n_head * double(c.n_embd) * c.n_embd;
+    if (bytes > 2.0 * 1024 * 1024 * 1024)
+        throw UsageError("the csv/npy matrices of these layers would take more than 2 GiB (one d_model x d_model W_QK "
+                         "per head); choose one --layer or leave csv/npy out of --format");
+    std::unique_ptr<QApplication> app;
+    if (!image_formats.isEmpty()) {
+        prepareHeadlessQt();  // headless by design: never needs a display
+        app = std::make_unique<QApplication>(argc, argv);
+    }
+    for (int l : layer_indices) {
+        const Analysis analysis = model::layerAnalysis(*m, trace, l);
+        const std::filesystem::path dir = out / ("layer_" + std::to_string(l));
+        try {
+            if (!matrix_formats.empty()) files += static_cast<int>(io::exportMatrices(analysis, dir.string(), matrix_formats).size());
+        } catch (const io::IoError& e) {
+            throw UsageError(e.what());
+        }
+        if (!image_formats.isEmpty()) {
+            QString error;
+            const QStringList images = ui::exportImages(analysis, QString::fromStdString(dir.string()), image_formats,
+                                                        &error, ui::ViewOptions{}, scale);
+            if (!error.isEmpty()) throw UsageError(error.toStdString());
+            files += static_cast<int>(images.size());
+        }
+    }
+    if (!parser.isSet("json")) std::printf("\nwrote %d files to %s\n", files, out.string().c_str());
+    return 0;
+}
+
+}  // namespace headscope::cli

@@ -1,0 +1,135 @@
+// `headscope-cli model` end to end: a committed tiny GPT-2 checkpoint (tests/data/gpt2), the
+// trained nano-sort model in ../shared/models when present, and bad arguments and checkpoints.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "CliRunner.h"
+#include "io/Npy.h"
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+namespace {
+
+const fs::path kTiny = fs::path(HEADSCOPE_TEST_DATA_DIR) / "gpt2" / "f32_prefix_tied";
+const fs::path kNanoSort = fs::path(HEADSCOPE_SHARED_MODELS_DIR) / "nano-sort";
+
+// Exit status 2 and exactly one line on stderr, which contains `what`.
+void expectRefused(const CliResult& r, const std::string& what) {
+    EXPECT_EQ(r.status, 2) << r.out << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_THAT(r.err, HasSubstr("headscope-cli: "));
+    EXPECT_THAT(r.err, HasSubstr(what));
+}
+
+}  // namespace
+
+TEST(CliModel, NanoSortJsonPredictsZeroWithTokensIdsRanksAndAttention) {
+    if (!fs::exists(kNanoSort / "model.safetensors"))
+        GTEST_SKIP() << "the trained checkpoint " << kNanoSort << " is absent (it lives in ../shared/models)";
+    const CliResult r = runCli({"model", "--checkpoint", kNanoSort.string(), "--ids", "2,0,1,1,0,2", "--json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["ids"], nlohmann::json({2, 0, 1, 1, 0, 2}));
+    EXPECT_EQ(j["tokens"], nlohmann::json({"2", "0", "1", "1", "0", "2"}));
+    ASSERT_EQ(j["next_tokens"].size(), 3u);  // the whole vocabulary, most probable first
+    EXPECT_EQ(j["next_tokens"][0]["id"], 0);
+    EXPECT_EQ(j["next_tokens"][0]["token"], "0");
+    EXPECT_GT(j["next_tokens"][0]["probability"].get<double>(), 0.5);
+    ASSERT_EQ(j["layers"].size(), 3u);
+    for (const auto& layer : j["layers"]) {
+        ASSERT_EQ(layer["heads"].size(), 3u);
+        for (const auto& head : layer["heads"]) {
+            EXPECT_EQ(head["qk_rank"], 16);
+            const auto& attention = head["attention"];
+            ASSERT_EQ(attention.size(), 6u);
+            for (const auto& row : attention) {
+                double sum = 0;
+                for (double w : row) sum += w;
+                EXPECT_NEAR(sum, 1.0, 1e-5);
+            }
+        }
+    }
+}
+
+TEST(CliModel, TextReportListsIdsRanksAndTenNextTokens) {
+    const CliResult r = runCli({"model", "--checkpoint", kTiny.string(), "--text", "ab c ab"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_THAT(r.out, HasSubstr("ids: 11,10,2,10,11"));
+    EXPECT_THAT(r.out, HasSubstr("2 layers x 2 heads, d_model 8"));
+    EXPECT_THAT(r.out, HasSubstr("top 10 next tokens"));
+    EXPECT_THAT(r.out, HasSubstr("\u2423"));  // the space token, visible
+    EXPECT_EQ(r.err, "");
+}
+
+TEST(CliModel, OutWritesOneAttentionArrayPerLayerMatchingPyTorchAndTheExportImages) {
+    TempDir out;
+    const CliResult r = runCli({"model", "--checkpoint", kTiny.string(), "--ids", "11,10,2,10,11,10,9,8,6", "--out",
+                                out.str(), "--format", "png,npy"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto expected = headscope::io::readNpy((kTiny / "expected_attention.npy").string());  // (L, h, n, n)
+    const std::size_t per_layer = expected.data.size() / 2;
+    for (int l = 0; l < 2; ++l) {
+        const auto got = headscope::io::readNpy((out.path / ("attention_layer_" + std::to_string(l) + ".npy")).string());
+        ASSERT_EQ(got.shape, (std::vector<std::int64_t>{2, 9, 9}));
+        double worst = 0;
+        for (std::size_t i = 0; i < per_layer; ++i)
+            worst = std::max(worst, double(std::abs(got.data[i] - expected.data[l * per_layer + i])));
+        std::printf("layer %d: max |attention_layer_%d.npy - torch| = %.3g\n", l, l, worst);
+        EXPECT_LT(worst, 1e-5);
+        EXPECT_TRUE(fs::exists(out.path / ("layer_" + std::to_string(l)) / "attention_weights.png"));
+        EXPECT_TRUE(fs::exists(out.path / ("layer_" + std::to_string(l)) / "W_Q.npy"));
+    }
+}
+
+TEST(CliModel, LayerOptionWritesOnlyThatLayer) {
+    TempDir out;
+    const CliResult r = runCli({"model", "--checkpoint", kTiny.string(), "--ids", "1,2,3", "--layer", "1", "--out",
+                                out.str(), "--format", "npy", "--json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);  // still one JSON object with --out
+    ASSERT_EQ(j["layers"].size(), 1u);
+    EXPECT_EQ(j["layers"][0]["layer"], 1);
+    EXPECT_TRUE(fs::exists(out.path / "attention_layer_1.npy"));
+    EXPECT_FALSE(fs::exists(out.path / "attention_layer_0.npy"));
+}
+
+TEST(CliModel, BadArgumentsAreOneLineAndStatusTwo) {
+    const std::string tiny = kTiny.string();
+    expectRefused(runCli({"model", "--ids", "1"}), "--checkpoint is required");
+    expectRefused(runCli({"model", "--checkpoint", tiny}), "either --text or --ids");
+    expectRefused(runCli({"model", "--checkpoint", tiny, "--text", "ab", "--ids", "1"}), "either --text or --ids");
+    expectRefused(runCli({"model", "--checkpoint", tiny, "--ids", "1,x"}), "--ids expects a whole number");
+    expectRefused(runCli({"model", "--checkpoint", tiny, "--ids", "1,12"}), "token id 12");
+    expectRefused(runCli({"model", "--checkpoint", tiny, "--text", "abK"}), "'K'");
+    expectRefused(runCli({"model", "--checkpoint", tiny, "--ids", "1", "--layer", "2"}), "--layer 2 is out of range");
+    expectRefused(runCli({"model", "--checkpoint", tiny, "--ids", "1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1"}), "at most 16");
+    expectRefused(runCli({"model", "--checkpoint", tiny, "--ids", "1", "--format", "png"}), "need --out");
+}
+
+TEST(CliModel, BadCheckpointsAreOneLineNamingTheFile) {
+    TempDir tmp;
+    expectRefused(runCli({"model", "--checkpoint", (tmp.path / "absent").string(), "--ids", "1"}), "does not exist");
+    const fs::path bad = tmp.path / "bad";
+    fs::copy(kTiny, bad);
+    auto config = nlohmann::json::parse(readFile(bad / "config.json"));
+    config["n_embd"] = 16;
+    writeFile(bad / "config.json", config.dump());
+    expectRefused(runCli({"model", "--checkpoint", bad.string(), "--ids", "1"}), "model.safetensors");
+    config["n_embd"] = 8;
+    writeFile(bad / "config.json", config.dump());
+    const std::string bytes = readFile(bad / "model.safetensors");
+    writeFile(bad / "model.safetensors", bytes.substr(0, bytes.size() / 2));
+    expectRefused(runCli({"model", "--checkpoint", bad.string(), "--ids", "1"}), "model.safetensors");
+}
+
+TEST(CliModel, UsageListsTheModelCommand) {
+    const CliResult r = runCli({"--help"});
+    EXPECT_EQ(r.status, 0);
+    EXPECT_THAT(r.out, HasSubstr("model   --checkpoint DIR (--text \"...\" | --ids 1,2,3) [--layer L]"));
+}
