@@ -14,6 +14,10 @@
 
 namespace headscope {
 
+// Circuits of larger layers are not formed for the window (2 x 1024^2 floats = 8 MiB, drawn in
+// about 20 ms); the command line's export writes them at any size.
+constexpr int kMaxWindowCircuitDModel = 1024;
+
 struct Circuits {
     int head = 0;
     Eigen::MatrixXf W_QK;  // (d_model, d_model)

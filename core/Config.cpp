@@ -40,11 +40,25 @@ void checkRange(std::vector<std::string>& problems, const char* name, int value,
 }  // namespace
 
 const char* toString(MaskKind mask) { return mask == MaskKind::Causal ? "causal" : "none"; }
-const char* toString(InitKind init) { return init == InitKind::Normal ? "normal" : "xavier"; }
+const char* toString(InitKind init) {
+    switch (init) {
+        case InitKind::Normal: return "normal";
+        case InitKind::Identity: return "identity";
+        case InitKind::Xavier: break;
+    }
+    return "xavier";
+}
 
 std::optional<MaskKind> maskKindFromString(const std::string& name) {
     if (name == "none") return MaskKind::None;
     if (name == "causal") return MaskKind::Causal;
+    return std::nullopt;
+}
+
+std::optional<InitKind> initKindFromString(const std::string& name) {
+    if (name == "xavier") return InitKind::Xavier;
+    if (name == "normal") return InitKind::Normal;
+    if (name == "identity") return InitKind::Identity;
     return std::nullopt;
 }
 
@@ -137,6 +151,14 @@ std::vector<std::string> Config::validate() const {
         problems.push_back("The temperature must be between 0.001 and 1000 (1 leaves the logits unchanged).");
     if (!(init_sigma > 0 && init_sigma <= 10))
         problems.push_back("The standard deviation of the normal initialiser must be above 0 and at most 10.");
+    if (init == InitKind::Identity && heads > 0) {
+        const int q_width = heads * headDimK(), v_width = heads * headDimV();
+        if (q_width != d_model || v_width != d_model || kvHeads() != heads)
+            problems.push_back("The identity initialiser needs square projections: heads x d_k = heads x d_v = d_model "
+                               "(now " + std::to_string(q_width) + " and " + std::to_string(v_width) + " against " +
+                               std::to_string(d_model) + ") and as many key/value heads as heads; lock d_k and d_v "
+                               "or choose the Xavier initialiser.");
+    }
     if (!std::isfinite(rank_rtol) || rank_rtol < 0 || rank_rtol >= 1)
         problems.push_back("The rank tolerance must be 0 (NumPy's default) or a fraction below 1.");
 

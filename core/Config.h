@@ -11,7 +11,9 @@
 namespace headscope {
 
 enum class MaskKind { None, Causal };
-enum class InitKind { Xavier, Normal };
+// Identity: W_Q = W_K = W_V = W_O = I, zero biases (needs h*d_k = h*d_v = d_model and
+// kv_heads = heads): no projection at one head; each head reads its own d_model/h slice at h.
+enum class InitKind { Xavier, Normal, Identity };
 
 struct Config {
     // Layer geometry. 0 for d_k / d_v / kv_heads means "derive": d_model / heads, heads.
@@ -88,5 +90,7 @@ const char* toString(InitKind init);
 // "none", "causal" -> the mask; anything else -> nullopt. The one parser of mask names
 // for the command line and session files.
 std::optional<MaskKind> maskKindFromString(const std::string& name);
+// "xavier", "normal", "identity" -> the initialiser; anything else -> nullopt.
+std::optional<InitKind> initKindFromString(const std::string& name);
 
 }  // namespace headscope

@@ -32,7 +32,7 @@ void addConfigOptions(QCommandLineParser& p) {
         {"no-scale", "Do not multiply the logits by 1/sqrt(d_k)."},
         {"temperature", "Softmax temperature T (logits / T; default 1).", "T"},
         {"seed", "Seed for weights and embeddings (default 0).", "S"},
-        {"init", "Weight initialiser: xavier (PyTorch's default) or normal.", "xavier|normal"},
+        {"init", "Weight initialiser: xavier (PyTorch's default), normal, or identity (W = I, needs heads x d_k = d_model).", "xavier|normal|identity"},
         {"sigma", "Standard deviation of the normal initialiser (default 0.02).", "SIGMA"},
         {"no-bias", "Layer without bias vectors."},
         {"rank-rtol", "Relative rank tolerance (default: NumPy's sigma_max*max(m,n)*eps).", "RTOL"},
@@ -134,8 +134,9 @@ Config configFromOptions(const QCommandLineParser& p) {
     }
     if (p.isSet("init")) {
         const QString i = p.value("init");
-        if (i != "xavier" && i != "normal") throw UsageError("--init must be xavier or normal, got '" + str(i) + "'");
-        c.init = i == "normal" ? InitKind::Normal : InitKind::Xavier;
+        const std::optional<InitKind> init = initKindFromString(str(i));
+        if (!init) throw UsageError("--init must be xavier, normal or identity, got '" + str(i) + "'");
+        c.init = *init;
     }
     if (p.isSet("sigma")) c.init_sigma = parseDouble("sigma", p.value("sigma"));
     if (p.isSet("no-bias")) c.bias = false;

@@ -18,6 +18,7 @@ int runExport(const QStringList& arguments, int argc, char** argv) {
     parser.addOption({"out", "Directory to write into (created if missing).", "DIR"});
     parser.addOption({"format", "Comma-separated: png, svg, pdf, csv, npy (default csv,npy).", "LIST"});
     parser.addOption({"scale", "Pixel scale of PNG images (default 2).", "S"});
+    parser.addOption({"head", "Head whose circuits are drawn (circuit_qk_head_H, circuit_ov_head_H; default 0).", "H"});
     parseOrThrow(parser, arguments);
     const std::string out = requireValue(parser, "out");
     const Config config = configFromOptions(parser);
@@ -38,7 +39,8 @@ int runExport(const QStringList& arguments, int argc, char** argv) {
     }
     if (matrix_formats.empty() && image_formats.empty()) throw UsageError("--format lists no format");
     const double scale = parser.isSet("scale") ? parseDouble("scale", parser.value("scale")) : 2.0;
-    if (scale <= 0 || scale > 8) throw UsageError("--scale must be between 0 and 8");
+    if (!(scale >= 0.25 && scale <= 8))
+        throw UsageError("--scale " + parser.value("scale").toStdString() + " is out of range: choose 0.25 to 8");
 
     // Every head's W_QK is d_model x d_model: refuse to fill a disk by surprise.
     constexpr double kMaxExportBytes = 2.0 * 1024 * 1024 * 1024;
@@ -48,6 +50,7 @@ int runExport(const QStringList& arguments, int argc, char** argv) {
     if (bytes > kMaxExportBytes)
         throw UsageError("this export would write about " + std::to_string(int(bytes / (1 << 30))) +
                          " GiB (one d_model x d_model W_QK per head); choose fewer heads, a smaller d_model or --format npy");
+    const int head = parser.isSet("head") ? parseInt("head", parser.value("head"), 0, config.heads - 1) : 0;
     const Analysis analysis = analyze(config, false);
     int files = 0;
     try {
@@ -61,7 +64,7 @@ int runExport(const QStringList& arguments, int argc, char** argv) {
         prepareHeadlessQt();
         QApplication app(argc, argv);
         QString error;
-        const QStringList images = ui::exportImages(analysis, QString::fromStdString(out), image_formats, &error, ui::ViewOptions{}, scale);
+        const QStringList images = ui::exportImages(analysis, QString::fromStdString(out), image_formats, &error, ui::ViewOptions{}, scale, head);
         if (!error.isEmpty()) throw UsageError(error.toStdString());
         files += static_cast<int>(images.size());
     }

@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "Circuits.h"
+#include "RankTable.h"
 #include "io/Csv.h"
 #include "io/IoError.h"
 #include "io/Npy.h"
@@ -50,12 +52,24 @@ std::vector<std::string> exportMatrices(const Analysis& a, const std::string& di
         save("b_V", w.b_V);
         save("b_O", w.b_O);
     }
+    save("Q", a.results.Q);  // (n_q, h*d_k): head i is columns i*d_k .. (i+1)*d_k - 1
+    save("K", a.results.K);  // (n_kv, kv*d_k)
+    save("V", a.results.V);  // (n_kv, kv*d_v)
     save("output", a.results.output);
     for (int i = 0; i < w.heads; ++i) {
         const std::string head = "head_" + std::to_string(i) + "_";
         save(head + "logits", a.results.heads[i].logits);
         save(head + "weights", a.results.heads[i].weights);
         save(head + "W_QK", mergedQK(w, i));
+        save(head + "W_OV", mergedOV(w, i));
+    }
+    // The spectra (every index 1..d_model, zeros included) and the rank table, as data.
+    for (const auto& [name, text] : {std::pair{"spectra.csv", spectraCsv(a)}, std::pair{"ranks.csv", rankTableCsv(a)}}) {
+        const std::string path = (fs::path(dir) / name).string();
+        std::ofstream out(path, std::ios::binary);
+        out << text;
+        if (!out) throw IoError("cannot write " + path);
+        written.push_back(path);
     }
     const std::string tokens = (fs::path(dir) / "tokens.txt").string();
     writeTokens(tokens, a.input.query.tokens);

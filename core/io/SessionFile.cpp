@@ -116,10 +116,10 @@ Config configFromJson(const std::string& text) {
     read(j, "init", init);
     const std::optional<MaskKind> mask_kind = maskKindFromString(mask);
     if (!mask_kind) throw IoError("session key \"mask\" must be \"none\" or \"causal\", not " + quote(mask));
-    if (init != "xavier" && init != "normal")
-        throw IoError("session key \"init\" must be \"xavier\" or \"normal\", not " + quote(init));
+    const std::optional<InitKind> init_kind = initKindFromString(init);
+    if (!init_kind) throw IoError("session key \"init\" must be \"xavier\", \"normal\" or \"identity\", not " + quote(init));
     c.mask = *mask_kind;
-    c.init = init == "normal" ? InitKind::Normal : InitKind::Xavier;
+    c.init = *init_kind;
     return c;
 }
 

@@ -138,7 +138,7 @@ private slots:
         QVERIFY(error.contains(dir.filePath("no/such/dir")));
         QVERIFY(!QFileInfo::exists(path));
         error.clear();
-        QVERIFY(!exportSpectrum(makeAnalysis(), {}, path, ImageFormat::Svg, 1.0, &error));
+        QVERIFY(!exportView(ViewKind::SpectrumQK, makeAnalysis(), 0, {}, path, ImageFormat::Svg, 1.0, &error));
         QVERIFY(!error.isEmpty());
         error.clear();
         HeadGridView view;

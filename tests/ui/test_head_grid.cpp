@@ -234,9 +234,18 @@ private slots:
         QVERIFY(hovered.last().at(0).toString().startsWith("head 0 · query 'didn't' (row 2)"));
 
         QSignalSpy activated(&view, &HeadGridView::headActivated);
+        QSignalSpy clicked(&view, &HeadGridView::headClicked);
+        QSignalSpy cell(&view, &HeadGridView::cellClicked);
         QCOMPARE(view.headAt(cellCentre(view, 6, 0, 0)), 6);
-        QTest::mouseClick(&view, Qt::LeftButton, {}, cellCentre(view, 6, 4, 4));
-        QCOMPARE(activated.count(), 1);
+        QTest::mouseClick(&view, Qt::LeftButton, {}, cellCentre(view, 6, 4, 3));
+        QCOMPARE(clicked.count(), 1);  // a click selects the head and the cell
+        QCOMPARE(clicked.first().at(0).toInt(), 6);
+        QCOMPARE(cell.count(), 1);
+        QCOMPARE(cell.first().at(1).toInt(), 4);
+        QCOMPARE(cell.first().at(2).toInt(), 3);
+        QCOMPARE(activated.count(), 0);
+        QTest::mouseDClick(&view, Qt::LeftButton, {}, cellCentre(view, 6, 4, 4));
+        QCOMPARE(activated.count(), 1);  // a double click opens it
         QCOMPARE(activated.first().at(0).toInt(), 6);
     }
 

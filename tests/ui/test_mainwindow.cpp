@@ -16,6 +16,7 @@
 #include "Analysis.h"
 #include "ControlsDock.h"
 #include "ExportDialog.h"
+#include "SpectrumView.h"
 #include "HeadDetailDialog.h"
 #include "HeadDetailView.h"
 #include "HeadGridView.h"
@@ -221,6 +222,10 @@ private slots:
         const QPoint centre = grid->headRect(5)->rect().center();
         QCOMPARE(grid->headAt(centre), 5);
         QTest::mouseClick(grid, Qt::LeftButton, {}, centre);
+        QCOMPARE(window.session()->head(), 5);  // a click selects it everywhere
+        QCOMPARE(window.spectrumView()->head(), 5);
+        QVERIFY(!window.headDetail());
+        QTest::mouseDClick(grid, Qt::LeftButton, {}, centre);
         QVERIFY(window.headDetail() && window.headDetail()->isVisible());
         QCOMPARE(window.headDetail()->view()->head(), 5);
         const Analysis expected = analyze(Config{}, false);

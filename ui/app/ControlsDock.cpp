@@ -232,8 +232,12 @@ QWidget* ControlsDock::buildWeightsGroup() {
     init_->setObjectName(QStringLiteral("init"));
     init_->addItem(tr("Xavier uniform"), int(InitKind::Xavier));
     init_->addItem(tr("Normal (small \u03C3)"), int(InitKind::Normal));
-    init_->setToolTip(tr("How the random weights are drawn: Xavier uniform, the default of PyTorch's "
-                         "nn.MultiheadAttention, or a normal distribution with a small standard deviation."));
+    init_->addItem(tr("Identity (no projection)"), int(InitKind::Identity));
+    init_->setToolTip(tr("How the weights are made: Xavier uniform, the default of PyTorch's "
+                         "nn.MultiheadAttention; a normal distribution with a small standard deviation; or "
+                         "W_Q = W_K = W_V = W_O = I (needs heads \u00D7 d_k = d_model): with one head that is "
+                         "attention with no projection (Q = K = V = X), with h heads each head reads only its "
+                         "d_model/h slice of the embedding."));
     addRow(form, tr("I&nitialiser"), init_);
 
     seed_ = new QLineEdit(group);
@@ -252,6 +256,18 @@ QWidget* ControlsDock::buildWeightsGroup() {
     seed_box->addWidget(next, 0);
     addRow(form, tr("&Seed"), seed_row, seed_);
 
+    rank_rtol_ = new QDoubleSpinBox(group);
+    rank_rtol_->setObjectName(QStringLiteral("rank_rtol"));
+    rank_rtol_->setDecimals(8);
+    rank_rtol_->setRange(0.0, 0.5);
+    rank_rtol_->setSingleStep(1e-4);
+    rank_rtol_->setKeyboardTracking(false);
+    rank_rtol_->setSpecialValueText(tr("NumPy default"));
+    rank_rtol_->setToolTip(tr("Singular values at or below this fraction of the largest count as zero when "
+                              "ranks are counted. 0 uses NumPy's matrix_rank default (\u03C3_max \u00B7 "
+                              "d_model \u00B7 machine epsilon)."));
+    addRow(form, tr("Rank &tolerance"), rank_rtol_);
+
     bias_ = makeCheck(group, "bias", tr("&Biases"),
         tr("Add a learned offset (bias) after each projection. Many modern models leave them out."));
     form->addRow(bias_);
@@ -265,6 +281,7 @@ QWidget* ControlsDock::buildWeightsGroup() {
         edited();
     });
     connect(bias_, &QCheckBox::toggled, this, &ControlsDock::edited);
+    connect(rank_rtol_, &QDoubleSpinBox::valueChanged, this, &ControlsDock::edited);
     return group;
 }
 
@@ -341,6 +358,7 @@ Config ControlsDock::config() const {
     const qulonglong seed = seed_->text().toULongLong(&ok);
     c.seed = ok ? seed : base_.seed;
     c.bias = bias_->isChecked();
+    c.rank_rtol = rank_rtol_->value();
     c.mask = MaskKind(mask_->currentData().toInt());
     c.scale = scale_->isChecked();
     c.temperature = temperature_->value();
@@ -360,7 +378,7 @@ void ControlsDock::setConfig(const Config& c) {
     base_ = c;
     const QList<QObject*> widgets{d_model_, d_model_slider_, heads_, lock_, d_k_, d_v_, kv_heads_, init_,
                                   seed_, bias_, mask_, scale_, temperature_, padded_keys_, text_, source_text_,
-                                  seq_len_};
+                                  seq_len_, rank_rtol_};
     std::vector<std::unique_ptr<QSignalBlocker>> blockers;
     for (QObject* widget : widgets) blockers.push_back(std::make_unique<QSignalBlocker>(widget));
 
@@ -374,6 +392,7 @@ void ControlsDock::setConfig(const Config& c) {
     init_->setCurrentIndex(init_->findData(int(c.init)));
     seed_->setText(QString::number(qulonglong(c.seed)));
     bias_->setChecked(c.bias);
+    rank_rtol_->setValue(c.rank_rtol);
     mask_->setCurrentIndex(mask_->findData(int(c.mask)));
     scale_->setChecked(c.scale);
     temperature_->setValue(c.temperature);

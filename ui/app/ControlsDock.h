@@ -60,7 +60,7 @@ private:
     void onSliderMoved(int value);
     void updateDerivedDims();
 
-    Config base_;  // fields the dock has no widget for (padded keys, init sigma, rank tolerance)
+    Config base_;  // fields the dock has no widget for (init sigma)
     QStringList problems_;
 
     QLabel* problems_label_ = nullptr;
@@ -78,6 +78,7 @@ private:
     QComboBox* mask_ = nullptr;
     QCheckBox* scale_ = nullptr;
     QDoubleSpinBox* temperature_ = nullptr;
+    QDoubleSpinBox* rank_rtol_ = nullptr;
     QPlainTextEdit* text_ = nullptr;
     QPlainTextEdit* source_text_ = nullptr;
     QSpinBox* seq_len_ = nullptr;

@@ -22,6 +22,7 @@ namespace headscope::ui {
 namespace {
 
 const Setting<int> kWhat{"export/what", int(ExportRequest::What::AllHeads)};
+const Setting<int> kView{"export/view", int(ViewKind::SpectrumQK)};
 const Setting<int> kFormat{"export/format", int(ImageFormat::Png)};
 const Setting<double> kScale{"export/png_scale", 2.0};
 const Setting<QString> kPath{"export/last_path", QString()};
@@ -33,7 +34,7 @@ ExportDialog::ExportDialog(int heads, int head, QWidget* parent) : QDialog(paren
     setObjectName(QStringLiteral("export_dialog"));
 
     what_ = new QButtonGroup(this);
-    auto* current = new QRadioButton(tr("&Current view (the head grid as on screen)"));
+    auto* current = new QRadioButton(tr("&Current tab as on screen"));
     auto* one = new QRadioButton(tr("&One head:"));
     auto* all = new QRadioButton(tr("&All heads as a grid"));
     current->setToolTip(tr("Exactly what the head grid shows now, at its current size."));
@@ -42,12 +43,23 @@ ExportDialog::ExportDialog(int heads, int head, QWidget* parent) : QDialog(paren
     what_->addButton(current, int(ExportRequest::What::CurrentView));
     what_->addButton(one, int(ExportRequest::What::OneHead));
     what_->addButton(all, int(ExportRequest::What::AllHeads));
+    auto* other = new QRadioButton(tr("A&nother view:"));
+    other->setToolTip(tr("Spectra, rank table, projections, the selected head's circuits or the costs, "
+                         "laid out for a page or a slide."));
+    what_->addButton(other, int(ExportRequest::What::View));
+    view_ = new QComboBox;
+    view_->setObjectName(QStringLiteral("export_view"));
+    for (ViewKind kind : kAllViews) view_->addItem(viewTitle(kind), int(kind));
+    view_->setCurrentIndex(std::max(0, view_->findData(kView.get())));
+    auto* other_row = new QHBoxLayout;
+    other_row->addWidget(other);
+    other_row->addWidget(view_, 1);
     head_ = new QSpinBox;
     head_->setObjectName(QStringLiteral("export_head"));
     head_->setRange(0, std::max(0, heads - 1));
     head_->setValue(std::clamp(head, 0, std::max(0, heads - 1)));
     head_->setPrefix(tr("head "));
-    head_->setToolTip(tr("Which head to export (heads are numbered from 0)."));
+    head_->setToolTip(tr("Which head to export, alone or as circuits (heads are numbered from 0)."));
 
     auto* one_row = new QHBoxLayout;
     one_row->addWidget(one);
@@ -92,6 +104,7 @@ ExportDialog::ExportDialog(int heads, int head, QWidget* parent) : QDialog(paren
     layout->addWidget(current);
     layout->addLayout(one_row);
     layout->addWidget(all);
+    layout->addLayout(other_row);
     layout->addSpacing(8);
     layout->addLayout(form);
     layout->addWidget(buttons);
@@ -111,8 +124,8 @@ ExportDialog::ExportDialog(int heads, int head, QWidget* parent) : QDialog(paren
     connect(path_, &QLineEdit::textChanged, this, &ExportDialog::updateOk);
     connect(buttons, &QDialogButtonBox::accepted, this, &ExportDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &ExportDialog::reject);
-    connect(one, &QRadioButton::toggled, head_, &QSpinBox::setEnabled);
-    head_->setEnabled(one->isChecked());
+    connect(other, &QRadioButton::toggled, view_, &QComboBox::setEnabled);
+    view_->setEnabled(other->isChecked());
     updateOk();
 }
 
@@ -120,6 +133,7 @@ ExportRequest ExportDialog::request() const {
     ExportRequest r;
     r.what = ExportRequest::What(what_->checkedId());
     r.head = head_->value();
+    r.view = ViewKind(view_->currentData().toInt());
     r.format = ImageFormat(format_->currentData().toInt());
     r.scale = scale_->currentData().toDouble();
     r.path = path_->text().trimmed();
@@ -131,6 +145,7 @@ void ExportDialog::setPath(const QString& path) { path_->setText(path); }
 void ExportDialog::accept() {
     const ExportRequest r = request();
     kWhat.set(int(r.what));
+    kView.set(int(r.view));
     kFormat.set(int(r.format));
     kScale.set(r.scale);
     kPath.set(r.path);

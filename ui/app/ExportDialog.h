@@ -16,9 +16,10 @@ class QSpinBox;
 namespace headscope::ui {
 
 struct ExportRequest {
-    enum class What { CurrentView, OneHead, AllHeads };
+    enum class What { CurrentView, OneHead, AllHeads, View };
     What what = What::AllHeads;
-    int head = 0;  // for OneHead, 0-based
+    ViewKind view = ViewKind::SpectrumQK;  // for View
+    int head = 0;  // for OneHead and the circuit views, 0-based
     ImageFormat format = ImageFormat::Png;
     double scale = 2.0;  // PNG pixel scale (1, 2 or 4); vector formats ignore it
     QString path;
@@ -43,6 +44,7 @@ private:
 
     QButtonGroup* what_ = nullptr;
     QSpinBox* head_ = nullptr;
+    QComboBox* view_ = nullptr;
     QComboBox* format_ = nullptr;
     QComboBox* scale_ = nullptr;
     QLineEdit* path_ = nullptr;

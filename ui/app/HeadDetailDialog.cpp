@@ -6,7 +6,7 @@
 #include <QVBoxLayout>
 
 #include "HeadDetailView.h"
-#include "ProjectionView.h"
+#include "CircuitView.h"
 
 namespace headscope::ui {
 
@@ -17,11 +17,11 @@ HeadDetailDialog::HeadDetailDialog(QWidget* parent) : QDialog(parent) {
     auto* tabs = new QTabWidget(this);
     tabs->setObjectName(QStringLiteral("head_detail_tabs"));
     view_ = new HeadDetailView(tabs);
-    projections_ = new ProjectionView(tabs);
+    circuits_ = new CircuitView(tabs);
     tabs->addTab(view_, tr("&Attention"));
-    tabs->addTab(projections_, tr("&Projections W_Q, W_K, W_QK"));
-    tabs->setTabToolTip(1, tr("The head's slices of the fused W_Q and W_K, and their product W_QK: "
-                              "d_model x d_model, but of rank at most d_k."));
+    tabs->addTab(circuits_, tr("&Circuits W_QK, W_OV"));
+    tabs->setTabToolTip(1, tr("The head's slices of the fused W_Q, W_K, W_V, W_O and their products W_QK and "
+                              "W_OV: d_model x d_model, but of rank at most d_k (d_v)."));
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(tabs);
@@ -34,19 +34,24 @@ void HeadDetailDialog::setAnalysis(std::shared_ptr<const Analysis> analysis) {
     if (analysis_) head_ = std::clamp(head_, 0, analysis_->config.heads - 1);
     view_->setAnalysis(analysis_);
     view_->setHead(head_);
-    projections_->setHead(head_);
-    projections_->setAnalysis(analysis_);
+    circuits_->setHead(head_);
+    circuits_->setAnalysis(analysis_);
     updateTitle();
 }
 
 void HeadDetailDialog::setHead(int head) {
     head_ = std::max(0, head);
     view_->setHead(head_);
-    projections_->setHead(head_);
+    circuits_->setHead(head_);
     updateTitle();
 }
 
-void HeadDetailDialog::setOptions(const ViewOptions& options) { view_->setOptions(options); }
+void HeadDetailDialog::setCircuits(std::shared_ptr<const Circuits> circuits) { circuits_->setCircuits(std::move(circuits)); }
+
+void HeadDetailDialog::setOptions(const ViewOptions& options) {
+    view_->setOptions(options);
+    circuits_->setOptions(options);
+}
 
 void HeadDetailDialog::updateTitle() {
     const int heads = analysis_ ? analysis_->config.heads : 0;

@@ -1,19 +1,20 @@
 #pragma once
 // One head, large, in its own window (opened by clicking a head in the grid): its attention
-// (tab 1) and its projection matrices W_i^Q, W_i^K and W_QK,i (tab 2). Follows the session:
-// every new analysis and every view option change is shown here too.
+// (tab 1) and its circuits W_QK,i and W_OV,i with their factors (tab 2). Shows the document's
+// selected head and follows every new analysis, circuits and view option.
 
 #include <memory>
 
 #include <QDialog>
 
 #include "Analysis.h"
+#include "Circuits.h"
 #include "ViewOptions.h"
 
 namespace headscope::ui {
 
 class HeadDetailView;
-class ProjectionView;
+class CircuitView;
 
 class HeadDetailDialog : public QDialog {
     Q_OBJECT
@@ -23,16 +24,17 @@ public:
 
     void setAnalysis(std::shared_ptr<const Analysis> analysis);
     void setHead(int head);
+    void setCircuits(std::shared_ptr<const Circuits> circuits);
     void setOptions(const ViewOptions& options);
     int head() const { return head_; }
     HeadDetailView* view() const { return view_; }
-    ProjectionView* projections() const { return projections_; }
+    CircuitView* circuits() const { return circuits_; }
 
 private:
     void updateTitle();
 
     HeadDetailView* view_ = nullptr;
-    ProjectionView* projections_ = nullptr;
+    CircuitView* circuits_ = nullptr;
     std::shared_ptr<const Analysis> analysis_;
     int head_ = 0;
 };

@@ -4,6 +4,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QClipboard>
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QEventLoop>
@@ -14,10 +15,17 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QScreen>
+#include <QSplitter>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QTimer>
 
 #include "AboutDialog.h"
+#include "CircuitView.h"
+#include "CostView.h"
+#include "FusedProjectionsView.h"
+#include "RankTableView.h"
+#include "ViewBinding.h"
 #include "ControlsDock.h"
 #include "Export.h"
 #include "ExportDialog.h"
@@ -61,15 +69,42 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     base_point_size_ = font().pointSizeF();
 
     session_ = new Session(this);
-    grid_ = new HeadGridView(this);
+    tabs_ = new QTabWidget(this);
+    tabs_->setObjectName(QStringLiteral("central_tabs"));
+    grid_ = new HeadGridView(tabs_);
     grid_->setObjectName(QStringLiteral("head_grid"));
-    setCentralWidget(grid_);
+    projections_ = new FusedProjectionsView(tabs_);
+    projections_->setObjectName(QStringLiteral("projections_view"));
+    circuits_ = new CircuitView(tabs_);
+    circuits_->setObjectName(QStringLiteral("circuit_view"));
+    costs_ = new CostView(tabs_);
+    costs_->setObjectName(QStringLiteral("cost_view"));
+    tabs_->addTab(grid_, tr("&Heads"));
+    tabs_->addTab(projections_, tr("&Projections"));
+    tabs_->addTab(circuits_, tr("C&ircuits"));
+    tabs_->addTab(costs_, tr("C&osts"));
+    tabs_->setTabToolTip(0, tr("Every head's attention. Click a head to select it, double-click to open it large."));
+    tabs_->setTabToolTip(1, tr("The fused W_Q, W_K, W_V, W_O and the activations X, Q, K, V, with head blocks."));
+    tabs_->setTabToolTip(2, tr("The selected head's W_QK = W_Q W_K^T and W_OV = W_V W_O with their factors."));
+    tabs_->setTabToolTip(3, tr("Parameters and multiply-adds of each variant, with the formulas."));
+    setCentralWidget(tabs_);
     buildDocks();
     status_ = new StatusPanel(this);
     statusBar()->addWidget(status_, 1);
     statusBar()->setSizeGripEnabled(true);
     buildMenus();
 
+    bindView(session_, grid_);
+    bindView(session_, projections_);
+    bindView(session_, circuits_);
+    bindView(session_, costs_);
+    bindView(session_, spectrum_);
+    bindView(session_, rank_table_);
+    connect(grid_, &HeadGridView::cellClicked, session_, [this](int head, int row, int col) {
+        session_->setHead(head);
+        session_->setCell(row, col);
+    });
+    connect(session_, &Session::hoverChanged, status_, &StatusPanel::showNote);
     connect(session_, &Session::changed, this, &MainWindow::showAnalysis);
     connect(session_, &Session::equivalenceReady, this, [this](std::shared_ptr<const Analysis> a) {
         status_->showEquivalence(*a);
@@ -81,7 +116,7 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     });
     connect(controls_, &ControlsDock::configEdited, this, &MainWindow::onConfigEdited);
     connect(grid_, &HeadGridView::headActivated, this, &MainWindow::showHead);
-    connect(grid_, &HeadGridView::cellHovered, status_, &StatusPanel::showNote);
+    connect(grid_, &HeadGridView::cellHovered, session_, &Session::setHover);
 
     const QRect available = screen() ? screen()->availableGeometry() : QRect(0, 0, 1400, 900);
     resize(std::min(1400, available.width()), std::min(900, available.height()));
@@ -104,11 +139,18 @@ MainWindow::~MainWindow() = default;
 void MainWindow::buildDocks() {
     controls_ = new ControlsDock(this);
     addDockWidget(Qt::LeftDockWidgetArea, controls_);
-    spectrum_ = new SpectrumView(this);
+    auto* split = new QSplitter(Qt::Horizontal, this);
+    spectrum_ = new SpectrumView(split);
     spectrum_->setObjectName(QStringLiteral("spectrum_view"));
-    spectrum_dock_ = new QDockWidget(tr("Spectra: singular values of W_QK and W_OV"), this);
+    rank_table_ = new RankTableView(split);
+    split->addWidget(spectrum_);
+    split->addWidget(rank_table_);
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 0);
+    split->setCollapsible(0, false);
+    spectrum_dock_ = new QDockWidget(tr("Spectra and ranks of W_QK and W_OV"), this);
     spectrum_dock_->setObjectName(QStringLiteral("spectrum_dock"));
-    spectrum_dock_->setWidget(spectrum_);
+    spectrum_dock_->setWidget(split);
     // Below the grid: the two spectra side by side get a wide, log-friendly shape, and the
     // heatmaps keep the full height they need for readable token labels.
     addDockWidget(Qt::BottomDockWidgetArea, spectrum_dock_);
@@ -199,9 +241,7 @@ void MainWindow::onConfigEdited(const Config& config) {
 }
 
 void MainWindow::showAnalysis(std::shared_ptr<const Analysis> analysis) {
-    grid_->setAnalysis(analysis);
-    spectrum_->setAnalysis(analysis);
-    if (detail_) detail_->setAnalysis(analysis);  // each view draws itself at once
+    // The views drew themselves (bindView); this counts and times the update.
     ++updates_shown_;
     const double ms = session_->millisecondsSinceRequest();
     status_->showAnalysis(*analysis, ms);
@@ -210,7 +250,9 @@ void MainWindow::showAnalysis(std::shared_ptr<const Analysis> analysis) {
 
 void MainWindow::redrawNow() {
     grid_->replotNow();
-    spectrum_->plot()->replot(QCustomPlot::rpImmediateRefresh);
+    spectrum_->replotNow();
+    projections_->replotNow();
+    circuits_->replotNow();
 }
 
 void MainWindow::setViewOptions(const ViewOptions& options) {
@@ -219,6 +261,10 @@ void MainWindow::setViewOptions(const ViewOptions& options) {
     controls_->sharedScaleAction()->setChecked(options.shared_scale);
     grid_->setOptions(options_);
     spectrum_->setOptions(options_);
+    rank_table_->setOptions(options_);
+    projections_->setOptions(options_);
+    circuits_->setOptions(options_);
+    costs_->setOptions(options_);
     if (detail_) detail_->setOptions(options_);
     applyFontScale();
 }
@@ -241,13 +287,12 @@ void MainWindow::applyFontScale() {
 }
 
 void MainWindow::showHead(int head) {
-    last_head_ = head;
+    session_->setHead(head);
     if (!detail_) {
         detail_ = new HeadDetailDialog(this);
         detail_->setOptions(options_);
+        bindView(session_, detail_);
     }
-    detail_->setAnalysis(session_->analysis());
-    detail_->setHead(head);
     detail_->show();
     detail_->raise();
     detail_->activateWindow();
@@ -313,14 +358,18 @@ bool MainWindow::saveAs() {
 void MainWindow::exportDialog() {
     const std::shared_ptr<const Analysis> analysis = session_->analysis();
     if (!analysis) return;
-    ExportDialog dialog(analysis->config.heads, last_head_, this);
+    ExportDialog dialog(analysis->config.heads, session_->head(), this);
     if (dialog.exec() != QDialog::Accepted) return;
     const ExportRequest r = dialog.request();
     QString error;
     bool ok = false;
     switch (r.what) {
         case ExportRequest::What::CurrentView:
-            ok = savePlot(grid_, r.path, r.format, grid_->width(), grid_->height(), r.scale, &error);
+            ok = saveCurrentTab(r.path, r.format, r.scale, &error);
+            break;
+        case ExportRequest::What::View:
+            ok = exportView(r.view, *analysis, r.head, options_, r.path, r.format, r.scale, &error,
+                            session_->circuits().get());
             break;
         case ExportRequest::What::OneHead:
             ok = exportHead(*analysis, r.head, options_, r.path, r.format, r.scale, &error);
@@ -333,9 +382,26 @@ void MainWindow::exportDialog() {
     else QMessageBox::warning(this, tr("Export failed"), tr("%1\n\n%2").arg(r.path, error));
 }
 
+QCustomPlot* MainWindow::currentPlot() const {
+    QWidget* tab = tabs_->currentWidget();
+    if (tab == grid_) return grid_;
+    if (tab == projections_) return projections_->plot();
+    if (tab == circuits_) return circuits_->plot();
+    return nullptr;  // the costs: a text view
+}
+
+bool MainWindow::saveCurrentTab(const QString& path, ImageFormat format, double scale, QString* error) {
+    if (QCustomPlot* plot = currentPlot()) return savePlot(plot, path, format, plot->width(), plot->height(), scale, error);
+    return saveWidget(tabs_->currentWidget(), path, format, scale, error);
+}
+
 void MainWindow::copyView() {
-    copyToClipboard(grid_);
-    status_->showNote(tr("Copied the head grid to the clipboard"));
+    if (QCustomPlot* plot = currentPlot()) {
+        copyToClipboard(plot);
+    } else if (QClipboard* clipboard = QApplication::clipboard()) {
+        clipboard->setPixmap(tabs_->currentWidget()->grab());
+    }
+    status_->showNote(tr("Copied the %1 tab to the clipboard").arg(tabs_->tabText(tabs_->currentIndex()).remove('&')));
 }
 
 bool MainWindow::waitForCompleteUpdate(int timeout_ms, QString* error) {

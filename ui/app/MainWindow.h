@@ -10,16 +10,23 @@
 
 #include "Analysis.h"
 #include "Config.h"
+#include "Export.h"
 #include "ViewOptions.h"
 
 class QAction;
 class QDockWidget;
+class QTabWidget;
+class QCustomPlot;
 
 namespace headscope::ui {
 
+class CircuitView;
 class ControlsDock;
+class CostView;
+class FusedProjectionsView;
 class HeadDetailDialog;
 class HeadGridView;
+class RankTableView;
 class RecentFiles;
 class Session;
 class SpectrumView;
@@ -43,6 +50,11 @@ public:
     ControlsDock* controls() const { return controls_; }
     HeadGridView* headGrid() const { return grid_; }
     SpectrumView* spectrumView() const { return spectrum_; }
+    RankTableView* rankTable() const { return rank_table_; }
+    FusedProjectionsView* projectionsView() const { return projections_; }
+    CircuitView* circuitView() const { return circuits_; }
+    CostView* costView() const { return costs_; }
+    QTabWidget* centralTabs() const { return tabs_; }
     StatusPanel* statusPanel() const { return status_; }
     HeadDetailDialog* headDetail() const { return detail_; }  // nullptr until a head is opened
     const ViewOptions& viewOptions() const { return options_; }
@@ -57,7 +69,7 @@ public:
     QString sessionPath() const { return session_path_; }
 
     void setViewOptions(const ViewOptions& options);
-    void showHead(int head);  // opens the head in the large detail window
+    void showHead(int head);  // selects the head and opens it in the large detail window
 
     // Number of analyses applied to every view so far.
     int updatesShown() const { return updates_shown_; }
@@ -92,12 +104,19 @@ private:
     bool saveAs();
     void exportDialog();
     void copyView();
+    QCustomPlot* currentPlot() const;  // the plot of the visible tab, or nullptr
+    bool saveCurrentTab(const QString& path, ImageFormat format, double scale, QString* error);
 
     MainWindowOptions window_options_;
     Session* session_ = nullptr;
     ControlsDock* controls_ = nullptr;
     HeadGridView* grid_ = nullptr;
+    QTabWidget* tabs_ = nullptr;
+    FusedProjectionsView* projections_ = nullptr;
+    CircuitView* circuits_ = nullptr;
+    CostView* costs_ = nullptr;
     SpectrumView* spectrum_ = nullptr;
+    RankTableView* rank_table_ = nullptr;
     QDockWidget* spectrum_dock_ = nullptr;
     StatusPanel* status_ = nullptr;
     HeadDetailDialog* detail_ = nullptr;
@@ -106,7 +125,6 @@ private:
     ViewOptions options_;
     QString session_path_;
     int updates_shown_ = 0;
-    int last_head_ = 0;
     double base_point_size_ = 0;
 };
 

@@ -6,6 +6,8 @@
 #include <QLabel>
 #include <QLocale>
 
+#include "Spectrum.h"
+
 namespace headscope::ui {
 
 namespace {
@@ -88,7 +90,8 @@ void StatusPanel::showAnalysis(const Analysis& a, double update_ms) {
                         " \u2022 layer %4")
                          .arg(count(cost.qk_factored_params), count(cost.qk_merged_params),
                               QString::number(ratio, 'g', 3), count(cost.total_params)));
-    rank_->setText(tr("rank W_QK: %1 (\u2264 d_k %2)").arg(rankList(a.spectra)).arg(a.weights.d_k));
+    const int d = a.weights.dModel();
+    rank_->setText(tr("rank W_QK: %1 (\u2264 min(d_k, d_model) = %2)").arg(rankList(a.spectra)).arg(rankBound(a.weights.d_k, d, d)));
     timing_->setText(tr("updated in %1 ms").arg(QString::number(update_ms, 'f', update_ms < 10 ? 1 : 0)));
     if (a.equivalence)
         showEquivalence(a);
@@ -99,6 +102,10 @@ void StatusPanel::showAnalysis(const Analysis& a, double update_ms) {
 void StatusPanel::showEquivalence(const Analysis& a) {
     if (!a.equivalence) return;
     const Equivalence& e = *a.equivalence;
+    if (e.compared_cells == 0) {
+        equivalence_->setText(tr("Logits fused / per-head / merged: nothing to compare (every key is masked)"));
+        return;
+    }
     equivalence_->setText(tr("Logits agree: fused vs per-head %1, vs merged W_QK %2 (|logit| \u2264 %3)")
                               .arg(residual(e.fused_vs_per_head), residual(e.factored_vs_merged),
                                    QString::number(e.max_abs_logit, 'g', 3)));

@@ -7,10 +7,12 @@
 #include <QMetaType>
 
 #include "Analysis.h"
+#include "Circuits.h"
 #include "Config.h"
 
 Q_DECLARE_METATYPE(headscope::Config)
 Q_DECLARE_METATYPE(std::shared_ptr<const headscope::Analysis>)
+Q_DECLARE_METATYPE(std::shared_ptr<const headscope::Circuits>)
 
 namespace headscope::ui {
 
@@ -18,6 +20,7 @@ namespace headscope::ui {
 inline void registerMetaTypes() {
     qRegisterMetaType<headscope::Config>("headscope::Config");
     qRegisterMetaType<std::shared_ptr<const headscope::Analysis>>("std::shared_ptr<const headscope::Analysis>");
+    qRegisterMetaType<std::shared_ptr<const headscope::Circuits>>("std::shared_ptr<const headscope::Circuits>");
 }
 
 }  // namespace headscope::ui

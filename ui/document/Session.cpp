@@ -1,5 +1,6 @@
 #include "Session.h"
 
+#include <algorithm>
 #include <exception>
 
 #include <QEventLoop>
@@ -16,21 +17,24 @@ Session::Session(QObject* parent) : QObject(parent) {
     analysis_context_->moveToThread(&analysis_thread_);
     equivalence_context_ = new QObject;
     equivalence_context_->moveToThread(&equivalence_thread_);
+    circuits_thread_.setObjectName(QStringLiteral("headscope-circuits"));
+    circuits_context_ = new QObject;
+    circuits_context_->moveToThread(&circuits_thread_);
     analysis_thread_.start();
     equivalence_thread_.start();
+    circuits_thread_.start();
 }
 
 Session::~Session() {
-    analysis_thread_.quit();
-    equivalence_thread_.quit();
-    analysis_thread_.wait();
-    equivalence_thread_.wait();
+    for (QThread* thread : {&analysis_thread_, &equivalence_thread_, &circuits_thread_}) thread->quit();
+    for (QThread* thread : {&analysis_thread_, &equivalence_thread_, &circuits_thread_}) thread->wait();
     delete analysis_context_;
     delete equivalence_context_;
+    delete circuits_context_;
 }
 
 bool Session::busy() const {
-    return analysis_running_ || pending_ || equivalence_running_ || equivalence_pending_;
+    return analysis_running_ || pending_ || equivalence_running_ || equivalence_pending_ || circuits_running_;
 }
 
 bool Session::waitForIdle(int timeout_ms) {
@@ -93,6 +97,7 @@ void Session::startAnalysis(Request request) {
 
 void Session::onAnalysed(long long generation, qint64 requested_ns, std::shared_ptr<const Analysis> analysis) {
     analysis_running_ = false;
+    const bool new_weights = !analysis_ || !analysis_->config.sameWeights(analysis->config);
     analysis_ = analysis;
     analysis_generation_ = generation;
     analysis_requested_ns_ = requested_ns;
@@ -105,7 +110,9 @@ void Session::onAnalysed(long long generation, qint64 requested_ns, std::shared_
     } else {
         startEquivalence(analysis, generation);
     }
+    clampSelection();
     emit changed(analysis);
+    if (new_weights || !circuits_ || circuits_->head != head_) startCircuits();
     updateBusy();
 }
 
@@ -156,6 +163,74 @@ void Session::onEquivalence(long long generation, std::shared_ptr<const Analysis
         emit equivalenceReady(analysis);
     }
     updateBusy();
+}
+
+void Session::setHead(int head) {
+    const int heads = analysis_ ? analysis_->weights.heads : 0;
+    head = heads > 0 ? std::clamp(head, 0, heads - 1) : std::max(0, head);
+    if (head == head_) return;
+    head_ = head;
+    emit headChanged(head_);
+    startCircuits();
+    updateBusy();
+}
+
+void Session::setCell(int row, int column) {
+    if (row < 0 || column < 0) row = column = -1;
+    if (row == cell_row_ && column == cell_col_) return;
+    cell_row_ = row;
+    cell_col_ = column;
+    emit cellChanged(row, column);
+}
+
+void Session::setHover(const QString& text) {
+    if (text == hover_) return;
+    hover_ = text;
+    emit hoverChanged(text);
+}
+
+void Session::clampSelection() {
+    const int heads = analysis_->weights.heads;
+    if (heads > 0 && head_ >= heads) {
+        head_ = heads - 1;
+        emit headChanged(head_);
+    }
+    if (hasCell() && (cell_row_ >= analysis_->nQuery() || cell_col_ >= analysis_->nKeyValue())) setCell(-1, -1);
+}
+
+void Session::startCircuits() {
+    if (!analysis_) return;
+    if (circuits_running_) {  // coalesce: the newest selection runs when this one ends
+        circuits_stale_ = true;
+        return;
+    }
+    if (analysis_->weights.dModel() > kMaxWindowCircuitDModel) {
+        circuits_.reset();
+        emit circuitsReady(nullptr);
+        return;
+    }
+    circuits_running_ = true;
+    circuits_stale_ = false;
+    const long long generation = ++circuits_generation_;
+    QMetaObject::invokeMethod(circuits_context_, [this, analysis = analysis_, head = head_, generation]() {
+        // Worker thread: the immutable analysis keeps the weights alive.
+        std::shared_ptr<const Circuits> result;
+        try {
+            result = std::make_shared<const Circuits>(headCircuits(analysis->weights, head));
+        } catch (const std::exception&) {
+            // Out of memory: no circuits; the view says they are not available.
+        }
+        QMetaObject::invokeMethod(this, [this, result, generation]() {
+            circuits_running_ = false;
+            if (generation == circuits_generation_ && !circuits_stale_) {
+                circuits_ = result;
+                emit circuitsReady(result);
+            } else {
+                startCircuits();
+            }
+            updateBusy();
+        }, Qt::QueuedConnection);
+    }, Qt::QueuedConnection);
 }
 
 void Session::updateBusy() {

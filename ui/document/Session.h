@@ -8,6 +8,11 @@
 // finished analysis is published with changed(); then the equivalence residuals (fused vs
 // per-head vs merged logits) are computed on a second worker thread and published with
 // equivalenceReady(), unless a newer config is already on its way.
+//
+// It also holds the selection every view follows: the selected head, the selected cell
+// (query row, key column) and the hover text. The selected head's circuits W_QK,i and W_OV,i
+// (d_model x d_model each) are formed on a third worker thread and published with
+// circuitsReady(); views never form them.
 
 #include <memory>
 #include <optional>
@@ -18,6 +23,7 @@
 #include <QThread>
 
 #include "Analysis.h"
+#include "Circuits.h"
 #include "Config.h"
 #include "MetaTypes.h"
 
@@ -51,8 +57,22 @@ public:
     // after the views have drawn the analysis to time a whole update.
     double millisecondsSinceRequest() const;
 
+    // The selection. head() is always a head of the latest analysis (0 before the first).
+    int head() const { return head_; }
+    // The selected (query row, key column), or (-1, -1) when no cell is selected.
+    int cellRow() const { return cell_row_; }
+    int cellColumn() const { return cell_col_; }
+    bool hasCell() const { return cell_row_ >= 0 && cell_col_ >= 0; }
+    const QString& hover() const { return hover_; }
+    // Circuits of head() for the latest analysis' weights; nullptr until formed (or when
+    // d_model is above kMaxWindowCircuitDModel).
+    std::shared_ptr<const Circuits> circuits() const { return circuits_; }
+
 public slots:
     void setConfig(const headscope::Config& config);
+    void setHead(int head);
+    void setCell(int row, int column);  // (-1, -1) clears it
+    void setHover(const QString& text);
 
 signals:
     void invalid(const QStringList& problems);
@@ -60,6 +80,10 @@ signals:
     void equivalenceReady(std::shared_ptr<const headscope::Analysis> analysis);
     void failed(const QString& message);  // the engine threw (e.g. out of memory)
     void busyChanged(bool busy);
+    void headChanged(int head);
+    void cellChanged(int row, int column);
+    void hoverChanged(const QString& text);
+    void circuitsReady(std::shared_ptr<const headscope::Circuits> circuits);
 
 private:
     struct Request {
@@ -73,6 +97,8 @@ private:
     void startEquivalence(std::shared_ptr<const Analysis> analysis, long long generation);
     void onEquivalence(long long generation, std::shared_ptr<const Analysis> analysis);
     void updateBusy();
+    void clampSelection();
+    void startCircuits();
 
     Config config_;
     QStringList problems_;
@@ -80,9 +106,18 @@ private:
     long long analysis_generation_ = 0;  // generation of analysis_
     qint64 analysis_requested_ns_ = 0;   // clock_ time of the setConfig() analysis_ answers
 
-    QThread analysis_thread_, equivalence_thread_;
+    QThread analysis_thread_, equivalence_thread_, circuits_thread_;
     QObject* analysis_context_ = nullptr;     // lives in analysis_thread_
     QObject* equivalence_context_ = nullptr;  // lives in equivalence_thread_
+    QObject* circuits_context_ = nullptr;     // lives in circuits_thread_
+
+    int head_ = 0;
+    int cell_row_ = -1, cell_col_ = -1;
+    QString hover_;
+    std::shared_ptr<const Circuits> circuits_;
+    bool circuits_running_ = false;
+    bool circuits_stale_ = false;  // the selection or weights changed while circuits ran
+    long long circuits_generation_ = 0;
 
     bool analysis_running_ = false;
     std::optional<Request> pending_;

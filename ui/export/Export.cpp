@@ -4,14 +4,21 @@
 #include <QClipboard>
 #include <QDir>
 #include <QFileInfo>
+#include <QHeaderView>
+#include <QPainter>
+#include <QPdfWriter>
 #include <QSvgGenerator>
 #include <algorithm>
 #include <cmath>
 #include <memory>
 #include <qcustomplot.h>
 
+#include "CircuitView.h"
+#include "CostView.h"
+#include "FusedProjectionsView.h"
 #include "HeadDetailView.h"
 #include "HeadGridView.h"
+#include "RankTableView.h"
 #include "SpectrumView.h"
 
 namespace headscope::ui {
@@ -82,6 +89,7 @@ bool saveSvg(QCustomPlot* plot, const QString& path, int width, int height, QStr
         fail(error, QStringLiteral("Could not write the SVG file '%1'.").arg(path));
         return false;
     }
+    painter.setMode(QCPPainter::pmVectorized);  // heatmap cells as rectangles (CellColorMap)
     plot->toPainter(&painter, width, height);
     painter.end();
     if (QFileInfo(path).size() <= 0) {
@@ -200,22 +208,170 @@ bool exportHead(const Analysis& analysis, int head, const ViewOptions& options, 
     return savePlot(view.plot(), path, format, size.width(), size.height(), scale, error);
 }
 
-bool exportSpectrum(const Analysis& analysis, const ViewOptions& options, const QString& path,
-                    ImageFormat format, double scale, QString* error) {
-    if (!checkAnalysis(analysis, error) || !checkTarget(path, error)) return false;
-    const double s = options.font_scale > 0 ? options.font_scale : 1.0;
-    const QSize size(int(1200 * s), int(560 * s));
-    SpectrumView view;
-    view.setOptions(options);
-    view.setAnalysis(borrow(analysis));
-    view.plot()->resize(size);
-    view.plot()->setViewport(QRect(QPoint(0, 0), size));
+
+QString viewFileName(ViewKind kind, int head) {
+    switch (kind) {
+        case ViewKind::AttentionWeights: return QStringLiteral("attention_weights");
+        case ViewKind::AttentionLogits: return QStringLiteral("attention_logits");
+        case ViewKind::SpectrumQK: return QStringLiteral("spectrum_qk");
+        case ViewKind::SpectrumOV: return QStringLiteral("spectrum_ov");
+        case ViewKind::RankTable: return QStringLiteral("rank_table");
+        case ViewKind::Projections: return QStringLiteral("projections");
+        case ViewKind::CircuitQK: return QStringLiteral("circuit_qk_head_%1").arg(head);
+        case ViewKind::CircuitOV: return QStringLiteral("circuit_ov_head_%1").arg(head);
+        case ViewKind::Costs: return QStringLiteral("costs");
+    }
+    return {};
+}
+
+QString viewTitle(ViewKind kind) {
+    switch (kind) {
+        case ViewKind::AttentionWeights: return QStringLiteral("Attention weights of every head");
+        case ViewKind::AttentionLogits: return QStringLiteral("Attention logits of every head");
+        case ViewKind::SpectrumQK: return QStringLiteral("Spectra of W_QK");
+        case ViewKind::SpectrumOV: return QStringLiteral("Spectra of W_OV");
+        case ViewKind::RankTable: return QStringLiteral("Rank table");
+        case ViewKind::Projections: return QStringLiteral("Fused projections and Q, K, V");
+        case ViewKind::CircuitQK: return QStringLiteral("Circuit W_QK of the head");
+        case ViewKind::CircuitOV: return QStringLiteral("Circuit W_OV of the head");
+        case ViewKind::Costs: return QStringLiteral("Costs with formulas");
+    }
+    return {};
+}
+
+bool saveWidget(QWidget* widget, const QString& path, ImageFormat format, double scale, QString* error) {
+    if (!widget || !checkTarget(path, error)) return false;
+    const QSize size = widget->size();
+    if (size.isEmpty() || !(scale > 0)) {
+        fail(error, QStringLiteral("Cannot export '%1': the view has no size.").arg(path));
+        return false;
+    }
+    bool ok = false;
+    switch (format) {
+        case ImageFormat::Png: {
+            QImage image(size * scale, QImage::Format_ARGB32);
+            image.setDevicePixelRatio(scale);
+            image.fill(Qt::white);
+            widget->render(&image);
+            ok = image.save(path, "PNG");
+            break;
+        }
+        case ImageFormat::Svg: {
+            QSvgGenerator generator;
+            generator.setFileName(path);
+            generator.setSize(size);
+            generator.setViewBox(QRect(QPoint(0, 0), size));
+            generator.setResolution(96);
+            generator.setTitle(widget->windowTitle());
+            QPainter painter;
+            ok = painter.begin(&generator);
+            if (ok) widget->render(&painter);
+            painter.end();
+            ok = ok && QFileInfo(path).size() > 0;
+            break;
+        }
+        case ImageFormat::Pdf: {
+            QPdfWriter writer(path);
+            writer.setResolution(96);
+            writer.setPageSize(QPageSize(QSizeF(size) * 72.0 / 96.0, QPageSize::Point));
+            writer.setPageMargins(QMarginsF(0, 0, 0, 0));
+            QPainter painter;
+            ok = painter.begin(&writer);
+            if (ok) widget->render(&painter);
+            painter.end();
+            ok = ok && QFileInfo(path).size() > 0;
+            break;
+        }
+    }
+    if (!ok) fail(error, QStringLiteral("Could not write the %1 file '%2'.").arg(suffix(format).toUpper(), path));
+    return ok;
+}
+
+namespace {
+
+// Lays a plot-based view out at size and saves its plot.
+template <typename View>
+bool savePlotView(View& view, QCustomPlot* plot, QSize size, const QString& path, ImageFormat format, double scale,
+                  QString* error) {
+    view.resize(size);
+    plot->resize(size);
+    plot->setViewport(QRect(QPoint(0, 0), size));
     view.replotNow();
-    return savePlot(view.plot(), path, format, size.width(), size.height(), scale, error);
+    return savePlot(plot, path, format, size.width(), size.height(), scale, error);
+}
+
+}  // namespace
+
+bool exportView(ViewKind kind, const Analysis& analysis, int head, const ViewOptions& options, const QString& path,
+                ImageFormat format, double scale, QString* error, const Circuits* circuits) {
+    if (!checkAnalysis(analysis, error) || !checkTarget(path, error)) return false;
+    const int heads = static_cast<int>(analysis.results.heads.size());
+    if (head < 0 || head >= heads) {
+        fail(error, QStringLiteral("There is no head %1: heads are numbered 0 to %2.").arg(head).arg(heads - 1));
+        return false;
+    }
+    const double s = options.font_scale > 0 ? options.font_scale : 1.0;
+    const int d = analysis.weights.dModel();
+    switch (kind) {
+        case ViewKind::AttentionWeights:
+        case ViewKind::AttentionLogits: {
+            ViewOptions o = options;
+            o.show_logits = kind == ViewKind::AttentionLogits;
+            return exportHeadGrid(analysis, o, path, format, scale, error);
+        }
+        case ViewKind::SpectrumQK:
+        case ViewKind::SpectrumOV: {
+            SpectrumView view(nullptr, kind == ViewKind::SpectrumQK ? SpectrumView::Panels::QK : SpectrumView::Panels::OV);
+            view.setOptions(options);
+            view.setHead(head);
+            view.setAnalysis(borrow(analysis));
+            return savePlotView(view, view.plot(), QSize(int(900 * s), int(560 * s)), path, format, scale, error);
+        }
+        case ViewKind::RankTable: {
+            RankTableView view;
+            view.setOptions(options);
+            view.setAnalysis(borrow(analysis));
+            view.setHead(head);
+            const int rows = view.rowCount();
+            view.resize(view.horizontalHeader()->length() + 4,
+                        view.horizontalHeader()->height() + rows * view.verticalHeader()->defaultSectionSize() + 4);
+            view.resize(std::max(view.width(), int(420 * s)), view.height());
+            return saveWidget(&view, path, format, scale, error);
+        }
+        case ViewKind::Projections: {
+            FusedProjectionsView view;
+            view.setOptions(options);
+            view.setHead(head);
+            view.setAnalysis(borrow(analysis));
+            return savePlotView(view, view.plot(), QSize(int(1600 * s), int(1000 * s)), path, format, scale, error);
+        }
+        case ViewKind::CircuitQK:
+        case ViewKind::CircuitOV: {
+            CircuitView view(nullptr, kind == ViewKind::CircuitQK ? CircuitView::Rows::QK : CircuitView::Rows::OV);
+            view.setOptions(options);
+            view.setAnalysis(borrow(analysis));
+            view.setHead(head);
+            std::shared_ptr<const Circuits> formed;
+            if (circuits && circuits->head == head && circuits->W_QK.rows() == d)
+                formed = std::shared_ptr<const Circuits>(std::shared_ptr<const Circuits>(), circuits);
+            else
+                formed = std::make_shared<const Circuits>(headCircuits(analysis.weights, head));
+            view.setCircuits(formed);
+            return savePlotView(view, view.plot(), QSize(int(1500 * s), int(640 * s)), path, format, scale, error);
+        }
+        case ViewKind::Costs: {
+            CostView view;
+            view.setOptions(options);
+            view.setAnalysis(borrow(analysis));
+            view.page()->resize(view.page()->sizeHint());
+            return saveWidget(view.page(), path, format, scale, error);
+        }
+    }
+    return false;
 }
 
 QStringList exportImages(const Analysis& analysis, const QString& dir, const QList<ImageFormat>& formats,
-                         QString* error, const ViewOptions& options, double scale) {
+                         QString* error, const ViewOptions& options, double scale, int head) {
     QStringList written;
     if (!checkAnalysis(analysis, error)) return written;
     if (dir.isEmpty() || !QDir().mkpath(dir)) {
@@ -223,20 +379,14 @@ QStringList exportImages(const Analysis& analysis, const QString& dir, const QLi
         return written;
     }
     const QDir out(dir);
-    ViewOptions weights = options, logits = options;
-    weights.show_logits = false;
-    logits.show_logits = true;
+    // The circuits of the head are formed once for every format.
+    const Circuits circuits = headCircuits(analysis.weights, std::clamp(head, 0, int(analysis.results.heads.size()) - 1));
     for (ImageFormat format : formats) {
-        const QString ext = suffix(format);
-        const QString weights_path = out.filePath(QStringLiteral("attention_weights.") + ext);
-        if (!exportHeadGrid(analysis, weights, weights_path, format, scale, error)) return written;
-        written << weights_path;
-        const QString logits_path = out.filePath(QStringLiteral("attention_logits.") + ext);
-        if (!exportHeadGrid(analysis, logits, logits_path, format, scale, error)) return written;
-        written << logits_path;
-        const QString spectrum_path = out.filePath(QStringLiteral("qk_spectrum.") + ext);
-        if (!exportSpectrum(analysis, options, spectrum_path, format, scale, error)) return written;
-        written << spectrum_path;
+        for (ViewKind kind : kAllViews) {
+            const QString path = out.filePath(viewFileName(kind, head) + QLatin1Char('.') + suffix(format));
+            if (!exportView(kind, analysis, head, options, path, format, scale, error, &circuits)) return written;
+            written << path;
+        }
     }
     return written;
 }

@@ -12,9 +12,11 @@
 #include <optional>
 
 #include "Analysis.h"
+#include "Circuits.h"
 #include "ViewOptions.h"
 
 class QCustomPlot;
+class QWidget;
 
 namespace headscope::ui {
 
@@ -39,15 +41,40 @@ bool exportHeadGrid(const Analysis& analysis, const ViewOptions& options, const 
 // One head, large, with its rank and singular values in the subtitle.
 bool exportHead(const Analysis& analysis, int head, const ViewOptions& options, const QString& path,
                 ImageFormat format, double scale, QString* error);
-// Singular values of W_QK,i and W_OV,i for every head.
-bool exportSpectrum(const Analysis& analysis, const ViewOptions& options, const QString& path,
-                    ImageFormat format, double scale, QString* error);
+// Every view HeadScope draws, exported alone. File names say what they show.
+enum class ViewKind {
+    AttentionWeights,  // attention_weights: every head's softmax weights
+    AttentionLogits,   // attention_logits: every head's logits
+    SpectrumQK,        // spectrum_qk: all d_model singular values of each head's W_QK
+    SpectrumOV,        // spectrum_ov: the same for W_OV
+    RankTable,         // rank_table: ranks of W_QK, W_OV, logits against their bounds
+    Projections,       // projections: fused W_Q, W_K, W_V, W_O and X, Q, K, V with head blocks
+    CircuitQK,         // circuit_qk_head_<h>: W_i^Q, W_i^K and W_QK,i
+    CircuitOV,         // circuit_ov_head_<h>: W_i^V, W_i^O and W_OV,i
+    Costs,             // costs: parameters and multiply-adds with their formulas
+};
+inline constexpr ViewKind kAllViews[] = {ViewKind::AttentionWeights, ViewKind::AttentionLogits, ViewKind::SpectrumQK,
+                                         ViewKind::SpectrumOV, ViewKind::RankTable, ViewKind::Projections,
+                                         ViewKind::CircuitQK, ViewKind::CircuitOV, ViewKind::Costs};
 
-// Writes, for each format, attention_weights.<ext>, attention_logits.<ext> and
-// qk_spectrum.<ext> into dir (created if missing) and returns the paths written. On failure
-// *error is set and the list holds what was written before it.
+// "attention_weights", "spectrum_qk", "circuit_qk_head_3", ... (no suffix).
+QString viewFileName(ViewKind kind, int head);
+// "Spectra of W_QK", ... for menus and dialogs.
+QString viewTitle(ViewKind kind);
+
+// Builds the view offscreen for analysis (head: the selected head for the views that show one)
+// and saves it. circuits: the head's already formed W_QK / W_OV, or nullptr to form them here.
+bool exportView(ViewKind kind, const Analysis& analysis, int head, const ViewOptions& options, const QString& path,
+                ImageFormat format, double scale, QString* error, const Circuits* circuits = nullptr);
+
+// Any widget (tables, text) as PNG (raster at scale), SVG or PDF (vector) at its current size.
+bool saveWidget(QWidget* widget, const QString& path, ImageFormat format, double scale, QString* error);
+
+// Writes, for each format, every view of kAllViews into dir (created if missing), named by
+// viewFileName (circuits of `head`), and returns the paths written. On failure *error is set
+// and the list holds what was written before it.
 QStringList exportImages(const Analysis& analysis, const QString& dir, const QList<ImageFormat>& formats,
-                         QString* error, const ViewOptions& options = {}, double scale = 1.0);
+                         QString* error, const ViewOptions& options = {}, double scale = 1.0, int head = 0);
 
 // An image of the plot's current view on the clipboard.
 void copyToClipboard(QCustomPlot* plot);

@@ -1,5 +1,7 @@
 #include "HeadDetailView.h"
 
+#include "CellColorMap.h"
+
 #include <QFontMetrics>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -103,7 +105,7 @@ HeadDetailView::HeadDetailView(QWidget* parent) : QWidget(parent) {
     auto* group = new QCPMarginGroup(plot_);
     rect_->setMarginGroup(QCP::msTop | QCP::msBottom, group);
     scale_->setMarginGroup(QCP::msTop | QCP::msBottom, group);
-    map_ = new QCPColorMap(rect_->axis(QCPAxis::atBottom), rect_->axis(QCPAxis::atLeft));
+    map_ = new CellColorMap(rect_->axis(QCPAxis::atBottom), rect_->axis(QCPAxis::atLeft));
     map_->setInterpolate(false);
     map_->setTightBoundary(false);
     map_->setColorScale(scale_);

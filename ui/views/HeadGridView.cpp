@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "CellColorMap.h"
 #include "GridShape.h"
 #include "Heatmap.h"
 
@@ -152,6 +153,8 @@ bool HeadGridView::refresh(const QSize& size) {
     }
     if (shared_scale_) shared_scale_->setDataRange(heatmap::dataRange(a, -1, logits, true));
 
+    markFullyMaskedRows();
+    markSelection();
     updateTexts();
     updateLabels(size);
 
@@ -171,6 +174,8 @@ QString HeadGridView::structure() const {
         << key_labels_.join(QChar(0x1f)) << '|';
     if (shared_scale_) out << shared_scale_->label() << shared_scale_->dataRange().lower << ','
                            << shared_scale_->dataRange().upper;
+    out << '|' << head_;
+    for (int row : fully_masked_rows_) out << ',' << row;
     for (const Cell& cell : cells_) {
         const QCPAxis* x = cell.rect->axis(QCPAxis::atBottom);
         out << ';' << x->range().upper << ',' << cell.rect->axis(QCPAxis::atLeft)->range().upper << ','
@@ -184,6 +189,7 @@ QString HeadGridView::structure() const {
 
 void HeadGridView::clearLayout() {
     clearItems();
+    row_marks_.clear();
     clearPlottables();
     plotLayout()->clear();
     delete margin_group_;
@@ -238,8 +244,7 @@ void HeadGridView::rebuildLayout(int heads, int columns, bool shared) {
             pair->addElement(0, 1, cell.scale);
             pair->setColumnSpacing(4);
         }
-        cell.map = new QCPColorMap(cell.rect->axis(QCPAxis::atBottom), cell.rect->axis(QCPAxis::atLeft));
-        cell.map->setInterpolate(false);
+        cell.map = new CellColorMap(cell.rect->axis(QCPAxis::atBottom), cell.rect->axis(QCPAxis::atLeft));
         cell.map->setTightBoundary(false);
         cell.map->setColorScale(cell.scale);  // nullptr in shared mode; set below
     }
@@ -271,6 +276,10 @@ void HeadGridView::updateTexts() {
                            .arg(a.config.d_model)
                            .arg(a.config.headDimK());
     if (masked) subtitle += QStringLiteral(" · %1: grey cells are masked").arg(maskWords(a));
+    subtitle += QStringLiteral("\n") + heatmap::weightsOrigin(a);
+    if (!fully_masked_rows_.isEmpty())
+        subtitle += QStringLiteral(" · hatched rows: every key masked, softmax would be 0/0 "
+                                   "(PyTorch gives NaN); HeadScope shows 0");
     if (!options_.shared_scale) subtitle += QStringLiteral(" · colour bar per head");
     subtitle_->setText(subtitle);
 
@@ -356,6 +365,50 @@ void HeadGridView::applyFonts() {
     }
 }
 
+// --- selection and masked rows ---------------------------------------------------------------
+
+void HeadGridView::setHead(int head) {
+    if (head == head_) return;
+    head_ = head;
+    if (!analysis_) return;
+    markSelection();
+    structure_.clear();
+    replot(rpQueuedReplot);
+}
+
+void HeadGridView::markSelection() {
+    for (int h = 0; h < headCount(); ++h) {
+        QCPAxis* top = cells_[std::size_t(h)].rect->axis(QCPAxis::atTop);
+        const bool selected = h == head_;
+        top->setLabel(selected ? QStringLiteral("▶ head %1").arg(h) : QStringLiteral("head %1").arg(h));
+        top->setLabelColor(selected ? QColor(200, 110, 0) : QColor(0, 0, 0));
+        const QPen frame(selected ? QColor(230, 160, 0) : QColor(90, 90, 90), selected ? 3 : 1);
+        for (QCPAxis* axis : cells_[std::size_t(h)].rect->axes()) axis->setBasePen(frame);
+    }
+}
+
+void HeadGridView::markFullyMaskedRows() {
+    for (QCPAbstractItem* item : row_marks_) removeItem(item);
+    row_marks_.clear();
+    fully_masked_rows_.clear();
+    const MaskMatrix& allowed = analysis_->results.allowed;
+    for (Eigen::Index r = 0; r < allowed.rows(); ++r)
+        if (allowed.cols() > 0 && !allowed.row(r).any()) fully_masked_rows_ << static_cast<int>(r);
+    for (const Cell& cell : cells_) {
+        for (int r : fully_masked_rows_) {
+            auto* mark = new QCPItemRect(this);
+            mark->setClipAxisRect(cell.rect);
+            for (QCPItemPosition* p : {mark->topLeft, mark->bottomRight})
+                p->setAxes(cell.rect->axis(QCPAxis::atBottom), cell.rect->axis(QCPAxis::atLeft));
+            mark->topLeft->setCoords(-0.5, r - 0.5);
+            mark->bottomRight->setCoords(allowed.cols() - 0.5, r + 0.5);
+            mark->setPen(QPen(QColor(120, 0, 0), 1.5));
+            mark->setBrush(QBrush(QColor(120, 0, 0, 140), Qt::BDiagPattern));
+            row_marks_.push_back(mark);
+        }
+    }
+}
+
 // --- interaction ------------------------------------------------------------------------------
 
 void HeadGridView::setHover(const QString& text) {
@@ -383,9 +436,21 @@ void HeadGridView::mousePressEvent(QMouseEvent* event) {
 void HeadGridView::mouseReleaseEvent(QMouseEvent* event) {
     QCustomPlot::mouseReleaseEvent(event);
     if (event->button() != Qt::LeftButton) return;
-    const int head = headAt(event->position().toPoint());
-    if (head >= 0 && head == pressed_head_) emit headActivated(head);
+    const QPoint pos = event->position().toPoint();
+    const int head = headAt(pos);
+    if (head >= 0 && head == pressed_head_) {
+        emit headClicked(head);
+        int row = -1, col = -1;
+        if (analysis_ && heatmap::cellAt(headRect(head), pos, analysis_->nQuery(), analysis_->nKeyValue(), &row, &col))
+            emit cellClicked(head, row, col);
+    }
     pressed_head_ = -1;
+}
+
+void HeadGridView::mouseDoubleClickEvent(QMouseEvent* event) {
+    QCustomPlot::mouseDoubleClickEvent(event);
+    const int head = event->button() == Qt::LeftButton ? headAt(event->position().toPoint()) : -1;
+    if (head >= 0) emit headActivated(head);
 }
 
 void HeadGridView::leaveEvent(QEvent* event) {

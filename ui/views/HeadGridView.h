@@ -55,14 +55,23 @@ public:
     // Sequences longer than this show positions instead of token labels.
     static constexpr int kMaxTokenLabels = 40;
 
+    // The selected head: its title is marked and its panel framed.
+    void setHead(int head);
+    int head() const { return head_; }
+    // Queries whose keys are all masked (0/0 in the softmax), hatched in every panel.
+    const QList<int>& fullyMaskedRows() const { return fully_masked_rows_; }
+
 signals:
-    void headActivated(int head);
+    void headClicked(int head);                 // a click on a head's panel
+    void cellClicked(int head, int row, int col);  // a click on a cell
+    void headActivated(int head);               // a double click: open it large
     void cellHovered(QString text);
 
 protected:
     void mouseMoveEvent(QMouseEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;
     void mouseReleaseEvent(QMouseEvent* event) override;
+    void mouseDoubleClickEvent(QMouseEvent* event) override;
     void leaveEvent(QEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
 
@@ -81,6 +90,8 @@ private:
     void updateLabels(const QSize& size);
     void applyFonts();
     void setHover(const QString& text);
+    void markSelection();
+    void markFullyMaskedRows();
 
     std::shared_ptr<const Analysis> analysis_;
     ViewOptions options_;
@@ -97,6 +108,9 @@ private:
     QString hover_text_;
     QString structure_;
     int pressed_head_ = -1;
+    int head_ = 0;
+    QList<int> fully_masked_rows_;
+    std::vector<QCPAbstractItem*> row_marks_;
 };
 
 }  // namespace headscope::ui

@@ -187,6 +187,19 @@ QString valueName(const Analysis& analysis, bool logits) {
     return name;
 }
 
+QString weightsOrigin(const Analysis& a) {
+    switch (a.config.init) {
+        case InitKind::Identity:
+            return QStringLiteral("identity weights W = I: no projection, head i reads only its slice of d_model");
+        case InitKind::Normal:
+            return QStringLiteral("random, untrained weights (normal σ %1, seed %2): no pattern here is learned")
+                .arg(a.config.init_sigma).arg(qulonglong(a.config.seed));
+        case InitKind::Xavier: break;
+    }
+    return QStringLiteral("random, untrained weights (Xavier uniform, seed %1): no pattern here is learned")
+        .arg(qulonglong(a.config.seed));
+}
+
 bool anyMasked(const Analysis& analysis) {
     const MaskMatrix& allowed = analysis.results.allowed;
     return allowed.size() > 0 && !allowed.all();

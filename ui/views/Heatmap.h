@@ -55,6 +55,10 @@ QCPColorGradient gradient(bool logits);
 // What the colour bar measures: "attention weight (softmax)" / "logit q·k / √d_k".
 QString valueName(const Analysis& analysis, bool logits);
 
+// Where the weights come from, for every picture of them: "random, untrained weights (Xavier
+// uniform, seed 3): patterns are not learned" or "identity weights: no projection".
+QString weightsOrigin(const Analysis& analysis);
+
 // True when some query may not attend to some key (causal mask, padding).
 bool anyMasked(const Analysis& analysis);
 

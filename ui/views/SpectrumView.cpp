@@ -1,50 +1,64 @@
 #include "SpectrumView.h"
 
+#include <QMouseEvent>
+#include <QToolTip>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
-#include <map>
 
 #include "Heatmap.h"
+#include "HeadColors.h"
+#include "Spectrum.h"
 
 namespace headscope::ui {
 namespace {
 
-constexpr double kTitlePt = 14, kAxisPt = 11, kTickPt = 10, kLegendPt = 9.5;
+constexpr double kTitlePt = 13, kAxisPt = 11, kTickPt = 10, kNotePt = 9.5;
+constexpr int kQK = 0, kOV = 1;
+// The band's centre sits this factor below the lowest value above the tolerance (log scale);
+// the axis ends another factor below it, and no tick is drawn between.
+constexpr double kBandGap = 12, kBandHalf = 3;
 
-// Okabe & Ito's colour-blind-safe palette (yellow left out: too pale on white), then hues.
-QColor headColor(int head) {
-    static const QColor base[] = {QColor(0x00, 0x72, 0xB2), QColor(0xD5, 0x5E, 0x00),
-                                  QColor(0x00, 0x9E, 0x73), QColor(0xCC, 0x79, 0xA7),
-                                  QColor(0xE6, 0x9F, 0x00), QColor(0x56, 0xB4, 0xE9),
-                                  QColor(0x00, 0x00, 0x00)};
-    constexpr int n = static_cast<int>(std::size(base));
-    if (head < n) return base[head];
-    const double hue = std::fmod(0.13 + (head - n) * 0.618033988749895, 1.0);
-    return QColor::fromHslF(static_cast<float>(hue), 0.65f, 0.42f);
-}
+// Log ticks above the "= 0" band only, plus one tick labelled 0 at the band's centre.
+class BandLogTicker : public QCPAxisTickerLog {
+public:
+    double floor = 0, band = 0;
+
+protected:
+    QVector<double> createTickVector(double step, const QCPRange& range) override {
+        QVector<double> ticks = QCPAxisTickerLog::createTickVector(step, range);
+        ticks.erase(std::remove_if(ticks.begin(), ticks.end(), [this](double t) { return t < floor; }), ticks.end());
+        if (band > 0) ticks.prepend(band);
+        return ticks;
+    }
+    QString getTickLabel(double tick, const QLocale& locale, QChar format, int precision) override {
+        if (band > 0 && std::abs(tick / band - 1) < 1e-9) return QStringLiteral("0");
+        return QCPAxisTickerLog::getTickLabel(tick, locale, format, precision);
+    }
+};
 
 void styleLogAxes(QCPAxisRect* rect) {
     rect->setRangeDrag(Qt::Orientations());
     rect->setRangeZoom(Qt::Orientations());
     QCPAxis* y = rect->axis(QCPAxis::atLeft);
     y->setScaleType(QCPAxis::stLogarithmic);
-    auto ticker = QSharedPointer<QCPAxisTickerLog>::create();
+    auto ticker = QSharedPointer<BandLogTicker>::create();
     ticker->setLogBase(10);
-    ticker->setSubTickCount(8);
+    ticker->setSubTickCount(0);
     y->setTicker(ticker);
-    y->setNumberFormat(QStringLiteral("eb"));  // 10^-15 written as a power
+    y->setSubTicks(false);
+    y->setNumberFormat(QStringLiteral("eb"));  // 10^-3 written as a power
     y->setNumberPrecision(0);
-    y->setLabel(QStringLiteral("singular value σᵢ (log scale)"));
+    y->setLabel(QStringLiteral("singular value σᵢ (log)"));
     y->grid()->setSubGridVisible(false);
     QCPAxis* x = rect->axis(QCPAxis::atBottom);
     auto fixed = QSharedPointer<QCPAxisTickerFixed>::create();
     fixed->setTickStep(1.0);
     fixed->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
-    fixed->setTickCount(8);
+    fixed->setTickCount(6);
     x->setTicker(fixed);
     x->setSubTicks(false);
-    x->setLabel(QStringLiteral("index i (largest first)"));
+    x->setLabel(QStringLiteral("index i, largest first"));
     QCPAxis* top = rect->axis(QCPAxis::atTop);
     top->setVisible(true);
     top->setTicks(false);
@@ -52,51 +66,40 @@ void styleLogAxes(QCPAxisRect* rect) {
     top->setBasePen(Qt::NoPen);
 }
 
-QString headList(const std::vector<int>& heads) {
-    if (heads.size() == 1) return QStringLiteral("head %1").arg(heads.front());
-    bool contiguous = true;
-    for (std::size_t i = 1; i < heads.size(); ++i) contiguous &= heads[i] == heads[i - 1] + 1;
-    if (contiguous) return QStringLiteral("heads %1–%2").arg(heads.front()).arg(heads.back());
-    return QStringLiteral("%1 heads").arg(heads.size());
+QString formatValue(double v) {
+    if (v == 0) return QStringLiteral("0 (exact: past the factor width)");
+    return QString::number(v, 'g', 4);
 }
 
 }  // namespace
 
-SpectrumView::SpectrumView(QWidget* parent) : QWidget(parent) {
+SpectrumView::SpectrumView(QWidget* parent, Panels panels) : QWidget(parent), panels_(panels) {
     plot_ = new QCustomPlot(this);
+    plot_->setObjectName(QStringLiteral("spectrum_plot"));
     plot_->setInteractions(QCP::Interactions());
     plot_->setAutoAddPlottableToLegend(false);
-    plot_->setMinimumSize(360, 240);
+    plot_->setMinimumSize(320, 220);
+    plot_->setMouseTracking(true);
+    plot_->installEventFilter(this);
     plot_->plotLayout()->clear();  // drops the default axis rect and its legend
     title_ = new QCPTextElement(plot_, QStringLiteral("No analysis yet"));
-    title_->setMargins(QMargins(0, 6, 0, 2));
+    title_->setMargins(QMargins(0, 4, 0, 2));
     plot_->plotLayout()->addElement(0, 0, title_);
     auto* row = new QCPLayoutGrid;
     plot_->plotLayout()->addElement(1, 0, row);
-    row->setColumnSpacing(16);
-    qk_rect_ = new QCPAxisRect(plot_, true);
-    ov_rect_ = new QCPAxisRect(plot_, true);
+    row->setColumnSpacing(12);
     auto* group = new QCPMarginGroup(plot_);
-    for (QCPAxisRect* rect : {qk_rect_, ov_rect_}) {
-        styleLogAxes(rect);
-        rect->setMarginGroup(QCP::msTop | QCP::msBottom, group);
+    const char* names[] = {"W_QK,i = W_i^Q (W_i^K)ᵀ", "W_OV,i = W_i^V W_i^O"};
+    int column = 0;
+    for (int p : {kQK, kOV}) {
+        rects_[p] = new QCPAxisRect(plot_, true);
+        styleLogAxes(rects_[p]);
+        rects_[p]->setMarginGroup(QCP::msTop | QCP::msBottom, group);
+        rects_[p]->axis(QCPAxis::atTop)->setLabel(QString::fromUtf8(names[p]));
+        const bool shown = panels_ == Panels::Both || (p == kQK) == (panels_ == Panels::QK);
+        if (shown) row->addElement(0, column++, rects_[p]);
+        else rects_[p]->setVisible(false);
     }
-    qk_rect_->axis(QCPAxis::atTop)->setLabel(QStringLiteral("W_QK,i = W_i^Q (W_i^K)^T"));
-    ov_rect_->axis(QCPAxis::atTop)->setLabel(QStringLiteral("W_OV,i = W_i^V W_i^O"));
-    row->addElement(0, 0, qk_rect_);
-    row->addElement(0, 1, ov_rect_);
-    // Legends sit at the right middle: the curves run along the top, the tolerance line
-    // along the bottom. Heads of equal rank share one row (kMaxLegendRows).
-    for (QCPLegend** legend : {&qk_legend_, &ov_legend_}) {
-        *legend = new QCPLegend;
-        (legend == &qk_legend_ ? qk_rect_ : ov_rect_)
-            ->insetLayout()
-            ->addElement(*legend, Qt::AlignRight | Qt::AlignVCenter);
-        (*legend)->setLayer(QStringLiteral("legend"));
-        (*legend)->setBrush(QColor(255, 255, 255, 220));
-        (*legend)->setBorderPen(QPen(QColor(160, 160, 160)));
-    }
-
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(plot_);
@@ -104,12 +107,21 @@ SpectrumView::SpectrumView(QWidget* parent) : QWidget(parent) {
 }
 
 QCPGraph* SpectrumView::qkGraph(int head) const {
-    return head >= 0 && head < qk_graphs_.size() ? qk_graphs_[head] : nullptr;
+    return head >= 0 && head < graphs_[kQK].size() ? graphs_[kQK][head] : nullptr;
 }
 
 QCPGraph* SpectrumView::ovGraph(int head) const {
-    return head >= 0 && head < ov_graphs_.size() ? ov_graphs_[head] : nullptr;
+    return head >= 0 && head < graphs_[kOV].size() ? graphs_[kOV][head] : nullptr;
 }
+
+Eigen::VectorXd SpectrumView::values(bool qk, int head) const {
+    if (!analysis_ || head < 0 || head >= static_cast<int>(analysis_->spectra.size())) return {};
+    const HeadSpectra& s = analysis_->spectra[static_cast<std::size_t>(head)];
+    const int d = analysis_->weights.dModel();
+    return allSingularValues(qk ? s.qk : s.ov, d, d);
+}
+
+QString SpectrumView::zeroText(bool qk) const { return zero_text_[qk ? kQK : kOV]; }
 
 void SpectrumView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
     // Same weights and tolerance: the same spectra are on screen already.
@@ -124,6 +136,14 @@ void SpectrumView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
 void SpectrumView::setOptions(const ViewOptions& options) {
     options_ = options;
     applyFonts();
+    refresh();  // the notes are items with their own fonts
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void SpectrumView::setHead(int head) {
+    if (head == head_) return;
+    head_ = head;
+    refresh();
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -133,136 +153,235 @@ void SpectrumView::replotNow() {
 }
 
 void SpectrumView::rebuild(int heads) {
-    // Custom legends are not cleaned up by removePlottable: empty them first.
-    qk_legend_->clearItems();
-    ov_legend_->clearItems();
     plot_->clearGraphs();
-    qk_graphs_.clear();
-    ov_graphs_.clear();
-    for (int h = 0; h < heads; ++h) {
-        for (bool qk : {true, false}) {
-            QCPAxisRect* rect = qk ? qk_rect_ : ov_rect_;
-            QCPGraph* graph = plot_->addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
-            const QColor color = headColor(h);
-            graph->setPen(QPen(color, 1.6));
-            graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, color, color, 5));
-            (qk ? qk_graphs_ : ov_graphs_).push_back(graph);
-        }
+    for (int p : {kQK, kOV}) {
+        graphs_[p].clear();
+        for (int h = 0; h < heads; ++h)
+            graphs_[p].push_back(plot_->addGraph(rects_[p]->axis(QCPAxis::atBottom), rects_[p]->axis(QCPAxis::atLeft)));
     }
 }
 
 void SpectrumView::refresh() {
     plot_->clearItems();
     const int heads = analysis_ ? static_cast<int>(analysis_->spectra.size()) : 0;
-    if (heads != static_cast<int>(qk_graphs_.size())) rebuild(heads);
+    if (heads != graphs_[kQK].size()) rebuild(heads);
     if (!analysis_ || heads == 0) {
         title_->setText(QStringLiteral("No analysis yet"));
         return;
     }
-    title_->setText(QStringLiteral("Singular values of each head's bilinear maps · %1 heads").arg(heads));
-    fillPanel(true);
-    fillPanel(false);
+    head_ = std::clamp(head_, 0, heads - 1);
+    title_->setText(QStringLiteral("Singular values of each head's d_model × d_model maps · head %1 bold").arg(head_));
+    fillPanel(kQK);
+    fillPanel(kOV);
+    styleSelection();
 }
 
-void SpectrumView::fillPanel(bool qk) {
+void SpectrumView::fillPanel(int panel) {
     const Analysis& a = *analysis_;
-    QCPAxisRect* rect = qk ? qk_rect_ : ov_rect_;
-    QCPLegend* legend = qk ? qk_legend_ : ov_legend_;
-    const QVector<QCPGraph*>& graphs = qk ? qk_graphs_ : ov_graphs_;
-    const int bound = qk ? a.config.headDimK() : a.config.headDimV();
-    const int heads = static_cast<int>(graphs.size());
+    const bool qk = panel == kQK;
+    QCPAxisRect* rect = rects_[panel];
     QCPAxis* x = rect->axis(QCPAxis::atBottom);
     QCPAxis* y = rect->axis(QCPAxis::atLeft);
+    const int d = a.weights.dModel();
+    const int inner = qk ? a.weights.d_k : a.weights.d_v;
+    const int bound = rankBound(inner, d, d);
+    const int heads = static_cast<int>(graphs_[panel].size());
 
+    // The log range covers every value above the tolerance (and the tolerance line).
     double lowest = HUGE_VAL, highest = 0, tolerance = 0;
-    int longest = 0;
-    std::map<int, std::vector<int>> by_rank;
-    legend->clearItems();
     for (int h = 0; h < heads; ++h) {
-        const Spectrum& s = qk ? a.spectra[static_cast<std::size_t>(h)].qk : a.spectra[static_cast<std::size_t>(h)].ov;
-        QVector<double> keys, values;
+        const Spectrum& s = qk ? a.spectra[std::size_t(h)].qk : a.spectra[std::size_t(h)].ov;
+        tolerance = std::max(tolerance, s.tolerance);
         for (Eigen::Index i = 0; i < s.singular_values.size(); ++i) {
             const double v = s.singular_values(i);
-            if (!(v > 0) || !std::isfinite(v)) continue;  // exact zeros have no place on a log axis
-            keys.push_back(static_cast<double>(i + 1));
-            values.push_back(v);
-            lowest = std::min(lowest, v);
-            highest = std::max(highest, v);
-        }
-        longest = std::max(longest, static_cast<int>(s.singular_values.size()));
-        tolerance = std::max(tolerance, s.tolerance);
-        graphs[h]->setData(keys, values, true);
-        graphs[h]->setName(QStringLiteral("head %1: rank %2").arg(h).arg(s.rank));
-        by_rank[s.rank].push_back(h);
-        if (heads <= kMaxLegendRows) graphs[h]->addToLegend(legend);
-    }
-    if (heads > kMaxLegendRows) {
-        for (const auto& [rank, members] : by_rank) {
-            QCPGraph* first = graphs[members.front()];
-            first->setName(QStringLiteral("%1: rank %2").arg(headList(members)).arg(rank));
-            first->addToLegend(legend);
+            if (v > s.tolerance && std::isfinite(v)) {
+                lowest = std::min(lowest, v);
+                highest = std::max(highest, v);
+            }
         }
     }
-    if (highest <= 0) lowest = highest = 1;
-    if (tolerance > 0) lowest = std::min(lowest, tolerance);
+    if (!(highest > 0)) lowest = highest = 1;
+    // The range follows the data: the tolerance is drawn only when it is near the values (a
+    // custom tolerance); NumPy's default sits ~15 decades down and is named in the zero note.
+    const bool tolerance_shown = tolerance > 0 && tolerance >= lowest * 1e-3;
+    if (tolerance_shown) lowest = std::min(lowest, tolerance);
+    // At least two decades, so the log axis has ticks to read.
+    const double floor = std::min(lowest / 2, highest / 100);
+    const double band = floor / kBandGap;
+    band_y_[panel] = band;
+    auto ticker = y->ticker().dynamicCast<BandLogTicker>();
+    ticker->floor = floor;
+    ticker->band = band;
 
-    const double right = std::max(longest, bound) + 0.5 + std::max(2.0, 0.4 * bound);
-    x->setRange(0.5, right);
-    y->setRange(lowest / 20, highest * 4);
-
-    const QPen bound_pen(QColor(60, 60, 60), 1.4, Qt::DashLine);
-    auto* vline = new QCPItemStraightLine(plot_);
-    vline->setClipAxisRect(rect);
-    vline->setPen(bound_pen);
-    for (QCPItemPosition* p : {vline->point1, vline->point2}) p->setAxes(x, y);
-    vline->point1->setCoords(bound + 0.5, lowest);
-    vline->point2->setCoords(bound + 0.5, highest);
-    auto* vtext = new QCPItemText(plot_);
-    vtext->setClipAxisRect(rect);
-    vtext->position->setAxisRect(rect);
-    vtext->position->setAxes(x, y);
-    vtext->position->setTypeX(QCPItemPosition::ptPlotCoords);
-    vtext->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-    vtext->position->setCoords(bound + 0.5, 0.02);
-    vtext->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
-    vtext->setPadding(QMargins(4, 0, 0, 0));
-    vtext->setBrush(QColor(255, 255, 255, 230));
-    vtext->setText(QStringLiteral("rank ≤ %1 = %2").arg(qk ? "d_k" : "d_v").arg(bound));
-    vtext->setFont(heatmap::font(kTickPt, options_.font_scale));
-
-    if (tolerance > 0) {
-        auto* hline = new QCPItemStraightLine(plot_);
-        hline->setClipAxisRect(rect);
-        hline->setPen(QPen(QColor(200, 40, 40), 1.2, Qt::DotLine));
-        for (QCPItemPosition* p : {hline->point1, hline->point2}) p->setAxes(x, y);
-        hline->point1->setCoords(0, tolerance);
-        hline->point2->setCoords(1, tolerance);
-        auto* htext = new QCPItemText(plot_);
-        htext->setClipAxisRect(rect);
-        htext->position->setAxisRect(rect);
-        htext->position->setAxes(x, y);
-        htext->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
-        htext->position->setTypeY(QCPItemPosition::ptPlotCoords);
-        htext->position->setCoords(0.02, tolerance);
-        htext->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
-        htext->setColor(QColor(170, 30, 30));
-        htext->setBrush(QColor(255, 255, 255, 230));
-        htext->setText(QStringLiteral("rank tolerance %1: smaller values count as 0")
-                           .arg(QString::number(tolerance, 'g', 2)));
-        htext->setFont(heatmap::font(kTickPt - 1, options_.font_scale));
+    for (int h = 0; h < heads; ++h) {
+        const Spectrum& s = qk ? a.spectra[std::size_t(h)].qk : a.spectra[std::size_t(h)].ov;
+        const Eigen::VectorXd all = allSingularValues(s, d, d);
+        QVector<double> keys(all.size()), ys(all.size());
+        for (Eigen::Index i = 0; i < all.size(); ++i) {
+            keys[i] = double(i + 1);
+            ys[i] = all(i) > s.tolerance ? all(i) : band;  // counts as zero: on the band
+        }
+        graphs_[panel][h]->setData(keys, ys, true);
+        graphs_[panel][h]->setName(QStringLiteral("head %1").arg(h));
     }
+    x->setRange(0.5, d + 0.5);
+    y->setRange(band / kBandHalf, highest * 3);
+
+    const double s = options_.font_scale;
+    // The "= 0" band: everything that counts as zero sits on its centre line.
+    auto* strip = new QCPItemRect(plot_);
+    strip->setClipAxisRect(rect);
+    strip->setLayer(QStringLiteral("background"));
+    for (QCPItemPosition* p : {strip->topLeft, strip->bottomRight}) {
+        p->setAxes(x, y);
+        p->setAxisRect(rect);
+        p->setTypeX(QCPItemPosition::ptAxisRectRatio);
+    }
+    strip->topLeft->setCoords(0, band * kBandHalf * 0.8);
+    strip->bottomRight->setCoords(1, band / kBandHalf);
+    strip->setPen(Qt::NoPen);
+    strip->setBrush(QColor(235, 235, 235));
+
+    const Spectrum& selected = qk ? a.spectra[std::size_t(head_)].qk : a.spectra[std::size_t(head_)].ov;
+    const int zeros = zeroCount(selected, d, d);
+    zero_text_[panel] = QStringLiteral("%1 of %2 singular values are 0").arg(zeros).arg(d);
+    auto* zero_note = new QCPItemText(plot_);
+    zero_note->setClipAxisRect(rect);
+    zero_note->position->setAxes(x, y);
+    zero_note->position->setAxisRect(rect);
+    zero_note->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
+    zero_note->position->setCoords(0.99, band * kBandHalf * 0.8);
+    zero_note->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+    zero_note->setText(QStringLiteral("head %1: %2 (≤ %3)").arg(head_).arg(zero_text_[panel])
+                           .arg(QString::number(selected.tolerance, 'g', 2)));
+    zero_note->setFont(heatmap::font(kNotePt, s));
+    zero_note->setColor(QColor(60, 60, 60));
+
+    // The cliff: no head can have more than min(inner, d_model) non-zero values.
+    auto* cliff = new QCPItemStraightLine(plot_);
+    cliff->setClipAxisRect(rect);
+    cliff->setPen(QPen(QColor(60, 60, 60), 1.4, Qt::DashLine));
+    for (QCPItemPosition* p : {cliff->point1, cliff->point2}) p->setAxes(x, y);
+    cliff->point1->setCoords(bound + 0.5, band);
+    cliff->point2->setCoords(bound + 0.5, highest);
+    auto* cliff_text = new QCPItemText(plot_);
+    cliff_text->setClipAxisRect(rect);
+    cliff_text->position->setAxes(x, y);
+    cliff_text->position->setAxisRect(rect);
+    cliff_text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    const bool right_half = bound + 0.5 > 0.6 * (d + 0.5);
+    cliff_text->position->setCoords(bound + 0.5, 0.02);
+    cliff_text->setPositionAlignment((right_half ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
+    cliff_text->setPadding(QMargins(4, 1, 4, 1));
+    cliff_text->setBrush(QColor(255, 255, 255, 230));
+    cliff_text->setText(QStringLiteral("rank ≤ min(%1, d_model) = %2").arg(qk ? "d_k" : "d_v").arg(bound));
+    cliff_text->setFont(heatmap::font(kNotePt, s));
+
+    if (tolerance_shown) {
+        auto* line = new QCPItemStraightLine(plot_);
+        line->setClipAxisRect(rect);
+        line->setPen(QPen(QColor(200, 40, 40), 1.1, Qt::DotLine));
+        for (QCPItemPosition* p : {line->point1, line->point2}) p->setAxes(x, y);
+        line->point1->setCoords(0, tolerance);
+        line->point2->setCoords(1, tolerance);
+        auto* text = new QCPItemText(plot_);
+        text->setClipAxisRect(rect);
+        text->position->setAxes(x, y);
+        text->position->setAxisRect(rect);
+        text->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
+        text->position->setCoords(0.99, tolerance);
+        text->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+        text->setColor(QColor(170, 30, 30));
+        text->setText(QStringLiteral("tolerance %1").arg(QString::number(tolerance, 'g', 2)));
+        text->setFont(heatmap::font(kNotePt - 1, s));
+    }
+}
+
+void SpectrumView::styleSelection() {
+    for (int p : {kQK, kOV}) {
+        const int d = analysis_ ? analysis_->weights.dModel() : 0;
+        for (int h = 0; h < graphs_[p].size(); ++h) {
+            QCPGraph* graph = graphs_[p][h];
+            QColor color = headColor(h);
+            const bool selected = h == head_;
+            if (!selected) color.setAlpha(70);
+            graph->setPen(QPen(color, selected ? 2.8 : 1.2));
+            const double size = selected ? (d <= 96 ? 6 : 0) : (d <= 96 ? 3 : 0);
+            graph->setScatterStyle(size > 0 ? QCPScatterStyle(QCPScatterStyle::ssDisc, color, color, size)
+                                            : QCPScatterStyle(QCPScatterStyle::ssNone));
+            graph->setLayer(QStringLiteral("main"));
+        }
+        // The selected curve on top of the faint ones.
+        if (head_ >= 0 && head_ < graphs_[p].size()) graphs_[p][head_]->setLayer(QStringLiteral("overlay"));
+    }
+}
+
+SpectrumView::Hit SpectrumView::hitAt(const QPoint& pos) const {
+    Hit best;
+    if (!analysis_) return best;
+    double best_distance = 8.0;  // pixels
+    for (int p : {kQK, kOV}) {
+        if (!rects_[p]->visible() || !rects_[p]->rect().contains(pos)) continue;
+        QCPAxis* x = rects_[p]->axis(QCPAxis::atBottom);
+        QCPAxis* y = rects_[p]->axis(QCPAxis::atLeft);
+        const int index = static_cast<int>(std::lround(x->pixelToCoord(pos.x())));
+        for (int h = 0; h < graphs_[p].size(); ++h) {
+            const auto data = graphs_[p][h]->data();
+            if (index < 1 || index > data->size()) continue;
+            const double py = y->coordToPixel(data->at(index - 1)->value);
+            const double px = x->coordToPixel(index);
+            const double distance = std::hypot(px - pos.x(), py - pos.y()) - (h == head_ ? 2 : 0);
+            if (distance < best_distance) {
+                best_distance = distance;
+                best = Hit{h, p, index};
+            }
+        }
+    }
+    return best;
+}
+
+int SpectrumView::headAt(const QPoint& pos) const { return hitAt(pos).head; }
+
+QString SpectrumView::describe(const QPoint& pos) const {
+    const Hit hit = hitAt(pos);
+    if (hit.head < 0) return {};
+    const Eigen::VectorXd all = values(hit.panel == kQK, hit.head);
+    const double v = all(hit.index - 1);
+    const Spectrum& s = hit.panel == kQK ? analysis_->spectra[std::size_t(hit.head)].qk
+                                         : analysis_->spectra[std::size_t(hit.head)].ov;
+    QString text = QStringLiteral("head %1 · σ_%2 of %3 = %4")
+                       .arg(hit.head).arg(hit.index).arg(hit.panel == kQK ? "W_QK" : "W_OV", formatValue(v));
+    if (v > 0 && v <= s.tolerance) text += QStringLiteral(" (under the tolerance: counts as 0)");
+    return text;
+}
+
+bool SpectrumView::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == plot_) {
+        if (event->type() == QEvent::MouseMove) {
+            const QPoint pos = static_cast<QMouseEvent*>(event)->pos();
+            const QString text = describe(pos);
+            emit hovered(text);
+            if (text.isEmpty()) QToolTip::hideText();
+            else QToolTip::showText(plot_->mapToGlobal(pos), text, plot_);
+        } else if (event->type() == QEvent::MouseButtonRelease) {
+            const int head = headAt(static_cast<QMouseEvent*>(event)->pos());
+            if (head >= 0) emit headClicked(head);
+        } else if (event->type() == QEvent::Leave) {
+            emit hovered(QString());
+        }
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 void SpectrumView::applyFonts() {
     const double s = options_.font_scale;
     title_->setFont(heatmap::font(kTitlePt, s, true));
-    for (QCPAxisRect* rect : {qk_rect_, ov_rect_}) {
+    for (QCPAxisRect* rect : rects_) {
         for (QCPAxis* axis : rect->axes()) {
             axis->setTickLabelFont(heatmap::font(kTickPt, s));
             axis->setLabelFont(heatmap::font(kAxisPt, s, axis->axisType() == QCPAxis::atTop));
         }
     }
-    for (QCPLegend* legend : {qk_legend_, ov_legend_}) legend->setFont(heatmap::font(kLegendPt, s));
 }
 
 }  // namespace headscope::ui

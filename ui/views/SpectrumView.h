@@ -1,9 +1,11 @@
 #pragma once
 // Singular values of every head's W_QK,i = W_i^Q (W_i^K)^T (left) and W_OV,i = W_i^V W_i^O
-// (right), one line per head on a logarithmic y axis, index (1, 2, ...) on x. A vertical dashed
-// line marks d_k (d_v): a product through d_k dimensions has at most d_k non-zero singular
-// values. A horizontal dotted line marks the rank tolerance (values below it count as zero).
-// The legend reads "head i: rank r" (heads with the same rank are grouped when there are many).
+// (right): ALL d_model of them, index 1..d_model on x, a logarithmic y axis for the values above
+// the rank tolerance, and a separate "= 0" band below the log range for the rest (the exact
+// zeros past the factor width and the values under the tolerance). The cliff at
+// min(d_k, d_model) (min(d_v, d_model)) is marked and labelled: it is the answer to "why two
+// matrices". One head is selected: drawn bold, the others faint. Hover names head, index and
+// value; clicking a curve asks for that head (headClicked).
 
 #include <QWidget>
 #include <memory>
@@ -18,38 +20,62 @@ class SpectrumView : public QWidget {
     Q_OBJECT
 
 public:
-    explicit SpectrumView(QWidget* parent = nullptr);
+    enum class Panels { Both, QK, OV };
+    explicit SpectrumView(QWidget* parent = nullptr, Panels panels = Panels::Both);
 
     void setAnalysis(std::shared_ptr<const Analysis> analysis);
     std::shared_ptr<const Analysis> analysis() const { return analysis_; }
     void setOptions(const ViewOptions& options);  // uses font_scale
+    void setHead(int head);                       // the bold curve
+    int head() const { return head_; }
 
     QCustomPlot* plot() const { return plot_; }
-    QCPAxisRect* qkRect() const { return qk_rect_; }
-    QCPAxisRect* ovRect() const { return ov_rect_; }
-    QCPGraph* qkGraph(int head) const;  // singular values of W_QK,head (index 1.. on x)
+    QCPAxisRect* qkRect() const { return rects_[0]; }
+    QCPAxisRect* ovRect() const { return rects_[1]; }
+    QCPGraph* qkGraph(int head) const;  // one point per index 1..d_model, zeros on the band
     QCPGraph* ovGraph(int head) const;
+    // The values a head's curve stands for (every index 1..d_model, zeros included), as the
+    // engine computed them: what hovering shows.
+    Eigen::VectorXd values(bool qk, int head) const;
+    // The y coordinate the "= 0" band is drawn at (a graph point there means "counts as 0").
+    double zeroBandY(bool qk) const { return band_y_[qk ? 0 : 1]; }
+    // "60 of 64 singular values are 0" for the selected head.
+    QString zeroText(bool qk) const;
+    // What hovering pos shows ("head 2 · σ_5 of W_QK = 0 (exact)"), or "".
+    QString describe(const QPoint& pos) const;
+    // The head whose curve is nearest pos (within a few pixels), or -1.
+    int headAt(const QPoint& pos) const;
 
     void replotNow();
 
-    // Up to this many heads get one legend row each; more are grouped by rank.
-    static constexpr int kMaxLegendRows = 4;
+signals:
+    void headClicked(int head);
+    void hovered(const QString& text);
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
+    struct Hit {
+        int head = -1, panel = -1, index = -1;
+    };
+    Hit hitAt(const QPoint& pos) const;
     void refresh();
     void rebuild(int heads);
-    void fillPanel(bool qk);
+    void fillPanel(int panel);
+    void styleSelection();
     void applyFonts();
 
     std::shared_ptr<const Analysis> analysis_;
     ViewOptions options_;
+    Panels panels_;
+    int head_ = 0;
     QCustomPlot* plot_ = nullptr;
     QCPTextElement* title_ = nullptr;
-    QCPAxisRect* qk_rect_ = nullptr;
-    QCPAxisRect* ov_rect_ = nullptr;
-    QCPLegend* qk_legend_ = nullptr;
-    QCPLegend* ov_legend_ = nullptr;
-    QVector<QCPGraph*> qk_graphs_, ov_graphs_;
+    QCPAxisRect* rects_[2] = {};
+    QVector<QCPGraph*> graphs_[2];
+    double band_y_[2] = {0, 0};
+    QString zero_text_[2];
 };
 
 }  // namespace headscope::ui

@@ -1,0 +1,148 @@
+#include "CircuitView.h"
+
+#include <QLocale>
+#include <QVBoxLayout>
+#include <algorithm>
+
+#include "ColorMaps.h"
+#include "Heatmap.h"
+#include "Spectrum.h"
+
+namespace headscope::ui {
+namespace {
+
+constexpr double kTitlePt = 12, kPanelPt = 11, kTickPt = 9;
+const char* kNames[] = {"W_i^Q", "W_i^K", "W_QK,i = W_i^Q (W_i^K)ᵀ", "W_i^V", "W_i^O", "W_OV,i = W_i^V W_i^O"};
+
+QString count(long long n) { return QLocale(QLocale::English).toString(qlonglong(n)); }
+
+}  // namespace
+
+CircuitView::CircuitView(QWidget* parent, Rows rows) : QWidget(parent), rows_(rows) {
+    plot_ = new QCustomPlot(this);
+    plot_->setObjectName(QStringLiteral("circuit_plot"));
+    plot_->setMinimumSize(320, 240);
+    plot_->setInteractions(QCP::Interactions());
+    plot_->plotLayout()->clear();
+    title_ = new QCPTextElement(plot_, QStringLiteral("No analysis yet"));
+    plot_->plotLayout()->addElement(0, 0, title_);
+    auto* grid = new QCPLayoutGrid;
+    plot_->plotLayout()->addElement(1, 0, grid);
+    grid->setColumnSpacing(4);
+    int grid_row = 0;
+    for (int row = 0; row < 2; ++row) {
+        const bool shown = rows_ == Rows::Both || (row == 0) == (rows_ == Rows::QK);
+        auto* group = new QCPMarginGroup(plot_);
+        for (int k = 0; k < 3; ++k) {
+            const int m = 3 * row + k;
+            scales_[m] = new QCPColorScale(plot_);
+            scales_[m]->setBarWidth(8);
+            scales_[m]->setGradient(redBlueGradient());
+            panels_[m] = std::make_unique<MatrixPanel>(plot_, scales_[m]);
+            panels_[m]->rect()->setMarginGroup(QCP::msTop | QCP::msBottom, group);
+            scales_[m]->setMarginGroup(QCP::msTop | QCP::msBottom, group);
+            if (!shown) {
+                panels_[m]->rect()->setVisible(false);
+                scales_[m]->setVisible(false);
+                continue;
+            }
+            grid->addElement(grid_row, 2 * k, panels_[m]->rect());
+            grid->addElement(grid_row, 2 * k + 1, scales_[m]);
+            grid->setColumnStretchFactor(2 * k, k == 2 ? 2.2 : 0.8);
+            grid->setColumnStretchFactor(2 * k + 1, 0.01);
+        }
+        if (shown) ++grid_row;
+    }
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(plot_);
+}
+
+CircuitView::~CircuitView() = default;
+
+QCPColorMap* CircuitView::colorMap(Matrix which) const { return panels_[which]->map(); }
+
+bool CircuitView::productShown(Matrix which) const { return panels_[which]->map()->visible(); }
+
+QString CircuitView::title() const { return title_->text(); }
+
+void CircuitView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
+    const bool same = analysis_ && analysis && analysis_->config.sameWeights(analysis->config);
+    analysis_ = std::move(analysis);
+    if (!same) refresh();
+}
+
+void CircuitView::setHead(int head) {
+    head_ = std::max(0, head);
+    refresh();
+}
+
+void CircuitView::setCircuits(std::shared_ptr<const Circuits> circuits) {
+    circuits_ = std::move(circuits);
+    refresh();
+}
+
+void CircuitView::setOptions(const ViewOptions& options) {
+    options_ = options;
+    refresh();
+}
+
+void CircuitView::replotNow() {
+    refresh();
+    plot_->replot(QCustomPlot::rpImmediateRefresh);
+}
+
+void CircuitView::refresh() {
+    plot_->clearItems();
+    if (!analysis_ || analysis_->weights.heads == 0) return;
+    const Weights& w = analysis_->weights;
+    head_ = std::clamp(head_, 0, w.heads - 1);
+    const int d = w.dModel(), d_k = w.d_k, d_v = w.d_v;
+    const double s = options_.font_scale;
+    const QFont panel_font = heatmap::font(kPanelPt, s, true), tick_font = heatmap::font(kTickPt, s);
+    // The products must be this head's, formed from these weights (same shape at least).
+    const bool formed = circuits_ && circuits_->head == head_ && circuits_->W_QK.rows() == d &&
+                        circuits_->W_OV.rows() == d;
+    double extremes[6] = {};
+    extremes[Query] = panels_[Query]->setMatrix(w.queryHead(head_));
+    extremes[Key] = panels_[Key]->setMatrix(w.keyHead(head_));
+    extremes[Value] = panels_[Value]->setMatrix(w.valueHead(head_));
+    extremes[Output] = panels_[Output]->setMatrix(w.outputHead(head_));
+    if (formed) {
+        extremes[QK] = panels_[QK]->setMatrix(circuits_->W_QK);
+        extremes[OV] = panels_[OV]->setMatrix(circuits_->W_OV);
+    }
+    const QString rows[] = {"d_model", "d_model", "d_model", "d_model", "d_v", "d_model"};
+    const QString cols[] = {"d_k", "d_k", "d_model", "d_v", "d_model", "d_model"};
+    for (int m = 0; m < 6; ++m) {
+        panels_[m]->setTitle(QString::fromUtf8(kNames[m]), panel_font);
+        panels_[m]->setAxisNames(rows[m], cols[m], tick_font);
+        panels_[m]->setRowLabels({}, tick_font);
+        panels_[m]->map()->setDataRange(symmetricRange(heatmap::niceCeiling(extremes[m])));
+        scales_[m]->axis()->setTickLabelFont(tick_font);
+    }
+    for (Matrix m : {QK, OV}) {
+        panels_[m]->map()->setVisible(formed);
+        scales_[m]->setVisible(formed && (rows_ == Rows::Both || (m == QK) == (rows_ == Rows::QK)));
+        if (!formed) heatmap::setCellRanges(panels_[m]->rect(), d, d);
+    }
+    const HeadSpectra& spectra = analysis_->spectra[std::size_t(head_)];
+    QStringList lines;
+    if (rows_ != Rows::OV)
+        lines << QStringLiteral("Head %1: W_QK,i is %2 × %2 but has rank %3 ≤ min(d_k, d_model) = %4\n"
+                                "%5 parameters as two factors (2·d_model·d_k) vs %6 merged (d_model²)")
+                     .arg(head_).arg(d).arg(spectra.qk.rank).arg(rankBound(d_k, d, d))
+                     .arg(count(2LL * d * d_k), count(1LL * d * d));
+    if (rows_ != Rows::QK)
+        lines << QStringLiteral("W_OV,i has rank %1 ≤ min(d_v, d_model) = %2; %3 parameters as factors vs %4 merged")
+                     .arg(spectra.ov.rank).arg(rankBound(d_v, d, d)).arg(count(2LL * d * d_v), count(1LL * d * d));
+    if (!formed)
+        lines << (d > kMaxWindowCircuitDModel ? QStringLiteral("The %1 × %1 products are not drawn in the window; "
+                                            "headscope-cli export writes them").arg(d)
+                           : QStringLiteral("forming the products…"));
+    title_->setText(lines.join(QLatin1Char('\n')));
+    title_->setFont(heatmap::font(kTitlePt, s, true));
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+}  // namespace headscope::ui

@@ -1,0 +1,59 @@
+#pragma once
+// The selected head's two circuits with their factors, to answer "why two matrices W_Q and
+// W_K when only W_Q W_K^T matters?":
+//   W_i^Q (d_model, d_k)  W_i^K (d_model, d_k)  ->  W_QK,i = W_i^Q (W_i^K)^T (d_model, d_model)
+//   W_i^V (d_model, d_v)  W_i^O (d_v, d_model)  ->  W_OV,i = W_i^V W_i^O     (d_model, d_model)
+// with each product's rank against its bound and the parameters of two factors against one
+// merged matrix. The factors are views into the fused matrices; the products come formed from
+// the document's worker (setCircuits), never from this view. Signed values: red-blue,
+// symmetric about zero, one colour bar per matrix.
+
+#include <memory>
+
+#include <QWidget>
+
+#include "Analysis.h"
+#include "Circuits.h"
+#include "MatrixPanel.h"
+#include "ViewOptions.h"
+
+namespace headscope::ui {
+
+class CircuitView : public QWidget {
+    Q_OBJECT
+
+public:
+    enum class Rows { Both, QK, OV };
+    enum Matrix { Query = 0, Key = 1, QK = 2, Value = 3, Output = 4, OV = 5 };
+    explicit CircuitView(QWidget* parent = nullptr, Rows rows = Rows::Both);
+    ~CircuitView() override;
+
+    void setAnalysis(std::shared_ptr<const Analysis> analysis);
+    void setHead(int head);
+    void setCircuits(std::shared_ptr<const Circuits> circuits);
+    void setOptions(const ViewOptions& options);
+    int head() const { return head_; }
+
+    QCustomPlot* plot() const { return plot_; }
+    QCPColorMap* colorMap(Matrix which) const;
+    // True when the product `which` (QK or OV) shows the document's circuits for this head.
+    bool productShown(Matrix which) const;
+    QString title() const;
+
+    void replotNow();
+
+private:
+    void refresh();
+
+    Rows rows_;
+    QCustomPlot* plot_ = nullptr;
+    QCPTextElement* title_ = nullptr;
+    std::unique_ptr<MatrixPanel> panels_[6];
+    QCPColorScale* scales_[6] = {};
+    std::shared_ptr<const Analysis> analysis_;
+    std::shared_ptr<const Circuits> circuits_;
+    ViewOptions options_;
+    int head_ = 0;
+};
+
+}  // namespace headscope::ui

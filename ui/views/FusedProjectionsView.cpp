@@ -1,0 +1,163 @@
+#include "FusedProjectionsView.h"
+
+#include <QVBoxLayout>
+#include <algorithm>
+
+#include "ColorMaps.h"
+#include "Heatmap.h"
+
+namespace headscope::ui {
+namespace {
+
+constexpr double kTitlePt = 12, kPanelPt = 11, kTickPt = 9;
+// Block labels are thinned to at most this many per matrix.
+constexpr int kMaxBlockLabels = 16;
+
+// "h0", "h1", ...; for key/value blocks of grouped-query attention "kv0: h0-1".
+QStringList blockLabels(int blocks, int group) {
+    QStringList labels;
+    const int step = std::max(1, (blocks + kMaxBlockLabels - 1) / kMaxBlockLabels);
+    for (int b = 0; b < blocks; ++b) {
+        if (b % step != 0) {
+            labels << QString();
+        } else if (group <= 1) {
+            labels << QStringLiteral("h%1").arg(b);
+        } else {
+            labels << QStringLiteral("kv%1: h%2–%3").arg(b).arg(b * group).arg((b + 1) * group - 1);
+        }
+    }
+    return labels;
+}
+
+QList<int> edges(int extent, int width) {
+    QList<int> out;
+    for (int e = width; width > 0 && e < extent; e += width) out << e;
+    return out;
+}
+
+}  // namespace
+
+FusedProjectionsView::FusedProjectionsView(QWidget* parent) : QWidget(parent) {
+    plot_ = new QCustomPlot(this);
+    plot_->setObjectName(QStringLiteral("projections_plot"));
+    plot_->setMinimumSize(320, 240);  // not the sum of eight panels: the docks keep their room
+    plot_->setInteractions(QCP::Interactions());
+    plot_->plotLayout()->clear();
+    title_ = new QCPTextElement(plot_, QStringLiteral("No analysis yet"));
+    plot_->plotLayout()->addElement(0, 0, title_);
+    auto* grid = new QCPLayoutGrid;
+    plot_->plotLayout()->addElement(1, 0, grid);
+    grid->setColumnSpacing(4);
+    grid->setRowSpacing(8);
+    for (int row = 0; row < 2; ++row) {
+        scales_[row] = new QCPColorScale(plot_);
+        scales_[row]->setBarWidth(8);
+        scales_[row]->setGradient(redBlueGradient());
+        auto* group = new QCPMarginGroup(plot_);
+        for (int k = 0; k < 4; ++k) {
+            const int m = 4 * row + k;
+            panels_[m] = std::make_unique<MatrixPanel>(plot_, scales_[row]);
+            panels_[m]->rect()->setMarginGroup(QCP::msTop | QCP::msBottom, group);
+            grid->addElement(row, k, panels_[m]->rect());
+        }
+        scales_[row]->setMarginGroup(QCP::msTop | QCP::msBottom, group);
+        grid->addElement(row, 4, scales_[row]);
+    }
+    grid->setColumnStretchFactor(4, 0.01);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(plot_);
+}
+
+FusedProjectionsView::~FusedProjectionsView() = default;
+
+QCPColorMap* FusedProjectionsView::colorMap(Matrix which) const { return panels_[which]->map(); }
+
+QString FusedProjectionsView::title() const { return title_->text(); }
+
+void FusedProjectionsView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
+    analysis_ = std::move(analysis);
+    refresh();
+}
+
+void FusedProjectionsView::setHead(int head) {
+    head_ = std::max(0, head);
+    refresh();
+}
+
+void FusedProjectionsView::setOptions(const ViewOptions& options) {
+    options_ = options;
+    refresh();
+}
+
+void FusedProjectionsView::replotNow() {
+    refresh();
+    plot_->replot(QCustomPlot::rpImmediateRefresh);
+}
+
+void FusedProjectionsView::refresh() {
+    plot_->clearItems();
+    if (!analysis_ || analysis_->weights.heads == 0) return;
+    const Analysis& a = *analysis_;
+    const Weights& w = a.weights;
+    head_ = std::clamp(head_, 0, w.heads - 1);
+    const int h = w.heads, kv = w.kv_heads, group = h / kv, g = w.kvHeadOf(head_);
+    const double s = options_.font_scale;
+    const QFont panel_font = heatmap::font(kPanelPt, s, true), tick_font = heatmap::font(kTickPt, s);
+
+    struct Spec {
+        const Eigen::MatrixXf* matrix;
+        QString title, rows, cols;
+        bool along_columns;
+        int width, blocks, block_group, outlined;
+    };
+    const QString q_rows = a.input.cross ? QStringLiteral("query tokens") : QStringLiteral("tokens");
+    const QString kv_rows = a.input.cross ? QStringLiteral("source tokens") : QStringLiteral("tokens");
+    const Spec specs[kCount] = {
+        {&w.W_Q, "W_Q", "d_model", "h·d_k", true, w.d_k, h, 1, head_},
+        {&w.W_K, "W_K", "d_model", "kv·d_k", true, w.d_k, kv, group, g},
+        {&w.W_V, "W_V", "d_model", "kv·d_v", true, w.d_v, kv, group, g},
+        {&w.W_O, "W_O", "h·d_v", "d_model", false, w.d_v, h, 1, head_},
+        {&a.input.query.X, "X", q_rows, "d_model", true, 0, 0, 1, -1},
+        {&a.results.Q, "Q = X W_Q + b_Q", q_rows, "h·d_k", true, w.d_k, h, 1, head_},
+        {&a.results.K, a.input.cross ? "K = X_src W_K + b_K" : "K = X W_K + b_K", kv_rows, "kv·d_k", true, w.d_k, kv, group, g},
+        {&a.results.V, a.input.cross ? "V = X_src W_V + b_V" : "V = X W_V + b_V", kv_rows, "kv·d_v", true, w.d_v, kv, group, g},
+    };
+    const QStringList query_tokens = heatmap::queryLabels(a, 10), kv_tokens = heatmap::keyLabels(a, 10);
+    double extremes[2] = {0, 0};
+    for (int m = 0; m < kCount; ++m) {
+        const Spec& spec = specs[m];
+        MatrixPanel& panel = *panels_[m];
+        extremes[m / 4] = std::max(extremes[m / 4], panel.setMatrix(*spec.matrix));
+        panel.setTitle(spec.title, panel_font);
+        panel.setAxisNames(spec.rows, spec.cols, tick_font);
+        const bool activations = m >= X;
+        const QStringList& tokens = (m == K || m == V) ? kv_tokens : query_tokens;
+        // Words on the token rows while they fit (about one line of text per row); else numbers.
+        panel.setRowLabels(activations && tokens.size() <= 40 ? tokens : QStringList(), tick_font);
+        panel.rect()->axis(QCPAxis::atLeft)->setLabel(activations && tokens.size() <= 40 ? QString() : spec.rows);
+        if (spec.width > 0) {
+            panel.setBlocks(spec.along_columns, spec.width, blockLabels(spec.blocks, spec.block_group), spec.outlined,
+                            tick_font);
+            boundaries_[m] = edges(spec.along_columns ? int(spec.matrix->cols()) : int(spec.matrix->rows()), spec.width);
+        } else {
+            boundaries_[m].clear();
+        }
+    }
+    for (int row = 0; row < 2; ++row) {
+        scales_[row]->setDataRange(symmetricRange(heatmap::niceCeiling(extremes[row])));
+        scales_[row]->axis()->setTickLabelFont(tick_font);
+        scales_[row]->axis()->setLabel(row == 0 ? QStringLiteral("weight") : QStringLiteral("activation"));
+        scales_[row]->axis()->setLabelFont(tick_font);
+    }
+    QString text = QStringLiteral("Fused projections: every head's block of W_Q spans all %1 rows (d_model): "
+                                  "each head reads the whole embedding · head %2 outlined")
+                       .arg(w.dModel()).arg(head_);
+    if (kv < h) text += QStringLiteral("\nGrouped-query attention: %1 key/value heads, each shared by %2 query heads")
+                            .arg(kv).arg(group);
+    title_->setText(text);
+    title_->setFont(heatmap::font(kTitlePt, s, true));
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+}  // namespace headscope::ui

@@ -1,0 +1,54 @@
+#pragma once
+// The fused projection matrices and the activations they make, with head blocks drawn and
+// labelled, to answer "is the embedding split between the heads?" and "3 linear layers or 3h?":
+//   weights:      W_Q (d_model, h d_k)   W_K (d_model, kv d_k)   W_V (d_model, kv d_v)   W_O (h d_v, d_model)
+//   activations:  X (n_q, d_model)       Q = X W_Q + b_Q         K = X_kv W_K + b_K      V = X_kv W_V + b_V
+// Every head's block spans all d_model rows of W_Q: each head reads the whole embedding. The
+// selected head's blocks are outlined (for grouped-query attention, the key/value block it
+// shares). Token labels on the activations' rows. One diverging colour bar per row.
+
+#include <memory>
+
+#include <QWidget>
+
+#include "Analysis.h"
+#include "MatrixPanel.h"
+#include "ViewOptions.h"
+
+namespace headscope::ui {
+
+class FusedProjectionsView : public QWidget {
+    Q_OBJECT
+
+public:
+    enum Matrix { WQ = 0, WK, WV, WO, X, Q, K, V, kCount };
+    explicit FusedProjectionsView(QWidget* parent = nullptr);
+    ~FusedProjectionsView() override;
+
+    void setAnalysis(std::shared_ptr<const Analysis> analysis);
+    void setHead(int head);
+    void setOptions(const ViewOptions& options);
+    int head() const { return head_; }
+
+    QCustomPlot* plot() const { return plot_; }
+    QCPColorMap* colorMap(Matrix which) const;
+    // Where the block boundaries of `which` are drawn (column or row index of each boundary).
+    QList<int> blockBoundaries(Matrix which) const { return boundaries_[which]; }
+    QString title() const;
+
+    void replotNow();
+
+private:
+    void refresh();
+
+    QCustomPlot* plot_ = nullptr;
+    QCPTextElement* title_ = nullptr;
+    std::unique_ptr<MatrixPanel> panels_[kCount];
+    QCPColorScale* scales_[2] = {};
+    QList<int> boundaries_[kCount];
+    std::shared_ptr<const Analysis> analysis_;
+    ViewOptions options_;
+    int head_ = 0;
+};
+
+}  // namespace headscope::ui

@@ -1,0 +1,103 @@
+#include "MatrixPanel.h"
+
+#include <algorithm>
+
+#include "Heatmap.h"
+
+namespace headscope::ui {
+
+MatrixPanel::MatrixPanel(QCustomPlot* plot, QCPColorScale* scale) : plot_(plot) {
+    rect_ = new QCPAxisRect(plot, true);
+    heatmap::styleAxes(rect_);
+    map_ = new CellColorMap(rect_->axis(QCPAxis::atBottom), rect_->axis(QCPAxis::atLeft));
+    if (scale) map_->setColorScale(scale);
+}
+
+double MatrixPanel::setMatrix(const Eigen::Ref<const Eigen::MatrixXf>& matrix) {
+    rows_ = static_cast<int>(matrix.rows());
+    cols_ = static_cast<int>(matrix.cols());
+    QCPColorMapData* data = map_->data();
+    data->setSize(cols_, rows_);
+    data->setRange(QCPRange(0, std::max(0, cols_ - 1)), QCPRange(0, std::max(0, rows_ - 1)));
+    if (cols_ == 1) data->setKeyRange(QCPRange(-0.5, 0.5));
+    if (rows_ == 1) data->setValueRange(QCPRange(-0.5, 0.5));
+    for (int c = 0; c < cols_; ++c)
+        for (int r = 0; r < rows_; ++r) data->setCell(c, r, matrix(r, c));
+    heatmap::setCellRanges(rect_, rows_, cols_);
+    return matrix.size() ? double(matrix.cwiseAbs().maxCoeff()) : 0.0;
+}
+
+void MatrixPanel::setTitle(const QString& title, const QFont& font) {
+    QCPAxis* top = rect_->axis(QCPAxis::atTop);
+    top->setLabel(title);
+    top->setLabelFont(font);
+}
+
+void MatrixPanel::setAxisNames(const QString& rows, const QString& cols, const QFont& font) {
+    rect_->axis(QCPAxis::atLeft)->setLabel(rows);
+    rect_->axis(QCPAxis::atBottom)->setLabel(cols);
+    for (QCPAxis* axis : {rect_->axis(QCPAxis::atLeft), rect_->axis(QCPAxis::atBottom)}) {
+        axis->setLabelFont(font);
+        axis->setTickLabelFont(font);
+    }
+}
+
+void MatrixPanel::setRowLabels(const QStringList& labels, const QFont& font) {
+    QCPAxis* left = rect_->axis(QCPAxis::atLeft);
+    left->setTickLabelFont(font);
+    if (labels.isEmpty()) {
+        left->setTicker(QSharedPointer<QCPAxisTicker>::create());
+        return;
+    }
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    for (int r = 0; r < labels.size(); ++r) ticker->addTick(r, labels[r]);
+    left->setTicker(ticker);
+}
+
+void MatrixPanel::setBlocks(bool along_columns, int width, const QStringList& labels, int outlined,
+                            const QFont& font) {
+    const int extent = along_columns ? cols_ : rows_;
+    if (width <= 0 || extent <= 0) return;
+    QCPAxis* x = rect_->axis(QCPAxis::atBottom);
+    QCPAxis* y = rect_->axis(QCPAxis::atLeft);
+    const QPen boundary(QColor(20, 20, 20), 1.2);
+    for (int edge = width; edge < extent; edge += width) {
+        auto* line = new QCPItemLine(plot_);
+        line->setClipAxisRect(rect_);
+        line->setPen(boundary);
+        for (QCPItemPosition* p : {line->start, line->end}) p->setAxes(x, y);
+        if (along_columns) {
+            line->start->setCoords(edge - 0.5, -0.5);
+            line->end->setCoords(edge - 0.5, rows_ - 0.5);
+        } else {
+            line->start->setCoords(-0.5, edge - 0.5);
+            line->end->setCoords(cols_ - 0.5, edge - 0.5);
+        }
+    }
+    // Block names where the ticks would be: the top axis (columns) or the right axis (rows).
+    QCPAxis* axis = rect_->axis(along_columns ? QCPAxis::atTop : QCPAxis::atRight);
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    for (int b = 0; b < labels.size() && b * width < extent; ++b) ticker->addTick(b * width + (width - 1) / 2.0, labels[b]);
+    axis->setTicker(ticker);
+    axis->setTicks(true);
+    axis->setTickLabels(true);
+    axis->setTickLength(0, 0);
+    axis->setTickLabelFont(font);
+    if (outlined >= 0 && outlined * width < extent) {
+        auto* frame = new QCPItemRect(plot_);
+        frame->setClipAxisRect(rect_);
+        frame->setPen(QPen(QColor(230, 160, 0), 3));
+        frame->setBrush(Qt::NoBrush);
+        for (QCPItemPosition* p : {frame->topLeft, frame->bottomRight}) p->setAxes(x, y);
+        const double first = outlined * width - 0.5, last = std::min(extent, (outlined + 1) * width) - 0.5;
+        if (along_columns) {
+            frame->topLeft->setCoords(first, -0.5);
+            frame->bottomRight->setCoords(last, rows_ - 0.5);
+        } else {
+            frame->topLeft->setCoords(-0.5, first);
+            frame->bottomRight->setCoords(cols_ - 0.5, last);
+        }
+    }
+}
+
+}  // namespace headscope::ui
