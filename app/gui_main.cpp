@@ -4,6 +4,8 @@
 //                                    (analysis on every view, equivalence shown) and exits
 
 #include <cstdio>
+#include <cstring>
+#include <memory>
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -19,17 +21,30 @@ int fail(const QString& message) {
     return 2;
 }
 
+// --help and --version are answered before QApplication exists, which needs a display.
+bool asksForHelpOrVersion(int argc, char* argv[]) {
+    for (int i = 1; i < argc; ++i)
+        for (const char* flag : {"-h", "-?", "--help", "--help-all", "-v", "--version"})
+            if (std::strcmp(argv[i], flag) == 0) return true;
+    return false;
+}
+
 }  // namespace
 
 int main(int argc, char* argv[]) {
-    QApplication app(argc, argv);
-    headscope::ui::initResources();
-    QApplication::setApplicationName(QStringLiteral("HeadScope"));
-    QApplication::setOrganizationName(QStringLiteral("HeadScope"));
-    QApplication::setApplicationVersion(QStringLiteral(HEADSCOPE_VERSION));
-    QApplication::setApplicationDisplayName(QStringLiteral("HeadScope"));
-    QApplication::setDesktopFileName(QStringLiteral("headscope"));
-    QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/headscope.svg")));
+    QCoreApplication::setApplicationName(QStringLiteral("HeadScope"));
+    QCoreApplication::setOrganizationName(QStringLiteral("HeadScope"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(HEADSCOPE_VERSION));
+    std::unique_ptr<QCoreApplication> app;
+    if (asksForHelpOrVersion(argc, argv)) {
+        app = std::make_unique<QCoreApplication>(argc, argv);
+    } else {
+        app = std::make_unique<QApplication>(argc, argv);
+        headscope::ui::initResources();
+        QApplication::setApplicationDisplayName(QStringLiteral("HeadScope"));
+        QApplication::setDesktopFileName(QStringLiteral("headscope"));
+        QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/headscope.svg")));
+    }
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Multi-head attention, made visible."));
@@ -41,10 +56,11 @@ int main(int argc, char* argv[]) {
         QStringLiteral("Render the main window after the first complete update, save it to FILE (PNG) and exit."),
         QStringLiteral("FILE"));
     parser.addOption(screenshot);
-    if (!parser.parse(app.arguments())) return fail(parser.errorText());
-    if (parser.isSet(QStringLiteral("help-all"))) parser.process(app);  // prints Qt's options too, exits 0
+    const bool parsed = parser.parse(app->arguments());
+    if (parser.isSet(QStringLiteral("help-all"))) parser.process(*app);  // prints Qt's options too, exits 0
     if (parser.isSet(QStringLiteral("help"))) parser.showHelp(0);
     if (parser.isSet(QStringLiteral("version"))) parser.showVersion();
+    if (!parsed) return fail(parser.errorText());
     const QStringList files = parser.positionalArguments();
     if (files.size() > 1) return fail(QStringLiteral("give at most one session file"));
 
@@ -56,9 +72,9 @@ int main(int argc, char* argv[]) {
     if (!files.isEmpty()) {
         QString error;  // interactive: a message box explains, the demo stays on screen
         if (!window.openSession(files.first(), shoot ? &error : nullptr) && shoot)
-            return fail(files.first() + QStringLiteral(": ") + error);
+            return fail(error);  // the message names the file
     }
-    if (!shoot) return app.exec();
+    if (!shoot) return app->exec();
 
     QString error;
     if (!window.waitForCompleteUpdate(120000, &error)) return fail(QStringLiteral("no picture: ") + error);

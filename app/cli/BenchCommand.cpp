@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "Analysis.h"
+#include "Strings.h"
 #include "GuiBenchmark.h"
 #include "cli/Arguments.h"
 #include "cli/Commands.h"
@@ -23,12 +24,6 @@ using Clock = std::chrono::steady_clock;
 
 double msSince(Clock::time_point start) {
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 // Peak resident memory of this process so far, in MiB (VmHWM).
@@ -95,15 +90,23 @@ int runBench(const QStringList& arguments, int argc, char** argv) {
     parser.addOption({"json", "Print JSON instead of text."});
     parser.addOption({"runs", "Timed runs per figure at BERT-base geometry (default 21).", "N"});
     parser.addOption({"no-gui", "Skip the GUI update figure."});
+    parser.addOption({"quick", "A smoke run: small geometries, one run each (checks the bench works; "
+                               "the figures mean little)."});
     parseOrThrow(parser, arguments);
-    const int runs = parser.isSet("runs") ? parseInt("runs", parser.value("runs"), 1, 1000) : 21;
+    const bool quick = parser.isSet("quick");
+    const int runs = parser.isSet("runs") ? parseInt("runs", parser.value("runs"), 1, 1000) : quick ? 1 : 21;
     const int cores = static_cast<int>(std::thread::hardware_concurrency());
 
     std::vector<GeometryFigures> figures;
-    // The naive full SVDs of 1600 x 1600 products take seconds each: at the large geometry
-    // they are timed on 2 heads and scaled to 25 (every head costs the same).
-    figures.push_back(measure("bert_base", 768, 12, 128, runs, std::max(1, runs / 4), 12));
-    figures.push_back(measure("large", 1600, 25, 1024, std::max(3, runs / 4), 1, 2));
+    if (quick) {
+        figures.push_back(measure("bert_base", 96, 4, 16, runs, 1, 4));
+        figures.push_back(measure("large", 160, 5, 32, runs, 1, 2));
+    } else {
+        // The naive full SVDs of 1600 x 1600 products take seconds each: at the large geometry
+        // they are timed on 2 heads and scaled to 25 (every head costs the same).
+        figures.push_back(measure("bert_base", 768, 12, 128, runs, std::max(1, runs / 4), 12));
+        figures.push_back(measure("large", 1600, 25, 1024, std::max(3, runs / 4), 1, 2));
+    }
 
     double gui_ms = -1, gui_same_weights_ms = -1;
     int gui_runs = 0;

@@ -57,9 +57,9 @@ int runRun(const QStringList& arguments) {
     const int heads = parseInt("heads", QString::fromStdString(requireValue(parser, "heads")), 1, Limits::kMaxHeads);
     AttentionOptions options;
     if (parser.isSet("mask")) {
-        const QString m = parser.value("mask");
-        if (m != "none" && m != "causal") throw UsageError("--mask must be none or causal, got '" + m.toStdString() + "'");
-        options.mask = m == "causal" ? MaskKind::Causal : MaskKind::None;
+        const std::optional<MaskKind> mask = maskKindFromString(parser.value("mask").toStdString());
+        if (!mask) throw UsageError("--mask must be none or causal, got '" + parser.value("mask").toStdString() + "'");
+        options.mask = *mask;
     }
 
     Weights weights;

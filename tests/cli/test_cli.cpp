@@ -96,10 +96,15 @@ TEST(Arguments, RangeMessagesNameTheRealLimits) {
 }
 
 TEST(Arguments, OutputThatCannotBeWrittenIsAnError) {
-    const CliResult r = runCli({"info", "--json", "--out-to-dev-full"});  // unknown option: status 2 anyway
-    EXPECT_EQ(r.status, 2);
-    const int raw = std::system((std::string("env -u DISPLAY '") + HEADSCOPE_CLI + "' info --json > /dev/full 2>/dev/null").c_str());
+    // stdout on a full disk: the JSON cannot be written, which must not pass for success.
+    TempDir dir;
+    const std::string err = (dir.path / "err").string();
+    const int raw = std::system(("env -u DISPLAY -u WAYLAND_DISPLAY '" + std::string(HEADSCOPE_CLI) +
+                                 "' info --json > /dev/full 2> '" + err + "'").c_str());
+    ASSERT_TRUE(WIFEXITED(raw));
     EXPECT_EQ(WEXITSTATUS(raw), 2);
+    EXPECT_THAT(readFile(err), HasSubstr("cannot write the output"));
+    EXPECT_EQ(lines(readFile(err)), 1);
 }
 
 TEST(Export, RefusesToFillADisk) {
@@ -175,20 +180,34 @@ TEST(Session, CliReadsASessionFile) {
     EXPECT_EQ(j["seq_len"], 2);
 }
 
-TEST(Bench, JsonReportsEveryFigure) {
-    // A smoke run: the figures exist and are real measurements. No timing is asserted.
-    const CliResult r = runCli({"bench", "--json", "--runs", "1"});
+TEST(Bench, QuickJsonReportsEveryFigureConsistently) {
+    // A smoke run (--quick: small geometries, one run each, about a second): every figure
+    // exists, is a real measurement, and the derived figures follow from the measured ones.
+    // No timing is asserted. The full bench is `headscope-cli bench`, run by hand.
+    const CliResult r = runCli({"bench", "--json", "--quick"});
     ASSERT_EQ(r.status, 0) << r.err;
     const json j = json::parse(r.out);
     EXPECT_GE(j["cores"].get<int>(), 1);
     for (const char* geometry : {"bert_base", "large"}) {
+        SCOPED_TRACE(geometry);
         const json& g = j[geometry];
         for (const char* key : {"forward_ms", "spectra_ms", "forward_plus_spectra_ms", "naive_spectra_ms",
                                 "spectra_speedup", "peak_memory_mib"})
-            EXPECT_GT(g[key].get<double>(), 0.0) << geometry << "." << key;
+            EXPECT_GT(g[key].get<double>(), 0.0) << key;
+        EXPECT_EQ(g["runs"], 1);
+        EXPECT_EQ(g["naive_runs"], 1);
+        // One run: each median is that run, so forward + spectra is their sum exactly.
+        EXPECT_DOUBLE_EQ(g["forward_plus_spectra_ms"].get<double>(),
+                         g["forward_ms"].get<double>() + g["spectra_ms"].get<double>());
+        EXPECT_DOUBLE_EQ(g["spectra_speedup"].get<double>(),
+                         g["naive_spectra_ms"].get<double>() / g["spectra_ms"].get<double>());
+        EXPECT_GE(g["naive_heads_timed"].get<int>(), 1);
+        EXPECT_LE(g["naive_heads_timed"].get<int>(), g["heads"].get<int>());
     }
-    EXPECT_EQ(j["bert_base"]["d_model"], 768);
-    EXPECT_EQ(j["large"]["heads"], 25);
+    EXPECT_EQ(j["bert_base"]["d_model"], 96);
+    EXPECT_EQ(j["large"]["heads"], 5);
+    EXPECT_LE(j["bert_base"]["peak_memory_mib"].get<double>(), j["large"]["peak_memory_mib"].get<double>());
+    EXPECT_EQ(j["gui_runs"], 1);
     EXPECT_GT(j["gui_update_ms"].get<double>(), 0.0);
     EXPECT_GT(j["gui_update_same_weights_ms"].get<double>(), 0.0);
 }
