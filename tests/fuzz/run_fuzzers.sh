@@ -15,14 +15,15 @@ build=${1:?usage: run_fuzzers.sh BUILD_DIR [SECONDS] [TARGET ...]}
 seconds=${2:-30}
 shift $(( $# >= 2 ? 2 : 1 ))
 targets=("$@")
-((${#targets[@]})) || targets=(npy safetensors mha_loader session tokenize)
+((${#targets[@]})) || targets=(npy safetensors mha_loader session tokenize gpt2_config gpt2_vocab gpt2_bpe gpt2_checkpoint)
 
 seeds_of() {
   case "$1" in
     npy)         find tests/data -name '*.npy' ;;
     safetensors|mha_loader) find tests/data -name '*.safetensors' ;;
     session)     find tests/fuzz/seeds/session -type f ;;
-    tokenize)    find tests/fuzz/seeds/tokenize -type f ;;
+    tokenize|gpt2_bpe) find tests/fuzz/seeds/tokenize -type f ;;
+    gpt2_checkpoint) find tests/data/gpt2 -name model.safetensors ;;
     *)           [ -d "tests/fuzz/seeds/$1" ] && find "tests/fuzz/seeds/$1" -type f ;;
   esac
   [ -d "tests/fuzz/regressions/$1" ] && find "tests/fuzz/regressions/$1" -type f
@@ -31,7 +32,7 @@ seeds_of() {
 dict_of() {
   case "$1" in
     npy) echo tests/fuzz/npy.dict ;;
-    safetensors|mha_loader|session) echo tests/fuzz/json.dict ;;
+    safetensors|mha_loader|session|gpt2_config|gpt2_vocab|gpt2_checkpoint) echo tests/fuzz/json.dict ;;
     *) [ -f "tests/fuzz/$1.dict" ] && echo "tests/fuzz/$1.dict" ;;
   esac
   return 0
