@@ -62,9 +62,16 @@ std::optional<InitKind> initKindFromString(const std::string& name) {
     return std::nullopt;
 }
 
+long long Config::parameterCount() const {
+    const long long d = d_model, h = heads, kv = kvHeads(), dk = headDimK(), dv = headDimV();
+    const long long weights = d * h * dk + d * kv * dk + d * kv * dv + h * dv * d;
+    const long long biases = bias ? h * dk + kv * dk + kv * dv + d : 0;
+    return weights + biases;
+}
+
 double estimatedBytes(const Config& c, int n_q, int n_kv) {
     const double d = c.d_model, h = c.heads, kv = c.kvHeads(), dk = c.headDimK(), dv = c.headDimV();
-    const double weights = d * h * dk + d * kv * dk + d * kv * dv + h * dv * d;
+    const double weights = double(c.parameterCount());
     const double activations = (n_q + n_kv) * d + n_q * h * dk + n_kv * kv * (dk + dv) +
                                2 * n_q * h * dv + n_q * d;
     const double per_head = 2.0 * h * n_q * n_kv;    // logits and weights of every head

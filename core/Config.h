@@ -53,6 +53,10 @@ struct Config {
     int headDimV() const { return d_v > 0 ? d_v : (heads > 0 ? d_model / heads : 0); }
     int kvHeads() const { return kv_heads > 0 ? kv_heads : heads; }
     bool isCross() const { return !source_text.empty(); }
+    // Trainable parameters of the layer, the closed form (valid configs only):
+    // d_model (h d_k + kv d_k + kv d_v) + h d_v d_model, plus h d_k + kv d_k + kv d_v + d_model
+    // biases. Weights::parameterCount() counts the same from the matrices.
+    long long parameterCount() const;
 
     // Every problem with this configuration, in words a student understands.
     // Empty means valid.

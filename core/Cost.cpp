@@ -11,9 +11,7 @@ Cost computeCost(const Config& c, int n_q, int n_kv) {
     cost.logits_factored_flops = nq * d * d_k + nkv * d * d_k + nq * nkv * d_k;
     cost.logits_merged_flops = nq * d * d + nq * nkv * d;
     cost.attention_flops_per_head = nq * nkv * (d_k + d_v);
-    const long long weights = d * h * d_k + d * kv * d_k + d * kv * d_v + h * d_v * d;
-    const long long biases = c.bias ? h * d_k + kv * d_k + kv * d_v + d : 0;
-    cost.total_params = weights + biases;
+    cost.total_params = c.parameterCount();
     cost.projection_flops = nq * d * h * d_k + nkv * d * kv * (d_k + d_v) + nq * h * d_v * d;
     cost.attention_flops_all_heads = h * cost.attention_flops_per_head;
     cost.attention_flops_full_width = nq * nkv * 2 * d;

@@ -169,26 +169,8 @@ Eigen::MatrixXf mergedLogitsOf(const AttentionOptions& options, const Weights& w
 
 }  // namespace
 
-std::vector<Eigen::MatrixXf> perHeadLogits(const AttentionOptions& options, const Weights& w,
-                                           const Eigen::Ref<const Eigen::MatrixXf>& x_q,
-                                           const Eigen::Ref<const Eigen::MatrixXf>& x_kv) {
-    std::vector<Eigen::MatrixXf> logits(w.heads);
-    parallelFor(w.heads, [&](int i) { logits[i] = perHeadLogitsOf(options, w, x_q, x_kv, i); },
-                double(x_q.rows() + x_kv.rows()) * x_q.cols() * w.d_k * w.heads > 1e6);
-    return logits;
-}
-
 Eigen::MatrixXf mergedQK(const Weights& w, int head) {
     return w.queryHead(head) * w.keyHead(head).transpose();  // (d_model, d_k)(d_k, d_model)
-}
-
-std::vector<Eigen::MatrixXf> mergedLogits(const AttentionOptions& options, const Weights& w,
-                                          const Eigen::Ref<const Eigen::MatrixXf>& x_q,
-                                          const Eigen::Ref<const Eigen::MatrixXf>& x_kv) {
-    std::vector<Eigen::MatrixXf> logits(w.heads);
-    parallelFor(w.heads, [&](int i) { logits[i] = mergedLogitsOf(options, w, x_q, x_kv, i); },
-                double(x_q.cols()) * x_q.cols() * w.d_k * w.heads > 1e6);
-    return logits;
 }
 
 Equivalence checkEquivalence(const AttentionOptions& options, const Weights& w,

@@ -54,16 +54,10 @@ Results forward(const AttentionOptions& options, const Weights& weights,
                 const Eigen::Ref<const Eigen::MatrixXf>& x_kv);
 Results forward(const Config& config, const Weights& weights, const Input& input);
 
-// The same logits computed the two other ways (per head i):
+// checkEquivalence() computes the logits the two other ways (per head i) and compares:
 //  per-head: 3h separate maps, Q_i = X_q W_i^Q + b_i^Q, K_i = X_kv W_i^K + b_i^K.
 //  merged:   X_q W_QK,i X_kv^T with W_QK,i = W_i^Q (W_i^K)^T (d_model, d_model), plus the
 //            bias terms, exactly the same bilinear form.
-std::vector<Eigen::MatrixXf> perHeadLogits(const AttentionOptions& options, const Weights& weights,
-                                           const Eigen::Ref<const Eigen::MatrixXf>& x_q,
-                                           const Eigen::Ref<const Eigen::MatrixXf>& x_kv);
-std::vector<Eigen::MatrixXf> mergedLogits(const AttentionOptions& options, const Weights& weights,
-                                          const Eigen::Ref<const Eigen::MatrixXf>& x_q,
-                                          const Eigen::Ref<const Eigen::MatrixXf>& x_kv);
 
 // W_QK,i = W_i^Q (W_i^K)^T (d_model, d_model), formed explicitly (for export and checks).
 Eigen::MatrixXf mergedQK(const Weights& weights, int head);

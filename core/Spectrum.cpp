@@ -86,9 +86,6 @@ Spectrum naiveProductSpectrum(const Eigen::Ref<const Eigen::MatrixXd>& a, const 
     return spectrumOf(sv.head(keep), a.rows(), b.rows(), rank_rtol);
 }
 
-Spectrum matrixSpectrum(const Eigen::Ref<const Eigen::MatrixXd>& m, double rank_rtol) {
-    return spectrumOf(singularValues(m), m.rows(), m.cols(), rank_rtol);
-}
 
 Eigen::VectorXd allSingularValues(const Spectrum& spectrum, Eigen::Index rows, Eigen::Index cols) {
     const Eigen::Index count = std::min(rows, cols);

@@ -31,8 +31,6 @@ Spectrum productSpectrum(const Eigen::Ref<const Eigen::MatrixXd>& a,
 Spectrum naiveProductSpectrum(const Eigen::Ref<const Eigen::MatrixXd>& a,
                               const Eigen::Ref<const Eigen::MatrixXd>& b, double rank_rtol = 0);
 
-// Singular values and rank of any matrix (used for the logits of a head).
-Spectrum matrixSpectrum(const Eigen::Ref<const Eigen::MatrixXd>& m, double rank_rtol = 0);
 
 // Largest rank a (rows, cols) product through `inner` dimensions can have: min(inner, rows, cols).
 // W_QK,i: min(d_k, d_model); W_OV,i: min(d_v, d_model); logits Q_i K_i^T: min(d_k, n_q, n_kv).
