@@ -128,7 +128,7 @@ private slots:
         // Locked dimensions follow: d_k = d_v = 64 / 4.
         QCOMPARE(findControl<QSpinBox>(window, "d_k")->value(), 16);
         const QString status = window.statusPanel()->text();
-        QVERIFY2(status.contains(QStringLiteral("rank W_QK: 16 16 16 16 (\u2264 d_k 16)")), qPrintable(status));
+        QVERIFY2(status.contains(QStringLiteral("rank W_QK: 16 16 16 16 (\u2264 min(d_k, d_model) = 16)")), qPrintable(status));
     }
 
     void impossibleCombinationShowsTheProblemAndKeepsTheNumbers() {
