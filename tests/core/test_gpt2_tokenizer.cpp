@@ -53,6 +53,7 @@ TEST(ByteToUnicode, MapsSpaceToGDotAndNewlineToCDotAndPrintableBytesToThemselves
     EXPECT_EQ(map['\n'], "\u010A");
     EXPECT_EQ(map['A'], "A");
     EXPECT_EQ(map[0xE9], "\u00E9");
+    EXPECT_EQ(map[0xAD], "\u0143");  // the soft hyphen is not printable: the 68th stand-in, U+0100 + 67
     EXPECT_EQ(std::set<std::string>(map.begin(), map.end()).size(), 256u) << "the map must be one-to-one";
 }
 
