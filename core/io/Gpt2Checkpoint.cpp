@@ -17,6 +17,7 @@
 
 #include "Config.h"
 #include "io/IoError.h"
+#include "io/Quote.h"
 #include "io/MappedFile.h"
 #include "io/Safetensors.h"
 
@@ -206,7 +207,7 @@ public:
             const auto type = dtypeOf(dtype);
             if (!type) {
                 if (isWeightName(name))
-                    fail("tensor '" + full + "' has dtype " + dtype + "; GPT-2 weights must be F32, F16 or BF16");
+                    fail("tensor " + quote(full) + " has dtype " + quote(dtype, 16) + "; GPT-2 weights must be F32, F16 or BF16");
                 continue;  // something else (e.g. an unrelated buffer): not used
             }
             s.type = *type;
@@ -253,7 +254,7 @@ private:
         const std::string index = name.substr(2, dot == std::string::npos ? std::string::npos : dot - 2);
         if (index.empty() || index.size() > 6 || !std::all_of(index.begin(), index.end(), ::isdigit)) return;
         if (std::stoi(index) >= n_layer)
-            fail("it has tensor '" + full + "' for block " + index + ", but config.json says n_layer " +
+            fail("it has tensor " + quote(full) + " for block " + index + ", but config.json says n_layer " +
                  std::to_string(n_layer));
     }
 
@@ -431,7 +432,7 @@ model::ModelPtr loadGpt2Checkpoint(const std::string& directory) {
     if (model->tokenizer.idLimit() > c.vocab_size) {
         const int id = model->tokenizer.idLimit() - 1;
         throw IoError("cannot open GPT-2 checkpoint '" + directory + "': vocab.json has token id " + std::to_string(id) +
-                      " ('" + model->tokenizer.vocabString(id) + "') but config.json says vocab_size " +
+                      " (" + quote(model->tokenizer.vocabString(id)) + ") but config.json says vocab_size " +
                       std::to_string(c.vocab_size));
     }
     return model;

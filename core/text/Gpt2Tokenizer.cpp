@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "io/Quote.h"
 #include "io/IoError.h"
 
 namespace headscope::text {
@@ -219,14 +220,14 @@ Gpt2Tokenizer Gpt2Tokenizer::fromFiles(const std::string& vocab_json, const std:
     vocab.reserve(parsed.size());
     std::vector<std::string> by_id;
     for (const auto& [token, value] : parsed.items()) {
-        if (!value.is_number_integer()) vocab_fail("the id of token '" + token + "' is not a whole number");
+        if (!value.is_number_integer()) vocab_fail("the id of token " + io::quote(token) + " is not a whole number");
         const auto id = value.get<long long>();
         if (id < 0 || id > kMaxId)
-            vocab_fail("the id " + std::to_string(id) + " of token '" + token + "' is outside 0.." + std::to_string(kMaxId));
+            vocab_fail("the id " + std::to_string(id) + " of token " + io::quote(token) + " is outside 0.." + std::to_string(kMaxId));
         if (token.empty()) vocab_fail("it has an empty token (id " + std::to_string(id) + ")");
         if (static_cast<std::size_t>(id) >= by_id.size()) by_id.resize(static_cast<std::size_t>(id) + 1);
         if (!by_id[id].empty())
-            vocab_fail("tokens '" + by_id[id] + "' and '" + token + "' both have id " + std::to_string(id));
+            vocab_fail("tokens " + io::quote(by_id[id]) + " and " + io::quote(token) + " both have id " + std::to_string(id));
         by_id[id] = token;
         vocab.emplace(token, static_cast<int>(id));
     }

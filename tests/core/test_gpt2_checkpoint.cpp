@@ -161,7 +161,7 @@ TEST_F(BadCheckpoint, WeightOfAnUnsupportedDtype) {
     ASSERT_NE(at, std::string::npos);
     bytes.replace(at + key.size() - 4, 3, "I32");
     spit(ckpt_ / "model.safetensors", bytes);
-    EXPECT_THAT(loadError(), HasSubstr("'transformer.h.0.attn.c_attn.weight' has dtype I32"));
+    EXPECT_THAT(loadError(), HasSubstr("'transformer.h.0.attn.c_attn.weight' has dtype 'I32'"));
 }
 
 TEST_F(BadCheckpoint, NonFiniteWeightIsLocated) {
