@@ -1,0 +1,77 @@
+#pragma once
+// Guided lessons, stored as data (resources/lessons/lesson-N.json), never as code:
+//
+//   {"format": "headscope-lesson", "version": 1, "number": 1, "title": "One matrix or two",
+//    "config": {...session keys...},            applied over the built-in demo for every step
+//    "steps": [{"title": "...",
+//               "text": "Qt rich text with entities, <sub>/<sup> and {placeholders}",
+//               "config": {...session keys...},  applied over the lesson's config (texts too)
+//               "show": "heads",                 the view: heads, logits, spectra, spectrum_ov,
+//                                                ranks, projections, circuits, circuit_ov, costs
+//               "head": 0,                       the head the view and the numbers are about
+//               "look_at": "what to look at (rich text, placeholders too)"}]}
+//
+// Every number a step quotes is a placeholder filled from the engine for that step's
+// configuration (placeholderValues), never typed in. A step's configuration is
+// default Config + lesson config + step config, so it is the same wherever it is shown.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "Analysis.h"
+#include "io/SessionFile.h"
+
+namespace headscope::lessons {
+
+struct LessonStep {
+    std::string title;
+    std::string text;       // template
+    std::string look_at;    // template
+    std::string show = "heads";
+    int head = 0;
+    io::SessionData session;  // the full configuration and view settings of this step
+};
+
+struct Lesson {
+    int number = 0;
+    std::string title;
+    std::vector<LessonStep> steps;
+};
+
+// The views a step may show, in the order the documentation lists them.
+const std::vector<std::string>& viewNames();
+
+// Parses and validates a lesson file's text: shape, keys, view names, every placeholder
+// known, every step's configuration valid (Config::validate) and its head in range. Throws
+// io::IoError with one sentence naming `name` and the step ("lesson-1.json, step 3: ...").
+Lesson parseLesson(const std::string& json, const std::string& name);
+
+// A preset (resources/presets/*.json): a session file with an optional "name" and
+// "description". Throws io::IoError naming `name`; the configuration must validate.
+struct Preset {
+    std::string name, description;
+    io::SessionData session;
+};
+Preset parsePreset(const std::string& json, const std::string& name);
+
+// Every placeholder a template may use, with what it means ("rank_qk": "numerical rank of
+// W_QK,i for the step's head"). README and tests read it.
+const std::vector<std::pair<std::string, std::string>>& placeholders();
+
+// Every placeholder's value for `head` of analysis (numbers as the step shows them).
+// Computes the equivalence residuals when the analysis has none, and the M / M^-T check.
+std::map<std::string, std::string> placeholderValues(const Analysis& analysis, int head);
+
+// Replaces each {name} of templ with values[name]; "{{" and "}}" stay literal braces.
+// Throws io::IoError on an unknown or unterminated placeholder.
+std::string fillTemplate(const std::string& templ, const std::map<std::string, std::string>& values);
+
+// The placeholder names templ uses (in order, repeats kept).
+std::vector<std::string> templateNames(const std::string& templ);
+
+// The step's rich text with HTML tags removed and the common entities turned into characters,
+// for a Markdown handout or a terminal ("W<sub>Q</sub> &le; d" -> "W_Q ≤ d").
+std::string plainText(const std::string& rich_text);
+
+}  // namespace headscope::lessons
