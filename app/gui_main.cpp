@@ -56,6 +56,13 @@ int main(int argc, char* argv[]) {
         QStringLiteral("Render the main window after the first complete update, save it to FILE (PNG) and exit."),
         QStringLiteral("FILE"));
     parser.addOption(screenshot);
+    const QCommandLineOption model_dir(QStringLiteral("model"),
+        QStringLiteral("Open the GPT-2 model directory DIR (config.json, model.safetensors, vocab.json, merges.txt)."),
+        QStringLiteral("DIR"));
+    parser.addOption(model_dir);
+    const QCommandLineOption text(QStringLiteral("text"), QStringLiteral("Start with this input text."),
+                                  QStringLiteral("TEXT"));
+    parser.addOption(text);
     const bool parsed = parser.parse(app->arguments());
     if (parser.isSet(QStringLiteral("help-all"))) parser.process(*app);  // prints Qt's options too, exits 0
     if (parser.isSet(QStringLiteral("help"))) parser.showHelp(0);
@@ -65,6 +72,7 @@ int main(int argc, char* argv[]) {
     if (files.size() > 1) return fail(QStringLiteral("give at most one session file"));
 
     const bool shoot = parser.isSet(screenshot);
+    QString error_text;
     headscope::ui::MainWindowOptions options;
     options.use_settings = !shoot;  // screenshots start from the same state on every machine
     headscope::ui::MainWindow window(options);
@@ -74,6 +82,11 @@ int main(int argc, char* argv[]) {
         if (!window.openSession(files.first(), shoot ? &error : nullptr) && shoot)
             return fail(error);  // the message names the file
     }
+    if (parser.isSet(model_dir)) {
+        if (!window.openModel(parser.value(model_dir), shoot ? &error_text : nullptr) && shoot)
+            return fail(error_text);
+    }
+    if (parser.isSet(text)) window.setText(parser.value(text));
     if (!shoot) return app->exec();
 
     QString error;

@@ -16,11 +16,18 @@ double timedMs(F&& f) {
 }
 }  // namespace
 
-Analysis analyze(const Config& config, bool with_equivalence, const Analysis* previous) {
+bool sameLayer(const Analysis& a, const Analysis& b) {
+    return a.model_name == b.model_name && a.config.sameWeights(b.config);
+}
+
+Analysis analyze(const Config& config, bool with_equivalence, const Analysis* previous, const LoadedWeights* loaded) {
     Analysis a;
     a.config = config;
-    const bool same_weights = previous && previous->config.sameWeights(config);
-    a.weights_ms = timedMs([&] { a.weights = same_weights ? previous->weights : makeWeights(config); });
+    if (loaded) a.model_name = loaded->name;
+    const bool same_weights = previous && previous->model_name == a.model_name && previous->config.sameWeights(config);
+    a.weights_ms = timedMs([&] {
+        a.weights = same_weights ? previous->weights : loaded ? loaded->weights : makeWeights(config);
+    });
     a.input_ms = timedMs([&] { a.input = makeInput(config); });
     a.forward_ms = timedMs([&] { a.results = forward(config, a.weights, a.input); });
     // Validation bounds every knob, so this is a last guard: never show NaN as numbers.

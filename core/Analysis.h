@@ -39,7 +39,17 @@ struct Analysis {
 // config must be valid (config.validate() empty). When `previous` has the same weights
 // (Config::sameWeights), its weights, and spectra if rank_rtol agrees too, are reused
 // instead of recomputed: editing the text or the temperature only runs the forward pass.
-Analysis analyze(const Config& config, bool with_equivalence = true, const Analysis* previous = nullptr);
+// weights, when given, replace the generated ones (a layer loaded from a file, e.g. an
+// nn.MultiheadAttention state dict); config's geometry must match them, and model_name names them.
+struct LoadedWeights {
+    Weights weights;
+    std::string name;  // e.g. "PyTorch layer attn.safetensors"
+};
+Analysis analyze(const Config& config, bool with_equivalence = true, const Analysis* previous = nullptr,
+                 const LoadedWeights* weights = nullptr);
+
+// True when a and b show the same weights (so spectra and circuits drawn for one stand for the other).
+bool sameLayer(const Analysis& a, const Analysis& b);
 
 // Singular values and rank of each head's unmasked logits Q_i K_g^T * factor (n_q, n_kv),
 // from the thin factors; heads in parallel for large inputs. Shared by analyze() and by

@@ -79,13 +79,14 @@ ControlsDock::ControlsDock(QWidget* parent) : QDockWidget(tr("Controls"), parent
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
 
-    // The problems stay above the scrolling controls: visible whichever control caused them.
+    // The problems sit below the scrolling controls: visible whichever control caused them, and
+    // showing them shortens the scroll area from the bottom instead of pushing every control down.
     auto* frame = new QWidget;
     auto* outer = new QVBoxLayout(frame);
     outer->setContentsMargins(0, 0, 0, 0);
     outer->setSpacing(0);
-    outer->addWidget(problems_label_);
     outer->addWidget(scroll, 1);
+    outer->addWidget(problems_label_);
     setWidget(frame);
 
     setConfig(Config{});
@@ -329,7 +330,18 @@ void ControlsDock::onSliderMoved(int position) {
     d_model_->setValue(value);  // emits through the spin box, which moves the knob onto value
 }
 
+void ControlsDock::setGeometryFixed(bool fixed, const QString& why) {
+    geometry_fixed_ = fixed;
+    for (QWidget* w : std::initializer_list<QWidget*>{d_model_, d_model_slider_, heads_, lock_, d_k_, d_v_, kv_heads_,
+                                                      init_, seed_, bias_, source_text_, seq_len_}) {
+        w->setEnabled(!fixed);
+        w->setStatusTip(fixed ? why : QString());
+    }
+    if (!fixed) updateDerivedDims();
+}
+
 void ControlsDock::updateDerivedDims() {
+    if (geometry_fixed_) return;
     const bool locked = lock_->isChecked();
     d_k_->setEnabled(!locked);
     d_v_->setEnabled(!locked);
@@ -407,6 +419,16 @@ void ControlsDock::setConfig(const Config& c) {
 
 void ControlsDock::showProblems(const QStringList& problems) {
     problems_ = problems;
+    // Contradictory inputs are not errors, but must not pass silently.
+    QString note;
+    if (seq_len_->value() > 0 && !text_->toPlainText().trimmed().isEmpty())
+        note = tr("Random tokens %1 is ignored while the text box holds text: clear the text to use "
+                  "%1 random tokens, or set Random tokens to off.").arg(seq_len_->value());
+    if (problems.isEmpty() && !note.isEmpty()) {
+        problems_label_->setText(tr("<b>Note.</b> %1").arg(note.toHtmlEscaped()));
+        problems_label_->show();
+        return;
+    }
     if (problems.isEmpty()) {
         problems_label_->hide();
         problems_label_->clear();
@@ -416,6 +438,7 @@ void ControlsDock::showProblems(const QStringList& problems) {
                       "style=\"margin-left: 12px; -qt-list-indent: 0;\">");
     for (const QString& problem : problems) html += QStringLiteral("<li>%1</li>").arg(problem.toHtmlEscaped());
     html += QStringLiteral("</ul>");
+    if (!note.isEmpty()) html += tr("<b>Note.</b> %1").arg(note.toHtmlEscaped());
     problems_label_->setText(html);
     problems_label_->show();
 }

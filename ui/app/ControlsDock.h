@@ -36,6 +36,12 @@ public:
     // Shows config in the widgets; emits nothing.
     void setConfig(const Config& config);
 
+    // While loaded weights fix the geometry (a GPT-2 model, a PyTorch layer), the layer and
+    // weights controls are read-only and say why in their tooltips; text, mask, temperature
+    // and the rank tolerance stay live.
+    void setGeometryFixed(bool fixed, const QString& why = {});
+    bool geometryFixed() const { return geometry_fixed_; }
+
     // Lists the problems in red; an empty list hides the label.
     void showProblems(const QStringList& problems);
     QStringList shownProblems() const { return problems_; }
@@ -60,6 +66,7 @@ private:
     void onSliderMoved(int value);
     void updateDerivedDims();
 
+    bool geometry_fixed_ = false;
     Config base_;  // fields the dock has no widget for (init sigma)
     QStringList problems_;
 

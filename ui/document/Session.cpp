@@ -1,9 +1,13 @@
 #include "Session.h"
 
+#include "io/Gpt2Checkpoint.h"
+#include "io/MhaLoader.h"
+
 #include <algorithm>
 #include <exception>
 
 #include <QEventLoop>
+#include <QFileInfo>
 #include <QTimer>
 
 namespace headscope::ui {
@@ -34,7 +38,8 @@ Session::~Session() {
 }
 
 bool Session::busy() const {
-    return analysis_running_ || pending_ || equivalence_running_ || equivalence_pending_ || circuits_running_;
+    return analysis_running_ || pending_ || equivalence_running_ || equivalence_pending_ || circuits_running_ ||
+           loading_;
 }
 
 bool Session::waitForIdle(int timeout_ms) {
@@ -55,7 +60,8 @@ double Session::millisecondsSinceRequest() const {
     return double(clock_.nsecsElapsed() - analysis_requested_ns_) / 1e6;
 }
 
-void Session::setConfig(const Config& config) {
+void Session::setConfig(const Config& edited) {
+    const Config config = constrained(edited, source_);
     config_ = config;
     problems_.clear();
     for (const std::string& problem : config.validate()) problems_ << QString::fromStdString(problem);
@@ -65,7 +71,7 @@ void Session::setConfig(const Config& config) {
         emit invalid(problems_);
         return;
     }
-    Request request{config, clock_.nsecsElapsed()};
+    Request request{config, source_, clock_.nsecsElapsed()};
     if (analysis_running_)
         pending_ = std::move(request);  // replaces any older pending request
     else
@@ -80,12 +86,12 @@ void Session::startAnalysis(Request request) {
     // The last result travels with the request: its weights and spectra are reused when
     // only the input or the attention options changed.
     QMetaObject::invokeMethod(analysis_context_, [this, request = std::move(request), generation,
-                                                  previous = analysis_]() {
+                                                  previous = result_]() {
         // Worker thread: only the copied request, the immutable previous result and the engine.
         try {
-            auto analysis = std::make_shared<const Analysis>(analyze(request.config, false, previous.get()));
-            QMetaObject::invokeMethod(this, [this, generation, ns = request.requested_ns, analysis]() {
-                onAnalysed(generation, ns, analysis);
+            SourceResult result = computeAnalysis(request.config, request.source, previous);
+            QMetaObject::invokeMethod(this, [this, generation, ns = request.requested_ns, result]() {
+                onAnalysed(generation, ns, result);
             }, Qt::QueuedConnection);
         } catch (const std::exception& error) {
             const QString message = QString::fromStdString(error.what());
@@ -95,9 +101,11 @@ void Session::startAnalysis(Request request) {
     }, Qt::QueuedConnection);
 }
 
-void Session::onAnalysed(long long generation, qint64 requested_ns, std::shared_ptr<const Analysis> analysis) {
+void Session::onAnalysed(long long generation, qint64 requested_ns, SourceResult result) {
     analysis_running_ = false;
-    const bool new_weights = !analysis_ || !analysis_->config.sameWeights(analysis->config);
+    std::shared_ptr<const Analysis> analysis = result.analysis;
+    result_ = std::move(result);
+    const bool new_weights = !analysis_ || !sameLayer(*analysis_, *analysis);
     analysis_ = analysis;
     analysis_generation_ = generation;
     analysis_requested_ns_ = requested_ns;
@@ -163,6 +171,77 @@ void Session::onEquivalence(long long generation, std::shared_ptr<const Analysis
         emit equivalenceReady(analysis);
     }
     updateBusy();
+}
+
+void Session::setSource(WeightSource source) {
+    source_ = std::move(source);
+    result_ = {};  // nothing of the old weights is reusable
+    emit sourceChanged();
+    setConfig(config_);
+}
+
+void Session::openModel(const QString& directory) {
+    const std::string path = directory.toStdString();
+    loading_ = true;
+    updateBusy();
+    QMetaObject::invokeMethod(analysis_context_, [this, path]() {
+        try {
+            model::ModelPtr model = io::loadGpt2Checkpoint(path);
+            QMetaObject::invokeMethod(this, [this, model]() {
+                loading_ = false;
+                WeightSource source;
+                source.model = model;
+                setSource(std::move(source));
+            }, Qt::QueuedConnection);
+        } catch (const std::exception& error) {
+            const QString message = QString::fromStdString(error.what());
+            QMetaObject::invokeMethod(this, [this, message]() {
+                loading_ = false;
+                emit failed(message);
+                updateBusy();
+            }, Qt::QueuedConnection);
+        }
+    }, Qt::QueuedConnection);
+}
+
+void Session::openLayer(const QString& safetensors, int heads, const QString& prefix) {
+    loading_ = true;
+    updateBusy();
+    const std::string path = safetensors.toStdString(), name = QFileInfo(safetensors).fileName().toStdString();
+    QMetaObject::invokeMethod(analysis_context_, [this, path, name, heads, prefix = prefix.toStdString()]() {
+        try {
+            auto loaded = std::make_shared<LoadedWeights>();
+            loaded->weights = io::loadMultiheadAttention(path, heads, prefix);
+            loaded->name = "PyTorch layer " + name;
+            QMetaObject::invokeMethod(this, [this, loaded]() {
+                loading_ = false;
+                WeightSource source;
+                source.loaded = loaded;
+                setSource(std::move(source));
+            }, Qt::QueuedConnection);
+        } catch (const std::exception& error) {
+            const QString message = QString::fromStdString(error.what());
+            QMetaObject::invokeMethod(this, [this, message]() {
+                loading_ = false;
+                emit failed(message);
+                updateBusy();
+            }, Qt::QueuedConnection);
+        }
+    }, Qt::QueuedConnection);
+}
+
+void Session::useGeneratedWeights() {
+    if (source_.generated()) return;
+    setSource(WeightSource{});
+}
+
+void Session::setLayer(int layer) {
+    if (!source_.model) return;
+    layer = std::clamp(layer, 0, source_.model->config.n_layer - 1);
+    if (layer == source_.layer) return;
+    source_.layer = layer;
+    emit sourceChanged();
+    setConfig(config_);
 }
 
 void Session::setHead(int head) {

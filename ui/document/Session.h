@@ -26,6 +26,7 @@
 #include "Circuits.h"
 #include "Config.h"
 #include "MetaTypes.h"
+#include "WeightSource.h"
 
 namespace headscope::ui {
 
@@ -68,6 +69,20 @@ public:
     // d_model is above kMaxWindowCircuitDModel).
     std::shared_ptr<const Circuits> circuits() const { return circuits_; }
 
+    // Where the weights come from (generated, a loaded layer, a GPT-2 model and its layer).
+    const WeightSource& source() const { return source_; }
+    // GPT-2 only: every layer's attention for the current text, and the next-token list.
+    std::shared_ptr<const model::Trace> trace() const { return result_.trace; }
+    const std::vector<model::NextToken>& nextTokens() const { return result_.next_tokens; }
+
+    // Loads on the worker thread, then analyses the current text with it: sourceChanged() on
+    // success, failed(message) otherwise (the previous weights stay).
+    void openModel(const QString& directory);
+    void openLayer(const QString& safetensors, int heads, const QString& prefix);
+    // Back to weights generated from the config.
+    void useGeneratedWeights();
+    void setLayer(int layer);  // clamped to the model's layers
+
 public slots:
     void setConfig(const headscope::Config& config);
     void setHead(int head);
@@ -84,15 +99,18 @@ signals:
     void cellChanged(int row, int column);
     void hoverChanged(const QString& text);
     void circuitsReady(std::shared_ptr<const headscope::Circuits> circuits);
+    void sourceChanged();  // a model or layer was opened or closed, or the layer changed
 
 private:
     struct Request {
         Config config;
+        WeightSource source;
         qint64 requested_ns = 0;
     };
+    void setSource(WeightSource source);
 
     void startAnalysis(Request request);
-    void onAnalysed(long long generation, qint64 requested_ns, std::shared_ptr<const Analysis> analysis);
+    void onAnalysed(long long generation, qint64 requested_ns, SourceResult result);
     void onAnalysisFailed(const QString& message);
     void startEquivalence(std::shared_ptr<const Analysis> analysis, long long generation);
     void onEquivalence(long long generation, std::shared_ptr<const Analysis> analysis);
@@ -101,6 +119,8 @@ private:
     void startCircuits();
 
     Config config_;
+    WeightSource source_;
+    SourceResult result_;  // the latest valid result (analysis_ is result_.analysis, with equivalence)
     QStringList problems_;
     std::shared_ptr<const Analysis> analysis_;
     long long analysis_generation_ = 0;  // generation of analysis_
@@ -127,6 +147,7 @@ private:
     long long equivalence_pending_generation_ = 0;
 
     bool busy_ = false;
+    bool loading_ = false;  // a model or layer is being read
     int computations_ = 0;
     double last_update_ms_ = 0;
     QElapsedTimer clock_;

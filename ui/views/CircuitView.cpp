@@ -67,7 +67,7 @@ bool CircuitView::productShown(Matrix which) const { return panels_[which]->map(
 QString CircuitView::title() const { return title_->text(); }
 
 void CircuitView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
-    const bool same = analysis_ && analysis && analysis_->config.sameWeights(analysis->config);
+    const bool same = analysis_ && analysis && sameLayer(*analysis_, *analysis);
     analysis_ = std::move(analysis);
     if (!same) refresh();
 }

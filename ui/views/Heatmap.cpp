@@ -188,6 +188,7 @@ QString valueName(const Analysis& analysis, bool logits) {
 }
 
 QString weightsOrigin(const Analysis& a) {
+    if (!a.model_name.empty()) return QStringLiteral("trained weights: %1").arg(QString::fromStdString(a.model_name));
     switch (a.config.init) {
         case InitKind::Identity:
             return QStringLiteral("identity weights W = I: no projection, head i reads only its slice of d_model");

@@ -55,7 +55,8 @@ QCPColorGradient gradient(bool logits);
 // What the colour bar measures: "attention weight (softmax)" / "logit q·k / √d_k".
 QString valueName(const Analysis& analysis, bool logits);
 
-// Where the weights come from, for every picture of them: "random, untrained weights (Xavier
+// Where the weights come from, for every picture of them: "trained weights: GPT-2 nano-sort,
+// layer 1 of 3", "random, untrained weights (Xavier
 // uniform, seed 3): patterns are not learned" or "identity weights: no projection".
 QString weightsOrigin(const Analysis& analysis);
 

@@ -125,7 +125,7 @@ QString SpectrumView::zeroText(bool qk) const { return zero_text_[qk ? kQK : kOV
 
 void SpectrumView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
     // Same weights and tolerance: the same spectra are on screen already.
-    const bool unchanged = analysis_ && analysis && analysis_->config.sameWeights(analysis->config) &&
+    const bool unchanged = analysis_ && analysis && sameLayer(*analysis_, *analysis) &&
                            analysis_->config.rank_rtol == analysis->config.rank_rtol;
     analysis_ = std::move(analysis);
     if (unchanged) return;

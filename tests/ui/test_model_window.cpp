@@ -1,0 +1,131 @@
+// Real weights in the window: a trained GPT-2 directory and a PyTorch attention layer open
+// through the document, every view shows the chosen layer's numbers (those of core's exact
+// forward pass), the knobs a model fixes are read-only, the layer and head follow clicks in
+// the model overview, and a bad directory is one clear message with the window still usable.
+#include <QComboBox>
+#include <QDir>
+#include <QListWidget>
+#include <QSpinBox>
+#include <QtTest>
+
+#include "ControlsDock.h"
+#include "HeadGridView.h"
+#include "Heatmap.h"
+#include "MainWindow.h"
+#include "ModelDock.h"
+#include "ModelOverviewView.h"
+#include "Session.h"
+#include "SpectrumView.h"
+#include "io/Gpt2Checkpoint.h"
+#include "io/MhaLoader.h"
+#include "model/Gpt2Forward.h"
+
+using namespace headscope;
+using namespace headscope::ui;
+
+namespace {
+
+const QString kInduction = QStringLiteral(HEADSCOPE_SHARED_MODELS_DIR "/induction");
+const QString kRepeated = QStringLiteral("qxvkzjwbpfmy qxvkzjwbpfmy qxvkzjwbpfmy");
+
+MainWindowOptions noSettings() {
+    MainWindowOptions o;
+    o.use_settings = false;
+    return o;
+}
+
+bool holds(QCPColorMap* map, const Eigen::MatrixXf& m) {
+    QCPColorMapData* data = map->data();
+    if (data->keySize() != m.cols() || data->valueSize() != m.rows()) return false;
+    for (int r = 0; r < m.rows(); ++r)
+        for (int c = 0; c < m.cols(); ++c)
+            if (data->cell(c, r) != double(m(r, c))) return false;
+    return true;
+}
+
+}  // namespace
+
+class TestModelWindow : public QObject {
+    Q_OBJECT
+
+private slots:
+    void trainedModelShowsItsLayersHeads() {
+        if (!QDir(kInduction).exists()) QSKIP("../shared/models/induction is absent: the trained checkpoint is needed");
+        MainWindow window(noSettings());
+        window.show();
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        QString error;
+        QVERIFY2(window.openModel(kInduction, &error), qPrintable(error));
+        window.setText(kRepeated);
+        QVERIFY(window.waitForCompleteUpdate(60000));
+
+        // The reference: core's forward pass on the same ids.
+        const model::ModelPtr model = io::loadGpt2Checkpoint(kInduction.toStdString());
+        const model::Trace trace = model::runGpt2(*model, model->tokenizer.encode(kRepeated.toStdString()));
+        const auto shown = window.session()->analysis();
+        QCOMPARE(shown->nQuery(), 38);
+        for (int h = 0; h < 4; ++h)
+            QVERIFY(holds(window.headGrid()->colorMap(h), trace.layers[0].attention.heads[h].weights));
+        QVERIFY(heatmap::weightsOrigin(*shown).startsWith("trained weights"));
+        QVERIFY(!window.controls()->findChild<QSpinBox*>("d_model")->isEnabled());  // fixed by the model
+        QVERIFY(window.controls()->findChild<QComboBox*>("mask")->isEnabled());    // live
+
+        // Layer 1 through the overview: every view follows, the spectra are the layer's own.
+        ModelOverviewView* overview = window.modelOverview();
+        QCOMPARE(overview->layers(), 2);
+        QCOMPARE(overview->heads(), 4);
+        QVERIFY(holds(overview->colorMap(1, 2), trace.layers[1].attention.heads[2].weights));
+        emit overview->panelClicked(1, 2);
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        QCOMPARE(window.session()->source().layer, 1);
+        QCOMPARE(window.session()->head(), 2);
+        QVERIFY(holds(window.headGrid()->colorMap(2), trace.layers[1].attention.heads[2].weights));
+        const Spectrum expected = headSpectra(model->blocks[1].attention)[2].qk;
+        QCOMPARE(window.spectrumView()->qkGraph(2)->data()->at(0)->value, expected.singular_values(0));
+
+        // The next-token list: after "...fmy" the model expects the space.
+        QListWidget* next = window.modelDock()->nextTokens();
+        QCOMPARE(next->count(), 10);
+        const auto top = model::topNextTokens(*model, trace, 1).front();
+        QVERIFY2(next->item(0)->text().contains(QString::fromStdString(top.token)), qPrintable(next->item(0)->text()));
+
+        // Back to generated weights: the knobs come back.
+        window.session()->useGeneratedWeights();
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        QVERIFY(window.controls()->findChild<QSpinBox*>("d_model")->isEnabled());
+        QVERIFY(window.session()->analysis()->model_name.empty());
+    }
+
+    void badDirectoryIsOneMessageAndTheWindowStaysUsable() {
+        MainWindow window(noSettings());
+        window.show();
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        QTemporaryDir dir;
+        QString error;
+        QVERIFY(!window.openModel(dir.path(), &error));
+        QVERIFY2(error.contains("config.json"), qPrintable(error));
+        QVERIFY(!error.contains('\n'));
+        QVERIFY(window.session()->source().generated());
+        QVERIFY(window.controls()->findChild<QSpinBox*>("d_model")->isEnabled());
+    }
+
+    void pytorchLayerOpensInTheWindow() {
+        const QString file = QStringLiteral(HEADSCOPE_TEST_DATA_DIR "/mha/self_small/weights.safetensors");
+        MainWindow window(noSettings());
+        window.show();
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        QSignalSpy changed(window.session(), &Session::sourceChanged);
+        window.session()->openLayer(file, 2, QString());
+        QVERIFY(changed.wait(30000));
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        const Weights expected = io::loadMultiheadAttention(file.toStdString(), 2);
+        const auto shown = window.session()->analysis();
+        QVERIFY(shown->weights.W_Q == expected.W_Q);
+        QCOMPARE(shown->config.d_model, expected.dModel());
+        QCOMPARE(window.headGrid()->headCount(), 2);
+        QVERIFY(heatmap::weightsOrigin(*shown).contains("PyTorch layer weights.safetensors"));
+    }
+};
+
+QTEST_MAIN(TestModelWindow)
+#include "test_model_window.moc"

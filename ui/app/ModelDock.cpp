@@ -1,0 +1,84 @@
+#include "ModelDock.h"
+
+#include <QFormLayout>
+#include <QLabel>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+#include "Session.h"
+
+namespace headscope::ui {
+
+ModelDock::ModelDock(Session* session, QWidget* parent) : QDockWidget(tr("Loaded model"), parent), session_(session) {
+    setObjectName(QStringLiteral("model_dock"));
+    auto* body = new QWidget(this);
+    auto* layout = new QVBoxLayout(body);
+    name_ = new QLabel(body);
+    name_->setObjectName(QStringLiteral("model_name"));
+    name_->setWordWrap(true);
+    layer_ = new QSpinBox(body);
+    layer_->setObjectName(QStringLiteral("model_layer"));
+    layer_->setToolTip(tr("The layer whose heads every view shows; the model overview shows them all."));
+    auto* form = new QFormLayout;
+    auto* layer_label = new QLabel(tr("&Layer"), body);
+    layer_label->setBuddy(layer_);
+    form->addRow(layer_label, layer_);
+    next_ = new QListWidget(body);
+    next_->setObjectName(QStringLiteral("next_tokens"));
+    next_->setToolTip(tr("The model's most probable next tokens after the text, with their probabilities."));
+    generated_ = new QPushButton(tr("Back to &generated weights"), body);
+    generated_->setToolTip(tr("Close the model and show random weights generated from the controls again."));
+    layout->addWidget(name_);
+    layout->addLayout(form);
+    layout->addWidget(new QLabel(tr("Next token:"), body));
+    layout->addWidget(next_, 1);
+    layout->addWidget(generated_);
+    setWidget(body);
+
+    connect(layer_, &QSpinBox::valueChanged, session_, &Session::setLayer);
+    connect(generated_, &QPushButton::clicked, session_, &Session::useGeneratedWeights);
+    connect(session_, &Session::sourceChanged, this, &ModelDock::refreshSource);
+    connect(session_, &Session::changed, this, &ModelDock::refreshNextTokens);
+    refreshSource();
+}
+
+void ModelDock::refreshSource() {
+    const WeightSource& source = session_->source();
+    const QSignalBlocker block(layer_);
+    if (source.model) {
+        const model::Gpt2Config& c = source.model->config;
+        name_->setText(tr("<b>GPT-2</b> %1<br>%2 layers × %3 heads, d_model %4, %5 parameters (%6)")
+                           .arg(QString::fromStdString(source.model->directory).toHtmlEscaped())
+                           .arg(c.n_layer).arg(c.n_head).arg(c.n_embd)
+                           .arg(source.model->parameterCount()).arg(QString::fromStdString(source.model->dtype)));
+        layer_->setRange(0, c.n_layer - 1);
+        layer_->setValue(source.layer);
+        layer_->setEnabled(true);
+    } else if (source.loaded) {
+        name_->setText(tr("<b>%1</b><br>%2 heads, d_model %3")
+                           .arg(QString::fromStdString(source.loaded->name).toHtmlEscaped())
+                           .arg(source.loaded->weights.heads).arg(source.loaded->weights.dModel()));
+        layer_->setRange(0, 0);
+        layer_->setEnabled(false);
+    } else {
+        name_->setText(tr("Generated weights (random, untrained). Open a GPT-2 directory or a PyTorch "
+                          "attention layer from the File menu."));
+        layer_->setRange(0, 0);
+        layer_->setEnabled(false);
+    }
+    generated_->setEnabled(!source.generated());
+    refreshNextTokens();
+}
+
+void ModelDock::refreshNextTokens() {
+    next_->clear();
+    for (const model::NextToken& t : session_->nextTokens())
+        next_->addItem(QStringLiteral("%1   %2   (id %3)")
+                           .arg(QString::number(t.probability, 'f', 3), QString::fromStdString(t.token))
+                           .arg(t.id));
+}
+
+}  // namespace headscope::ui

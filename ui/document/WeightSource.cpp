@@ -1,0 +1,61 @@
+#include "WeightSource.h"
+
+#include <stdexcept>
+
+namespace headscope::ui {
+
+Config constrained(const Config& config, const WeightSource& source) {
+    Config c = config;
+    const Weights* w = source.loaded ? &source.loaded->weights : nullptr;
+    if (source.model) {
+        const model::Gpt2Config& m = source.model->config;
+        c.d_model = m.n_embd;
+        c.heads = c.kv_heads = m.n_head;
+        c.d_k = c.d_v = m.headDim();
+        c.bias = true;
+        c.source_text.clear();  // a decoder attends to its own tokens
+        c.seq_len = 0;
+    } else if (w) {
+        c.d_model = w->dModel();
+        c.heads = w->heads;
+        c.kv_heads = w->kv_heads;
+        c.d_k = w->d_k;
+        c.d_v = w->d_v;
+        c.bias = w->hasBias();
+    }
+    return c;
+}
+
+SourceResult computeAnalysis(const Config& config, const WeightSource& source, const SourceResult& previous) {
+    SourceResult result;
+    if (!source.model) {
+        result.analysis = std::make_shared<const Analysis>(
+            analyze(config, false, previous.analysis.get(), source.loaded.get()));
+        return result;
+    }
+    const model::Gpt2Model& m = *source.model;
+    const std::vector<int> ids = m.tokenizer.encode(config.text);  // throws with the character it lacks
+    if (ids.empty()) throw std::invalid_argument("the text has no tokens: type some");
+    const int n = static_cast<int>(ids.size());
+    if (n > m.config.n_positions)
+        throw std::invalid_argument("the text is " + std::to_string(n) + " tokens long; this model reads at most " +
+                                    std::to_string(m.config.n_positions));
+    for (int key : config.padded_keys)
+        if (key < 0 || key >= n)
+            throw std::invalid_argument("padded key " + std::to_string(key) + " does not exist: the " +
+                                        std::to_string(n) + " tokens are numbered 0 to " + std::to_string(n - 1));
+    model::ForwardOptions options;
+    options.attention = AttentionOptions::from(config);
+    const model::Trace* old = previous.model == source.model ? previous.trace.get() : nullptr;
+    const bool same_input = old && old->ids == ids && old->options.attention.mask == options.attention.mask &&
+                            old->options.attention.padded_keys == options.attention.padded_keys &&
+                            old->options.attention.temperature == options.attention.temperature;
+    result.model = source.model;
+    result.trace = same_input ? previous.trace : std::make_shared<const model::Trace>(model::runGpt2(m, ids, options));
+    result.next_tokens = same_input ? previous.next_tokens : model::topNextTokens(m, *result.trace, 10);
+    result.analysis = std::make_shared<const Analysis>(
+        model::layerAnalysis(m, *result.trace, source.layer, config.rank_rtol));
+    return result;
+}
+
+}  // namespace headscope::ui

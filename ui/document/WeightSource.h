@@ -1,0 +1,44 @@
+#pragma once
+// Where the document's weights come from, and the one function the analysis worker runs:
+//  - generated from the config (random, untrained; the default),
+//  - a loaded nn.MultiheadAttention layer (its geometry fixed, the input text live),
+//  - a loaded GPT-2 model: the text is tokenised with the model's BPE, the whole forward pass
+//    runs (every layer's attention), and the chosen layer is shown as an Analysis.
+// Pure C++ (no Qt): it runs on the worker thread with only immutable inputs.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "Analysis.h"
+#include "model/Gpt2Forward.h"
+#include "model/Gpt2Model.h"
+
+namespace headscope::ui {
+
+struct WeightSource {
+    model::ModelPtr model;                      // a GPT-2 model, or null
+    int layer = 0;                              // the model's layer shown
+    std::shared_ptr<const LoadedWeights> loaded;  // a loaded attention layer, or null
+
+    bool generated() const { return !model && !loaded; }
+    bool operator==(const WeightSource&) const = default;
+};
+
+struct SourceResult {
+    std::shared_ptr<const Analysis> analysis;
+    std::shared_ptr<const model::Trace> trace;       // GPT-2 only: every layer
+    model::ModelPtr model;                           // the model the trace was computed with
+    std::vector<model::NextToken> next_tokens;       // GPT-2 only: top 10 after the last token
+};
+
+// The config as the source fixes it: a model or loaded layer sets d_model, heads, d_k, d_v,
+// kv_heads and biases; everything else (text, mask, temperature, rank tolerance) is kept.
+Config constrained(const Config& config, const WeightSource& source);
+
+// Runs on the worker. previous: the last result (its trace is reused when only the layer or the
+// rank tolerance changed). Throws std::exception with one sentence on bad input (text the
+// vocabulary cannot encode, too many tokens, a padded key past the end).
+SourceResult computeAnalysis(const Config& config, const WeightSource& source, const SourceResult& previous);
+
+}  // namespace headscope::ui

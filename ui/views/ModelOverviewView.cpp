@@ -1,0 +1,129 @@
+#include "ModelOverviewView.h"
+
+#include <QMouseEvent>
+#include <algorithm>
+
+#include "CellColorMap.h"
+#include "ColorMaps.h"
+#include "Heatmap.h"
+
+namespace headscope::ui {
+
+ModelOverviewView::ModelOverviewView(QWidget* parent) : QCustomPlot(parent) {
+    setObjectName(QStringLiteral("model_overview"));
+    setInteractions(QCP::Interactions());
+    setMinimumSize(240, 200);
+    plotLayout()->clear();
+    title_ = new QCPTextElement(this, tr("Open a GPT-2 model (File > Open model) to see every layer's heads"));
+    plotLayout()->addElement(0, 0, title_);
+}
+
+QCPColorMap* ModelOverviewView::colorMap(int layer, int head) const {
+    if (layer < 0 || layer >= layers_ || head < 0 || head >= heads_) return nullptr;
+    return maps_[std::size_t(layer * heads_ + head)];
+}
+
+void ModelOverviewView::setTrace(std::shared_ptr<const model::Trace> trace) {
+    trace_ = std::move(trace);
+    const int layers = trace_ ? static_cast<int>(trace_->layers.size()) : 0;
+    const int heads = layers > 0 ? static_cast<int>(trace_->layers[0].attention.heads.size()) : 0;
+    if (layers != layers_ || heads != heads_) rebuild(layers, heads);
+    fill();
+    replot(rpQueuedReplot);
+}
+
+void ModelOverviewView::setSelection(int layer, int head) {
+    layer_ = layer;
+    head_ = head;
+    frameSelection();
+    replot(rpQueuedReplot);
+}
+
+void ModelOverviewView::setOptions(const ViewOptions& options) {
+    options_ = options;
+    title_->setFont(heatmap::font(12, options.font_scale, true));
+    for (QCPAxisRect* rect : rects_) rect->axis(QCPAxis::atTop)->setLabelFont(heatmap::font(9, options.font_scale));
+    replot(rpQueuedReplot);
+}
+
+void ModelOverviewView::rebuild(int layers, int heads) {
+    clearPlottables();
+    for (QCPAxisRect* rect : rects_) plotLayout()->remove(rect);
+    if (plotLayout()->elementCount() > 1) plotLayout()->removeAt(1);
+    plotLayout()->simplify();
+    rects_.clear();
+    maps_.clear();
+    layers_ = layers;
+    heads_ = heads;
+    if (layers == 0) return;
+    auto* grid = new QCPLayoutGrid;
+    plotLayout()->addElement(1, 0, grid);
+    grid->setRowSpacing(2);
+    grid->setColumnSpacing(2);
+    for (int l = 0; l < layers; ++l) {
+        for (int h = 0; h < heads; ++h) {
+            auto* rect = new QCPAxisRect(this, true);
+            heatmap::styleAxes(rect);
+            for (QCPAxis* axis : rect->axes()) axis->setTickLabels(false), axis->setTicks(false);
+            rect->axis(QCPAxis::atTop)->setLabel(QStringLiteral("L%1 H%2").arg(l).arg(h));
+            rect->axis(QCPAxis::atTop)->setLabelFont(heatmap::font(9, options_.font_scale));
+            rect->setAutoMargins(QCP::msTop);
+            rect->setMargins(QMargins(2, 0, 2, 2));
+            grid->addElement(l, h, rect);
+            auto* map = new CellColorMap(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+            map->setGradient(viridisGradient());
+            rects_.push_back(rect);
+            maps_.push_back(map);
+        }
+    }
+}
+
+void ModelOverviewView::fill() {
+    if (!trace_ || layers_ == 0) return;
+    const int n = trace_->n();
+    for (int l = 0; l < layers_; ++l) {
+        for (int h = 0; h < heads_; ++h) {
+            const Eigen::MatrixXf& w = trace_->layers[std::size_t(l)].attention.heads[std::size_t(h)].weights;  // (n, n)
+            QCPColorMap* map = maps_[std::size_t(l * heads_ + h)];
+            QCPColorMapData* data = map->data();
+            data->setSize(n, n);
+            data->setRange(QCPRange(0, std::max(0, n - 1)), QCPRange(0, std::max(0, n - 1)));
+            for (int r = 0; r < n; ++r)
+                for (int c = 0; c < n; ++c) data->setCell(c, r, w(r, c));
+            map->setDataRange(QCPRange(0, std::max(1e-6f, w.maxCoeff())));
+            heatmap::setCellRanges(rects_[std::size_t(l * heads_ + h)], n, n);
+        }
+    }
+    title_->setText(tr("Every layer's heads: attention weights on the %1 tokens · click one to show it").arg(n));
+    frameSelection();
+}
+
+void ModelOverviewView::frameSelection() {
+    for (int l = 0; l < layers_; ++l) {
+        for (int h = 0; h < heads_; ++h) {
+            const bool selected = l == layer_ && h == head_;
+            const QPen pen(selected ? QColor(230, 160, 0) : QColor(90, 90, 90), selected ? 3 : 1);
+            for (QCPAxis* axis : rects_[std::size_t(l * heads_ + h)]->axes()) axis->setBasePen(pen);
+        }
+    }
+}
+
+bool ModelOverviewView::panelAt(const QPoint& pos, int* layer, int* head) const {
+    for (int i = 0; i < static_cast<int>(rects_.size()); ++i) {
+        if (rects_[std::size_t(i)]->outerRect().contains(pos)) {
+            *layer = i / heads_;
+            *head = i % heads_;
+            return true;
+        }
+    }
+    return false;
+}
+
+void ModelOverviewView::mouseReleaseEvent(QMouseEvent* event) {
+    QCustomPlot::mouseReleaseEvent(event);
+    int layer = 0, head = 0;
+    if (event->button() == Qt::LeftButton && panelAt(event->position().toPoint(), &layer, &head))
+        emit panelClicked(layer, head);
+}
+
+}  // namespace headscope::ui

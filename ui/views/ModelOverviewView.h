@@ -1,0 +1,52 @@
+#pragma once
+// A whole GPT-2 model at a glance (BertViz's model view): one small attention heatmap per
+// (layer, head), layers down, heads across, every one drawn from the trace the document
+// computed. The shown layer and head are framed; clicking a panel asks for that layer and head.
+
+#include <memory>
+#include <vector>
+
+#include <qcustomplot.h>
+
+#include "ViewOptions.h"
+#include "model/Gpt2Forward.h"
+
+namespace headscope::ui {
+
+class ModelOverviewView : public QCustomPlot {
+    Q_OBJECT
+
+public:
+    explicit ModelOverviewView(QWidget* parent = nullptr);
+
+    void setTrace(std::shared_ptr<const model::Trace> trace);
+    void setSelection(int layer, int head);
+    void setOptions(const ViewOptions& options);
+
+    int layers() const { return layers_; }
+    int heads() const { return heads_; }
+    QCPColorMap* colorMap(int layer, int head) const;
+    // The (layer, head) panel under pos, or false.
+    bool panelAt(const QPoint& pos, int* layer, int* head) const;
+
+signals:
+    void panelClicked(int layer, int head);
+
+protected:
+    void mouseReleaseEvent(QMouseEvent* event) override;
+
+private:
+    void rebuild(int layers, int heads);
+    void fill();
+    void frameSelection();
+
+    std::shared_ptr<const model::Trace> trace_;
+    ViewOptions options_;
+    int layers_ = 0, heads_ = 0;
+    int layer_ = 0, head_ = 0;
+    std::vector<QCPAxisRect*> rects_;
+    std::vector<QCPColorMap*> maps_;
+    QCPTextElement* title_ = nullptr;
+};
+
+}  // namespace headscope::ui
