@@ -180,54 +180,45 @@ void Session::setSource(WeightSource source) {
     setConfig(config_);
 }
 
-void Session::openModel(const QString& directory) {
-    const std::string path = directory.toStdString();
+void Session::loadSource(std::function<WeightSource()> read) {
     loading_ = true;
     updateBusy();
-    QMetaObject::invokeMethod(analysis_context_, [this, path]() {
+    QMetaObject::invokeMethod(analysis_context_, [this, read = std::move(read)]() {
+        // Worker thread, after any running analysis: reading a file never blocks the window.
+        std::optional<WeightSource> source;
+        QString message;
         try {
-            model::ModelPtr model = io::loadGpt2Checkpoint(path);
-            QMetaObject::invokeMethod(this, [this, model]() {
-                loading_ = false;
-                WeightSource source;
-                source.model = model;
-                setSource(std::move(source));
-            }, Qt::QueuedConnection);
+            source = read();
         } catch (const std::exception& error) {
-            const QString message = QString::fromStdString(error.what());
-            QMetaObject::invokeMethod(this, [this, message]() {
-                loading_ = false;
-                emit failed(message);
-                updateBusy();
-            }, Qt::QueuedConnection);
+            message = QString::fromStdString(error.what());
         }
+        QMetaObject::invokeMethod(this, [this, source, message]() {
+            loading_ = false;
+            if (source) setSource(*source);
+            else emit failed(message);
+            updateBusy();
+        }, Qt::QueuedConnection);
     }, Qt::QueuedConnection);
 }
 
+void Session::openModel(const QString& directory) {
+    loadSource([path = directory.toStdString()]() {
+        WeightSource source;
+        source.model = io::loadGpt2Checkpoint(path);
+        return source;
+    });
+}
+
 void Session::openLayer(const QString& safetensors, int heads, const QString& prefix) {
-    loading_ = true;
-    updateBusy();
-    const std::string path = safetensors.toStdString(), name = QFileInfo(safetensors).fileName().toStdString();
-    QMetaObject::invokeMethod(analysis_context_, [this, path, name, heads, prefix = prefix.toStdString()]() {
-        try {
-            auto loaded = std::make_shared<LoadedWeights>();
-            loaded->weights = io::loadMultiheadAttention(path, heads, prefix);
-            loaded->name = "PyTorch layer " + name;
-            QMetaObject::invokeMethod(this, [this, loaded]() {
-                loading_ = false;
-                WeightSource source;
-                source.loaded = loaded;
-                setSource(std::move(source));
-            }, Qt::QueuedConnection);
-        } catch (const std::exception& error) {
-            const QString message = QString::fromStdString(error.what());
-            QMetaObject::invokeMethod(this, [this, message]() {
-                loading_ = false;
-                emit failed(message);
-                updateBusy();
-            }, Qt::QueuedConnection);
-        }
-    }, Qt::QueuedConnection);
+    loadSource([path = safetensors.toStdString(), name = QFileInfo(safetensors).fileName().toStdString(), heads,
+                prefix = prefix.toStdString()]() {
+        auto loaded = std::make_shared<LoadedWeights>();
+        loaded->weights = io::loadMultiheadAttention(path, heads, prefix);
+        loaded->name = "PyTorch layer " + name;
+        WeightSource source;
+        source.loaded = std::move(loaded);
+        return source;
+    });
 }
 
 void Session::useGeneratedWeights() {

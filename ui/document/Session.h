@@ -14,6 +14,7 @@
 // (d_model x d_model each) are formed on a third worker thread and published with
 // circuitsReady(); views never form them.
 
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -108,6 +109,8 @@ private:
         qint64 requested_ns = 0;
     };
     void setSource(WeightSource source);
+    // Runs read() on the analysis worker; its source is set, or its exception is failed().
+    void loadSource(std::function<WeightSource()> read);
 
     void startAnalysis(Request request);
     void onAnalysed(long long generation, qint64 requested_ns, SourceResult result);
