@@ -199,9 +199,13 @@ public:
             Source s;
             s.name = full;
             s.shape = reader.shape(full);
-            const auto& offsets = header[full]["data_offsets"];
-            s.offset = data_start + offsets[0].get<std::uint64_t>();
-            s.bytes = offsets[1].get<std::uint64_t>() - offsets[0].get<std::uint64_t>();
+            try {
+                const auto& offsets = header.at(full).at("data_offsets");
+                s.offset = data_start + offsets.at(0).get<std::uint64_t>();
+                s.bytes = offsets.at(1).get<std::uint64_t>() - offsets.at(0).get<std::uint64_t>();
+            } catch (const json::exception&) {
+                fail("the file changed while it was being read");
+            }
             if (isMaskBuffer(name)) continue;
             checkBlockIndex(name, full, config.n_layer);
             const auto type = dtypeOf(dtype);
@@ -376,6 +380,12 @@ model::ModelPtr loadGpt2Checkpoint(const std::string& directory) {
         model->dtype = wte.type == DType::F32 ? "F32" : wte.type == DType::F16 ? "F16" : "BF16";
 
         const MappedFile map(weights_path);
+        for (const Source* s : {&wte, &wpe, &ln_f_w, &ln_f_b, lm_head})
+            if (s && s->offset + s->bytes > map.size()) table.fail("the file changed while it was being read");
+        for (const BlockSources& b : blocks)
+            for (const Source* s : {b.ln_1_w, b.ln_1_b, b.attn_w, b.attn_b, b.proj_w, b.proj_b, b.ln_2_w, b.ln_2_b, b.fc_w,
+                                    b.fc_b, b.mproj_w, b.mproj_b})
+                if (s->offset + s->bytes > map.size()) table.fail("the file changed while it was being read");
         const Converter convert(weights_path, map);
         const auto vector = [&](const Source* s, Eigen::RowVectorXf& out) {
             out.resize(static_cast<Eigen::Index>(s->shape[0]));
