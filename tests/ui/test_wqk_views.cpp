@@ -8,6 +8,7 @@
 //  - export: every view exists, is not blank, and SVG heatmap cells are vector rectangles.
 #include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QTabWidget>
 #include <QtTest>
 
 #include "Analysis.h"
@@ -138,6 +139,7 @@ private slots:
         FusedProjectionsView view;
         view.setAnalysis(a);
         view.setHead(3);
+        view.replotNow();  // hidden views refresh when shown
         using M = FusedProjectionsView;
         QVERIFY(holds(view.colorMap(M::WQ), a->weights.W_Q));
         QVERIFY(holds(view.colorMap(M::WK), a->weights.W_K));
@@ -171,8 +173,10 @@ private slots:
         CircuitView view;
         view.setAnalysis(session.analysis());
         view.setHead(2);
+        view.replotNow();
         QVERIFY(!view.productShown(CircuitView::QK));  // nothing formed in the view itself
         view.setCircuits(session.circuits());
+        view.replotNow();
         QVERIFY(view.productShown(CircuitView::QK));
         QVERIFY(holds(view.colorMap(CircuitView::QK), expected.W_QK));
         QVERIFY(holds(view.colorMap(CircuitView::OV), expected.W_OV));
@@ -194,6 +198,8 @@ private slots:
         QVERIFY(window.session()->hasCell());
         QVERIFY(window.session()->waitForIdle(60000));
         QCOMPARE(window.session()->circuits()->head, 3);
+        // A hidden tab does no work until it is shown; then it shows the selected head's circuits.
+        window.centralTabs()->setCurrentWidget(window.circuitView());
         QVERIFY(window.circuitView()->productShown(CircuitView::QK));
     }
 
@@ -227,6 +233,7 @@ private slots:
         const auto a = analysisOf(geometry(512, 8, 64));
         CostView view;
         view.setAnalysis(a);
+        view.replotNow();
         const QString text = view.plainText();
         QVERIFY(text.contains("2 · d_model · d_k"));
         QVERIFY(text.contains("65,536"));   // 2 * 512 * 64

@@ -56,6 +56,7 @@ CircuitView::CircuitView(QWidget* parent, Rows rows) : QWidget(parent), rows_(ro
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(plot_);
+    deferred_ = new DeferredRefresh(this, [this]() { refresh(); });
 }
 
 CircuitView::~CircuitView() = default;
@@ -69,22 +70,22 @@ QString CircuitView::title() const { return title_->text(); }
 void CircuitView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
     const bool same = analysis_ && analysis && sameLayer(*analysis_, *analysis);
     analysis_ = std::move(analysis);
-    if (!same) refresh();
+    if (!same) deferred_->request();
 }
 
 void CircuitView::setHead(int head) {
     head_ = std::max(0, head);
-    refresh();
+    deferred_->request();
 }
 
 void CircuitView::setCircuits(std::shared_ptr<const Circuits> circuits) {
     circuits_ = std::move(circuits);
-    refresh();
+    deferred_->request();
 }
 
 void CircuitView::setOptions(const ViewOptions& options) {
     options_ = options;
-    refresh();
+    deferred_->request();
 }
 
 void CircuitView::replotNow() {

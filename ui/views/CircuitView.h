@@ -15,6 +15,7 @@
 #include "Analysis.h"
 #include "Circuits.h"
 #include "MatrixPanel.h"
+#include "DeferredRefresh.h"
 #include "ViewOptions.h"
 
 namespace headscope::ui {
@@ -44,6 +45,7 @@ public:
 
 private:
     void refresh();
+    DeferredRefresh* deferred_ = nullptr;  // no work while in a hidden tab
 
     Rows rows_;
     QCustomPlot* plot_ = nullptr;

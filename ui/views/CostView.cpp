@@ -44,18 +44,21 @@ CostView::CostView(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(scroll);
+    deferred_ = new DeferredRefresh(this, [this]() { refresh(); });
     refresh();
 }
 
 void CostView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
     analysis_ = std::move(analysis);
-    refresh();
+    deferred_->request();
 }
 
 void CostView::setOptions(const ViewOptions& options) {
     options_ = options;
-    refresh();
+    deferred_->request();
 }
+
+void CostView::replotNow() { refresh(); }
 
 QString CostView::html() const { return label_->text(); }
 

@@ -12,6 +12,7 @@
 #include <QWidget>
 
 #include "Analysis.h"
+#include "DeferredRefresh.h"
 #include "ViewOptions.h"
 
 class QLabel;
@@ -29,10 +30,12 @@ public:
 
     QString html() const;       // the rich text shown
     QWidget* page() const;      // the text itself, at its natural size (for export)
+    void replotNow();           // refresh now, shown or not (export)
     QString plainText() const;  // the same, one line per row, for tests and the clipboard
 
 private:
     void refresh();
+    DeferredRefresh* deferred_ = nullptr;  // no work while in a hidden tab
 
     QLabel* label_ = nullptr;
     std::shared_ptr<const Analysis> analysis_;

@@ -67,6 +67,7 @@ FusedProjectionsView::FusedProjectionsView(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(plot_);
+    deferred_ = new DeferredRefresh(this, [this]() { refresh(); });
 }
 
 FusedProjectionsView::~FusedProjectionsView() = default;
@@ -77,17 +78,17 @@ QString FusedProjectionsView::title() const { return title_->text(); }
 
 void FusedProjectionsView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
     analysis_ = std::move(analysis);
-    refresh();
+    deferred_->request();
 }
 
 void FusedProjectionsView::setHead(int head) {
     head_ = std::max(0, head);
-    refresh();
+    deferred_->request();
 }
 
 void FusedProjectionsView::setOptions(const ViewOptions& options) {
     options_ = options;
-    refresh();
+    deferred_->request();
 }
 
 void FusedProjectionsView::replotNow() {

@@ -13,6 +13,7 @@
 
 #include "Analysis.h"
 #include "MatrixPanel.h"
+#include "DeferredRefresh.h"
 #include "ViewOptions.h"
 
 namespace headscope::ui {
@@ -40,6 +41,7 @@ public:
 
 private:
     void refresh();
+    DeferredRefresh* deferred_ = nullptr;  // no work while in a hidden tab
 
     QCustomPlot* plot_ = nullptr;
     QCPTextElement* title_ = nullptr;

@@ -16,6 +16,7 @@ ModelOverviewView::ModelOverviewView(QWidget* parent) : QCustomPlot(parent) {
     plotLayout()->clear();
     title_ = new QCPTextElement(this, tr("Open a GPT-2 model (File > Open model) to see every layer's heads"));
     plotLayout()->addElement(0, 0, title_);
+    deferred_ = new DeferredRefresh(this, [this]() { refresh(); });
 }
 
 QCPColorMap* ModelOverviewView::colorMap(int layer, int head) const {
@@ -25,6 +26,10 @@ QCPColorMap* ModelOverviewView::colorMap(int layer, int head) const {
 
 void ModelOverviewView::setTrace(std::shared_ptr<const model::Trace> trace) {
     trace_ = std::move(trace);
+    deferred_->request();
+}
+
+void ModelOverviewView::refresh() {
     const int layers = trace_ ? static_cast<int>(trace_->layers.size()) : 0;
     const int heads = layers > 0 ? static_cast<int>(trace_->layers[0].attention.heads.size()) : 0;
     if (layers != layers_ || heads != heads_) rebuild(layers, heads);

@@ -8,6 +8,7 @@
 
 #include <qcustomplot.h>
 
+#include "DeferredRefresh.h"
 #include "ViewOptions.h"
 #include "model/Gpt2Forward.h"
 
@@ -36,6 +37,7 @@ protected:
     void mouseReleaseEvent(QMouseEvent* event) override;
 
 private:
+    void refresh();
     void rebuild(int layers, int heads);
     void fill();
     void frameSelection();
@@ -47,6 +49,7 @@ private:
     std::vector<QCPAxisRect*> rects_;
     std::vector<QCPColorMap*> maps_;
     QCPTextElement* title_ = nullptr;
+    DeferredRefresh* deferred_ = nullptr;  // no work while in a hidden tab
 };
 
 }  // namespace headscope::ui
