@@ -166,7 +166,8 @@ private slots:
         QVERIFY2(error.isEmpty(), qPrintable(error));
         QCOMPARE(written.size(), 3 * int(std::size(kAllViews)));
         for (const char* name : {"attention_weights", "attention_logits", "spectrum_qk", "spectrum_ov", "rank_table",
-                                 "projections", "circuit_qk_head_0", "circuit_ov_head_0", "costs"}) {
+                                 "projections", "circuit_qk_head_0", "circuit_ov_head_0", "costs",
+                                 "score_breakdown", "token_lines", "qk_map_head_0"}) {
             for (const char* ext : {"png", "svg", "pdf"}) {
                 const QString path = QDir(out).filePath(QString(name) + "." + ext);
                 QVERIFY2(written.contains(path), qPrintable(path));

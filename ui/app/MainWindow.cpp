@@ -24,6 +24,9 @@
 #include "CircuitView.h"
 #include "CostView.h"
 #include "FusedProjectionsView.h"
+#include "QueryKeyMapView.h"
+#include "ScoreBreakdownView.h"
+#include "TokenLinesView.h"
 #include "RankTableView.h"
 #include "ViewBinding.h"
 #include "ControlsDock.h"
@@ -79,10 +82,22 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     circuits_->setObjectName(QStringLiteral("circuit_view"));
     costs_ = new CostView(tabs_);
     costs_->setObjectName(QStringLiteral("cost_view"));
+    breakdown_ = new ScoreBreakdownView(tabs_);
+    breakdown_->setObjectName(QStringLiteral("score_breakdown_view"));
+    token_lines_ = new TokenLinesView(tabs_);
+    token_lines_->setObjectName(QStringLiteral("token_lines_view"));
+    qk_map_ = new QueryKeyMapView(tabs_);
+    qk_map_->setObjectName(QStringLiteral("qk_map_view"));
     tabs_->addTab(grid_, tr("&Heads"));
     tabs_->addTab(projections_, tr("&Projections"));
     tabs_->addTab(circuits_, tr("C&ircuits"));
     tabs_->addTab(costs_, tr("C&osts"));
+    tabs_->setTabToolTip(tabs_->addTab(breakdown_, tr("&Score")),
+                         tr("How the selected cell's score is made: q, k, q*k, the scale, the softmax row, W_QK."));
+    tabs_->setTabToolTip(tabs_->addTab(token_lines_, tr("&Token lines")),
+                         tr("Lines from each query word to each key word, opacity = weight, one colour per head."));
+    tabs_->setTabToolTip(tabs_->addTab(qk_map_, tr("&Q-K map")),
+                         tr("The selected head's queries and keys as points on their first two principal components."));
     tabs_->setTabToolTip(0, tr("Every head's attention. Click a head to select it, double-click to open it large."));
     tabs_->setTabToolTip(1, tr("The fused W_Q, W_K, W_V, W_O and the activations X, Q, K, V, with head blocks."));
     tabs_->setTabToolTip(2, tr("The selected head's W_QK = W_Q W_K^T and W_OV = W_V W_O with their factors."));
@@ -100,6 +115,9 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     bindView(session_, costs_);
     bindView(session_, spectrum_);
     bindView(session_, rank_table_);
+    bindView(session_, breakdown_);
+    bindView(session_, token_lines_);
+    bindView(session_, qk_map_);
     connect(grid_, &HeadGridView::cellClicked, session_, [this](int head, int row, int col) {
         session_->setHead(head);
         session_->setCell(row, col);
@@ -265,6 +283,9 @@ void MainWindow::setViewOptions(const ViewOptions& options) {
     projections_->setOptions(options_);
     circuits_->setOptions(options_);
     costs_->setOptions(options_);
+    breakdown_->setOptions(options_);
+    token_lines_->setOptions(options_);
+    qk_map_->setOptions(options_);
     if (detail_) detail_->setOptions(options_);
     applyFontScale();
 }
@@ -369,7 +390,7 @@ void MainWindow::exportDialog() {
             break;
         case ExportRequest::What::View:
             ok = exportView(r.view, *analysis, r.head, options_, r.path, r.format, r.scale, &error,
-                            session_->circuits().get());
+                            session_->circuits().get(), session_->cellRow(), session_->cellColumn());
             break;
         case ExportRequest::What::OneHead:
             ok = exportHead(*analysis, r.head, options_, r.path, r.format, r.scale, &error);
@@ -387,6 +408,9 @@ QCustomPlot* MainWindow::currentPlot() const {
     if (tab == grid_) return grid_;
     if (tab == projections_) return projections_->plot();
     if (tab == circuits_) return circuits_->plot();
+    if (tab == breakdown_) return breakdown_->plot();
+    if (tab == token_lines_) return token_lines_->plot();
+    if (tab == qk_map_) return qk_map_->plot();
     return nullptr;  // the costs: a text view
 }
 

@@ -24,6 +24,9 @@ class CircuitView;
 class ControlsDock;
 class CostView;
 class FusedProjectionsView;
+class QueryKeyMapView;
+class ScoreBreakdownView;
+class TokenLinesView;
 class HeadDetailDialog;
 class HeadGridView;
 class RankTableView;
@@ -54,6 +57,9 @@ public:
     FusedProjectionsView* projectionsView() const { return projections_; }
     CircuitView* circuitView() const { return circuits_; }
     CostView* costView() const { return costs_; }
+    ScoreBreakdownView* scoreBreakdownView() const { return breakdown_; }
+    TokenLinesView* tokenLinesView() const { return token_lines_; }
+    QueryKeyMapView* queryKeyMapView() const { return qk_map_; }
     QTabWidget* centralTabs() const { return tabs_; }
     StatusPanel* statusPanel() const { return status_; }
     HeadDetailDialog* headDetail() const { return detail_; }  // nullptr until a head is opened
@@ -115,6 +121,9 @@ private:
     FusedProjectionsView* projections_ = nullptr;
     CircuitView* circuits_ = nullptr;
     CostView* costs_ = nullptr;
+    ScoreBreakdownView* breakdown_ = nullptr;
+    TokenLinesView* token_lines_ = nullptr;
+    QueryKeyMapView* qk_map_ = nullptr;
     SpectrumView* spectrum_ = nullptr;
     RankTableView* rank_table_ = nullptr;
     QDockWidget* spectrum_dock_ = nullptr;

@@ -25,6 +25,13 @@ void bindView(Session* session, View* view) {
                          [view](std::shared_ptr<const Circuits> c) { view->setCircuits(c); });
         view->setCircuits(session->circuits());
     }
+    if constexpr (requires { view->setCell(0, 0); }) {
+        QObject::connect(session, &Session::cellChanged, view, [view](int row, int col) { view->setCell(row, col); });
+        view->setCell(session->cellRow(), session->cellColumn());
+    }
+    // Only a (row, col) signal: HeadGridView's cellClicked(head, row, col) is wired by the window.
+    if constexpr (requires { static_cast<void (View::*)(int, int)>(&View::cellClicked); })
+        QObject::connect(view, static_cast<void (View::*)(int, int)>(&View::cellClicked), session, &Session::setCell);
     if constexpr (requires { &View::headClicked; })
         QObject::connect(view, &View::headClicked, session, &Session::setHead);
     if constexpr (requires { &View::hovered; })

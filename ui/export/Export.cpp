@@ -18,8 +18,11 @@
 #include "FusedProjectionsView.h"
 #include "HeadDetailView.h"
 #include "HeadGridView.h"
+#include "QueryKeyMapView.h"
 #include "RankTableView.h"
+#include "ScoreBreakdownView.h"
 #include "SpectrumView.h"
+#include "TokenLinesView.h"
 
 namespace headscope::ui {
 namespace {
@@ -220,6 +223,9 @@ QString viewFileName(ViewKind kind, int head) {
         case ViewKind::CircuitQK: return QStringLiteral("circuit_qk_head_%1").arg(head);
         case ViewKind::CircuitOV: return QStringLiteral("circuit_ov_head_%1").arg(head);
         case ViewKind::Costs: return QStringLiteral("costs");
+        case ViewKind::ScoreBreakdown: return QStringLiteral("score_breakdown");
+        case ViewKind::TokenLines: return QStringLiteral("token_lines");
+        case ViewKind::QueryKeyMap: return QStringLiteral("qk_map_head_%1").arg(head);
     }
     return {};
 }
@@ -235,6 +241,9 @@ QString viewTitle(ViewKind kind) {
         case ViewKind::CircuitQK: return QStringLiteral("Circuit W_QK of the head");
         case ViewKind::CircuitOV: return QStringLiteral("Circuit W_OV of the head");
         case ViewKind::Costs: return QStringLiteral("Costs with formulas");
+        case ViewKind::ScoreBreakdown: return QStringLiteral("Score breakdown of one cell");
+        case ViewKind::TokenLines: return QStringLiteral("Token lines of every head");
+        case ViewKind::QueryKeyMap: return QStringLiteral("Queries and keys of the head as points");
     }
     return {};
 }
@@ -303,7 +312,8 @@ bool savePlotView(View& view, QCustomPlot* plot, QSize size, const QString& path
 }  // namespace
 
 bool exportView(ViewKind kind, const Analysis& analysis, int head, const ViewOptions& options, const QString& path,
-                ImageFormat format, double scale, QString* error, const Circuits* circuits) {
+                ImageFormat format, double scale, QString* error, const Circuits* circuits, int cell_row,
+                int cell_col) {
     if (!checkAnalysis(analysis, error) || !checkTarget(path, error)) return false;
     const int heads = static_cast<int>(analysis.results.heads.size());
     if (head < 0 || head >= heads) {
@@ -363,8 +373,39 @@ bool exportView(ViewKind kind, const Analysis& analysis, int head, const ViewOpt
             CostView view;
             view.setOptions(options);
             view.setAnalysis(borrow(analysis));
+            view.replotNow();
             view.page()->resize(view.page()->sizeHint());
             return saveWidget(view.page(), path, format, scale, error);
+        }
+        case ViewKind::ScoreBreakdown: {
+            ScoreBreakdownView view;
+            view.setOptions(options);
+            view.setAnalysis(borrow(analysis));
+            view.setHead(head);
+            view.setCell(cell_row, cell_col);
+            if (circuits && circuits->head == head && circuits->W_QK.rows() == d)
+                view.setCircuits(std::shared_ptr<const Circuits>(std::shared_ptr<const Circuits>(), circuits));
+            else
+                view.setCircuits(std::make_shared<const Circuits>(Circuits{head, mergedQK(analysis.weights, head), {}}));
+            return savePlotView(view, view.plot(), QSize(int(1400 * s), int(820 * s)), path, format, scale, error);
+        }
+        case ViewKind::TokenLines: {
+            TokenLinesView view;
+            view.setOptions(options);
+            view.setAnalysis(borrow(analysis));
+            view.setHead(head);
+            view.setCell(cell_row, cell_col);
+            const int n = std::max(analysis.nQuery(), analysis.nKeyValue());
+            const QSize size(int(900 * s), std::clamp(int((170 + 24 * n) * s), int(600 * s), 4000));
+            return savePlotView(view, view.plot(), size, path, format, scale, error);
+        }
+        case ViewKind::QueryKeyMap: {
+            QueryKeyMapView view;
+            view.setOptions(options);
+            view.setAnalysis(borrow(analysis));
+            view.setHead(head);
+            view.setCell(cell_row, cell_col);
+            return savePlotView(view, view.plot(), QSize(int(1100 * s), int(820 * s)), path, format, scale, error);
         }
     }
     return false;

@@ -52,10 +52,14 @@ enum class ViewKind {
     CircuitQK,         // circuit_qk_head_<h>: W_i^Q, W_i^K and W_QK,i
     CircuitOV,         // circuit_ov_head_<h>: W_i^V, W_i^O and W_OV,i
     Costs,             // costs: parameters and multiply-adds with their formulas
+    ScoreBreakdown,    // score_breakdown: how one score is made (q, k, q*k, scale, softmax row, W_QK form)
+    TokenLines,        // token_lines: every head's weights as lines between query and key tokens
+    QueryKeyMap,       // qk_map_head_<h>: the head's queries and keys on their first two principal components
 };
 inline constexpr ViewKind kAllViews[] = {ViewKind::AttentionWeights, ViewKind::AttentionLogits, ViewKind::SpectrumQK,
                                          ViewKind::SpectrumOV, ViewKind::RankTable, ViewKind::Projections,
-                                         ViewKind::CircuitQK, ViewKind::CircuitOV, ViewKind::Costs};
+                                         ViewKind::CircuitQK, ViewKind::CircuitOV, ViewKind::Costs,
+                                         ViewKind::ScoreBreakdown, ViewKind::TokenLines, ViewKind::QueryKeyMap};
 
 // "attention_weights", "spectrum_qk", "circuit_qk_head_3", ... (no suffix).
 QString viewFileName(ViewKind kind, int head);
@@ -64,14 +68,18 @@ QString viewTitle(ViewKind kind);
 
 // Builds the view offscreen for analysis (head: the selected head for the views that show one)
 // and saves it. circuits: the head's already formed W_QK / W_OV, or nullptr to form them here.
+// (cell_row, cell_col): the cell the score breakdown explains (the selected cell); (-1, -1), the
+// default, takes the last query and the key it attends to most (defaultCell in ScoreBreakdown.h).
 bool exportView(ViewKind kind, const Analysis& analysis, int head, const ViewOptions& options, const QString& path,
-                ImageFormat format, double scale, QString* error, const Circuits* circuits = nullptr);
+                ImageFormat format, double scale, QString* error, const Circuits* circuits = nullptr,
+                int cell_row = -1, int cell_col = -1);
 
 // Any widget (tables, text) as PNG (raster at scale), SVG or PDF (vector) at its current size.
 bool saveWidget(QWidget* widget, const QString& path, ImageFormat format, double scale, QString* error);
 
 // Writes, for each format, every view of kAllViews into dir (created if missing), named by
-// viewFileName (circuits of `head`), and returns the paths written. On failure *error is set
+// viewFileName (circuits and query-key map of `head`; the score breakdown of its default cell),
+// and returns the paths written. On failure *error is set
 // and the list holds what was written before it.
 QStringList exportImages(const Analysis& analysis, const QString& dir, const QList<ImageFormat>& formats,
                          QString* error, const ViewOptions& options = {}, double scale = 1.0, int head = 0);

@@ -1,0 +1,272 @@
+// The per-token views hold exactly the core's numbers and follow the document:
+//  - score breakdown: its bars are scoreBreakdown()'s q, k, q*k and the engine's softmax row,
+//    the marked bar is the cell's weight, the written logit and difference are the core's;
+//    a masked cell shows its reason and no bars;
+//  - token lines: exactly the weights of the chosen heads (all, the selected one, a subset),
+//    hovering a token keeps only its lines;
+//  - query-key map: the points are queryKeyMap()'s coordinates, the arrows its most-attended keys;
+//  - the window: clicking a cell in the head grid updates the breakdown (and the other two);
+//  - export: score_breakdown, token_lines, qk_map_head_<h> exist and are not blank.
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <set>
+#include <tuple>
+
+#include "Analysis.h"
+#include "Circuits.h"
+#include "Export.h"
+#include "HeadGridView.h"
+#include "MainWindow.h"
+#include "QueryKeyMap.h"
+#include "QueryKeyMapView.h"
+#include "ScoreBreakdown.h"
+#include "ScoreBreakdownView.h"
+#include "Session.h"
+#include "TokenLinesView.h"
+
+using namespace headscope;
+using namespace headscope::ui;
+
+namespace {
+
+std::shared_ptr<const Analysis> analysisOf(const Config& config) {
+    return std::make_shared<const Analysis>(analyze(config, false));
+}
+
+Config biased() {
+    Config c;
+    c.d_model = 32;
+    c.heads = 4;
+    c.init = InitKind::Normal;
+    c.init_sigma = 0.3;
+    c.text = "the cat sat on the mat because it was warm";
+    return c;
+}
+
+// The bars' values in key order.
+std::vector<double> values(QCPBars* bars) {
+    std::vector<double> out;
+    for (auto it = bars->data()->constBegin(); it != bars->data()->constEnd(); ++it) out.push_back(it->value);
+    return out;
+}
+std::vector<double> values(const Eigen::VectorXf& v) {
+    std::vector<double> out;
+    for (Eigen::Index i = 0; i < v.size(); ++i) out.push_back(v(i));
+    return out;
+}
+
+int distinctColours(const QImage& image) {
+    std::set<QRgb> colours;
+    for (int y = 0; y < image.height(); y += 2)
+        for (int x = 0; x < image.width(); x += 2) colours.insert(image.pixel(x, y));
+    return static_cast<int>(colours.size());
+}
+
+MainWindowOptions noSettings() {
+    MainWindowOptions o;
+    o.use_settings = false;
+    return o;
+}
+
+using LineKey = std::tuple<int, int, int, float>;
+std::set<LineKey> keysOf(const std::vector<TokenLinesView::Line>& lines) {
+    std::set<LineKey> out;
+    for (const auto& l : lines) out.insert({l.head, l.query, l.key, l.weight});
+    return out;
+}
+std::set<LineKey> engineLines(const Analysis& a, const QList<int>& heads) {
+    std::set<LineKey> out;
+    for (int h : heads)
+        for (int q = 0; q < a.nQuery(); ++q)
+            for (int k = 0; k < a.nKeyValue(); ++k)
+                if (a.results.allowed(q, k)) out.insert({h, q, k, a.results.heads[h].weights(q, k)});
+    return out;
+}
+
+}  // namespace
+
+class TestTokenViews : public QObject {
+    Q_OBJECT
+
+private slots:
+    void breakdownHoldsTheCoresNumbers() {
+        const auto a = analysisOf(biased());
+        const auto circuits = std::make_shared<const Circuits>(headCircuits(a->weights, 2));
+        ScoreBreakdownView view;
+        view.resize(1200, 800);
+        view.setAnalysis(a);
+        view.setHead(2);
+        view.setCircuits(circuits);
+        view.setCell(5, 1);
+        const ScoreBreakdown expected = scoreBreakdown(*a, 2, 5, 1, &circuits->W_QK);
+        QVERIFY(view.hasBreakdown());
+        QCOMPARE(view.breakdown().row, 5);
+        QCOMPARE(view.breakdown().col, 1);
+        QCOMPARE(values(view.bars(ScoreBreakdownView::Query)), values(expected.q));
+        QCOMPARE(values(view.bars(ScoreBreakdownView::Key)), values(expected.k));
+        QCOMPARE(values(view.bars(ScoreBreakdownView::Product)), values(expected.product));
+        QCOMPARE(values(view.bars(ScoreBreakdownView::Softmax)), values(a->results.heads[2].weights.row(5).transpose().eval()));
+        QCOMPARE(view.markedBar()->data()->size(), 1);
+        QCOMPARE(view.markedBar()->data()->at(0)->key, 1.0);
+        QCOMPARE(view.markedBar()->data()->at(0)->value, double(a->results.heads[2].weights(5, 1)));
+        const QString text = view.arithmetic();
+        QVERIFY2(text.contains(QString::number(expected.logit, 'g', 5)), qPrintable(text));
+        QVERIFY2(text.contains(QString::number(expected.bilinear->logit, 'g', 5)), qPrintable(text));
+        QVERIFY2(text.contains(QString::number(expected.bilinear->difference, 'g', 2)), qPrintable(text));
+        QVERIFY2(text.contains("1/√8"), qPrintable(text));
+        QVERIFY(view.title().contains("query 5 “mat”"));  // words, not only positions
+        QVERIFY(view.title().contains("key 1 “cat”"));
+
+        // Clicking a key's bar in the softmax row asks for that cell.
+        QSignalSpy clicked(&view, &ScoreBreakdownView::cellClicked);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.replotNow();
+        QCPAxisRect* row = view.bars(ScoreBreakdownView::Softmax)->keyAxis()->axisRect();
+        const QPoint at(int(row->axis(QCPAxis::atBottom)->coordToPixel(3)), row->rect().center().y());
+        QTest::mouseClick(view.plot(), Qt::LeftButton, {}, at);
+        QCOMPARE(clicked.count(), 1);
+        QCOMPARE(clicked.first().at(0).toInt(), 5);
+        QCOMPARE(clicked.first().at(1).toInt(), 3);
+    }
+
+    void breakdownOfAMaskedCellShowsTheReason() {
+        Config c = biased();
+        c.mask = MaskKind::Causal;
+        const auto a = analysisOf(c);
+        ScoreBreakdownView view;
+        view.setAnalysis(a);
+        view.setCell(1, 3);
+        QVERIFY(view.breakdown().masked);
+        QVERIFY2(view.arithmetic().contains("key 3 is after query 1 (causal mask)"), qPrintable(view.arithmetic()));
+        QVERIFY(!view.bars(ScoreBreakdownView::Query)->visible());
+        QVERIFY(!view.arithmetic().contains("logit 0"));
+        // No cell selected: the last query and its most-attended key.
+        view.setCell(-1, -1);
+        const auto [row, col] = defaultCell(*a, 0);
+        QCOMPARE(view.breakdown().row, row);
+        QCOMPARE(view.breakdown().col, col);
+        QVERIFY(view.title().contains("no cell selected"));
+    }
+
+    void tokenLinesCarryExactlyTheWeightsOfTheChosenHeads() {
+        Config c = biased();
+        c.mask = MaskKind::Causal;
+        const auto a = analysisOf(c);
+        TokenLinesView view;
+        view.resize(900, 700);
+        view.setAnalysis(a);
+        QVERIFY(!view.thinLinesOmitted());
+        QCOMPARE(keysOf(view.lines()), engineLines(*a, {0, 1, 2, 3}));
+        QCOMPARE(int(view.lines().size()), 4 * int(a->results.allowed.count()));
+        view.setHeadMode(TokenLinesView::HeadMode::Chosen, {3, 1});
+        QCOMPARE(view.shownHeads(), (QList<int>{1, 3}));
+        QCOMPARE(keysOf(view.lines()), engineLines(*a, {1, 3}));
+        view.setHeadMode(TokenLinesView::HeadMode::Selected);
+        view.setHead(2);
+        QCOMPARE(keysOf(view.lines()), engineLines(*a, {2}));
+        // Hovering query 4 keeps only its lines, and writes their weights.
+        view.setFocusToken(0, 4);
+        const auto visible = view.visibleLines();
+        QCOMPARE(int(visible.size()), 5);  // causal: keys 0..4
+        for (const auto& l : visible) QCOMPARE(l.query, 4);
+        int strong = 0;
+        for (const auto& l : visible) strong += l.thin ? 0 : 1;
+        QCOMPARE(int(view.focusLabels().size()), strong);
+        view.setFocusToken(-1, -1);
+        QCOMPARE(view.visibleLines().size(), view.lines().size());
+    }
+
+    void queryKeyMapHoldsTheCoresNumbers() {
+        Config c = biased();
+        c.source_text = "le chat dort";
+        const auto a = analysisOf(c);
+        QueryKeyMapView view;
+        view.resize(1000, 800);
+        view.setAnalysis(a);
+        view.setHead(1);
+        const QueryKeyMap expected = queryKeyMap(*a, 1);
+        QCOMPARE(view.queryGraph()->data()->size(), a->nQuery());
+        QCOMPARE(view.keyGraph()->data()->size(), a->nKeyValue());
+        for (int i = 0; i < a->nQuery(); ++i) {
+            QCOMPARE(view.queryGraph()->data()->at(i)->key, expected.query_points(i, 0));
+            QCOMPARE(view.queryGraph()->data()->at(i)->value, expected.query_points(i, 1));
+        }
+        for (int j = 0; j < a->nKeyValue(); ++j) {
+            QCOMPARE(view.keyGraph()->data()->at(j)->key, expected.key_points(j, 0));
+            QCOMPARE(view.keyGraph()->data()->at(j)->value, expected.key_points(j, 1));
+        }
+        QList<QPair<int, int>> links;
+        for (int i = 0; i < a->nQuery(); ++i) links << qMakePair(i, expected.most_attended[i]);
+        QCOMPARE(view.links(), links);
+        QVERIFY(view.pointLabels().contains("chat"));
+        QVERIFY(view.pointLabels().contains("mat"));
+        QVERIFY2(view.varianceText().contains(QString::number(100 * expected.explained_total, 'f', 1) + "%"),
+                 qPrintable(view.varianceText()));
+    }
+
+    void clickingACellInTheGridUpdatesTheBreakdown() {
+        MainWindow window(noSettings());
+        window.resize(1024, 768);
+        window.show();
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        HeadGridView* grid = window.headGrid();
+        grid->replotNow();
+        QCPAxisRect* rect = grid->headRect(2);
+        const QPoint cell(int(rect->axis(QCPAxis::atBottom)->coordToPixel(1)),
+                          int(rect->axis(QCPAxis::atLeft)->coordToPixel(6)));
+        QTest::mouseClick(grid, Qt::LeftButton, {}, cell);
+        QCOMPARE(window.session()->head(), 2);
+        QCOMPARE(window.session()->cellRow(), 6);
+        QCOMPARE(window.session()->cellColumn(), 1);
+        ScoreBreakdownView* breakdown = window.scoreBreakdownView();
+        QCOMPARE(breakdown->breakdown().head, 2);
+        QCOMPARE(breakdown->breakdown().row, 6);
+        QCOMPARE(breakdown->breakdown().col, 1);
+        QCOMPARE(values(breakdown->bars(ScoreBreakdownView::Query)),
+                 values(scoreBreakdown(*window.session()->analysis(), 2, 6, 1).q));
+        QCOMPARE(window.queryKeyMapView()->map().head, 2);
+        // The document's W_QK,i arrives from its worker; then the bilinear form is written.
+        QVERIFY(window.session()->waitForIdle(60000));
+        QVERIFY(breakdown->breakdown().bilinear.has_value());
+        // A knob: temperature 2 halves the logit the breakdown shows.
+        const double before = breakdown->breakdown().logit;
+        Config c = window.session()->config();
+        c.temperature = 2.0;
+        window.setConfig(c);
+        QVERIFY(window.session()->waitForIdle(60000));
+        QCOMPARE(breakdown->breakdown().row, 6);
+        QVERIFY(std::abs(breakdown->breakdown().logit - before / 2) < 1e-6 * std::max(1.0, std::abs(before)));
+        QCOMPARE(breakdown->breakdown().engine_logit, double(window.session()->analysis()->results.heads[2].logits(6, 1)));
+    }
+
+    void exportsExistAndAreNotBlank() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        Config c = biased();
+        c.mask = MaskKind::Causal;
+        const auto a = analysisOf(c);
+        QString error;
+        const QStringList files = exportImages(*a, dir.path(), {ImageFormat::Png}, &error, {}, 1.0, 1);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        for (const char* name : {"score_breakdown.png", "token_lines.png", "qk_map_head_1.png"}) {
+            const QString path = dir.filePath(name);
+            QVERIFY2(files.contains(path), name);
+            const QImage image(path);
+            QVERIFY2(!image.isNull(), name);
+            QVERIFY2(distinctColours(image) > 30, name);
+        }
+        // At font scale 2 and as SVG too, with the selected cell.
+        ViewOptions big;
+        big.font_scale = 2;
+        for (ViewKind kind : {ViewKind::ScoreBreakdown, ViewKind::TokenLines, ViewKind::QueryKeyMap}) {
+            const QString path = dir.filePath(viewFileName(kind, 0) + "_2x.svg");
+            QVERIFY2(exportView(kind, *a, 0, big, path, ImageFormat::Svg, 1.0, &error, nullptr, 4, 2), qPrintable(error));
+            QVERIFY(QFileInfo(path).size() > 1000);
+        }
+    }
+};
+
+QTEST_MAIN(TestTokenViews)
+#include "test_token_views_ui.moc"

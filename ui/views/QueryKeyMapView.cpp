@@ -1,0 +1,233 @@
+#include "QueryKeyMapView.h"
+
+#include <QMouseEvent>
+#include <QSet>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+
+#include "HeadColors.h"
+#include "Heatmap.h"
+
+namespace headscope::ui {
+namespace {
+
+constexpr double kTitlePt = 12.5, kAxisPt = 10.5, kTickPt = 9.5, kLabelPt = 9.5, kNotePt = 11;
+const QColor kQueryColor(0x00, 0x72, 0xB2), kKeyColor(0xD5, 0x5E, 0x00);
+
+QCPCurve* scatter(QCustomPlot* plot, const QColor& colour, QCPScatterStyle::ScatterShape shape, double size) {
+    auto* g = new QCPCurve(plot->xAxis, plot->yAxis);
+    g->setLineStyle(QCPCurve::lsNone);
+    g->setScatterStyle(QCPScatterStyle(shape, colour, colour.lighter(140), size));
+    return g;
+}
+
+}  // namespace
+
+QueryKeyMapView::QueryKeyMapView(QWidget* parent) : QWidget(parent) {
+    plot_ = new QCustomPlot(this);
+    plot_->setObjectName(QStringLiteral("qk_map_plot"));
+    plot_->setMinimumSize(320, 240);
+    plot_->setInteractions(QCP::Interactions());
+    plot_->setAutoAddPlottableToLegend(false);
+    plot_->plotLayout()->insertRow(0);
+    title_ = new QCPTextElement(plot_, QStringLiteral("No analysis yet"));
+    plot_->plotLayout()->addElement(0, 0, title_);
+    queries_ = scatter(plot_, kQueryColor, QCPScatterStyle::ssDisc, 9);
+    keys_ = scatter(plot_, kKeyColor, QCPScatterStyle::ssTriangle, 10);
+    ring_ = new QCPCurve(plot_->xAxis, plot_->yAxis);
+    ring_->setLineStyle(QCPCurve::lsNone);
+    ring_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(QColor(0xC0, 0x1C, 0x28), 2.5), Qt::NoBrush, 20));
+    queries_->setName(QStringLiteral("query q_i (● blue)"));
+    keys_->setName(QStringLiteral("key k_j (▲ orange)"));
+    queries_->addToLegend();
+    keys_->addToLegend();
+    plot_->legend->setVisible(true);
+    plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    plot_->xAxis->grid()->setZeroLinePen(QPen(QColor(180, 180, 180), 1));
+    plot_->yAxis->grid()->setZeroLinePen(QPen(QColor(180, 180, 180), 1));
+    plot_->setMouseTracking(true);
+    plot_->installEventFilter(this);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(plot_);
+}
+
+QStringList QueryKeyMapView::pointLabels() const { return labels_; }
+QString QueryKeyMapView::varianceText() const { return variance_ ? variance_->text() : QString(); }
+
+void QueryKeyMapView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
+    analysis_ = std::move(analysis);
+    refresh();
+}
+
+void QueryKeyMapView::setHead(int head) {
+    head_ = std::max(0, head);
+    refresh();
+}
+
+void QueryKeyMapView::setCell(int row, int col) {
+    cell_row_ = row;
+    cell_col_ = col;
+    refresh();
+}
+
+void QueryKeyMapView::setOptions(const ViewOptions& options) {
+    options_ = options;
+    refresh();
+}
+
+void QueryKeyMapView::replotNow() {
+    refresh();
+    plot_->replot(QCustomPlot::rpImmediateRefresh);
+    equalScale();
+    plot_->replot(QCustomPlot::rpImmediateRefresh);
+}
+
+void QueryKeyMapView::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    equalScale();
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+// Both axes one scale (a unit is as long across as up), framing every point with room for labels.
+void QueryKeyMapView::equalScale() {
+    if (!has_map_) return;
+    QCPAxisRect* rect = plot_->axisRect();
+    const double w = std::max(50, rect->width()), h = std::max(50, rect->height());
+    double xs = std::max(x_data_.size(), 1e-9), ys = std::max(y_data_.size(), 1e-9);
+    const double per_px = std::max(xs / w, ys / h) * 1.18;  // 18% room for labels
+    plot_->xAxis->setRange(x_data_.center(), per_px * w, Qt::AlignCenter);
+    plot_->yAxis->setRange(y_data_.center(), per_px * h, Qt::AlignCenter);
+}
+
+void QueryKeyMapView::refresh() {
+    plot_->clearItems();
+    variance_ = nullptr;
+    links_.clear();
+    labels_.clear();
+    has_map_ = false;
+    if (!analysis_ || analysis_->results.heads.empty()) {
+        title_->setText(QStringLiteral("No analysis yet"));
+        plot_->replot(QCustomPlot::rpQueuedReplot);
+        return;
+    }
+    const Analysis& a = *analysis_;
+    head_ = std::clamp(head_, 0, static_cast<int>(a.results.heads.size()) - 1);
+    map_ = queryKeyMap(a, head_);
+    has_map_ = true;
+    const double s = options_.font_scale;
+    const int n_q = a.nQuery(), n_kv = a.nKeyValue();
+
+    QVector<double> qx(n_q), qy(n_q), kx(n_kv), ky(n_kv);
+    for (int i = 0; i < n_q; ++i) qx[i] = map_.query_points(i, 0), qy[i] = map_.query_points(i, 1);
+    for (int j = 0; j < n_kv; ++j) kx[j] = map_.key_points(j, 0), ky[j] = map_.key_points(j, 1);
+    queries_->setData(qx, qy);  // t = index: the order is kept
+    keys_->setData(kx, ky);
+    bool found = false;
+    x_data_ = queries_->getKeyRange(found);
+    x_data_.expand(keys_->getKeyRange(found));
+    y_data_ = queries_->getValueRange(found);
+    y_data_.expand(keys_->getValueRange(found));
+
+    // query -> most attended key
+    for (int i = 0; i < n_q; ++i) {
+        const int j = map_.most_attended[std::size_t(i)];
+        if (j < 0) continue;
+        auto* line = new QCPItemLine(plot_);
+        line->start->setCoords(qx[i], qy[i]);
+        line->end->setCoords(kx[j], ky[j]);
+        line->setPen(QPen(QColor(100, 100, 100, 150), 1.2 * std::max(1.0, s * 0.75)));
+        line->setHead(QCPLineEnding(QCPLineEnding::esSpikeArrow, 8 * s, 10 * s));
+        line->setLayer(QStringLiteral("grid"));
+        links_ << qMakePair(i, j);
+    }
+    // Labels: every point, or for crowded maps only the selected and most-attended ones.
+    const bool all_labels = n_q + n_kv <= kMaxLabels;
+    QSet<int> key_marks;
+    for (int j : map_.most_attended) key_marks.insert(j);
+    const QFont label_font = heatmap::font(kLabelPt, s);
+    const auto label = [&](double x, double y, const std::string& token, const QColor& colour, bool bold, bool below) {
+        auto* t = new QCPItemText(plot_);
+        t->position->setCoords(x, y);
+        t->setPositionAlignment(Qt::AlignHCenter | (below ? Qt::AlignTop : Qt::AlignBottom));
+        t->setPadding(QMargins(0, 4, 0, 4));
+        t->setText(QString::fromStdString(token));
+        t->setFont(bold ? heatmap::font(kLabelPt, s, true) : label_font);
+        t->setColor(colour.darker(140));
+        labels_ << t->text();
+    };
+    for (int i = 0; i < n_q; ++i)
+        if (all_labels || i == cell_row_ || i == n_q - 1)
+            label(qx[i], qy[i], map_.query_tokens[std::size_t(i)], kQueryColor, i == cell_row_, false);
+    for (int j = 0; j < n_kv; ++j)
+        if (all_labels || j == cell_col_ || key_marks.contains(j))
+            label(kx[j], ky[j], map_.key_tokens[std::size_t(j)], kKeyColor, j == cell_col_, true);
+    // The selected cell, ringed.
+    QVector<double> rx, ry;
+    if (cell_row_ >= 0 && cell_row_ < n_q) rx << qx[cell_row_], ry << qy[cell_row_];
+    if (cell_col_ >= 0 && cell_col_ < n_kv) rx << kx[cell_col_], ry << ky[cell_col_];
+    ring_->setData(rx, ry);
+
+    variance_ = new QCPItemText(plot_);
+    variance_->position->setType(QCPItemPosition::ptAxisRectRatio);
+    variance_->position->setCoords(0.01, 0.01);
+    variance_->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+    variance_->setText(QStringLiteral("PC 1 and PC 2 explain %1% of the variance (%2% + %3%)")
+                           .arg(100 * map_.explained_total, 0, 'f', 1)
+                           .arg(100 * map_.explained(0), 0, 'f', 1)
+                           .arg(100 * map_.explained(1), 0, 'f', 1));
+    variance_->setFont(heatmap::font(kNotePt, s, true));
+    variance_->setBrush(QColor(255, 255, 255, 220));
+    variance_->setPadding(QMargins(4, 2, 4, 2));
+
+    title_->setText(QStringLiteral("Head %1: queries and keys as points (first two principal components of both "
+                                   "together)\neach vector × √(scale/T) so that q·k is the logit; arrow: each query → "
+                                   "the key it attends to most%2")
+                        .arg(head_)
+                        .arg(all_labels ? QString() : QStringLiteral("; labels: selected and most-attended only")));
+    title_->setFont(heatmap::font(kTitlePt, s, true));
+    title_->setTextColor(headColor(head_).darker(130));
+    plot_->xAxis->setLabel(QStringLiteral("principal component 1 (%1% of variance)").arg(100 * map_.explained(0), 0, 'f', 1));
+    plot_->yAxis->setLabel(QStringLiteral("principal component 2 (%1%)").arg(100 * map_.explained(1), 0, 'f', 1));
+    for (QCPAxis* axis : {plot_->xAxis, plot_->yAxis}) {
+        axis->setLabelFont(heatmap::font(kAxisPt, s));
+        axis->setTickLabelFont(heatmap::font(kTickPt, s));
+    }
+    plot_->legend->setFont(heatmap::font(kTickPt, s));
+    queries_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, kQueryColor, kQueryColor, 8 * std::max(1.0, s * 0.8)));
+    keys_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssTriangle, QPen(kKeyColor, 2), kKeyColor.lighter(150),
+                                           10 * std::max(1.0, s * 0.8)));
+    equalScale();
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+bool QueryKeyMapView::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == plot_ && event->type() == QEvent::MouseMove && has_map_) {
+        const QPointF pos = static_cast<QMouseEvent*>(event)->position();
+        double best = 12 * 12;
+        QString text;
+        const auto check = [&](const Eigen::MatrixXd& points, bool query) {
+            for (int i = 0; i < points.rows(); ++i) {
+                const double dx = plot_->xAxis->coordToPixel(points(i, 0)) - pos.x();
+                const double dy = plot_->yAxis->coordToPixel(points(i, 1)) - pos.y();
+                if (dx * dx + dy * dy < best) {
+                    best = dx * dx + dy * dy;
+                    const auto& tokens = query ? map_.query_tokens : map_.key_tokens;
+                    text = QStringLiteral("head %1 · %2 %3 “%4” at (%5, %6)")
+                               .arg(map_.head).arg(query ? QLatin1String("query") : QLatin1String("key")).arg(i)
+                               .arg(QString::fromStdString(tokens[std::size_t(i)]))
+                               .arg(points(i, 0), 0, 'g', 3).arg(points(i, 1), 0, 'g', 3);
+                    if (query && map_.most_attended[std::size_t(i)] >= 0)
+                        text += QStringLiteral(" → attends most to key %1").arg(map_.most_attended[std::size_t(i)]);
+                }
+            }
+        };
+        check(map_.query_points, true);
+        check(map_.key_points, false);
+        if (!text.isEmpty()) emit hovered(text);
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+}  // namespace headscope::ui

@@ -1,0 +1,74 @@
+#pragma once
+// The selected head's queries and keys as points (AttentionViz's joint embedding, Yeh et al.
+// 2023): every query vector q_i and key vector k_j, scaled so that q . k is the logit,
+// projected together onto their first two principal components (core's queryKeyMap()).
+// Queries and keys in two colours and shapes, each point labelled with its token, a line from
+// each query to the key it attends to most; the share of variance the two components explain
+// is written on the plot. Both axes have the same scale: distances on screen are distances in
+// the plane. The selected cell's query and key are ringed.
+
+#include <QWidget>
+#include <memory>
+#include <qcustomplot.h>
+
+#include "Analysis.h"
+#include "QueryKeyMap.h"
+#include "ViewOptions.h"
+
+namespace headscope::ui {
+
+class QueryKeyMapView : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit QueryKeyMapView(QWidget* parent = nullptr);
+
+    void setAnalysis(std::shared_ptr<const Analysis> analysis);
+    void setHead(int head);
+    void setCell(int row, int col);
+    void setOptions(const ViewOptions& options);
+    int head() const { return head_; }
+
+    const QueryKeyMap& map() const { return map_; }
+    QCustomPlot* plot() const { return plot_; }
+    // Curves without lines keep their points in order: point i = query i, point j = key j.
+    QCPCurve* queryGraph() const { return queries_; }
+    QCPCurve* keyGraph() const { return keys_; }
+    // The query -> most-attended-key lines drawn: (query, key) pairs.
+    QList<QPair<int, int>> links() const { return links_; }
+    QStringList pointLabels() const;  // the token labels written
+    QString varianceText() const;
+
+    // More points than this: only the selected, hovered and most-attended points are labelled.
+    static constexpr int kMaxLabels = 80;
+
+    void replotNow();
+
+signals:
+    void hovered(const QString& text);
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+
+private:
+    void refresh();
+    void equalScale();
+
+    std::shared_ptr<const Analysis> analysis_;
+    ViewOptions options_;
+    int head_ = 0, cell_row_ = -1, cell_col_ = -1;
+    QueryKeyMap map_;
+    bool has_map_ = false;
+    QCustomPlot* plot_ = nullptr;
+    QCPTextElement* title_ = nullptr;
+    QCPCurve* queries_ = nullptr;
+    QCPCurve* keys_ = nullptr;
+    QCPCurve* ring_ = nullptr;
+    QCPItemText* variance_ = nullptr;
+    QList<QPair<int, int>> links_;
+    QStringList labels_;
+    QCPRange x_data_, y_data_;
+};
+
+}  // namespace headscope::ui

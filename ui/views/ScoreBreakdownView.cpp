@@ -1,0 +1,248 @@
+#include "ScoreBreakdownView.h"
+
+#include <QMouseEvent>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+#include <tuple>
+
+#include "HeadColors.h"
+#include "Heatmap.h"
+#include "TokenAxis.h"
+
+namespace headscope::ui {
+namespace {
+
+constexpr double kTitlePt = 13, kAxisPt = 10.5, kTickPt = 9.5, kTextPt = 11;
+const QColor kQueryColor(0x00, 0x72, 0xB2), kKeyColor(0xD5, 0x5E, 0x00), kProductColor(0x55, 0x55, 0x55);
+const QColor kRowColor(0x9E, 0xB8, 0xD0), kMarkColor(0xC0, 0x1C, 0x28);
+
+QString num(double v, int digits = 4) { return QString::number(v, 'g', digits); }
+
+QCPBars* makeBars(QCPAxisRect* rect, const QColor& colour) {
+    auto* bars = new QCPBars(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+    bars->setPen(Qt::NoPen);
+    bars->setBrush(colour);
+    bars->setWidth(0.8);
+    return bars;
+}
+
+void fillBars(QCPBars* bars, const Eigen::VectorXf& values) {
+    QVector<double> keys(values.size()), vals(values.size());
+    for (Eigen::Index i = 0; i < values.size(); ++i) {
+        keys[i] = double(i);
+        vals[i] = values(i);
+    }
+    bars->setData(keys, vals, true);
+}
+
+// y range symmetric about zero (or [0, max] for non-negative data), with a little room.
+void fitRange(QCPAxisRect* rect, const Eigen::VectorXf& values, int n, bool non_negative) {
+    const double m = values.size() ? double(values.cwiseAbs().maxCoeff()) : 1.0;
+    const double top = heatmap::niceCeiling(std::max(m, 1e-6) * 1.08);
+    rect->axis(QCPAxis::atLeft)->setRange(non_negative ? 0.0 : -top, top);
+    rect->axis(QCPAxis::atBottom)->setRange(-0.6, std::max(1, n) - 0.4);
+}
+
+}  // namespace
+
+ScoreBreakdownView::ScoreBreakdownView(QWidget* parent) : QWidget(parent) {
+    plot_ = new QCustomPlot(this);
+    plot_->setObjectName(QStringLiteral("score_breakdown_plot"));
+    plot_->setMinimumSize(320, 240);
+    plot_->setInteractions(QCP::Interactions());
+    plot_->setAutoAddPlottableToLegend(false);
+    plot_->plotLayout()->clear();
+    title_ = new QCPTextElement(plot_, QStringLiteral("No analysis yet"));
+    plot_->plotLayout()->addElement(0, 0, title_);
+    auto* top = new QCPLayoutGrid;
+    plot_->plotLayout()->addElement(1, 0, top);
+    auto* group = new QCPMarginGroup(plot_);
+    const QColor colours[] = {kQueryColor, kKeyColor, kProductColor, kRowColor};
+    for (int c = 0; c < 4; ++c) {
+        rects_[c] = new QCPAxisRect(plot_);
+        rects_[c]->setRangeDrag(Qt::Orientations());
+        rects_[c]->setRangeZoom(Qt::Orientations());
+        rects_[c]->axis(QCPAxis::atBottom)->grid()->setVisible(false);
+        rects_[c]->axis(QCPAxis::atLeft)->grid()->setZeroLinePen(QPen(Qt::black, 1));
+        rects_[c]->setMarginGroup(QCP::msLeft, group);
+        bars_[c] = makeBars(rects_[c], colours[c]);
+        if (c < 3) top->addElement(0, c, rects_[c]);
+    }
+    rects_[Softmax]->setMarginGroup(QCP::msLeft, nullptr);
+    text_ = new QCPTextElement(plot_, QString());
+    text_->setTextFlags(Qt::AlignLeft | Qt::AlignVCenter);
+    plot_->plotLayout()->addElement(2, 0, text_);
+    plot_->plotLayout()->addElement(3, 0, rects_[Softmax]);
+    marked_ = makeBars(rects_[Softmax], kMarkColor);
+    plot_->plotLayout()->setRowStretchFactor(0, 0.01);
+    plot_->plotLayout()->setRowStretchFactor(1, 1.0);
+    plot_->plotLayout()->setRowStretchFactor(2, 0.01);
+    plot_->plotLayout()->setRowStretchFactor(3, 0.9);
+    plot_->setMouseTracking(true);
+    plot_->installEventFilter(this);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(plot_);
+    applyFonts();
+}
+
+QString ScoreBreakdownView::title() const { return title_->text(); }
+QString ScoreBreakdownView::arithmetic() const { return text_->text(); }
+
+void ScoreBreakdownView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
+    analysis_ = std::move(analysis);
+    refresh();
+}
+
+void ScoreBreakdownView::setHead(int head) {
+    head_ = std::max(0, head);
+    refresh();
+}
+
+void ScoreBreakdownView::setCell(int row, int col) {
+    row_ = row;
+    col_ = col;
+    refresh();
+}
+
+void ScoreBreakdownView::setCircuits(std::shared_ptr<const Circuits> circuits) {
+    circuits_ = std::move(circuits);
+    refresh();
+}
+
+void ScoreBreakdownView::setOptions(const ViewOptions& options) {
+    options_ = options;
+    applyFonts();
+    refresh();
+}
+
+void ScoreBreakdownView::replotNow() {
+    refresh();
+    plot_->replot(QCustomPlot::rpImmediateRefresh);
+    refresh();  // token ticks thinned for the laid-out length
+    plot_->replot(QCustomPlot::rpImmediateRefresh);
+}
+
+void ScoreBreakdownView::applyFonts() {
+    const double s = options_.font_scale;
+    title_->setFont(heatmap::font(kTitlePt, s, true));
+    text_->setFont(heatmap::font(kTextPt, s));
+    for (QCPAxisRect* rect : rects_)
+        for (QCPAxis* axis : {rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft)}) {
+            axis->setLabelFont(heatmap::font(kAxisPt, s));
+            axis->setTickLabelFont(heatmap::font(kTickPt, s));
+        }
+}
+
+void ScoreBreakdownView::refresh() {
+    has_breakdown_ = false;
+    if (!analysis_ || analysis_->results.heads.empty() || analysis_->nQuery() == 0 || analysis_->nKeyValue() == 0) {
+        title_->setText(QStringLiteral("No analysis yet"));
+        plot_->replot(QCustomPlot::rpQueuedReplot);
+        return;
+    }
+    const Analysis& a = *analysis_;
+    const int heads = static_cast<int>(a.results.heads.size());
+    head_ = std::clamp(head_, 0, heads - 1);
+    int row = row_, col = col_;
+    const bool chosen = row >= 0 && col >= 0 && row < a.nQuery() && col < a.nKeyValue();
+    if (!chosen) std::tie(row, col) = defaultCell(a, head_);
+    const Eigen::MatrixXf* w_qk = circuits_ && circuits_->head == head_ && circuits_->W_QK.rows() == a.weights.dModel()
+                                      ? &circuits_->W_QK : nullptr;
+    breakdown_ = scoreBreakdown(a, head_, row, col, w_qk);
+    has_breakdown_ = true;
+    const ScoreBreakdown& b = breakdown_;
+    const double s = options_.font_scale;
+
+    title_->setText(QStringLiteral("Head %1 · query %2 %3 → key %4 %5: how one score is made%6")
+                        .arg(b.head).arg(b.row).arg(quoted(b.query_token)).arg(b.col).arg(quoted(b.key_token))
+                        .arg(chosen ? QString() : QStringLiteral("\n(no cell selected: the last query and the key it "
+                                                                 "attends to most; click a cell in the Heads tab)")));
+    title_->setTextColor(headColor(b.head).darker(130));
+
+    const QString dims = QStringLiteral("dimension of head %1 (0 … d_k−1 = %2)").arg(b.head).arg(b.d_k - 1);
+    const QString names[] = {QStringLiteral("q_i  (query %1 %2)").arg(b.row).arg(quoted(b.query_token, 10)),
+                             QStringLiteral("k_j  (key %1 %2)").arg(b.col).arg(quoted(b.key_token, 10)),
+                             QStringLiteral("q_i * k_j  (element-wise)")};
+    for (int c = 0; c < 3; ++c) {
+        const Eigen::VectorXf& v = c == Query ? b.q : c == Key ? b.k : b.product;
+        fillBars(bars_[c], v);
+        bars_[c]->setVisible(!b.masked);
+        fitRange(rects_[c], v, b.d_k, false);
+        rects_[c]->axis(QCPAxis::atBottom)->setLabel(c == 1 ? dims : QString());
+        rects_[c]->axis(QCPAxis::atLeft)->setLabel(names[c]);
+    }
+    // The softmax row over the key tokens, this cell marked.
+    fillBars(bars_[Softmax], b.softmax_row);
+    marked_->setData(QVector<double>{double(b.col)}, QVector<double>{b.weight}, true);
+    fitRange(rects_[Softmax], b.softmax_row, a.nKeyValue(), true);
+    rects_[Softmax]->axis(QCPAxis::atLeft)->setLabel(QStringLiteral("softmax weight"));
+    rects_[Softmax]->axis(QCPAxis::atBottom)->setLabel(
+        QStringLiteral("key tokens (%1): the whole softmax row of query %2 %3")
+            .arg(a.input.cross ? QStringLiteral("source") : QStringLiteral("same sequence"))
+            .arg(b.row).arg(quoted(b.query_token)));
+    QStringList keys;
+    for (const std::string& t : a.input.key_value.tokens) keys << QString::fromStdString(t);
+    const int length = rects_[Softmax]->width() > 50 ? rects_[Softmax]->width() : int(plot_->width() * 0.85);
+    setTokenTicks(rects_[Softmax]->axis(QCPAxis::atBottom), keys, heatmap::font(kTickPt, s), length);
+
+    QStringList lines;
+    if (b.masked) {
+        lines << QStringLiteral("MASKED: %1. Its logit is −∞, so its weight is exactly 0; there is no score to "
+                                "break down.").arg(QString::fromStdString(b.reason));
+        if (a.results.allowed.row(b.row).any())
+            lines << QStringLiteral("Pick a key this query may see (a coloured cell in its row).");
+    } else {
+        const QString scale = a.config.scale ? QStringLiteral("× 1/√d_k = 1/√%1").arg(b.d_k)
+                                             : QStringLiteral("× 1 (scaling off)");
+        lines << QStringLiteral("q_i · k_j = Σ (q_i * k_j) = %1   %2   ÷ T = %3   →  logit %4   (engine: %5)")
+                     .arg(num(b.dot, 5), scale, num(b.temperature), num(b.logit, 5), num(b.engine_logit, 5));
+        if (b.bilinear) {
+            const BilinearScore& q = *b.bilinear;
+            QString terms = QStringLiteral("x_i W_QK,i x_jᵀ = %1").arg(num(q.main, 5));
+            if (a.weights.hasBias())
+                terms += QStringLiteral(" + x_i W_i^Q b_kᵀ %1 + b_q W_i^Kᵀ x_jᵀ %2 + b_q b_kᵀ %3")
+                             .arg(num(q.query_bias), num(q.key_bias), num(q.bias_bias));
+            lines << QStringLiteral("Through W_QK,i = W_i^Q W_i^Kᵀ: %1 = %2  →  logit %3;  difference %4 (float rounding)")
+                         .arg(terms, num(q.sum, 5), num(q.logit, 5), num(q.difference, 2));
+        } else {
+            lines << (a.weights.dModel() > kMaxWindowCircuitDModel
+                          ? QStringLiteral("W_QK,i (%1 × %1) is not formed in the window; headscope-cli export shows "
+                                           "the bilinear form").arg(a.weights.dModel())
+                          : QStringLiteral("forming W_QK,i for the bilinear form…"));
+        }
+    }
+    lines << QStringLiteral("softmax: weight of key %1 %2 = %3 (red bar), of %4 keys in the row")
+                 .arg(b.col).arg(quoted(b.key_token)).arg(num(b.weight, 4)).arg(a.nKeyValue());
+    text_->setText(lines.join(QLatin1Char('\n')));
+    text_->setTextColor(b.masked ? kMarkColor : Qt::black);
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+bool ScoreBreakdownView::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == plot_ && has_breakdown_ &&
+        (event->type() == QEvent::MouseMove || event->type() == QEvent::MouseButtonRelease)) {
+        const QPointF pos = static_cast<QMouseEvent*>(event)->position();
+        const ScoreBreakdown& b = breakdown_;
+        for (int c = 0; c < 4; ++c) {
+            if (!rects_[c]->rect().contains(pos.toPoint())) continue;
+            const int i = int(std::lround(rects_[c]->axis(QCPAxis::atBottom)->pixelToCoord(pos.x())));
+            if (c == Softmax) {
+                if (i < 0 || i >= b.softmax_row.size()) break;
+                if (event->type() == QEvent::MouseButtonRelease) {
+                    emit cellClicked(b.row, i);
+                    return true;
+                }
+                emit hovered(heatmap::cellText(*analysis_, b.head, b.row, i));
+            } else if (!b.masked && i >= 0 && i < b.d_k) {
+                emit hovered(QStringLiteral("head %1 · dimension %2: q %3 × k %4 = %5")
+                                 .arg(b.head).arg(i).arg(num(b.q(i))).arg(num(b.k(i))).arg(num(b.product(i))));
+            }
+            break;
+        }
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+}  // namespace headscope::ui

@@ -1,0 +1,75 @@
+#pragma once
+// How one score is made (BertViz's neuron view, with the arithmetic written out): for the
+// selected head and cell (query i, key j), bar charts of q_i, k_j and q_i * k_j over the head's
+// d_k dimensions; the sum, the scale 1/sqrt(d_k) and 1/T, the logit; the same score through the
+// merged circuit x_i W_QK,i x_j^T plus the bias terms, with the difference between the two; and
+// the whole softmax row over the key tokens with this cell marked and its weight. A masked
+// cell shows why it is masked instead of numbers.
+// Every number comes from core's scoreBreakdown() over the analysis (the engine's Q, K, logits
+// and weights) and from the document's W_QK,i (setCircuits); the view never computes attention.
+// Without a selected cell it shows defaultCell(): the last query and its most-attended key.
+// Clicking a key's bar in the softmax row asks for that cell (cellClicked).
+
+#include <QWidget>
+#include <memory>
+#include <qcustomplot.h>
+
+#include "Analysis.h"
+#include "Circuits.h"
+#include "ScoreBreakdown.h"
+#include "ViewOptions.h"
+
+namespace headscope::ui {
+
+class ScoreBreakdownView : public QWidget {
+    Q_OBJECT
+
+public:
+    enum Chart { Query = 0, Key = 1, Product = 2, Softmax = 3 };
+    explicit ScoreBreakdownView(QWidget* parent = nullptr);
+
+    void setAnalysis(std::shared_ptr<const Analysis> analysis);
+    void setHead(int head);
+    void setCell(int row, int col);  // (-1, -1): the default cell
+    void setCircuits(std::shared_ptr<const Circuits> circuits);
+    void setOptions(const ViewOptions& options);
+    int head() const { return head_; }
+
+    // The breakdown on screen (valid once an analysis was given).
+    const ScoreBreakdown& breakdown() const { return breakdown_; }
+    bool hasBreakdown() const { return has_breakdown_; }
+    QCustomPlot* plot() const { return plot_; }
+    QCPBars* bars(Chart chart) const { return bars_[chart]; }
+    // The softmax row's marked bar (this cell's weight), one point at the key's position.
+    QCPBars* markedBar() const { return marked_; }
+    QString title() const;
+    QString arithmetic() const;  // the written sum, scale, logit, bilinear form and difference
+
+    void replotNow();
+
+signals:
+    void cellClicked(int row, int col);
+    void hovered(const QString& text);
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
+private:
+    void refresh();
+    void applyFonts();
+
+    std::shared_ptr<const Analysis> analysis_;
+    std::shared_ptr<const Circuits> circuits_;
+    ViewOptions options_;
+    int head_ = 0, row_ = -1, col_ = -1;
+    ScoreBreakdown breakdown_;
+    bool has_breakdown_ = false;
+    QCustomPlot* plot_ = nullptr;
+    QCPTextElement* title_ = nullptr;
+    QCPTextElement* text_ = nullptr;
+    QCPAxisRect* rects_[4] = {};
+    QCPBars* bars_[4] = {};
+    QCPBars* marked_ = nullptr;
+};
+
+}  // namespace headscope::ui

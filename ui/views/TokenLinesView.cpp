@@ -1,0 +1,373 @@
+#include "TokenLinesView.h"
+
+#include <QComboBox>
+#include <QFontMetrics>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMouseEvent>
+#include <QRegularExpression>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "HeadColors.h"
+#include "Heatmap.h"
+
+namespace headscope::ui {
+namespace {
+
+constexpr double kTitlePt = 12.5, kTokenPt = 10.5, kWeightPt = 8.5, kLegendPt = 10;
+// Horizontal layout in plot coordinates [0, 1]: labels end / start here, lines between.
+constexpr double kQueryX = 0.30, kKeyX = 0.70, kGap = 0.012;
+constexpr int kMaxLegendHeads = 16;
+
+}  // namespace
+
+// Draws the lines straight with the painter: thousands of them, no item per line.
+class TokenLinesLayer : public QCPAbstractItem {
+public:
+    TokenLinesLayer(QCustomPlot* plot, TokenLinesView* view) : QCPAbstractItem(plot), view_(view) {
+        setClipToAxisRect(true);
+        setSelectable(false);
+    }
+    double selectTest(const QPointF&, bool, QVariant*) const override { return -1; }
+
+protected:
+    void draw(QCPPainter* painter) override {
+        QCPAxisRect* rect = clipAxisRect();
+        if (!rect) return;
+        QCPAxis* x = rect->axis(QCPAxis::atBottom);
+        QCPAxis* y = rect->axis(QCPAxis::atLeft);
+        const double x0 = x->coordToPixel(kQueryX + kGap), x1 = x->coordToPixel(kKeyX - kGap);
+        const double s = view_->options_.font_scale;
+        const bool focus = view_->focus_index_ >= 0;
+        painter->setRenderHint(QPainter::Antialiasing, true);
+        for (const TokenLinesView::Line& line : view_->lines_) {
+            if (focus && (view_->focus_side_ == 0 ? line.query : line.key) != view_->focus_index_) continue;
+            QColor colour = headColor(line.head);
+            colour.setAlphaF(std::clamp(line.weight, 0.0f, 1.0f));  // opacity = weight
+            const double width = line.thin ? 0.5 : (focus ? 3.0 : 2.0) * std::max(1.0, s * 0.75);
+            painter->setPen(QPen(colour, width, Qt::SolidLine, Qt::RoundCap));
+            painter->drawLine(QPointF(x0, y->coordToPixel(view_->rowY(0, line.query))),
+                              QPointF(x1, y->coordToPixel(view_->rowY(1, line.key))));
+        }
+    }
+
+private:
+    TokenLinesView* view_;
+};
+
+TokenLinesView::TokenLinesView(QWidget* parent) : QWidget(parent) {
+    auto* bar = new QHBoxLayout;
+    bar->setContentsMargins(6, 4, 6, 0);
+    bar->addWidget(new QLabel(tr("Lines of:"), this));
+    mode_box_ = new QComboBox(this);
+    mode_box_->setObjectName(QStringLiteral("token_lines_heads"));
+    mode_box_->addItems({tr("all heads"), tr("the selected head"), tr("these heads:")});
+    bar->addWidget(mode_box_);
+    heads_edit_ = new QLineEdit(this);
+    heads_edit_->setObjectName(QStringLiteral("token_lines_head_list"));
+    heads_edit_->setPlaceholderText(tr("e.g. 0, 2, 5"));
+    heads_edit_->setMaximumWidth(160);
+    bar->addWidget(heads_edit_);
+    bar->addWidget(new QLabel(tr("Hover a word to see only its lines and their weights."), this), 1);
+    connect(mode_box_, &QComboBox::currentIndexChanged, this, [this](int index) {
+        mode_ = static_cast<HeadMode>(index);
+        applyHeadBox();
+    });
+    connect(heads_edit_, &QLineEdit::textEdited, this, [this]() {
+        if (mode_box_->currentIndex() != int(HeadMode::Chosen)) mode_box_->setCurrentIndex(int(HeadMode::Chosen));
+        applyHeadBox();
+    });
+
+    plot_ = new QCustomPlot(this);
+    plot_->setObjectName(QStringLiteral("token_lines_plot"));
+    plot_->setMinimumSize(320, 240);
+    plot_->setInteractions(QCP::Interactions());
+    plot_->setAutoAddPlottableToLegend(false);
+    plot_->plotLayout()->clear();
+    title_ = new QCPTextElement(plot_, QStringLiteral("No analysis yet"));
+    plot_->plotLayout()->addElement(0, 0, title_);
+    legend_ = new QCPLayoutGrid;
+    plot_->plotLayout()->addElement(1, 0, legend_);
+    rect_ = new QCPAxisRect(plot_);
+    rect_->setRangeDrag(Qt::Orientations());
+    rect_->setRangeZoom(Qt::Orientations());
+    for (QCPAxis* axis : rect_->axes()) axis->setVisible(false);
+    rect_->axis(QCPAxis::atBottom)->setRange(0, 1);
+    rect_->axis(QCPAxis::atLeft)->setRange(0, 1);
+    rect_->axis(QCPAxis::atLeft)->setRangeReversed(true);
+    rect_->setAutoMargins(QCP::msNone);
+    rect_->setMargins(QMargins(4, 4, 4, 4));
+    plot_->plotLayout()->addElement(2, 0, rect_);
+    plot_->plotLayout()->setRowStretchFactor(0, 0.01);
+    plot_->plotLayout()->setRowStretchFactor(1, 0.01);
+    layer_ = new TokenLinesLayer(plot_, this);
+    layer_->setClipAxisRect(rect_);
+    plot_->setMouseTracking(true);
+    plot_->installEventFilter(this);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(2);
+    layout->addLayout(bar);
+    layout->addWidget(plot_, 1);
+}
+
+QString TokenLinesView::title() const { return title_->text(); }
+
+void TokenLinesView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
+    analysis_ = std::move(analysis);
+    rebuildLines();
+    refresh();
+}
+
+void TokenLinesView::setHead(int head) {
+    head_ = std::max(0, head);
+    if (mode_ == HeadMode::Selected) rebuildLines();
+    refresh();
+}
+
+void TokenLinesView::setCell(int row, int col) {
+    cell_row_ = row;
+    cell_col_ = col;
+    refresh();
+}
+
+void TokenLinesView::setOptions(const ViewOptions& options) {
+    options_ = options;
+    QFont f = font();
+    f.setPointSizeF(heatmap::font(9, options.font_scale).pointSizeF());
+    for (QWidget* w : findChildren<QWidget*>(Qt::FindDirectChildrenOnly))
+        if (w != plot_) w->setFont(f);
+    refresh();
+}
+
+void TokenLinesView::setHeadMode(HeadMode mode, const QList<int>& heads) {
+    QSignalBlocker block_box(mode_box_), block_edit(heads_edit_);
+    mode_ = mode;
+    mode_box_->setCurrentIndex(int(mode));
+    if (mode == HeadMode::Chosen) {
+        QStringList parts;
+        for (int h : heads) parts << QString::number(h);
+        heads_edit_->setText(parts.join(QStringLiteral(", ")));
+    }
+    applyHeadBox();
+}
+
+void TokenLinesView::applyHeadBox() {
+    chosen_.clear();
+    const QStringList parts = heads_edit_->text().split(QRegularExpression(QStringLiteral("[^0-9]+")), Qt::SkipEmptyParts);
+    for (const QString& p : parts) chosen_ << p.toInt();
+    heads_edit_->setEnabled(true);
+    rebuildLines();
+    refresh();
+}
+
+QList<int> TokenLinesView::shownHeads() const {
+    QList<int> heads;
+    const int n = analysis_ ? static_cast<int>(analysis_->results.heads.size()) : 0;
+    switch (mode_) {
+        case HeadMode::All:
+            for (int h = 0; h < n; ++h) heads << h;
+            break;
+        case HeadMode::Selected:
+            if (n > 0) heads << std::clamp(head_, 0, n - 1);
+            break;
+        case HeadMode::Chosen:
+            for (int h : chosen_)
+                if (h >= 0 && h < n && !heads.contains(h)) heads << h;
+            std::sort(heads.begin(), heads.end());
+            break;
+    }
+    return heads;
+}
+
+void TokenLinesView::rebuildLines() {
+    lines_.clear();
+    thin_omitted_ = false;
+    if (!analysis_) return;
+    const Analysis& a = *analysis_;
+    const QList<int> heads = shownHeads();
+    const MaskMatrix& allowed = a.results.allowed;
+    long long thin = 0;
+    for (int h : heads) {
+        const Eigen::MatrixXf& w = a.results.heads[std::size_t(h)].weights;  // (n_q, n_kv)
+        for (int q = 0; q < w.rows(); ++q)
+            for (int k = 0; k < w.cols(); ++k)
+                if (allowed(q, k) && w(q, k) < kThinWeight) ++thin;
+    }
+    thin_omitted_ = thin > kMaxThinLines;
+    for (int h : heads) {
+        const Eigen::MatrixXf& w = a.results.heads[std::size_t(h)].weights;
+        for (int q = 0; q < w.rows(); ++q)
+            for (int k = 0; k < w.cols(); ++k) {
+                if (!allowed(q, k)) continue;
+                const bool is_thin = w(q, k) < kThinWeight;
+                if (is_thin && thin_omitted_) continue;
+                lines_.push_back({h, q, k, w(q, k), is_thin});
+            }
+    }
+    // Strong lines last: drawn on top.
+    std::stable_sort(lines_.begin(), lines_.end(), [](const Line& l, const Line& r) { return l.weight < r.weight; });
+}
+
+std::vector<TokenLinesView::Line> TokenLinesView::visibleLines() const {
+    if (focus_index_ < 0) return lines_;
+    std::vector<Line> out;
+    for (const Line& l : lines_)
+        if ((focus_side_ == 0 ? l.query : l.key) == focus_index_) out.push_back(l);
+    return out;
+}
+
+QStringList TokenLinesView::focusLabels() const {
+    QStringList out;
+    for (QCPItemText* t : weight_labels_) out << t->text();
+    return out;
+}
+
+double TokenLinesView::rowY(int side, int index) const {
+    if (!analysis_) return 0;
+    const int n = side == 0 ? analysis_->nQuery() : analysis_->nKeyValue();
+    return (index + 0.5) / std::max(1, n);
+}
+
+void TokenLinesView::setFocusToken(int side, int index) {
+    if (side == focus_side_ && index == focus_index_) return;
+    focus_side_ = index >= 0 ? side : -1;
+    focus_index_ = index;
+    refresh();
+}
+
+void TokenLinesView::replotNow() {
+    refresh();
+    plot_->replot(QCustomPlot::rpImmediateRefresh);
+    refresh();  // labels thinned for the laid-out height
+    plot_->replot(QCustomPlot::rpImmediateRefresh);
+}
+
+void TokenLinesView::refresh() {
+    for (auto& side : labels_) side.clear();
+    weight_labels_.clear();
+    // The lines layer stays; only the text items are re-made.
+    for (int i = plot_->itemCount() - 1; i >= 0; --i)
+        if (plot_->item(i) != layer_) plot_->removeItem(i);
+    if (!analysis_ || analysis_->results.heads.empty()) {
+        title_->setText(QStringLiteral("No analysis yet"));
+        plot_->replot(QCustomPlot::rpQueuedReplot);
+        return;
+    }
+    const Analysis& a = *analysis_;
+    const double s = options_.font_scale;
+    const QList<int> heads = shownHeads();
+    const int n_heads = static_cast<int>(a.results.heads.size());
+    QString which;
+    if (mode_ == HeadMode::All) which = QStringLiteral("all %1 heads").arg(n_heads);
+    else if (heads.isEmpty()) which = QStringLiteral("no head chosen (type head numbers above)");
+    else {
+        QStringList names;
+        for (int h : heads) names << QString::number(h);
+        which = QStringLiteral("head%1 %2").arg(heads.size() > 1 ? QLatin1String("s") : QLatin1String("")).arg(names.join(QStringLiteral(", ")));
+    }
+    // One coloured name per head (the same colours as the spectra).
+    legend_->clear();  // deletes the old names, drops the empty cells
+    if (heads.size() > 1 && heads.size() <= kMaxLegendHeads) {
+        int column = 0;
+        for (int h : heads) {
+            auto* name = new QCPTextElement(plot_, QStringLiteral("━ head %1").arg(h), heatmap::font(kLegendPt, s, true));
+            name->setTextColor(headColor(h));
+            legend_->addElement(0, column++, name);
+        }
+    }
+    title_->setText(QStringLiteral("Which words each head links: queries (left) → %1 (right), %2\n"
+                                   "line opacity = softmax weight; lines under %3 are hairlines%4")
+                        .arg(a.input.cross ? QStringLiteral("source keys") : QStringLiteral("keys"), which)
+                        .arg(double(kThinWeight))
+                        .arg(thin_omitted_ ? QStringLiteral(" (left out: too many)") : QString()));
+    title_->setFont(heatmap::font(kTitlePt, s, true));
+    title_->setTextColor(heads.size() == 1 ? headColor(heads.front()).darker(120) : Qt::black);
+
+    // Token labels, thinned to one per line height (the hovered and selected ones always).
+    const QFont token_font = heatmap::font(kTokenPt, s), bold_font = heatmap::font(kTokenPt, s, true);
+    const int height = rect_->height() > 50 ? rect_->height() : std::max(200, plot_->height() - 80);
+    const int line_px = QFontMetrics(token_font).height();
+    for (int side = 0; side < 2; ++side) {
+        const auto& tokens = side == 0 ? a.input.query.tokens : a.input.key_value.tokens;
+        const int n = static_cast<int>(tokens.size());
+        const int step = std::max(1, int(std::ceil(double(n) * line_px / std::max(1, height))));
+        const int selected = side == 0 ? cell_row_ : cell_col_;
+        for (int i = 0; i < n; ++i) {
+            const bool special = i == selected || (focus_side_ == side && i == focus_index_);
+            if (i % step != 0 && !special) continue;
+            auto* t = new QCPItemText(plot_);
+            t->setClipToAxisRect(false);
+            t->position->setAxes(rect_->axis(QCPAxis::atBottom), rect_->axis(QCPAxis::atLeft));
+            t->position->setCoords(side == 0 ? kQueryX : kKeyX, rowY(side, i));
+            t->setPositionAlignment((side == 0 ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter);
+            t->setText(QString::fromStdString(tokens[std::size_t(i)]));
+            t->setFont(special ? bold_font : token_font);
+            if (i == selected) t->setColor(QColor(0xC0, 0x1C, 0x28));
+            if (focus_side_ >= 0 && !(focus_side_ == side && i == focus_index_)) t->setColor(QColor(90, 90, 90));
+            labels_[side].push_back(t);
+        }
+    }
+    // Hover: the weights at the far ends of the focused token's lines.
+    if (focus_index_ >= 0) {
+        const int other = 1 - focus_side_;
+        std::map<int, QStringList> text;  // far token -> "0.31" per head
+        std::map<int, int> head_of;
+        for (const Line& l : visibleLines()) {
+            if (l.thin) continue;
+            const int far = other == 0 ? l.query : l.key;
+            text[far] << (heads.size() > 1 ? QStringLiteral("h%1 %2").arg(l.head).arg(l.weight, 0, 'f', 2)
+                                           : QString::number(l.weight, 'f', 2));
+            head_of[far] = l.head;
+        }
+        for (const auto& [far, parts] : text) {
+            auto* t = new QCPItemText(plot_);
+            t->setClipToAxisRect(false);
+            t->position->setAxes(rect_->axis(QCPAxis::atBottom), rect_->axis(QCPAxis::atLeft));
+            t->position->setCoords(other == 0 ? kQueryX + kGap : kKeyX - kGap, rowY(other, far));
+            t->setPositionAlignment((other == 0 ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignBottom);
+            t->setText(parts.join(QLatin1Char(' ')));
+            t->setFont(heatmap::font(kWeightPt, s, true));
+            t->setColor(heads.size() == 1 ? headColor(head_of[far]).darker(130) : Qt::black);
+            weight_labels_.push_back(t);
+        }
+    }
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+int TokenLinesView::tokenAt(const QPointF& pos, int* side) const {
+    if (!analysis_ || !rect_->rect().contains(pos.toPoint())) return -1;
+    const double x = rect_->axis(QCPAxis::atBottom)->pixelToCoord(pos.x());
+    const double y = rect_->axis(QCPAxis::atLeft)->pixelToCoord(pos.y());
+    *side = x < 0.5 ? 0 : 1;
+    if (std::abs(x - (*side == 0 ? kQueryX : kKeyX)) > 0.28) return -1;
+    const int n = *side == 0 ? analysis_->nQuery() : analysis_->nKeyValue();
+    const int i = static_cast<int>(std::floor(y * n));
+    return i >= 0 && i < n ? i : -1;
+}
+
+bool TokenLinesView::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == plot_) {
+        if (event->type() == QEvent::MouseMove) {
+            int side = 0;
+            const int i = tokenAt(static_cast<QMouseEvent*>(event)->position(), &side);
+            setFocusToken(side, i);
+            if (i >= 0) {
+                const auto& tokens = side == 0 ? analysis_->input.query.tokens : analysis_->input.key_value.tokens;
+                emit hovered(QStringLiteral("%1 %2 “%3”: %4 lines shown")
+                                 .arg(side == 0 ? QLatin1String("query") : QLatin1String("key")).arg(i)
+                                 .arg(QString::fromStdString(tokens[std::size_t(i)])).arg(visibleLines().size()));
+            }
+        } else if (event->type() == QEvent::Leave) {
+            setFocusToken(-1, -1);
+        }
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+}  // namespace headscope::ui

@@ -1,0 +1,97 @@
+#pragma once
+// Which words each head links (BertViz's head view): two columns of tokens, queries on the
+// left and keys on the right (the source tokens for cross-attention), and a line from every
+// query to every key it may see, its opacity the head's softmax weight, one colour per head
+// (headColor). All heads, the selected head only, or a chosen subset. Hovering a token shows
+// only its lines, with the weights written at their far ends. Lines under kThinWeight are drawn
+// as hairlines (and left out above kMaxThinLines lines), so a few hundred tokens stay usable.
+// The selected cell's query and key are written in bold. The weights are the engine's
+// (Results::heads[h].weights), read, never recomputed.
+
+#include <QWidget>
+#include <memory>
+#include <qcustomplot.h>
+#include <vector>
+
+#include "Analysis.h"
+#include "ViewOptions.h"
+
+class QComboBox;
+class QLineEdit;
+
+namespace headscope::ui {
+
+class TokenLinesView : public QWidget {
+    Q_OBJECT
+
+public:
+    enum class HeadMode { All, Selected, Chosen };
+    struct Line {
+        int head = 0, query = 0, key = 0;
+        float weight = 0;  // the engine's softmax weight, exactly
+        bool thin = false; // under kThinWeight: a hairline
+    };
+    static constexpr float kThinWeight = 0.02f;
+    static constexpr int kMaxThinLines = 40000;
+
+    explicit TokenLinesView(QWidget* parent = nullptr);
+
+    void setAnalysis(std::shared_ptr<const Analysis> analysis);
+    void setHead(int head);
+    void setCell(int row, int col);
+    void setOptions(const ViewOptions& options);
+    // Which heads draw lines; Chosen uses `heads` (also typed in the box as "0, 2, 5").
+    void setHeadMode(HeadMode mode, const QList<int>& heads = {});
+    HeadMode headMode() const { return mode_; }
+    QList<int> shownHeads() const;
+    // Hover a token: side 0 = query column, 1 = key column; index -1 clears.
+    void setFocusToken(int side, int index);
+
+    QCustomPlot* plot() const { return plot_; }
+    // Every line the view draws (thin ones too, unless left out: see thinLinesOmitted()).
+    const std::vector<Line>& lines() const { return lines_; }
+    bool thinLinesOmitted() const { return thin_omitted_; }
+    // The lines drawn in full colour now (those of the hovered token, or all).
+    std::vector<Line> visibleLines() const;
+    // The weights written beside the other column while a token is hovered.
+    QStringList focusLabels() const;
+    QString title() const;
+
+    void replotNow();
+
+signals:
+    void cellClicked(int row, int col);
+    void hovered(const QString& text);
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
+private:
+    friend class TokenLinesLayer;
+    void rebuildLines();
+    void refresh();
+    void applyHeadBox();
+    // Token index under pos on side 0 / 1, or -1.
+    int tokenAt(const QPointF& pos, int* side) const;
+    double rowY(int side, int index) const;  // 0 at the top, 1 at the bottom
+
+    std::shared_ptr<const Analysis> analysis_;
+    ViewOptions options_;
+    HeadMode mode_ = HeadMode::All;
+    QList<int> chosen_;
+    int head_ = 0, cell_row_ = -1, cell_col_ = -1;
+    int focus_side_ = -1, focus_index_ = -1;
+    std::vector<Line> lines_;
+    bool thin_omitted_ = false;
+    QComboBox* mode_box_ = nullptr;
+    QLineEdit* heads_edit_ = nullptr;
+    QCustomPlot* plot_ = nullptr;
+    QCPTextElement* title_ = nullptr;
+    QCPLayoutGrid* legend_ = nullptr;  // "head 0  head 1 ..." each in its colour
+    QCPAxisRect* rect_ = nullptr;
+    QCPAbstractItem* layer_ = nullptr;
+    std::vector<QCPItemText*> labels_[2];
+    std::vector<QCPItemText*> weight_labels_;
+};
+
+}  // namespace headscope::ui
