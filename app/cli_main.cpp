@@ -22,6 +22,8 @@ constexpr const char* kUsage =
     "          [--temperature T] [--json] [--out DIR [--format png,svg,pdf,csv,npy] [--scale S]]\n"
     "          a GPT-2 directory: tokens, ids, ranks per layer and head, top-10 next tokens;\n"
     "          --out writes attention_layer_L.npy (heads, n, n) and layer_L/ as export does\n"
+    "  lesson  N --out DIR [--format png,svg,pdf] [--scale S]   slides of lesson N (one image per step)\n"
+    "          and lesson-N.md, a handout with the live numbers;  lesson --list\n"
     "  bench   [--json] [--runs N] [--no-gui] [--quick]   timings at BERT-base and a large geometry\n"
     "config options: --d-model N --heads H [--d-k N] [--d-v N] [--kv-heads N]\n"
     "                (--text \"...\" | --seq-len N) [--source-text \"...\"] [--mask none|causal]\n"
@@ -56,8 +58,10 @@ int main(int argc, char** argv) {
             status = runBench(rest, argc, argv);
         else if (command == "model")
             status = runModel(rest, argc, argv);
+        else if (command == "lesson")
+            status = runLesson(rest, argc, argv);
         else
-            throw UsageError("unknown command '" + command.toStdString() + "' (use info, export, run, model or bench)");
+            throw UsageError("unknown command '" + command.toStdString() + "' (use info, export, run, model, lesson or bench)");
         // A full disk or a closed pipe must not pass for success.
         std::cout.flush();
         if (std::fflush(stdout) != 0 || std::ferror(stdout) || !std::cout)

@@ -11,5 +11,6 @@ int runExport(const QStringList& arguments, int argc, char** argv);
 int runRun(const QStringList& arguments);
 int runBench(const QStringList& arguments, int argc, char** argv);
 int runModel(const QStringList& arguments, int argc, char** argv);
+int runLesson(const QStringList& arguments, int argc, char** argv);
 
 }  // namespace headscope::cli

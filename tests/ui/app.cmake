@@ -5,3 +5,5 @@ headscope_add_ui_test(test_mainwindow)
 add_dependencies(test_mainwindow headscope)
 target_compile_definitions(test_mainwindow PRIVATE HEADSCOPE_GUI_BINARY="$<TARGET_FILE:headscope>")
 headscope_add_ui_test(test_wqk_views)
+# Teaching (issue 7): lessons, presets, presentation mode, legibility at 1024 x 768.
+headscope_add_ui_test(test_lessons_ui)

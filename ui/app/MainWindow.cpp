@@ -37,12 +37,14 @@
 #include "RecentFiles.h"
 #include "Resources.h"
 #include "Session.h"
+#include "LessonDock.h"
 #include "Setting.h"
 #include "SpectrumView.h"
 #include "StatusPanel.h"
 #include "io/SessionFile.h"
 
 namespace headscope::ui {
+#include "Teaching.h"
 
 namespace {
 
@@ -244,6 +246,28 @@ void MainWindow::saveSettings() const {
 
 void MainWindow::closeEvent(QCloseEvent* event) {
     if (window_options_.use_settings) saveSettings();
+    presentation_action_ = view->addAction(tr("&Presentation mode"), QKeySequence(Qt::Key_F5), this,
+                                           [this](bool on) { setPresentationMode(on); });
+    presentation_action_->setObjectName(QStringLiteral("presentation_action"));
+    presentation_action_->setCheckable(true);
+    controls_->toggleViewAction()->setShortcut(QKeySequence(Qt::Key_F6));
+
+    QMenu* presets = menuBar()->addMenu(tr("P&resets"));
+    QString preset_error;
+    for (const lessons::Preset& preset : loadPresets(&preset_error)) {
+        QAction* a = presets->addAction(QString::fromStdString(preset.name), this, [this, preset]() { applyPreset(preset); });
+        a->setToolTip(QString::fromStdString(preset.description));
+        a->setStatusTip(QString::fromStdString(preset.description));
+    }
+    presets->setToolTipsVisible(true);
+    QMenu* lessons_menu = menuBar()->addMenu(tr("&Lessons"));
+    for (int n = 1; n <= kLessonCount; ++n) {
+        const std::optional<lessons::Lesson> lesson = loadLesson(n);
+        if (!lesson) continue;
+        lessons_menu->addAction(tr("&%1  %2").arg(n).arg(QString::fromStdString(lessons::plainText(lesson->title))), this,
+                                [this, n]() { openLesson(n); });
+    }
+
     if (detail_) detail_->close();
     event->accept();
 }
@@ -294,7 +318,8 @@ void MainWindow::zoom(double factor) {
     ViewOptions o = options_;
     o.font_scale = factor == 0 ? 1.0 : std::clamp(o.font_scale * factor, kMinFontScale, kMaxFontScale);
     setViewOptions(o);
-    resizeDocks({controls_}, {int(360 * std::max(1.0, o.font_scale))}, Qt::Horizontal);  // room for the labels
+    // Room for the labels, but never more than 40% of the window: the views need it more.
+    resizeDocks({controls_}, {std::min(int(360 * std::max(1.0, o.font_scale)), width() * 2 / 5)}, Qt::Horizontal);
 }
 
 void MainWindow::applyFontScale() {
@@ -327,8 +352,9 @@ void MainWindow::setSessionPath(const QString& path) {
 
 bool MainWindow::openSession(const QString& path, QString* error) {
     try {
-        const Config config = io::loadSession(path.toStdString());
-        setConfig(config);
+        const io::SessionData data = io::loadSessionData(path.toStdString());  // view settings too, when saved
+        setViewOptions(applyViewSettings(options_, data.view));
+        setConfig(data.config);
         setSessionPath(path);
         rememberFile(path);
         return true;
@@ -342,7 +368,7 @@ bool MainWindow::openSession(const QString& path, QString* error) {
 
 bool MainWindow::saveSession(const QString& path, QString* error) {
     try {
-        io::saveSession(path.toStdString(), session_->config());
+        io::saveSession(path.toStdString(), io::SessionData{session_->config(), viewSettings(options_)});
         setSessionPath(path);
         rememberFile(path);
         status_->showNote(tr("Saved %1").arg(path));
@@ -464,3 +490,93 @@ bool MainWindow::saveScreenshot(const QString& path, QString* error) {
 }
 
 }  // namespace headscope::ui
+// --- teaching: presets, lessons, presentation mode ------------------------------------------
+
+void MainWindow::applyPreset(const lessons::Preset& preset) {
+    ViewOptions o = options_;
+    o.cell_numbers = false;  // a preset without numbers in the cells turns them off
+    setViewOptions(applyViewSettings(o, preset.session.view));
+    setConfig(preset.session.config);
+    status_->showNote(tr("Preset: %1").arg(QString::fromStdString(preset.name)));
+}
+
+void MainWindow::applyLessonStep(const lessons::LessonStep& step) {
+    ViewOptions o = options_;
+    o.cell_numbers = false;
+    o.show_logits = step.show == "logits";
+    o = applyViewSettings(o, step.session.view);
+    if (presentation_) o.font_scale = std::max(o.font_scale, options_.font_scale);
+    setViewOptions(o);
+    setConfig(step.session.config);
+    session_->setHead(step.head);
+    showView(step.show);
+}
+
+bool MainWindow::openLesson(int number, QString* error) {
+    QString why;
+    const std::optional<lessons::Lesson> lesson = loadLesson(number, &why);
+    if (!lesson) {
+        if (error) *error = why;
+        else QMessageBox::warning(this, tr("Cannot open the lesson"), why);
+        return false;
+    }
+    if (!lesson_dock_) {
+        lesson_dock_ = new LessonDock(this);
+        addDockWidget(Qt::RightDockWidgetArea, lesson_dock_);
+        resizeDocks({lesson_dock_}, {320}, Qt::Horizontal);
+    }
+    lesson_dock_->show();
+    lesson_dock_->raise();
+    lesson_dock_->setLesson(*lesson);
+    return true;
+}
+
+void MainWindow::showView(const std::string& show) {
+    QWidget* tab = grid_;
+    if (show == "projections") tab = projections_;
+    else if (show == "circuits" || show == "circuit_ov") tab = circuits_;
+    else if (show == "costs") tab = costs_;
+    tabs_->setCurrentWidget(tab);
+    if (show == "spectra" || show == "spectrum_ov" || show == "ranks") {
+        spectrum_dock_->show();
+        spectrum_dock_->raise();
+    }
+}
+
+void MainWindow::setPresentationMode(bool on) {
+    if (on == presentation_) return;
+    presentation_ = on;
+    presentation_action_->setChecked(on);
+    if (on) {
+        options_before_presentation_ = options_;
+        state_before_presentation_ = saveState();
+        ViewOptions o = options_;
+        o.font_scale = std::max(o.font_scale, 1.75);
+        setViewOptions(o);
+        // High contrast around the plots (the plots keep their white paper and black ink).
+        QPalette p = palette();
+        p.setColor(QPalette::Window, Qt::black);
+        p.setColor(QPalette::WindowText, Qt::white);
+        p.setColor(QPalette::Base, QColor(16, 16, 16));
+        p.setColor(QPalette::Text, Qt::white);
+        p.setColor(QPalette::Button, QColor(40, 40, 40));
+        p.setColor(QPalette::ButtonText, Qt::white);
+        p.setColor(QPalette::Highlight, QColor(255, 216, 77));
+        p.setColor(QPalette::HighlightedText, Qt::black);
+        setPalette(p);
+        controls_->hide();  // F6 brings them back when needed
+        spectrum_dock_->hide();  // the heads get the height; lesson steps on spectra show it again
+        grid_->setHoverHighlight(true);
+        showFullScreen();
+        status_->showNote(tr("Presentation mode: F5 to leave, F6 for the controls, Page Up / Page Down for lesson steps"));
+    } else {
+        setPalette(QPalette());
+        grid_->setHoverHighlight(false);
+        ViewOptions o = options_;
+        o.font_scale = options_before_presentation_.font_scale;
+        setViewOptions(o);
+        restoreState(state_before_presentation_);
+        full_screen_->isChecked() ? showFullScreen() : showNormal();
+    }
+}
+

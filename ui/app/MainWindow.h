@@ -12,6 +12,7 @@
 #include "Config.h"
 #include "Export.h"
 #include "ViewOptions.h"
+#include "lessons/Lesson.h"
 
 class QAction;
 class QDockWidget;
@@ -31,6 +32,7 @@ class HeadDetailDialog;
 class HeadGridView;
 class RankTableView;
 class RecentFiles;
+class LessonDock;
 class Session;
 class SpectrumView;
 class StatusPanel;
@@ -84,6 +86,17 @@ public:
     // the engine failed or timeout_ms passed.
     bool waitForCompleteUpdate(int timeout_ms, QString* error = nullptr);
     // Draws the views now and saves the whole window (QWidget::grab) to path.
+
+    // Teaching (issue 7): presets, the lesson player, presentation mode.
+    void applyPreset(const lessons::Preset& preset);       // its config and view settings
+    void applyLessonStep(const lessons::LessonStep& step);  // config, view settings, head, tab
+    bool openLesson(int number, QString* error = nullptr);  // shows the lesson dock at step 1
+    LessonDock* lessonDock() const { return lesson_dock_; }  // nullptr until a lesson is opened
+    // F5: full screen, fonts x1.75, high contrast, controls hidden (F6 shows them), hover in large type.
+    void setPresentationMode(bool on);
+    bool presentationMode() const { return presentation_; }
+    // Shows the tab (and the spectrum dock) a lesson step's "show" names.
+    void showView(const std::string& show);
     bool saveScreenshot(const QString& path, QString* error = nullptr);
 
 signals:
@@ -138,3 +151,8 @@ private:
 };
 
 }  // namespace headscope::ui
+    QAction* presentation_action_ = nullptr;
+    LessonDock* lesson_dock_ = nullptr;
+    bool presentation_ = false;
+    ViewOptions options_before_presentation_;
+    QByteArray state_before_presentation_;

@@ -20,8 +20,10 @@ int gridColumns(int heads, int n_q, int n_kv, const QSize& size, double font_sca
     for (int columns = 1; columns <= heads; ++columns) {
         const int rows = (heads + columns - 1) / columns;
         if ((rows - 1) * columns >= heads) continue;  // would leave the last row empty
-        const double w = double(width) / columns - label - (shared_scale ? 0 : 70);
-        const double h = double(height) / rows - label;
+        // Shared bar: query words only left of the first column and key words only under the
+        // last row (HeadGridView's small multiples), so the labels are paid for once.
+        const double w = shared_scale ? (width - label) / columns - 16 : double(width) / columns - label - 70;
+        const double h = shared_scale ? (height - label) / rows - 30 * font_scale : double(height) / rows - label;
         cell[static_cast<std::size_t>(columns)] = std::min(w / n_kv, h / n_q);
         largest = std::max(largest, cell[static_cast<std::size_t>(columns)]);
     }

@@ -43,6 +43,7 @@ HeadGridView::HeadGridView(QWidget* parent) : QCustomPlot(parent) {
     title_ = new QCPTextElement(this, QStringLiteral("No analysis yet"));
     plotLayout()->addElement(0, 0, title_);
     applyFonts();
+    connect(this, &QCustomPlot::afterLayout, this, &HeadGridView::placeCellNumbers);
 }
 
 void HeadGridView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
@@ -154,8 +155,10 @@ bool HeadGridView::refresh(const QSize& size) {
     if (shared_scale_) shared_scale_->setDataRange(heatmap::dataRange(a, -1, logits, true));
 
     markFullyMaskedRows();
+    updateCellNumbers();
     markSelection();
     updateTexts();
+    wrapTitles(size);
     updateLabels(size);
 
     QString now = structure();
@@ -169,7 +172,7 @@ QString HeadGridView::structure() const {
     QString s;
     QTextStream out(&s);
     out << headCount() << ' ' << columns_ << ' ' << options_.show_logits << options_.shared_scale << ' '
-        << options_.font_scale << '|' << (title_ ? title_->text() : QString()) << '|'
+        << options_.font_scale << options_.cell_numbers << '|' << (title_ ? title_->text() : QString()) << '|'
         << (subtitle_ ? subtitle_->text() : QString()) << '|' << query_labels_.join(QChar(0x1f)) << '|'
         << key_labels_.join(QChar(0x1f)) << '|';
     if (shared_scale_) out << shared_scale_->label() << shared_scale_->dataRange().lower << ','
@@ -190,6 +193,8 @@ QString HeadGridView::structure() const {
 void HeadGridView::clearLayout() {
     clearItems();
     row_marks_.clear();
+    number_items_.clear();
+    hover_rect_ = nullptr;
     clearPlottables();
     plotLayout()->clear();
     delete margin_group_;
@@ -197,6 +202,7 @@ void HeadGridView::clearLayout() {
     cells_.clear();
     title_ = subtitle_ = nullptr;
     shared_scale_ = nullptr;
+    heads_grid_ = nullptr;
     columns_ = 0;
 }
 
@@ -218,6 +224,7 @@ void HeadGridView::rebuildLayout(int heads, int columns, bool shared) {
     plotLayout()->setRowSpacing(0);
     auto* grid = new QCPLayoutGrid;
     body->addElement(0, 0, grid);
+    heads_grid_ = grid;
     grid->setRowSpacing(6);
     grid->setColumnSpacing(10);
 
@@ -229,7 +236,10 @@ void HeadGridView::rebuildLayout(int heads, int columns, bool shared) {
         cell.rect = new QCPAxisRect(this, true);
         heatmap::styleAxes(cell.rect);
         cell.rect->axis(QCPAxis::atTop)->setLabel(QStringLiteral("head %1").arg(h));
-        cell.rect->setMarginGroup(QCP::msAll, margin_group_);
+        // Rows align (top and bottom); left margins differ: only column 0 carries query words.
+        // With the shared bar only the bottom head of each column carries key words: rows
+        // align at the top only. With a bar per head every head keeps its own words.
+        cell.rect->setMarginGroup(shared ? QCP::msTop : QCP::msTop | QCP::msBottom, margin_group_);
         if (shared) {
             grid->addElement(h / columns, h % columns, cell.rect);
         } else {
@@ -253,7 +263,7 @@ void HeadGridView::rebuildLayout(int heads, int columns, bool shared) {
         shared_scale_->setType(QCPAxis::atRight);
         shared_scale_->setRangeDrag(false);
         shared_scale_->setRangeZoom(false);
-        shared_scale_->setMarginGroup(QCP::msTop | QCP::msBottom, margin_group_);
+        shared_scale_->setMarginGroup(QCP::msTop, margin_group_);
         body->addElement(0, 1, shared_scale_);
         body->setColumnSpacing(12);
         for (Cell& cell : cells_) cell.map->setColorScale(shared_scale_);
@@ -288,6 +298,30 @@ void HeadGridView::updateTexts() {
     if (shared_scale_) shared_scale_->setLabel(bar);
 }
 
+void HeadGridView::wrapTitles(const QSize& laid_out) {
+    // QCPTextElement does not wrap: break long lines at " · " so that nothing is cut at 2x fonts.
+    const int width = (laid_out.width() < 200 ? 1920 : laid_out.width()) - 16;
+    for (QCPTextElement* element : {title_, subtitle_}) {
+        if (!element) continue;
+        const QFontMetrics fm(element->font());
+        QStringList lines;
+        for (const QString& line : element->text().split(QLatin1Char('\n'))) {
+            QString current;
+            for (const QString& part : line.split(QStringLiteral(" \u00b7 "))) {
+                const QString joined = current.isEmpty() ? part : current + QStringLiteral(" \u00b7 ") + part;
+                if (!current.isEmpty() && fm.horizontalAdvance(joined) > width) {
+                    lines << current;
+                    current = part;
+                } else {
+                    current = joined;
+                }
+            }
+            lines << current;
+        }
+        element->setText(lines.join(QLatin1Char('\n')));
+    }
+}
+
 void HeadGridView::updateLabels(const QSize& laid_out) {
     // Not laid out yet: judge by the token count alone until the resize that follows.
     const QSize size = laid_out.width() < 200 || laid_out.height() < 150 ? QSize(1920, 1400) : laid_out;
@@ -309,39 +343,102 @@ void HeadGridView::updateLabels(const QSize& laid_out) {
     const int key_w = heatmap::maxLabelWidth(k, tick);
     const int bar = options_.shared_scale ? kBarSpace : 0;
     const int own_bar = options_.shared_scale ? 0 : 70;
-    const double head_w = double(size.width() - bar) / columns - own_bar - 10;
-    const double head_h = double(size.height() - 3 * text_h - 16) / rows - 6;
-    const double px_col = (head_w - query_w - 16) / std::max(1, n_kv);
+    // Every head has the same query words, so only the first column carries them (small
+    // multiples): the other columns give that width to their cells. Column 0 is stretched by
+    // the labels' width so that every heatmap gets the same width.
+    const double total_w = double(size.width() - bar) - columns * (own_bar + 10.0);
+    const double inner_w = std::max(1.0, (total_w - query_w) / columns - 16);
+    const double px_col = inner_w / std::max(1, n_kv);
+    const QFontMetrics head_fm(heatmap::font(kHeadTitlePt, options_.font_scale, true));
+    const bool short_titles =
+        head_fm.horizontalAdvance(QStringLiteral("▶ head %1").arg(std::max(0, headCount() - 1))) > inner_w + 8;
+    if (short_titles != short_titles_) {
+        short_titles_ = short_titles;
+        markSelection();
+    }
+    if (heads_grid_ && columns > 1) {
+        for (int c = 0; c < columns; ++c)
+            heads_grid_->setColumnStretchFactor(c, c == 0 ? (inner_w + 16 + query_w) / (inner_w + 16) : 1.0);
+    }
+    // Shared bar: key words only under the last head of each column, so only the last row pays
+    // for their height (its row is stretched by it); with a bar per head every row pays.
+    const bool share_keys = options_.shared_scale && rows > 1;
     const bool rotate = key_w + 6 > px_col;
     const double key_h = rotate ? key_w : text_h;
-    const double px_row = (head_h - 1.3 * text_h - key_h - 18) / std::max(1, n_q);
+    const double body_h = double(size.height() - 3 * text_h - 16);
+    const double per_row = 1.3 * text_h + 18 + 6;  // head title, paddings
+    const double inner_h = share_keys ? (body_h - key_h - rows * per_row) / rows : body_h / rows - per_row - key_h;
+    const double px_row = std::max(0.0, inner_h) / std::max(1, n_q);
+    // The shared bar's label runs along the bar: shorten it ("attention weight (softmax)" ->
+    // "attention weight" -> "attention") rather than let the bar's height cut it.
+    if (shared_scale_) {
+        const QFontMetrics bar_fm(shared_scale_->axis()->labelFont());
+        const double bar_h = body_h - text_h;
+        QStringList lines = shared_scale_->label().split(QLatin1Char('\n'));
+        for (QString& line : lines) {
+            if (bar_fm.horizontalAdvance(line) > bar_h && line.contains(QStringLiteral(" (")))
+                line = line.left(line.indexOf(QStringLiteral(" (")));
+            while (bar_fm.horizontalAdvance(line) > bar_h && line.contains(QLatin1Char(' ')))
+                line = line.left(line.lastIndexOf(QLatin1Char(' ')));
+        }
+        shared_scale_->setLabel(lines.join(QLatin1Char('\n')));
+    }
+    if (heads_grid_) {
+        for (int r = 0; r < rows; ++r)
+            heads_grid_->setRowStretchFactor(
+                r, share_keys && r == rows - 1 && inner_h > 0 ? (inner_h + per_row + key_h) / (inner_h + per_row) : 1.0);
+    }
 
+    // Words stay on the axes when they fit one per cell; when they do not, every k-th word is
+    // shown (while at least two words fit) before falling back to bare positions: a projector at
+    // 1024 x 768 and 2x fonts keeps words.
     using heatmap::TickMode;
-    const TickMode x_mode = (n_kv > kMaxTokenLabels || px_col < 0.8 * text_h) ? TickMode::Positions
-                                                                               : TickMode::Tokens;
-    const TickMode y_mode = (n_q > kMaxTokenLabels || px_row < 0.8 * text_h) ? TickMode::Positions
-                                                                              : TickMode::Tokens;
+    const auto stride = [&](double px_per_token) {
+        return px_per_token <= 0 ? 1000 : std::max(1, static_cast<int>(std::ceil(0.8 * text_h / px_per_token)));
+    };
+    const int x_stride = stride(px_col), y_stride = stride(px_row);
+    // Words as long as at least two of them fit (stride < n): never numbers while words fit.
+    const auto max_stride = [](int n) { return std::max(kMaxLabelStride, n - 1); };
+    const TickMode x_mode = (n_kv > kMaxTokenLabels || x_stride > max_stride(n_kv)) ? TickMode::Positions
+                                                                                   : TickMode::Tokens;
+    const TickMode y_mode = (n_q > kMaxTokenLabels || y_stride > max_stride(n_q)) ? TickMode::Positions
+                                                                                  : TickMode::Tokens;
+    const auto thinned = [](const QStringList& labels, int every) {
+        if (every <= 1) return labels;
+        QStringList out = labels;
+        for (qsizetype i = 0; i < out.size(); ++i)
+            if (i % every != 0) out[i].clear();
+        return out;
+    };
+    const QStringList k_shown = thinned(k, x_stride), q_shown = thinned(q, y_stride);
+    const bool strides_changed = x_stride != x_stride_ || y_stride != y_stride_;
+    x_stride_ = x_stride;
+    y_stride_ = y_stride;
     // Positions: about one number per four digit widths of axis.
     const double digits = fm.horizontalAdvance(QStringLiteral("0000"));
     const int x_ticks = static_cast<int>(px_col * n_kv / (1.5 * digits));
     const int y_ticks = static_cast<int>(px_row * n_q / (2.5 * text_h));
-    for (Cell& cell : cells_) {
+    for (std::size_t index = 0; index < cells_.size(); ++index) {
+        Cell& cell = cells_[index];
         QCPAxis* x = cell.rect->axis(QCPAxis::atBottom);
         QCPAxis* y = cell.rect->axis(QCPAxis::atLeft);
         const bool x_was = qSharedPointerDynamicCast<QCPAxisTickerText>(x->ticker()) != nullptr;
         const bool y_was = qSharedPointerDynamicCast<QCPAxisTickerText>(y->ticker()) != nullptr;
-        if (tokens_changed || x_was != (x_mode == TickMode::Tokens) || x_mode == TickMode::Positions)
-            heatmap::setTicks(x, x_mode, k, x_ticks);
-        if (tokens_changed || y_was != (y_mode == TickMode::Tokens) || y_mode == TickMode::Positions)
-            heatmap::setTicks(y, y_mode, q, y_ticks);
+        if (tokens_changed || strides_changed || x_was != (x_mode == TickMode::Tokens) || x_mode == TickMode::Positions)
+            heatmap::setTicks(x, x_mode, k_shown, x_ticks);
+        if (tokens_changed || strides_changed || y_was != (y_mode == TickMode::Tokens) || y_mode == TickMode::Positions)
+            heatmap::setTicks(y, y_mode, q_shown, y_ticks);
         x->setTickLabelRotation(x_mode == TickMode::Tokens && rotate ? -90 : 0);
+        y->setTickLabels(index % std::size_t(columns) == 0);
+        x->setTickLabels(!share_keys || index + std::size_t(columns) >= cells_.size());
     }
 }
 
 void HeadGridView::applyFonts() {
     const double s = options_.font_scale;
     if (title_) title_->setFont(heatmap::font(kTitlePt, s, true));
-    if (subtitle_) subtitle_->setFont(heatmap::font(kSubtitlePt, s));
+    // The subtitle explains; the data labels are what the back row must read: it grows less.
+    if (subtitle_) subtitle_->setFont(heatmap::font(kSubtitlePt, std::min(s, 1.4)));
     const QFont tick = heatmap::font(kTickPt, s);
     const QFont head = heatmap::font(kHeadTitlePt, s, true);
     for (Cell& cell : cells_) {
@@ -380,7 +477,9 @@ void HeadGridView::markSelection() {
     for (int h = 0; h < headCount(); ++h) {
         QCPAxis* top = cells_[std::size_t(h)].rect->axis(QCPAxis::atTop);
         const bool selected = h == head_;
-        top->setLabel(selected ? QStringLiteral("▶ head %1").arg(h) : QStringLiteral("head %1").arg(h));
+        // Narrow heads (many of them, or large fonts) are titled "h3" so the title is never cut.
+        const QString name = short_titles_ ? QStringLiteral("h%1").arg(h) : QStringLiteral("head %1").arg(h);
+        top->setLabel(selected ? QStringLiteral("▶ ") + name : name);
         top->setLabelColor(selected ? QColor(200, 110, 0) : QColor(0, 0, 0));
         const QPen frame(selected ? QColor(230, 160, 0) : QColor(90, 90, 90), selected ? 3 : 1);
         for (QCPAxis* axis : cells_[std::size_t(h)].rect->axes()) axis->setBasePen(frame);
@@ -409,6 +508,115 @@ void HeadGridView::markFullyMaskedRows() {
     }
 }
 
+// --- numbers in the cells (tiny configurations, worked by hand) ------------------------------
+
+void HeadGridView::updateCellNumbers() {
+    for (QCPItemText* item : number_items_) removeItem(item);
+    number_items_.clear();
+    const Analysis& a = *analysis_;
+    const long long cells = static_cast<long long>(headCount()) * a.nQuery() * a.nKeyValue();
+    if (!options_.cell_numbers || cells > 2500) return;  // beyond that no cell has room anyway
+    const bool logits = options_.show_logits;
+    const QFont font = heatmap::font(kTickPt, options_.font_scale);
+    for (int h = 0; h < headCount(); ++h) {
+        const Cell& cell = cells_[std::size_t(h)];
+        const HeadResult& r = a.results.heads[std::size_t(h)];
+        const Eigen::MatrixXf& m = logits ? r.logits : r.weights;
+        const QCPRange range = colorScale(h) ? colorScale(h)->dataRange() : QCPRange(0, 1);
+        for (int row = 0; row < m.rows(); ++row)
+            for (int col = 0; col < m.cols(); ++col) {
+                const float value = m(row, col);
+                auto* text = new QCPItemText(this);
+                text->setClipAxisRect(cell.rect);
+                text->position->setAxes(cell.rect->axis(QCPAxis::atBottom), cell.rect->axis(QCPAxis::atLeft));
+                text->position->setCoords(col, row);
+                text->setFont(font);
+                text->setText(std::isfinite(value) ? QString::number(value, 'f', 2) : QStringLiteral("\u2013"));
+                // Dark text on the bright end of the colour map, light text elsewhere.
+                const double t = range.size() > 0 ? (value - range.lower) / range.size() : 0.5;
+                const bool bright = logits ? std::abs(t - 0.5) < 0.3 : t > 0.55;
+                text->setColor(bright || !std::isfinite(value) ? Qt::black : Qt::white);
+                number_items_.push_back(text);
+            }
+    }
+    placeCellNumbers();  // by the current layout; again after the next one (afterLayout)
+}
+
+void HeadGridView::placeCellNumbers() {
+    if (number_items_.empty() || !analysis_) return;
+    const QFontMetrics fm(number_items_.front()->font());
+    const int need_w = fm.horizontalAdvance(QStringLiteral("-0.00")) + 4, need_h = fm.height();
+    bool room = true;
+    for (const Cell& cell : cells_) {
+        const QRect r = cell.rect->rect();
+        room = room && r.width() >= need_w * std::max(1, analysis_->nKeyValue()) &&
+               r.height() >= need_h * std::max(1, analysis_->nQuery());
+    }
+    for (QCPItemText* item : number_items_) item->setVisible(room);
+}
+
+int HeadGridView::cellNumbersShown() const {
+    return static_cast<int>(std::count_if(number_items_.begin(), number_items_.end(),
+                                          [](const QCPItemText* t) { return t->visible(); }));
+}
+
+void HeadGridView::setHoverHighlight(bool on) {
+    hover_highlight_ = on;
+    if (!on) {
+        if (hover_rect_) hover_rect_->setVisible(false);
+        if (hover_label_) hover_label_->hide();
+        replot(rpQueuedReplot);
+    }
+}
+
+void HeadGridView::showHoverCell(const QPoint& pos) {
+    if (!hover_highlight_ || !analysis_) return;
+    const int h = headAt(pos);
+    int row = -1, col = -1;
+    const bool on = h >= 0 && heatmap::cellAt(headRect(h), pos, analysis_->nQuery(), analysis_->nKeyValue(), &row, &col);
+    if (!hover_label_) {
+        hover_label_ = new QLabel(this);
+        hover_label_->setObjectName(QStringLiteral("hover_value"));
+        hover_label_->setAttribute(Qt::WA_TransparentForMouseEvents);
+        hover_label_->setStyleSheet(QStringLiteral("QLabel { background: rgba(0, 0, 0, 215); color: #ffd84d; "
+                                                   "border: 2px solid #ffd84d; padding: 6px 12px; }"));
+    }
+    if (!on) {
+        hover_label_->hide();
+        if (hover_rect_) hover_rect_->setVisible(false);
+        replot(rpQueuedReplot);
+        return;
+    }
+    if (!hover_rect_) {
+        hover_rect_ = new QCPItemRect(this);
+        hover_rect_->setLayer(QStringLiteral("overlay"));
+        hover_rect_->setPen(QPen(QColor(255, 216, 77), 4));
+        hover_rect_->setBrush(Qt::NoBrush);
+    }
+    const Cell& cell = cells_[std::size_t(h)];
+    hover_rect_->setClipAxisRect(cell.rect);
+    for (QCPItemPosition* p : {hover_rect_->topLeft, hover_rect_->bottomRight})
+        p->setAxes(cell.rect->axis(QCPAxis::atBottom), cell.rect->axis(QCPAxis::atLeft));
+    hover_rect_->topLeft->setCoords(col - 0.5, row - 0.5);
+    hover_rect_->bottomRight->setCoords(col + 0.5, row + 0.5);
+    hover_rect_->setVisible(true);
+    const HeadResult& r = analysis_->results.heads[std::size_t(h)];
+    const float value = options_.show_logits ? r.logits(row, col) : r.weights(row, col);
+    const auto word = [](const QStringList& labels, int i) { return i < labels.size() ? labels[i] : QString::number(i); };
+    hover_label_->setFont(heatmap::font(18, options_.font_scale, true));
+    hover_label_->setText(QStringLiteral("%1  \u2192  %2:  %3")
+                              .arg(word(query_labels_, row), word(key_labels_, col),
+                                   std::isfinite(value) ? QString::number(value, 'f', 3) : QStringLiteral("masked")));
+    hover_label_->adjustSize();
+    QPoint at = pos + QPoint(24, 24);
+    at.setX(std::min(at.x(), width() - hover_label_->width() - 4));
+    at.setY(std::min(at.y(), height() - hover_label_->height() - 4));
+    hover_label_->move(std::max(0, at.x()), std::max(0, at.y()));
+    hover_label_->show();
+    hover_label_->raise();
+    replot(rpQueuedReplot);
+}
+
 // --- interaction ------------------------------------------------------------------------------
 
 void HeadGridView::setHover(const QString& text) {
@@ -423,8 +631,9 @@ void HeadGridView::mouseMoveEvent(QMouseEvent* event) {
     if (text.isEmpty()) {
         QToolTip::hideText();
     } else if (text != hover_text_) {
-        QToolTip::showText(event->globalPosition().toPoint(), text, this);
+        if (!hover_highlight_) QToolTip::showText(event->globalPosition().toPoint(), text, this);
     }
+    showHoverCell(event->position().toPoint());
     setHover(text);
 }
 
@@ -455,6 +664,11 @@ void HeadGridView::mouseDoubleClickEvent(QMouseEvent* event) {
 
 void HeadGridView::leaveEvent(QEvent* event) {
     QCustomPlot::leaveEvent(event);
+    if (hover_label_) hover_label_->hide();
+    if (hover_rect_ && hover_rect_->visible()) {
+        hover_rect_->setVisible(false);
+        replot(rpQueuedReplot);
+    }
     setHover(QString());
 }
 

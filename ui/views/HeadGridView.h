@@ -11,6 +11,7 @@
 // (same tokens, same colour ranges, e.g. dragging a seed or temperature with weights on the
 // shared [0, 1] scale), only the buffered "main" layer holding the colour maps is redrawn.
 
+#include <QLabel>
 #include <QPoint>
 #include <QString>
 #include <memory>
@@ -54,10 +55,25 @@ public:
 
     // Sequences longer than this show positions instead of token labels.
     static constexpr int kMaxTokenLabels = 40;
+    // When a word per cell does not fit, every k-th word is shown (k up to this, or further while
+    // at least two words fit); then positions.
+    static constexpr int kMaxLabelStride = 6;
+    QCPTextElement* titleElement() const { return title_; }
+    QCPTextElement* subtitleElement() const { return subtitle_; }
+    int keyLabelStride() const { return x_stride_; }    // 1: every key's word is shown
+    int queryLabelStride() const { return y_stride_; }
 
     // The selected head: its title is marked and its panel framed.
     void setHead(int head);
     int head() const { return head_; }
+    // Cells whose value is printed in them now (ViewOptions::cell_numbers, and only when every
+    // cell has room for its number at the current size and font scale).
+    int cellNumbersShown() const;
+    // Presentation mode: the cell under the mouse is framed and its value shown in large type.
+    void setHoverHighlight(bool on);
+    bool hoverHighlight() const { return hover_highlight_; }
+    QLabel* hoverLabel() const { return hover_label_; }
+
     // Queries whose keys are all masked (0/0 in the softmax), hatched in every panel.
     const QList<int>& fullyMaskedRows() const { return fully_masked_rows_; }
 
@@ -88,10 +104,14 @@ private:
     void clearLayout();
     void updateTexts();
     void updateLabels(const QSize& size);
+    void wrapTitles(const QSize& size);
     void applyFonts();
     void setHover(const QString& text);
     void markSelection();
     void markFullyMaskedRows();
+    void updateCellNumbers();
+    void placeCellNumbers();  // after each layout: shown only where the cells are large enough
+    void showHoverCell(const QPoint& pos);
 
     std::shared_ptr<const Analysis> analysis_;
     ViewOptions options_;
@@ -105,12 +125,19 @@ private:
     QCPColorScale* shared_scale_ = nullptr;
     QCPMarginGroup* margin_group_ = nullptr;
     QStringList query_labels_, key_labels_;
+    int x_stride_ = 1, y_stride_ = 1;
+    bool short_titles_ = false;            // "h3" instead of "head 3" when the heads are narrow
+    QCPLayoutGrid* heads_grid_ = nullptr;  // the heads' grid inside the body (column stretch)
     QString hover_text_;
     QString structure_;
     int pressed_head_ = -1;
     int head_ = 0;
     QList<int> fully_masked_rows_;
     std::vector<QCPAbstractItem*> row_marks_;
+    std::vector<QCPItemText*> number_items_;
+    bool hover_highlight_ = false;
+    QCPItemRect* hover_rect_ = nullptr;
+    QLabel* hover_label_ = nullptr;
 };
 
 }  // namespace headscope::ui

@@ -8,6 +8,7 @@ struct ViewOptions {
     bool show_logits = false;   // false: softmax weights (viridis); true: logits (diverging)
     bool shared_scale = true;   // one colour bar for all heads; false: one per head
     double font_scale = 1.0;    // multiplies every font (1.5-2 for a classroom projector)
+    bool cell_numbers = false;  // head grid: each cell's value printed in it when the cells are large enough
 
     bool operator==(const ViewOptions&) const = default;
 };

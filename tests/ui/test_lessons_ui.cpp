@@ -1,0 +1,323 @@
+// Teaching with HeadScope, driven through the real window: lessons step by step with live
+// numbers, presets, presentation mode, and the legibility rules at a projector's 1024 x 768.
+
+#include <QAction>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTextDocument>
+#include <QtTest>
+
+#include "Analysis.h"
+#include "ControlsDock.h"
+#include "HeadGridView.h"
+#include "LessonDock.h"
+#include "MainWindow.h"
+#include "Session.h"
+#include "Teaching.h"
+#include "io/SessionFile.h"
+
+using namespace headscope;
+using namespace headscope::ui;
+
+namespace {
+
+MainWindowOptions noSettings() {
+    MainWindowOptions options;
+    options.use_settings = false;
+    return options;
+}
+
+QWidget* tabFor(MainWindow& w, const std::string& show) {
+    if (show == "projections") return w.centralTabs()->widget(1);
+    if (show == "circuits" || show == "circuit_ov") return w.centralTabs()->widget(2);
+    if (show == "costs") return w.centralTabs()->widget(3);
+    return w.centralTabs()->widget(0);
+}
+
+QAction* actionNamed(MainWindow& w, const QString& text) {
+    for (QAction* a : w.findChildren<QAction*>())
+        if (a->text() == text) return a;
+    qFatal("no action %s", qPrintable(text));
+    return nullptr;
+}
+
+void typeIntoSpinBox(QSpinBox* spin, const QString& text) {
+    spin->setFocus();
+    spin->selectAll();
+    QTest::keyClicks(spin, text);
+    QTest::keyClick(spin, Qt::Key_Return);
+}
+
+bool inside(const QRect& outer, const QRect& inner, int slack = 1) {
+    return inner.left() >= outer.left() - slack && inner.top() >= outer.top() - slack &&
+           inner.right() <= outer.right() + slack && inner.bottom() <= outer.bottom() + slack;
+}
+
+}  // namespace
+
+class TestLessons : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("HeadScopeTest"));
+        QCoreApplication::setApplicationName(QStringLiteral("test_lessons"));
+    }
+
+    // Every step of every lesson: its configuration in the session, its head selected, its tab
+    // shown, its text filled with the numbers of the analysis on screen, "Step k of n".
+    void everyStepAppliesItsConfigurationAndShowsLiveNumbers() {
+        MainWindow window(noSettings());
+        window.resize(1024, 768);
+        window.show();
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        int steps_checked = 0;
+        for (int n = 1; n <= kLessonCount; ++n) {
+            QString error;
+            QVERIFY2(window.openLesson(n, &error), qPrintable(error));
+            LessonDock* dock = window.lessonDock();
+            QVERIFY(dock && dock->isVisible());
+            const lessons::Lesson lesson = *dock->lesson();
+            for (int k = 0; k < dock->stepCount(); ++k) {
+                if (k > 0) dock->nextButton()->click();
+                QVERIFY2(window.waitForCompleteUpdate(60000, &error), qPrintable(error));
+                const lessons::LessonStep& step = lesson.steps[std::size_t(k)];
+                QCOMPARE(dock->step(), k);
+                QCOMPARE(dock->counterText(), QStringLiteral("Step %1 of %2").arg(k + 1).arg(lesson.steps.size()));
+                QVERIFY(window.session()->config() == step.session.config);
+                QVERIFY2(window.controls()->config() == step.session.config,
+                         (io::configToJson(window.controls()->config()) + io::configToJson(step.session.config)).c_str());
+                QCOMPARE(window.session()->head(), step.head);
+                QCOMPARE(window.centralTabs()->currentWidget(), tabFor(window, step.show));
+                QCOMPARE(window.viewOptions().show_logits, step.show == "logits");
+                const auto analysis = window.session()->analysis();
+                QVERIFY(analysis && analysis->config == step.session.config);
+                QTextDocument expected;
+                expected.setHtml(stepHtml(lesson, k, lessons::placeholderValues(*analysis, step.head)));
+                QCOMPARE(dock->shownText(), expected.toPlainText());
+                ++steps_checked;
+            }
+            QVERIFY(!dock->nextButton()->isEnabled());
+        }
+        qInfo("checked %d steps in the window", steps_checked);
+    }
+
+    void pageDownAndPageUpTurnTheSteps() {
+        MainWindow window(noSettings());
+        window.show();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        QVERIFY(window.openLesson(5));
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        QCOMPARE(window.lessonDock()->nextAction()->shortcut(), QKeySequence(Qt::Key_PageDown));
+        QCOMPARE(window.lessonDock()->previousAction()->shortcut(), QKeySequence(Qt::Key_PageUp));
+        window.headGrid()->setFocus();
+        QTest::keyClick(window.headGrid(), Qt::Key_PageDown);
+        QCOMPARE(window.lessonDock()->step(), 1);
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        QCOMPARE(window.session()->config().mask, MaskKind::Causal);
+        QTest::keyClick(window.headGrid(), Qt::Key_PageUp);
+        QCOMPARE(window.lessonDock()->step(), 0);
+    }
+
+    void resetThisStepPutsItsSettingsBack() {
+        MainWindow window(noSettings());
+        window.show();
+        QVERIFY(window.openLesson(1));
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        const Config step_config = window.lessonDock()->lesson()->steps[0].session.config;
+        typeIntoSpinBox(window.findChild<QSpinBox*>(QStringLiteral("heads")), QStringLiteral("2"));
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        QCOMPARE(window.session()->config().heads, 2);
+        QVERIFY(window.lessonDock()->shownText().contains(QStringLiteral("You changed the settings")));
+        QVERIFY(window.lessonDock()->shownText().contains(QStringLiteral("passes through only dk = 32")));
+        window.findChild<QPushButton*>(QStringLiteral("lesson_reset"))->click();
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        QVERIFY(window.session()->config() == step_config);
+        QVERIFY(!window.lessonDock()->shownText().contains(QStringLiteral("You changed the settings")));
+    }
+
+    void presetsApplyAndTheTinyOnePrintsTheCells() {
+        QString error;
+        const QList<lessons::Preset> presets = loadPresets(&error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QCOMPARE(presets.size(), 6);
+        MainWindow window(noSettings());
+        window.resize(1024, 768);
+        window.show();
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        for (const lessons::Preset& preset : presets) {
+            window.applyPreset(preset);
+            QVERIFY2(window.waitForCompleteUpdate(60000, &error), qPrintable(error));
+            QVERIFY(window.session()->config() == preset.session.config);
+            window.headGrid()->replotNow();
+            const bool tiny = preset.session.config.d_model == 8;
+            QCOMPARE(window.viewOptions().cell_numbers, tiny);
+            const Analysis& a = *window.session()->analysis();
+            const int cells = a.config.heads * a.nQuery() * a.nKeyValue();
+            QCOMPARE(window.headGrid()->cellNumbersShown(), tiny ? cells : 0);
+            if (tiny) qInfo("tiny preset: %d numbers drawn in the cells", cells);
+        }
+    }
+
+    // A projector: 1024 x 768 or 1280 x 720 at font scale 2 with the controls hidden (as in
+    // presentation mode, whose full screen the offscreen platform cannot give), and the normal
+    // window at 1x.
+    void gridKeepsWordsAndNothingIsCutAt1024x768AndFontScale2_data() {
+        QTest::addColumn<int>("width");
+        QTest::addColumn<int>("height");
+        QTest::addColumn<double>("scale");
+        QTest::newRow("1024x768 x2 controls hidden") << 1024 << 768 << 2.0;
+        QTest::newRow("1280x720 x2 controls hidden") << 1280 << 720 << 2.0;
+        QTest::newRow("1024x768 x1") << 1024 << 768 << 1.0;
+    }
+    void gridKeepsWordsAndNothingIsCutAt1024x768AndFontScale2() {
+        QFETCH(int, width);
+        QFETCH(int, height);
+        QFETCH(double, scale);
+        MainWindow window(noSettings());
+        window.resize(width, height);
+        window.show();
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        if (scale > 1) {
+            ViewOptions options = window.viewOptions();
+            options.font_scale = scale;
+            window.setViewOptions(options);
+            window.controls()->hide();
+        }
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+        QTest::qWait(50);
+        HeadGridView* grid = window.headGrid();
+        grid->replotNow();
+        grid->replotNow();  // the second pass sees the first layout's cell sizes
+        const Analysis& a = *window.session()->analysis();
+        const QStringList words = [&] {
+            QStringList w;
+            for (const std::string& t : a.input.query.tokens) w << QString::fromStdString(t);
+            return w;
+        }();
+        qInfo("grid %dx%d, font scale %.2f, key stride %d, query stride %d", grid->width(), grid->height(),
+              window.viewOptions().font_scale, grid->keyLabelStride(), grid->queryLabelStride());
+        const QRect bounds = grid->viewport();
+        for (int h = 0; h < grid->headCount(); ++h) {
+            QCPAxisRect* rect = grid->headRect(h);
+            for (QCPAxis* axis : {rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft)}) {
+                auto ticker = qSharedPointerDynamicCast<QCPAxisTickerText>(axis->ticker());
+                QVERIFY2(ticker, "token axis shows positions instead of words");
+                int shown = 0;
+                for (const QString& label : ticker->ticks()) {
+                    if (label.isEmpty()) continue;
+                    QVERIFY2(words.contains(label), qPrintable(label));
+                    ++shown;
+                }
+                QVERIFY2(shown >= 2, "fewer than two words on a token axis");
+            }
+            QVERIFY2(inside(bounds, rect->outerRect()), qPrintable(QStringLiteral("head %1 outside the plot").arg(h)));
+            const QCPAxis* top = rect->axis(QCPAxis::atTop);
+            QVERIFY2(QFontMetrics(top->labelFont()).horizontalAdvance(top->label()) <= rect->outerRect().width(),
+                     qPrintable(top->label()));
+        }
+        for (QCPTextElement* element : {grid->titleElement(), grid->subtitleElement()}) {
+            QVERIFY(element);
+            const QFontMetrics fm(element->font());
+            for (const QString& line : element->text().split(QLatin1Char('\n')))
+                QVERIFY2(fm.horizontalAdvance(line) <= bounds.width(), qPrintable(QStringLiteral("cut: ") + line));
+            QVERIFY(inside(bounds, element->outerRect()));
+        }
+        QVERIFY(inside(bounds, grid->colorScale(0)->outerRect()));
+        const QFontMetrics bar_fm(grid->colorScale(0)->axis()->labelFont());
+        for (const QString& line : grid->colorScale(0)->label().split(QLatin1Char('\n')))
+            QVERIFY2(bar_fm.horizontalAdvance(line) <= grid->colorScale(0)->rect().height(),
+                     qPrintable(QStringLiteral("colour bar label cut: ") + line));
+        if (qEnvironmentVariableIsSet("HEADSCOPE_TEST_SCREENSHOTS"))
+            window.grab().save(qEnvironmentVariable("HEADSCOPE_TEST_SCREENSHOTS") +
+                               QStringLiteral("/grid_%1x%2_%3.png").arg(width).arg(height).arg(scale));
+    }
+
+    void controlsDoNotMoveWhenAProblemIsShown() {
+        MainWindow window(noSettings());
+        window.resize(1024, 768);
+        window.show();
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        auto* heads = window.findChild<QSpinBox*>(QStringLiteral("heads"));
+        auto* problems = window.findChild<QLabel*>(QStringLiteral("problems"));
+        QVERIFY(!problems->isVisible());
+        const QPoint before = heads->mapTo(&window, QPoint(0, 0));
+        typeIntoSpinBox(window.findChild<QSpinBox*>(QStringLiteral("d_model")), QStringLiteral("100"));
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+        QVERIFY(!window.session()->problems().isEmpty());
+        QVERIFY(problems->isVisible());
+        QCOMPARE(heads->mapTo(&window, QPoint(0, 0)), before);
+    }
+
+    void randomTokensWithTextIsStatedAsAContradiction() {
+        MainWindow window(noSettings());
+        window.show();
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        typeIntoSpinBox(window.findChild<QSpinBox*>(QStringLiteral("seq_len")), QStringLiteral("50"));
+        auto* problems = window.findChild<QLabel*>(QStringLiteral("problems"));
+        QVERIFY(problems->isVisible());
+        QVERIFY2(problems->text().contains(QStringLiteral("Random tokens 50 is ignored while the text box holds text")),
+                 qPrintable(problems->text()));
+    }
+
+    void sessionsKeepTheViewSettings() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("a.headscope.json"));
+        ViewOptions options;
+        options.show_logits = true;
+        options.shared_scale = false;
+        options.font_scale = 1.5;
+        {
+            MainWindow window(noSettings());
+            window.setViewOptions(options);
+            QVERIFY(window.waitForCompleteUpdate(60000));
+            QString error;
+            QVERIFY2(window.saveSession(path, &error), qPrintable(error));
+        }
+        MainWindow window(noSettings());
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        QCOMPARE(window.viewOptions().show_logits, false);
+        QString error;
+        QVERIFY2(window.openSession(path, &error), qPrintable(error));
+        QVERIFY(window.viewOptions() == options);
+    }
+
+    void presentationModeIsLargeFullScreenAndShowsTheHoveredValue() {
+        MainWindow window(noSettings());
+        window.resize(1024, 768);
+        window.show();
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        actionNamed(window, QStringLiteral("&Presentation mode"))->trigger();
+        QVERIFY(window.presentationMode());
+        QVERIFY(window.windowState() & Qt::WindowFullScreen);
+        QVERIFY(window.viewOptions().font_scale >= 1.75);
+        QVERIFY(!window.controls()->isVisible());
+        QVERIFY(window.headGrid()->hoverHighlight());
+        HeadGridView* grid = window.headGrid();
+        QTest::qWait(200);  // the full-screen resize arrives asynchronously
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+        grid->replotNow();
+        QCPAxisRect* rect = grid->headRect(0);
+        const QPoint cell(int(rect->axis(QCPAxis::atBottom)->coordToPixel(0)), int(rect->axis(QCPAxis::atLeft)->coordToPixel(0)));
+        QTest::mouseMove(grid, cell);
+        QTRY_VERIFY(grid->hoverLabel() && grid->hoverLabel()->isVisible());
+        const float w00 = window.session()->analysis()->results.heads[0].weights(0, 0);
+        QVERIFY2(grid->hoverLabel()->text().endsWith(QString::number(w00, 'f', 3)), qPrintable(grid->hoverLabel()->text()));
+        QVERIFY(grid->hoverLabel()->font().pointSizeF() >= 18 * 1.75 - 0.01);
+        if (qEnvironmentVariableIsSet("HEADSCOPE_TEST_SCREENSHOTS"))  // to look at it: a folder
+            window.grab().save(qEnvironmentVariable("HEADSCOPE_TEST_SCREENSHOTS") + QStringLiteral("/presentation.png"));
+        actionNamed(window, QStringLiteral("&Presentation mode"))->trigger();
+        QVERIFY(!window.presentationMode());
+        QCOMPARE(window.viewOptions().font_scale, 1.0);
+        QVERIFY(!grid->hoverHighlight());
+    }
+};
+
+QTEST_MAIN(TestLessons)
+#include "test_lessons_ui.moc"

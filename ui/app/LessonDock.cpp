@@ -1,0 +1,119 @@
+#include "LessonDock.h"
+
+#include <algorithm>
+
+#include <QAction>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QTextBrowser>
+#include <QVBoxLayout>
+
+#include "MainWindow.h"
+#include "Session.h"
+#include "Teaching.h"
+
+namespace headscope::ui {
+
+LessonDock::LessonDock(MainWindow* window) : QDockWidget(tr("Lesson"), window), window_(window) {
+    setObjectName(QStringLiteral("lesson_dock"));
+    auto* frame = new QWidget;
+    auto* column = new QVBoxLayout(frame);
+    heading_ = new QLabel;
+    heading_->setObjectName(QStringLiteral("lesson_heading"));
+    heading_->setWordWrap(true);
+    heading_->setTextFormat(Qt::RichText);
+    text_ = new QTextBrowser;
+    text_->setObjectName(QStringLiteral("lesson_text"));
+    text_->setOpenExternalLinks(false);
+    counter_ = new QLabel;
+    counter_->setObjectName(QStringLiteral("lesson_counter"));
+    counter_->setAlignment(Qt::AlignCenter);
+    previous_ = new QPushButton(tr("\u25c0 Previous"));
+    previous_->setObjectName(QStringLiteral("lesson_previous"));
+    previous_->setToolTip(tr("Previous step (Page Up)"));
+    next_ = new QPushButton(tr("Next \u25b6"));
+    next_->setObjectName(QStringLiteral("lesson_next"));
+    next_->setToolTip(tr("Next step (Page Down)"));
+    reset_ = new QPushButton(tr("Reset this step"));
+    reset_->setObjectName(QStringLiteral("lesson_reset"));
+    reset_->setToolTip(tr("Put back this step's settings after you changed them"));
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(previous_);
+    buttons->addWidget(counter_, 1);
+    buttons->addWidget(next_);
+    column->addWidget(heading_);
+    column->addWidget(text_, 1);
+    column->addLayout(buttons);
+    column->addWidget(reset_);
+    setWidget(frame);
+    // Page Up / Page Down anywhere in the window (a presenter's remote sends them).
+    previous_action_ = new QAction(tr("Previous lesson step"), this);
+    previous_action_->setShortcut(QKeySequence(Qt::Key_PageUp));
+    next_action_ = new QAction(tr("Next lesson step"), this);
+    next_action_->setShortcut(QKeySequence(Qt::Key_PageDown));
+    for (QAction* action : {previous_action_, next_action_}) {
+        action->setShortcutContext(Qt::WindowShortcut);
+        window_->addAction(action);
+    }
+    connect(previous_action_, &QAction::triggered, this, &LessonDock::previous);
+    connect(next_action_, &QAction::triggered, this, &LessonDock::next);
+    connect(previous_, &QPushButton::clicked, this, &LessonDock::previous);
+    connect(next_, &QPushButton::clicked, this, &LessonDock::next);
+    connect(reset_, &QPushButton::clicked, this, &LessonDock::resetStep);
+    connect(window_->session(), &Session::changed, this, &LessonDock::fill);
+    connect(window_->session(), &Session::equivalenceReady, this, &LessonDock::fill);
+    updateButtons();
+}
+
+void LessonDock::setLesson(const lessons::Lesson& lesson) {
+    lesson_ = lesson;
+    heading_->setText(tr("<b>Lesson %1 \u00b7 %2</b>").arg(lesson.number).arg(QString::fromStdString(lesson.title)));
+    goToStep(0);
+}
+
+QString LessonDock::shownText() const { return text_->toPlainText(); }
+QString LessonDock::counterText() const { return counter_->text(); }
+
+void LessonDock::goToStep(int step) {
+    if (!lesson_) return;
+    step_ = std::clamp(step, 0, stepCount() - 1);
+    text_->setHtml(tr("<p><i>Computing this step\u2026</i></p>"));
+    updateButtons();
+    window_->applyLessonStep(lesson_->steps[std::size_t(step_)]);
+    if (auto a = window_->session()->analysis(); a && a->config == lesson_->steps[std::size_t(step_)].session.config)
+        fill(a);  // the same configuration as before: no new analysis will come
+    emit stepShown(step_);
+}
+
+void LessonDock::next() { if (lesson_ && step_ + 1 < stepCount()) goToStep(step_ + 1); }
+void LessonDock::previous() { if (lesson_ && step_ > 0) goToStep(step_ - 1); }
+void LessonDock::resetStep() { goToStep(step_); }
+
+void LessonDock::fill(std::shared_ptr<const Analysis> analysis) {
+    if (!lesson_ || !analysis) return;
+    const lessons::LessonStep& step = lesson_->steps[std::size_t(step_)];
+    // The head is selected again once the step's analysis is there: before, the previous
+    // analysis may have had fewer heads and the session clamped the selection.
+    if (analysis->config == step.session.config && window_->session()->head() != step.head)
+        window_->session()->setHead(step.head);
+    try {
+        const auto values = lessons::placeholderValues(*analysis, step.head);
+        QString html = stepHtml(*lesson_, step_, values);
+        if (!(analysis->config == step.session.config))
+            html += tr("<p style=\"color:#8a5a00\"><i>You changed the settings: the numbers above follow them. "
+                       "\u201cReset this step\u201d puts the step's settings back.</i></p>");
+        text_->setHtml(html);
+    } catch (const std::exception& e) {
+        text_->setHtml(tr("<p>This step's text cannot be filled: %1</p>").arg(QString::fromStdString(e.what()).toHtmlEscaped()));
+    }
+}
+
+void LessonDock::updateButtons() {
+    previous_->setEnabled(lesson_ && step_ > 0);
+    next_->setEnabled(lesson_ && step_ + 1 < stepCount());
+    reset_->setEnabled(lesson_.has_value());
+    counter_->setText(lesson_ ? tr("Step %1 of %2").arg(step_ + 1).arg(stepCount()) : QString());
+}
+
+}  // namespace headscope::ui

@@ -1,0 +1,69 @@
+#pragma once
+// The lesson player: one lesson's steps, Previous / Next (Page Up / Page Down), "Step 2 of 6",
+// and "Reset this step". Going to a step applies its configuration and view through the main
+// window (MainWindow::applyLessonStep); the step's text is a template whose numbers are filled
+// from the session's latest analysis each time one arrives, never typed in.
+
+#include <memory>
+#include <optional>
+
+#include <QDockWidget>
+
+#include "Analysis.h"
+#include "lessons/Lesson.h"
+
+class QAction;
+class QLabel;
+class QPushButton;
+class QTextBrowser;
+
+namespace headscope::ui {
+
+class MainWindow;
+
+class LessonDock : public QDockWidget {
+    Q_OBJECT
+
+public:
+    explicit LessonDock(MainWindow* window);
+
+    void setLesson(const lessons::Lesson& lesson);  // shows and applies its first step
+    const std::optional<lessons::Lesson>& lesson() const { return lesson_; }
+    int step() const { return step_; }  // 0-based
+    int stepCount() const { return lesson_ ? static_cast<int>(lesson_->steps.size()) : 0; }
+
+    // The text as shown now (plain text of the rich text, numbers filled in), and the counter ("Step 2 of 6").
+    QString shownText() const;
+    QString counterText() const;
+    QPushButton* nextButton() const { return next_; }
+    QPushButton* previousButton() const { return previous_; }
+    QAction* nextAction() const { return next_action_; }        // Page Down, window-wide
+    QAction* previousAction() const { return previous_action_; }  // Page Up
+
+public slots:
+    void goToStep(int step);
+    void next();
+    void previous();
+    void resetStep();
+
+signals:
+    void stepShown(int step);
+
+private:
+    void fill(std::shared_ptr<const Analysis> analysis);
+    void updateButtons();
+
+    MainWindow* window_;
+    std::optional<lessons::Lesson> lesson_;
+    int step_ = 0;
+    QLabel* heading_ = nullptr;
+    QLabel* counter_ = nullptr;
+    QTextBrowser* text_ = nullptr;
+    QPushButton* previous_ = nullptr;
+    QPushButton* next_ = nullptr;
+    QPushButton* reset_ = nullptr;
+    QAction* previous_action_ = nullptr;
+    QAction* next_action_ = nullptr;
+};
+
+}  // namespace headscope::ui

@@ -1,0 +1,35 @@
+#pragma once
+// The lessons and presets HeadScope carries (resources/lessons, resources/presets, embedded
+// through resources/headscope.qrc), read with core/lessons, and the small glue between a
+// lesson step and the GUI's types: view settings <-> ViewOptions, a step's "show" -> ViewKind.
+
+#include <QList>
+#include <QString>
+#include <optional>
+
+#include "Export.h"
+#include "ViewOptions.h"
+#include "io/SessionFile.h"
+#include "lessons/Lesson.h"
+
+namespace headscope::ui {
+
+constexpr int kLessonCount = 6;
+
+// Lesson n (1..kLessonCount) from the embedded files; nullopt with *error set otherwise.
+std::optional<lessons::Lesson> loadLesson(int n, QString* error = nullptr);
+
+// Every embedded preset, in menu order; a damaged one is skipped and named in *error.
+QList<lessons::Preset> loadPresets(QString* error = nullptr);
+
+// options with the settings a file carries applied; and the settings of options.
+ViewOptions applyViewSettings(ViewOptions options, const io::ViewSettings& settings);
+io::ViewSettings viewSettings(const ViewOptions& options);
+
+// The exported view for a step's "show" ("heads" -> AttentionWeights, "spectra" -> SpectrumQK ...).
+ViewKind viewKindForShow(const std::string& show);
+
+// A step's title and filled text as one rich-text block (the lesson dock, the slides).
+QString stepHtml(const lessons::Lesson& lesson, int step, const std::map<std::string, std::string>& values);
+
+}  // namespace headscope::ui
