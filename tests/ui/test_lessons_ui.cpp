@@ -101,6 +101,9 @@ private slots:
                 QTextDocument expected;
                 expected.setHtml(stepHtml(lesson, k, lessons::placeholderValues(*analysis, step.head)));
                 QCOMPARE(dock->shownText(), expected.toPlainText());
+                if (qEnvironmentVariableIsSet("HEADSCOPE_TEST_SCREENSHOTS") && k == 1)
+                    window.grab().save(qEnvironmentVariable("HEADSCOPE_TEST_SCREENSHOTS") +
+                                       QStringLiteral("/lesson_%1_step_2.png").arg(n));
                 ++steps_checked;
             }
             QVERIFY(!dock->nextButton()->isEnabled());

@@ -352,6 +352,7 @@ void MainWindow::setSessionPath(const QString& path) {
 
 bool MainWindow::openSession(const QString& path, QString* error) {
     try {
+    if (lesson_dock_) lesson_dock_->setFont(scaled);  // read from the back row too
         const io::SessionData data = io::loadSessionData(path.toStdString());  // view settings too, when saved
         setViewOptions(applyViewSettings(options_, data.view));
         setConfig(data.config);
@@ -580,3 +581,4 @@ void MainWindow::setPresentationMode(bool on) {
     }
 }
 
+        applyFontScale();
