@@ -63,6 +63,14 @@ int distinctColours(const QImage& image) {
     return static_cast<int>(colours.size());
 }
 
+// Share of pixels that are not white (a view with only its title has almost none).
+double inkShare(const QImage& image) {
+    long long ink = 0, all = 0;
+    for (int y = 0; y < image.height(); y += 2)
+        for (int x = 0; x < image.width(); x += 2, ++all) ink += image.pixel(x, y) != qRgb(255, 255, 255) ? 1 : 0;
+    return all ? double(ink) / double(all) : 0.0;
+}
+
 MainWindowOptions noSettings() {
     MainWindowOptions o;
     o.use_settings = false;
@@ -256,6 +264,8 @@ private slots:
             const QImage image(path);
             QVERIFY2(!image.isNull(), name);
             QVERIFY2(distinctColours(image) > 30, name);
+            qInfo("%s: %.1f%% of the pixels inked", name, 100 * inkShare(image));
+            QVERIFY2(inkShare(image) > 0.02, name);
         }
         // At font scale 2 and as SVG too, with the selected cell.
         ViewOptions big;
@@ -264,6 +274,9 @@ private slots:
             const QString path = dir.filePath(viewFileName(kind, 0) + "_2x.svg");
             QVERIFY2(exportView(kind, *a, 0, big, path, ImageFormat::Svg, 1.0, &error, nullptr, 4, 2), qPrintable(error));
             QVERIFY(QFileInfo(path).size() > 1000);
+            QFile svg(path);
+            QVERIFY(svg.open(QIODevice::ReadOnly));
+            QVERIFY2(QString::fromUtf8(svg.readAll()).contains("mat"), qPrintable(path));  // the words are drawn
         }
     }
 };
