@@ -34,17 +34,17 @@
 #include "ExportDialog.h"
 #include "HeadDetailDialog.h"
 #include "HeadGridView.h"
+#include "LessonDock.h"
 #include "RecentFiles.h"
 #include "Resources.h"
 #include "Session.h"
-#include "LessonDock.h"
 #include "Setting.h"
 #include "SpectrumView.h"
 #include "StatusPanel.h"
+#include "Teaching.h"
 #include "io/SessionFile.h"
 
 namespace headscope::ui {
-#include "Teaching.h"
 
 namespace {
 
@@ -222,6 +222,28 @@ void MainWindow::buildMenus() {
         setViewOptions(o);
     });
 
+    presentation_action_ = view->addAction(tr("&Presentation mode"), QKeySequence(Qt::Key_F5), this,
+                                           [this](bool on) { setPresentationMode(on); });
+    presentation_action_->setObjectName(QStringLiteral("presentation_action"));
+    presentation_action_->setCheckable(true);
+    controls_->toggleViewAction()->setShortcut(QKeySequence(Qt::Key_F6));
+
+    QMenu* presets = menuBar()->addMenu(tr("P&resets"));
+    QString preset_error;
+    for (const lessons::Preset& preset : loadPresets(&preset_error)) {
+        QAction* a = presets->addAction(QString::fromStdString(preset.name), this, [this, preset]() { applyPreset(preset); });
+        a->setToolTip(QString::fromStdString(preset.description));
+        a->setStatusTip(QString::fromStdString(preset.description));
+    }
+    presets->setToolTipsVisible(true);
+    QMenu* lessons_menu = menuBar()->addMenu(tr("&Lessons"));
+    for (int n = 1; n <= kLessonCount; ++n) {
+        const std::optional<lessons::Lesson> lesson = loadLesson(n);
+        if (!lesson) continue;
+        lessons_menu->addAction(tr("&%1  %2").arg(n).arg(QString::fromStdString(lessons::plainText(lesson->title))), this,
+                                [this, n]() { openLesson(n); });
+    }
+
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About HeadScope"), this, [this]() { AboutDialog(this).exec(); });
 }
@@ -246,28 +268,6 @@ void MainWindow::saveSettings() const {
 
 void MainWindow::closeEvent(QCloseEvent* event) {
     if (window_options_.use_settings) saveSettings();
-    presentation_action_ = view->addAction(tr("&Presentation mode"), QKeySequence(Qt::Key_F5), this,
-                                           [this](bool on) { setPresentationMode(on); });
-    presentation_action_->setObjectName(QStringLiteral("presentation_action"));
-    presentation_action_->setCheckable(true);
-    controls_->toggleViewAction()->setShortcut(QKeySequence(Qt::Key_F6));
-
-    QMenu* presets = menuBar()->addMenu(tr("P&resets"));
-    QString preset_error;
-    for (const lessons::Preset& preset : loadPresets(&preset_error)) {
-        QAction* a = presets->addAction(QString::fromStdString(preset.name), this, [this, preset]() { applyPreset(preset); });
-        a->setToolTip(QString::fromStdString(preset.description));
-        a->setStatusTip(QString::fromStdString(preset.description));
-    }
-    presets->setToolTipsVisible(true);
-    QMenu* lessons_menu = menuBar()->addMenu(tr("&Lessons"));
-    for (int n = 1; n <= kLessonCount; ++n) {
-        const std::optional<lessons::Lesson> lesson = loadLesson(n);
-        if (!lesson) continue;
-        lessons_menu->addAction(tr("&%1  %2").arg(n).arg(QString::fromStdString(lessons::plainText(lesson->title))), this,
-                                [this, n]() { openLesson(n); });
-    }
-
     if (detail_) detail_->close();
     event->accept();
 }
@@ -328,6 +328,7 @@ void MainWindow::applyFontScale() {
     QFont scaled = font();
     scaled.setPointSizeF(base_point_size_ * options_.font_scale);
     controls_->setFont(scaled);
+    if (lesson_dock_) lesson_dock_->setFont(scaled);  // read from the back row too
     scaled.setPointSizeF(base_point_size_ * std::min(options_.font_scale, 1.25));
     status_->setFont(scaled);
 }
@@ -352,7 +353,6 @@ void MainWindow::setSessionPath(const QString& path) {
 
 bool MainWindow::openSession(const QString& path, QString* error) {
     try {
-    if (lesson_dock_) lesson_dock_->setFont(scaled);  // read from the back row too
         const io::SessionData data = io::loadSessionData(path.toStdString());  // view settings too, when saved
         setViewOptions(applyViewSettings(options_, data.view));
         setConfig(data.config);
@@ -490,7 +490,6 @@ bool MainWindow::saveScreenshot(const QString& path, QString* error) {
     return false;
 }
 
-}  // namespace headscope::ui
 // --- teaching: presets, lessons, presentation mode ------------------------------------------
 
 void MainWindow::applyPreset(const lessons::Preset& preset) {
@@ -525,6 +524,7 @@ bool MainWindow::openLesson(int number, QString* error) {
         lesson_dock_ = new LessonDock(this);
         addDockWidget(Qt::RightDockWidgetArea, lesson_dock_);
         resizeDocks({lesson_dock_}, {320}, Qt::Horizontal);
+        applyFontScale();
     }
     lesson_dock_->show();
     lesson_dock_->raise();
@@ -581,4 +581,4 @@ void MainWindow::setPresentationMode(bool on) {
     }
 }
 
-        applyFontScale();
+}  // namespace headscope::ui

@@ -30,9 +30,9 @@ class ScoreBreakdownView;
 class TokenLinesView;
 class HeadDetailDialog;
 class HeadGridView;
+class LessonDock;
 class RankTableView;
 class RecentFiles;
-class LessonDock;
 class Session;
 class SpectrumView;
 class StatusPanel;
@@ -77,15 +77,6 @@ public:
     QString sessionPath() const { return session_path_; }
 
     void setViewOptions(const ViewOptions& options);
-    void showHead(int head);  // selects the head and opens it in the large detail window
-
-    // Number of analyses applied to every view so far.
-    int updatesShown() const { return updates_shown_; }
-    // Runs the event loop until an analysis is on screen and the session is idle (the
-    // equivalence residuals shown too). False, with the reason, when the config is invalid,
-    // the engine failed or timeout_ms passed.
-    bool waitForCompleteUpdate(int timeout_ms, QString* error = nullptr);
-    // Draws the views now and saves the whole window (QWidget::grab) to path.
 
     // Teaching (issue 7): presets, the lesson player, presentation mode.
     void applyPreset(const lessons::Preset& preset);       // its config and view settings
@@ -97,6 +88,15 @@ public:
     bool presentationMode() const { return presentation_; }
     // Shows the tab (and the spectrum dock) a lesson step's "show" names.
     void showView(const std::string& show);
+    void showHead(int head);  // selects the head and opens it in the large detail window
+
+    // Number of analyses applied to every view so far.
+    int updatesShown() const { return updates_shown_; }
+    // Runs the event loop until an analysis is on screen and the session is idle (the
+    // equivalence residuals shown too). False, with the reason, when the config is invalid,
+    // the engine failed or timeout_ms passed.
+    bool waitForCompleteUpdate(int timeout_ms, QString* error = nullptr);
+    // Draws the views now and saves the whole window (QWidget::grab) to path.
     bool saveScreenshot(const QString& path, QString* error = nullptr);
 
 signals:
@@ -144,6 +144,11 @@ private:
     HeadDetailDialog* detail_ = nullptr;
     RecentFiles* recent_ = nullptr;
     QAction* full_screen_ = nullptr;
+    QAction* presentation_action_ = nullptr;
+    LessonDock* lesson_dock_ = nullptr;
+    bool presentation_ = false;
+    ViewOptions options_before_presentation_;
+    QByteArray state_before_presentation_;
     ViewOptions options_;
     QString session_path_;
     int updates_shown_ = 0;
@@ -151,8 +156,3 @@ private:
 };
 
 }  // namespace headscope::ui
-    QAction* presentation_action_ = nullptr;
-    LessonDock* lesson_dock_ = nullptr;
-    bool presentation_ = false;
-    ViewOptions options_before_presentation_;
-    QByteArray state_before_presentation_;
