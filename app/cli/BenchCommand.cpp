@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "Analysis.h"
+#include "Parallel.h"
 #include "Strings.h"
 #include "GuiBenchmark.h"
 #include "cli/Arguments.h"
@@ -46,7 +47,28 @@ struct GeometryFigures {
     int d_model, heads, n, runs, naive_runs;
     int naive_heads;  // heads the naive baseline is timed on; its figure is scaled to all heads
     double forward_ms = 0, spectra_ms = 0, forward_plus_spectra_ms = 0, naive_spectra_ms = 0, peak_mib = 0;
+    // The floor: the forward pass' multiply-adds at the GEMM rate measured in this run, on every core.
+    double forward_multiply_adds = 0, gemm_gflops_per_core = 0, floor_ms = 0;
 };
+
+// Single-core multiply-add rate (GFLOP/s counting one multiply-add as two operations) of a plain
+// Eigen sgemm of the forward's projection shape: X (n, d) times W (d, d). Median of the runs.
+double gemmGflopsPerCore(int n, int d, int runs) {
+    const Eigen::MatrixXf x = Eigen::MatrixXf::Random(n, d), w = Eigen::MatrixXf::Random(d, d);
+    Eigen::MatrixXf y(n, d);
+    std::vector<double> rates;
+    const double flops = 2.0 * n * d * double(d);
+    const int repeats = std::max(1, int(2e8 / flops));  // about 0.1 s a run at 100 GFLOP/s
+    for (int run = 0; run < runs + 1; ++run) {
+        const auto t0 = Clock::now();
+        for (int r = 0; r < repeats; ++r) y.noalias() = x * w;
+        const double ms = msSince(t0);
+        if (run > 0) rates.push_back(flops * repeats / (ms * 1e6));
+    }
+    volatile float sink = y(0, 0);
+    (void)sink;
+    return median(rates);
+}
 
 GeometryFigures measure(std::string name, int d_model, int heads, int n, int runs, int naive_runs, int naive_heads) {
     GeometryFigures g{std::move(name), d_model, heads, n, runs, naive_runs, naive_heads};
@@ -80,6 +102,11 @@ GeometryFigures measure(std::string name, int d_model, int heads, int n, int run
     g.forward_ms = median(fwd), g.spectra_ms = median(spec), g.forward_plus_spectra_ms = median(both);
     g.naive_spectra_ms = median(naive);
     g.peak_mib = peakMemoryMiB();
+    const Cost cost = computeCost(c, n, n);
+    g.forward_multiply_adds = double(cost.projection_flops) + double(cost.attention_flops_all_heads);
+    g.gemm_gflops_per_core = gemmGflopsPerCore(n, d_model, std::max(3, std::min(runs, 9)));
+    const int threads = workerThreads();
+    g.floor_ms = 2.0 * g.forward_multiply_adds / (g.gemm_gflops_per_core * 1e9 * threads) * 1e3;
     return g;
 }
 
@@ -110,10 +137,12 @@ int runBench(const QStringList& arguments, int argc, char** argv) {
 
     double gui_ms = -1, gui_same_weights_ms = -1;
     int gui_runs = 0;
+    ui::GuiBenchResult gui_figures;
     if (!parser.isSet("no-gui")) {
         prepareHeadlessQt();
         QApplication app(argc, argv);
         const ui::GuiBenchResult gui = ui::benchmarkGuiUpdate(runs);
+        gui_figures = gui;
         gui_ms = gui.median_ms;
         gui_same_weights_ms = gui.same_weights_median_ms;
         gui_runs = gui.runs;
@@ -129,11 +158,22 @@ int runBench(const QStringList& arguments, int argc, char** argv) {
                          {"naive_spectra_ms", g.naive_spectra_ms}, {"naive_runs", g.naive_runs},
                          {"naive_heads_timed", g.naive_heads},
                          {"spectra_speedup", g.naive_spectra_ms / g.spectra_ms},
-                         {"peak_memory_mib", g.peak_mib}};
+                         {"peak_memory_mib", g.peak_mib},
+                         {"forward_multiply_adds", g.forward_multiply_adds},
+                         {"gemm_gflops_per_core", g.gemm_gflops_per_core},
+                         {"floor_ms", g.floor_ms},
+                         {"forward_over_floor", g.forward_ms / g.floor_ms},
+                         {"forward_plus_spectra_over_floor", g.forward_plus_spectra_ms / g.floor_ms}};
         if (gui_ms >= 0) {
             j["gui_update_ms"] = gui_ms;
             j["gui_update_same_weights_ms"] = gui_same_weights_ms;
             j["gui_runs"] = gui_runs;
+            const ui::GuiBenchResult& g = gui_figures;
+            j["gui_stages_ms"] = {{"weights", g.weights_ms}, {"input", g.input_ms}, {"forward", g.forward_ms},
+                                  {"spectra", g.spectra_ms}, {"equivalence_background", g.equivalence_ms},
+                                  {"grid_replot", g.grid_replot_ms}, {"spectrum_replot", g.spectrum_replot_ms},
+                                  {"status_line", g.status_ms}};
+            j["gui_longest_stall_ms"] = g.longest_stall_ms;
         }
         std::cout << j.dump(2) << "\n";
         return 0;
@@ -146,11 +186,26 @@ int runBench(const QStringList& arguments, int argc, char** argv) {
                     g.heads, g.n, g.forward_ms, g.spectra_ms, g.forward_plus_spectra_ms, g.naive_spectra_ms,
                     g.naive_spectra_ms / g.spectra_ms, g.peak_mib);
     std::printf("naive = full SVD of every d_model x d_model product (large geometry: timed on 2 heads, "
-                "scaled to 25)\n");
+                "scaled to 25)\n\n");
+    std::printf("%-10s %14s %12s %10s %14s %18s\n", "floor", "multiply-adds", "GEMM GF/s", "floor ms",
+                "forward/floor", "fwd+spectra/floor");
+    for (const auto& g : figures)
+        std::printf("%-10s %14.3g %12.1f %10.3f %14.2f %18.2f\n", g.name.c_str(), g.forward_multiply_adds,
+                    g.gemm_gflops_per_core, g.floor_ms, g.forward_ms / g.floor_ms, g.forward_plus_spectra_ms / g.floor_ms);
+    std::printf("floor = the forward's multiply-adds at this run's single-core sgemm rate, on %d threads\n",
+                workerThreads());
     if (gui_ms >= 0)
         std::printf("\nGUI update, config change -> all views repainted (offscreen, d_model 768, 12 heads, 16 tokens),\n"
                     "median of %d: new seed (weights and spectra recomputed) %.2f ms; new temperature (weights\n"
                     "reused) %.2f ms\n", gui_runs, gui_ms, gui_same_weights_ms);
+    if (gui_ms >= 0) {
+        const ui::GuiBenchResult& g = gui_figures;
+        std::printf("stages of a new seed (medians, ms): weights %.2f, input %.2f, forward %.2f, spectra %.2f "
+                    "(equivalence %.2f, in the background); head grid redraw %.2f, spectrum redraw %.2f, "
+                    "status line %.2f\nlongest GUI-thread stall during a 30-change drag: %.1f ms\n",
+                    g.weights_ms, g.input_ms, g.forward_ms, g.spectra_ms, g.equivalence_ms, g.grid_replot_ms,
+                    g.spectrum_replot_ms, g.status_ms, g.longest_stall_ms);
+    }
     return 0;
 }
 

@@ -7,8 +7,12 @@
 #include <QEventLoop>
 #include <QTimer>
 
+#include "HeadGridView.h"
 #include "MainWindow.h"
 #include "Session.h"
+#include "SpectrumView.h"
+#include "Strings.h"
+#include "StatusPanel.h"
 
 namespace headscope::ui {
 
@@ -28,6 +32,33 @@ bool waitForShown(MainWindow& window, int timeout_ms) {
     timer.start(timeout_ms);
     loop.exec();
     return shown;
+}
+
+// A dragged slider: 30 temperature and seed changes 5 ms apart, while a 1 ms heartbeat timer
+// records the longest gap between its ticks on the GUI thread.
+double longestStall(MainWindow& window, Config config) {
+    QElapsedTimer clock;
+    clock.start();
+    qint64 last = clock.nsecsElapsed(), longest = 0;
+    QTimer heartbeat;
+    heartbeat.setTimerType(Qt::PreciseTimer);
+    QObject::connect(&heartbeat, &QTimer::timeout, [&]() {
+        const qint64 now = clock.nsecsElapsed();
+        longest = std::max(longest, now - last);
+        last = now;
+    });
+    heartbeat.start(1);
+    for (int step = 0; step < 30; ++step) {
+        config.seed = 5000 + static_cast<unsigned>(step / 2);
+        config.temperature = 1.0 + 0.02 * step;
+        window.session()->setConfig(config);
+        QEventLoop loop;
+        QTimer::singleShot(5, &loop, &QEventLoop::quit);
+        loop.exec();
+    }
+    window.session()->waitForIdle(60000);
+    heartbeat.stop();
+    return double(longest) / 1e6;
 }
 
 }  // namespace
@@ -58,26 +89,40 @@ GuiBenchResult benchmarkGuiUpdate(int runs) {
         window.session()->waitForIdle(60000);  // equivalence runs in the background: not timed
         return ms;
     };
+    // Stage figures of each seed change: the worker's, then each view drawn again at once.
     std::vector<double> seed_times, temperature_times;
+    std::vector<double> stages[8];
+    auto timed = [](auto&& f) {
+        QElapsedTimer clock;
+        clock.start();
+        f();
+        return double(clock.nsecsElapsed()) / 1e6;
+    };
     for (int run = 0; run < runs; ++run) {
         config.seed = 1000 + static_cast<unsigned>(run);
         const double seed_ms = timeChange(config);
+        if (seed_ms < 0) break;
+        const auto a = window.session()->analysis();
+        const double worker[] = {a->weights_ms, a->input_ms, a->forward_ms, a->spectra_ms, a->equivalence_ms};
+        for (int k = 0; k < 5; ++k) stages[k].push_back(worker[k]);
+        stages[5].push_back(timed([&] { window.headGrid()->replotNow(); }));
+        stages[6].push_back(timed([&] { window.spectrumView()->replotNow(); }));
+        stages[7].push_back(timed([&] { window.statusPanel()->showAnalysis(*a, seed_ms); window.statusPanel()->repaint(); }));
         config.temperature = 1.0 + 0.01 * (run + 1);
         const double temperature_ms = timeChange(config);
-        if (seed_ms < 0 || temperature_ms < 0) break;
+        if (temperature_ms < 0) break;
         seed_times.push_back(seed_ms);
         temperature_times.push_back(temperature_ms);
     }
-    auto median = [](std::vector<double> v) {
-        if (v.empty()) return 0.0;
-        std::sort(v.begin(), v.end());
-        const std::size_t mid = v.size() / 2;
-        return v.size() % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
-    };
     GuiBenchResult result;
     result.runs = static_cast<int>(seed_times.size());
     result.median_ms = median(seed_times);
     result.same_weights_median_ms = median(temperature_times);
+    double* stage_fields[] = {&result.weights_ms, &result.input_ms, &result.forward_ms, &result.spectra_ms,
+                              &result.equivalence_ms, &result.grid_replot_ms, &result.spectrum_replot_ms,
+                              &result.status_ms};
+    for (int k = 0; k < 8; ++k) *stage_fields[k] = median(stages[k]);
+    result.longest_stall_ms = longestStall(window, config);
     return result;
 }
 

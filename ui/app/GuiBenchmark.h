@@ -9,6 +9,13 @@ struct GuiBenchResult {
     double median_ms = 0;               // each run changes the seed: new weights and spectra
     double same_weights_median_ms = 0;  // each run changes the temperature: weights reused
     int runs = 0;
+    // Medians of the stages of a seed change: the worker's (from the Analysis) and each visible
+    // view's redraw (timed by drawing it again at once after the update).
+    double weights_ms = 0, input_ms = 0, forward_ms = 0, spectra_ms = 0, equivalence_ms = 0;
+    double grid_replot_ms = 0, spectrum_replot_ms = 0, status_ms = 0;
+    // The longest the GUI thread went without running a 1 ms heartbeat timer while 30 changes
+    // (a slider drag) arrived 5 ms apart: what a user would feel as a stall.
+    double longest_stall_ms = 0;
 };
 
 // BERT-base geometry (d_model 768, 12 heads, d_k 64) on a 16-token sentence, in a shown

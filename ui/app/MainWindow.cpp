@@ -10,6 +10,7 @@
 #include <QEventLoop>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QInputDialog>
 #include <QIcon>
 #include <QImageWriter>
 #include <QMenuBar>
@@ -24,6 +25,8 @@
 #include "CircuitView.h"
 #include "CostView.h"
 #include "FusedProjectionsView.h"
+#include "ModelDock.h"
+#include "ModelOverviewView.h"
 #include "QueryKeyMapView.h"
 #include "ScoreBreakdownView.h"
 #include "TokenLinesView.h"
@@ -94,6 +97,9 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     tabs_->addTab(projections_, tr("&Projections"));
     tabs_->addTab(circuits_, tr("C&ircuits"));
     tabs_->addTab(costs_, tr("C&osts"));
+    overview_ = new ModelOverviewView(tabs_);
+    tabs_->addTab(overview_, tr("&Model"));
+    tabs_->setTabToolTip(tabs_->indexOf(overview_), tr("Every layer and head of an opened GPT-2 model; click one to show it."));
     tabs_->setTabToolTip(tabs_->addTab(breakdown_, tr("&Score")),
                          tr("How the selected cell's score is made: q, k, q*k, the scale, the softmax row, W_QK."));
     tabs_->setTabToolTip(tabs_->addTab(token_lines_, tr("&Token lines")),
@@ -125,13 +131,23 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
         session_->setCell(row, col);
     });
     connect(session_, &Session::hoverChanged, status_, &StatusPanel::showNote);
+    connect(session_, &Session::changed, overview_, [this]() {
+        overview_->setTrace(session_->trace());
+        overview_->setSelection(session_->source().layer, session_->head());
+    });
+    connect(session_, &Session::headChanged, overview_, [this](int head) { overview_->setSelection(session_->source().layer, head); });
+    connect(overview_, &ModelOverviewView::panelClicked, session_, [this](int layer, int head) {
+        session_->setLayer(layer);
+        session_->setHead(head);
+    });
+    connect(session_, &Session::sourceChanged, this, &MainWindow::onSourceChanged);
     connect(session_, &Session::changed, this, &MainWindow::showAnalysis);
     connect(session_, &Session::equivalenceReady, this, [this](std::shared_ptr<const Analysis> a) {
         status_->showEquivalence(*a);
     });
     connect(session_, &Session::invalid, controls_, &ControlsDock::showProblems);
     connect(session_, &Session::failed, this, [this](const QString& message) {
-        controls_->showProblems({tr("The computation failed: %1").arg(message)});
+        controls_->showProblems({message});
         status_->showFailure(message);
     });
     connect(controls_, &ControlsDock::configEdited, this, &MainWindow::onConfigEdited);
@@ -168,6 +184,9 @@ void MainWindow::buildDocks() {
     split->setStretchFactor(0, 1);
     split->setStretchFactor(1, 0);
     split->setCollapsible(0, false);
+    model_dock_ = new ModelDock(session_, this);
+    addDockWidget(Qt::RightDockWidgetArea, model_dock_);
+    model_dock_->hide();  // shown when a model or layer is opened
     spectrum_dock_ = new QDockWidget(tr("Spectra and ranks of W_QK and W_OV"), this);
     spectrum_dock_->setObjectName(QStringLiteral("spectrum_dock"));
     spectrum_dock_->setWidget(split);
@@ -189,6 +208,11 @@ void MainWindow::buildMenus() {
     connect(recent_, &RecentFiles::openRequested, this, [this](const QString& path) {
         if (!openSession(path) && !QFileInfo::exists(path)) recent_->remove(path);
     });
+    file->addSeparator();
+    file->addAction(tr("Open &model (GPT-2 directory)\u2026"), QKeySequence(Qt::CTRL | Qt::Key_M), this,
+                    &MainWindow::openModelDialog);
+    file->addAction(tr("Open &layer (PyTorch attention, .safetensors)\u2026"), this, &MainWindow::openLayerDialog);
+    file->addAction(tr("Back to &generated weights"), session_, &Session::useGeneratedWeights);
     file->addSeparator();
     file->addAction(tr("&Export\u2026"), QKeySequence(Qt::CTRL | Qt::Key_E), this, &MainWindow::exportDialog);
     file->addAction(tr("&Copy view"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C), this, &MainWindow::copyView);
@@ -444,6 +468,83 @@ QCustomPlot* MainWindow::currentPlot() const {
 bool MainWindow::saveCurrentTab(const QString& path, ImageFormat format, double scale, QString* error) {
     if (QCustomPlot* plot = currentPlot()) return savePlot(plot, path, format, plot->width(), plot->height(), scale, error);
     return saveWidget(tabs_->currentWidget(), path, format, scale, error);
+}
+
+bool MainWindow::openModel(const QString& directory, QString* error) {
+    if (!error) {
+        session_->openModel(directory);
+        return true;
+    }
+    QString reason;
+    bool opened = false;
+    QEventLoop loop;
+    const auto ok = connect(session_, &Session::sourceChanged, &loop, [&]() { opened = true; loop.quit(); });
+    const auto bad = connect(session_, &Session::failed, &loop, [&](const QString& message) { reason = message; loop.quit(); });
+    session_->openModel(directory);
+    loop.exec();
+    disconnect(ok);
+    disconnect(bad);
+    *error = reason;
+    return opened;
+}
+
+void MainWindow::setText(const QString& text) {
+    Config config = session_->config();
+    config.text = text.toStdString();
+    setConfig(config);
+}
+
+void MainWindow::openModelDialog() {
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a GPT-2 model directory (config.json, "
+                                                                   "model.safetensors, vocab.json, merges.txt)"),
+                                                          kLastDir.get());
+    if (dir.isEmpty()) return;
+    status_->showNote(tr("Loading %1\u2026").arg(dir));
+    session_->openModel(dir);
+}
+
+void MainWindow::openLayerDialog() {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open an nn.MultiheadAttention state dict"),
+                                                      kLastDir.get(), tr("safetensors (*.safetensors);;All files (*)"));
+    if (path.isEmpty()) return;
+    bool ok = false;
+    const int heads = QInputDialog::getInt(this, tr("Heads"), tr("Number of heads of this layer (num_heads):"), 8, 1,
+                                           Limits::kMaxHeads, 1, &ok);
+    if (!ok) return;
+    const QString prefix = QInputDialog::getText(this, tr("Prefix"),
+                                                 tr("Prefix of the tensor names (e.g. layers.0.self_attn.), or empty:"),
+                                                 QLineEdit::Normal, QString(), &ok);
+    if (!ok) return;
+    session_->openLayer(path, heads, prefix.trimmed());
+}
+
+void MainWindow::onSourceChanged() {
+    const WeightSource& source = session_->source();
+    model_dock_->setVisible(!source.generated());
+    if (source.model) {
+        controls_->setGeometryFixed(true, tr("Fixed by the trained model; text, mask and temperature stay live."));
+        // A text the vocabulary cannot encode becomes one it can: its first tokens, twice.
+        Config config = session_->config();
+        try {
+            source.model->tokenizer.encode(config.text);
+        } catch (const std::exception&) {
+            std::vector<int> ids;
+            for (int i = 0; i < std::min(6, source.model->config.vocab_size); ++i) ids.push_back(i);
+            ids.insert(ids.end(), ids.begin(), ids.end());
+            config.text = source.model->tokenizer.decode(ids);
+        }
+        config.source_text.clear();
+        config.mask = MaskKind::Causal;
+        config.padded_keys.clear();
+        setConfig(constrained(config, source));
+        tabs_->setCurrentWidget(overview_);
+    } else if (source.loaded) {
+        controls_->setGeometryFixed(true, tr("Fixed by the loaded layer; the input stays live."));
+        setConfig(constrained(session_->config(), source));
+    } else {
+        controls_->setGeometryFixed(false);
+        setConfig(session_->config());
+    }
 }
 
 void MainWindow::copyView() {

@@ -25,6 +25,8 @@ class CircuitView;
 class ControlsDock;
 class CostView;
 class FusedProjectionsView;
+class ModelDock;
+class ModelOverviewView;
 class QueryKeyMapView;
 class ScoreBreakdownView;
 class TokenLinesView;
@@ -63,6 +65,8 @@ public:
     TokenLinesView* tokenLinesView() const { return token_lines_; }
     QueryKeyMapView* queryKeyMapView() const { return qk_map_; }
     QTabWidget* centralTabs() const { return tabs_; }
+    ModelOverviewView* modelOverview() const { return overview_; }
+    ModelDock* modelDock() const { return model_dock_; }
     StatusPanel* statusPanel() const { return status_; }
     HeadDetailDialog* headDetail() const { return detail_; }  // nullptr until a head is opened
     const ViewOptions& viewOptions() const { return options_; }
@@ -74,6 +78,11 @@ public:
     // box; otherwise it is written to *error. The window stays usable either way.
     bool openSession(const QString& path, QString* error = nullptr);
     bool saveSession(const QString& path, QString* error = nullptr);
+    // Opens a GPT-2 model directory. With error == nullptr it loads in the background and a
+    // failure is shown in a message box; otherwise it waits for the load and reports it.
+    bool openModel(const QString& directory, QString* error = nullptr);
+    // Replaces the input text (the controls and the session follow).
+    void setText(const QString& text);
     QString sessionPath() const { return session_path_; }
 
     void setViewOptions(const ViewOptions& options);
@@ -123,6 +132,9 @@ private:
     bool saveAs();
     void exportDialog();
     void copyView();
+    void openModelDialog();
+    void openLayerDialog();
+    void onSourceChanged();
     QCustomPlot* currentPlot() const;  // the plot of the visible tab, or nullptr
     bool saveCurrentTab(const QString& path, ImageFormat format, double scale, QString* error);
 
@@ -134,6 +146,8 @@ private:
     FusedProjectionsView* projections_ = nullptr;
     CircuitView* circuits_ = nullptr;
     CostView* costs_ = nullptr;
+    ModelOverviewView* overview_ = nullptr;
+    ModelDock* model_dock_ = nullptr;
     ScoreBreakdownView* breakdown_ = nullptr;
     TokenLinesView* token_lines_ = nullptr;
     QueryKeyMapView* qk_map_ = nullptr;

@@ -53,8 +53,8 @@ void ModelOverviewView::setOptions(const ViewOptions& options) {
 
 void ModelOverviewView::rebuild(int layers, int heads) {
     clearPlottables();
-    for (QCPAxisRect* rect : rects_) plotLayout()->remove(rect);
-    if (plotLayout()->elementCount() > 1) plotLayout()->removeAt(1);
+    // The grid of panels is row 1 of the layout; deleting it deletes the panels.
+    if (plotLayout()->elementCount() > 1 && plotLayout()->elementAt(1)) plotLayout()->removeAt(1);
     plotLayout()->simplify();
     rects_.clear();
     maps_.clear();

@@ -272,7 +272,12 @@ void TokenLinesView::refresh() {
         which = QStringLiteral("head%1 %2").arg(heads.size() > 1 ? QLatin1String("s") : QLatin1String("")).arg(names.join(QStringLiteral(", ")));
     }
     // One coloured name per head (the same colours as the spectra).
-    legend_->clear();  // deletes the old names, drops the empty cells
+    // Delete the old names cell by cell, then drop the empty cells. (QCPLayout::clear() of
+    // QCustomPlot 2.1 never ends on a grid: removing an element leaves an empty cell, which it
+    // keeps trying to remove.)
+    for (int i = legend_->elementCount() - 1; i >= 0; --i)
+        if (legend_->elementAt(i)) legend_->removeAt(i);
+    legend_->simplify();
     if (heads.size() > 1 && heads.size() <= kMaxLegendHeads) {
         int column = 0;
         for (int h : heads) {
