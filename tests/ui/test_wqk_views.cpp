@@ -99,7 +99,7 @@ private slots:
         bool labelled = false;
         for (int i = 0; i < view.plot()->itemCount(); ++i)
             if (auto* text = qobject_cast<QCPItemText*>(view.plot()->item(i)))
-                labelled |= text->text() == QStringLiteral("rank ≤ min(d_k, d_model) = 16");
+                labelled |= text->text() == QStringLiteral("rank ≤ 16 = min(d_k, d_model)");
         QVERIFY(labelled);
         StatusPanel status;
         status.showAnalysis(*a, 1.0);

@@ -170,7 +170,7 @@ void SpectrumView::refresh() {
         return;
     }
     head_ = std::clamp(head_, 0, heads - 1);
-    title_->setText(QStringLiteral("Singular values of each head's d_model × d_model maps · head %1 bold").arg(head_));
+    title_->setText(QStringLiteral("Singular values σᵢ of each head · head %1 bold").arg(head_));
     fillPanel(kQK);
     fillPanel(kOV);
     styleSelection();
@@ -252,8 +252,8 @@ void SpectrumView::fillPanel(int panel) {
     zero_note->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
     zero_note->position->setCoords(0.99, band * kBandHalf * 0.8);
     zero_note->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
-    zero_note->setText(QStringLiteral("head %1: %2 (≤ %3)").arg(head_).arg(zero_text_[panel])
-                           .arg(QString::number(selected.tolerance, 'g', 2)));
+    // The count first: on a narrow panel the rest is what gets cut.
+    zero_note->setText(QStringLiteral("%1 of %2 are 0").arg(zeros).arg(d));
     zero_note->setFont(heatmap::font(kNotePt, s));
     zero_note->setColor(QColor(60, 60, 60));
 
@@ -274,7 +274,7 @@ void SpectrumView::fillPanel(int panel) {
     cliff_text->setPositionAlignment((right_half ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
     cliff_text->setPadding(QMargins(4, 1, 4, 1));
     cliff_text->setBrush(QColor(255, 255, 255, 230));
-    cliff_text->setText(QStringLiteral("rank ≤ min(%1, d_model) = %2").arg(qk ? "d_k" : "d_v").arg(bound));
+    cliff_text->setText(QStringLiteral("rank ≤ %2 = min(%1, d_model)").arg(qk ? "d_k" : "d_v").arg(bound));
     cliff_text->setFont(heatmap::font(kNotePt, s));
 
     if (tolerance_shown) {
