@@ -78,6 +78,13 @@ bool checkAnalysis(const Analysis& analysis, QString* error) {
     return true;
 }
 
+bool checkHead(const Analysis& analysis, int head, QString* error) {
+    const int heads = static_cast<int>(analysis.results.heads.size());
+    if (head >= 0 && head < heads) return true;
+    fail(error, QStringLiteral("There is no head %1: heads are numbered 0 to %2.").arg(head).arg(heads - 1));
+    return false;
+}
+
 bool saveSvg(QCustomPlot* plot, const QString& path, int width, int height, QString* error) {
     QSvgGenerator generator;
     generator.setFileName(path);
@@ -191,12 +198,7 @@ bool exportHeadGrid(const Analysis& analysis, const ViewOptions& options, const 
 
 bool exportHead(const Analysis& analysis, int head, const ViewOptions& options, const QString& path,
                 ImageFormat format, double scale, QString* error) {
-    if (!checkAnalysis(analysis, error) || !checkTarget(path, error)) return false;
-    const int heads = static_cast<int>(analysis.results.heads.size());
-    if (head < 0 || head >= heads) {
-        fail(error, QStringLiteral("There is no head %1: heads are numbered 0 to %2.").arg(head).arg(heads - 1));
-        return false;
-    }
+    if (!checkAnalysis(analysis, error) || !checkTarget(path, error) || !checkHead(analysis, head, error)) return false;
     const double s = options.font_scale > 0 ? options.font_scale : 1.0;
     const int n = std::max(analysis.nQuery(), analysis.nKeyValue());
     const int side = static_cast<int>(std::clamp(22.0 * n, 420.0, 1400.0) * std::max(1.0, s));
@@ -314,12 +316,7 @@ bool savePlotView(View& view, QCustomPlot* plot, QSize size, const QString& path
 bool exportView(ViewKind kind, const Analysis& analysis, int head, const ViewOptions& options, const QString& path,
                 ImageFormat format, double scale, QString* error, const Circuits* circuits, int cell_row,
                 int cell_col) {
-    if (!checkAnalysis(analysis, error) || !checkTarget(path, error)) return false;
-    const int heads = static_cast<int>(analysis.results.heads.size());
-    if (head < 0 || head >= heads) {
-        fail(error, QStringLiteral("There is no head %1: heads are numbered 0 to %2.").arg(head).arg(heads - 1));
-        return false;
-    }
+    if (!checkAnalysis(analysis, error) || !checkTarget(path, error) || !checkHead(analysis, head, error)) return false;
     const double s = options.font_scale > 0 ? options.font_scale : 1.0;
     const int d = analysis.weights.dModel();
     switch (kind) {
