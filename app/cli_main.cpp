@@ -17,7 +17,7 @@ constexpr const char* kUsage =
     "  info    [config options] [--json]      configuration, costs, spectra, ranks, equivalence\n"
     "  export  [config options] --out DIR [--format png,svg,pdf,csv,npy] [--scale S]\n"
     "  run     --weights F.safetensors --heads H --query X.npy [--key-value Y.npy]\n"
-    "          [--mask none|causal] [--prefix P] --out DIR\n"
+    "          [--mask none|causal] [--pad-keys LIST] [--prefix P] [--format png,svg,pdf|none] --out DIR\n"
     "  model   --checkpoint DIR (--text \"...\" | --ids 1,2,3) [--layer L] [--mask causal|none]\n"
     "          [--temperature T] [--json] [--out DIR [--format png,svg,pdf,csv,npy] [--scale S]]\n"
     "          a GPT-2 directory: tokens, ids, ranks per layer and head, top-10 next tokens;\n"
@@ -53,7 +53,7 @@ int main(int argc, char** argv) {
         else if (command == "export")
             status = runExport(rest, argc, argv);
         else if (command == "run")
-            status = runRun(rest);
+            status = runRun(rest, argc, argv);
         else if (command == "bench")
             status = runBench(rest, argc, argv);
         else if (command == "model")

@@ -8,7 +8,7 @@ namespace headscope::cli {
 
 int runInfo(const QStringList& arguments);
 int runExport(const QStringList& arguments, int argc, char** argv);
-int runRun(const QStringList& arguments);
+int runRun(const QStringList& arguments, int argc, char** argv);
 int runBench(const QStringList& arguments, int argc, char** argv);
 int runModel(const QStringList& arguments, int argc, char** argv);
 int runLesson(const QStringList& arguments, int argc, char** argv);

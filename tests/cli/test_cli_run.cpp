@@ -111,3 +111,41 @@ TEST(RunRejects, TruncatedNpyAndMissingFiles) {
     EXPECT_THAT(missing.err, HasSubstr("none.safetensors"));
     EXPECT_EQ(runCli({"run", "--heads", "2"}).status, 2);
 }
+
+TEST(Run, WritesSpectraRanksAndThePicturesExportDraws) {
+    // The layer seen without the GUI: every index 1..d_model of each head's W_QK and W_OV, the
+    // rank table, and the pictures, named as `export` names them.
+    TempDir tmp;
+    const fs::path dir = kCases / "self_small";
+    const CliResult r = runCli({"run", "--weights", (dir / "weights.safetensors").string(), "--heads", "2", "--query",
+                                (dir / "query.npy").string(), "--out", tmp.str()});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto weights = headscope::io::readSafetensors((dir / "weights.safetensors").string());
+    const long d_model = weights.at("out_proj.weight").shape[0];
+    const std::string spectra = readFile(tmp.path / "spectra.csv");
+    EXPECT_EQ(std::count(spectra.begin(), spectra.end(), '\n'), 1 + 2 * 2 * d_model);  // header + qk/ov x heads x d_model
+    EXPECT_THAT(readFile(tmp.path / "ranks.csv"), HasSubstr("head,rank_qk,bound_qk"));
+    for (const char* picture : {"attention_weights.png", "spectrum_qk.png", "projections.png", "circuit_qk_head_0.png"})
+        EXPECT_GT(fs::file_size(tmp.path / picture), 1000u) << picture;
+}
+
+TEST(Run, PaddedKeysGetNoAttention) {
+    TempDir tmp;
+    const fs::path dir = kCases / "self_small";
+    const CliResult r = runCli({"run", "--weights", (dir / "weights.safetensors").string(), "--heads", "2", "--query",
+                                (dir / "query.npy").string(), "--pad-keys", "0,2", "--format", "none", "--out", tmp.str()});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const headscope::io::Tensor a = headscope::io::readNpy((tmp.path / "attention.npy").string());  // (h, n, n)
+    const long n = a.shape[1];
+    for (long h = 0; h < a.shape[0]; ++h)
+        for (long q = 0; q < n; ++q) {
+            EXPECT_EQ(a.data[std::size_t((h * n + q) * n + 0)], 0.0f);
+            EXPECT_EQ(a.data[std::size_t((h * n + q) * n + 2)], 0.0f);
+            EXPECT_GT(a.data[std::size_t((h * n + q) * n + 1)], 0.0f);
+        }
+    EXPECT_FALSE(fs::exists(tmp.path / "attention_weights.png"));  // --format none
+    const CliResult bad = runCli({"run", "--weights", (dir / "weights.safetensors").string(), "--heads", "2", "--query",
+                                  (dir / "query.npy").string(), "--pad-keys", "99", "--out", tmp.str()});
+    EXPECT_EQ(bad.status, 2);
+    EXPECT_THAT(bad.err, HasSubstr("pad-keys"));
+}
