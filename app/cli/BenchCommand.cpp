@@ -117,6 +117,7 @@ int runBench(const QStringList& arguments, int argc, char** argv) {
     parser.addOption({"json", "Print JSON instead of text."});
     parser.addOption({"runs", "Timed runs per figure at BERT-base geometry (default 21).", "N"});
     parser.addOption({"no-gui", "Skip the GUI update figure."});
+    parser.addOption({"gui-only", "Only the GUI update figures (skip the engine geometries)."});
     parser.addOption({"quick", "A smoke run: small geometries, one run each (checks the bench works; "
                                "the figures mean little)."});
     parseOrThrow(parser, arguments);
@@ -124,11 +125,13 @@ int runBench(const QStringList& arguments, int argc, char** argv) {
     const int runs = parser.isSet("runs") ? parseInt("runs", parser.value("runs"), 1, 1000) : quick ? 1 : 21;
     const int cores = static_cast<int>(std::thread::hardware_concurrency());
 
+    if (parser.isSet("gui-only") && parser.isSet("no-gui"))
+        throw UsageError("--gui-only and --no-gui exclude each other");
     std::vector<GeometryFigures> figures;
-    if (quick) {
+    if (quick && !parser.isSet("gui-only")) {
         figures.push_back(measure("bert_base", 96, 4, 16, runs, 1, 4));
         figures.push_back(measure("large", 160, 5, 32, runs, 1, 2));
-    } else {
+    } else if (!parser.isSet("gui-only")) {
         // The naive full SVDs of 1600 x 1600 products take seconds each: at the large geometry
         // they are timed on 2 heads and scaled to 25 (every head costs the same).
         figures.push_back(measure("bert_base", 768, 12, 128, runs, std::max(1, runs / 4), 12));
