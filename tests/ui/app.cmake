@@ -10,3 +10,5 @@ headscope_add_ui_test(test_lessons_ui)
 # Real weights in the window (issue 9): a trained GPT-2 directory and a PyTorch layer.
 headscope_add_ui_test(test_model_window)
 target_compile_definitions(test_model_window PRIVATE HEADSCOPE_SHARED_MODELS_DIR="${HEADSCOPE_SHARED_MODELS_DIR}")
+# Legible at any size (issue 7): spectra and status facts at projector sizes and large fonts.
+headscope_add_ui_test(test_legibility)

@@ -96,6 +96,10 @@ private slots:
         const auto a = analysisOf(geometry(16, 1, 32));
         SpectrumView view;
         view.setAnalysis(a);
+        view.resize(1000, 500);  // room for the whole cliff label (a narrow panel shortens it)
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.replotNow();
         bool labelled = false;
         for (int i = 0; i < view.plot()->itemCount(); ++i)
             if (auto* text = qobject_cast<QCPItemText*>(view.plot()->item(i)))

@@ -190,6 +190,13 @@ void MainWindow::buildDocks() {
     spectrum_dock_ = new QDockWidget(tr("Spectra and ranks of W_QK and W_OV"), this);
     spectrum_dock_->setObjectName(QStringLiteral("spectrum_dock"));
     spectrum_dock_->setWidget(split);
+    // When the dock is too small for both spectra (a projector, large fonts), its title says
+    // where W_OV went.
+    connect(spectrum_, &SpectrumView::arrangementChanged, this, [this]() {
+        const QString hidden = spectrum_->hiddenPanelNote();
+        spectrum_dock_->setWindowTitle(hidden.isEmpty() ? tr("Spectra and ranks of W_QK and W_OV")
+                                                        : tr("Spectrum of W_QK and ranks · %1").arg(hidden));
+    });
     // Below the grid: the two spectra side by side get a wide, log-friendly shape, and the
     // heatmaps keep the full height they need for readable token labels.
     addDockWidget(Qt::BottomDockWidgetArea, spectrum_dock_);

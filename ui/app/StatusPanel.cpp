@@ -6,6 +6,7 @@
 #include <QLabel>
 #include <QLocale>
 
+#include "FittedLabel.h"
 #include "Spectrum.h"
 
 namespace headscope::ui {
@@ -25,7 +26,15 @@ QLabel* makeLabel(QWidget* parent, const char* name, const QString& tip) {
     label->setToolTip(tip);
     label->setTextInteractionFlags(Qt::TextSelectableByMouse);
     label->setTextFormat(Qt::PlainText);
-    label->setMinimumWidth(1);  // a long fact is clipped, it never widens the window
+    label->setMinimumWidth(1);  // a long note is clipped, it never widens the window
+    return label;
+}
+
+// The facts say as much as the width allows, in fewer words when narrow (large fonts).
+FittedLabel* makeFact(QWidget* parent, const char* name, const QString& explanation) {
+    auto* label = new FittedLabel(parent);
+    label->setObjectName(QLatin1String(name));
+    label->setExplanation(explanation);
     return label;
 }
 
@@ -53,14 +62,14 @@ QString rankList(const std::vector<HeadSpectra>& spectra) {
 
 StatusPanel::StatusPanel(QWidget* parent) : QFrame(parent) {
     setObjectName(QStringLiteral("status_panel"));
-    params_ = makeLabel(this, "status_params",
+    params_ = makeFact(this, "status_params",
         tr("Parameters of one head's query and key maps: two thin matrices W_Q, W_K (d_model x d_k each) "
            "instead of one d_model x d_model matrix W_QK = W_Q W_K^T. The layer total counts W_Q, W_K, W_V, "
            "W_O and the biases."));
-    rank_ = makeLabel(this, "status_rank",
+    rank_ = makeFact(this, "status_rank",
         tr("Numerical rank of each head's W_QK = W_Q W_K^T, in head order. It can never exceed d_k: a head "
            "compares tokens in at most d_k directions."));
-    equivalence_ = makeLabel(this, "status_equivalence",
+    equivalence_ = makeFact(this, "status_equivalence",
         tr("The logits computed three ways: all heads at once (fused), head by head, and through the merged "
            "d_model x d_model matrix W_QK. The numbers are the largest differences: rounding only."));
     timing_ = makeLabel(this, "status_timing",
@@ -80,35 +89,53 @@ StatusPanel::StatusPanel(QWidget* parent) : QFrame(parent) {
     grid->addWidget(note_, 2, 1, Qt::AlignRight);
     grid->setColumnStretch(0, 3);
     grid->setColumnStretch(1, 2);
-    equivalence_->setText(tr("Equivalence: waiting for the first result"));
+    equivalence_->setVariants({tr("Equivalence: waiting for the first result")});
 }
 
 void StatusPanel::showAnalysis(const Analysis& a, double update_ms) {
     const Cost& cost = a.cost;
     const double ratio = cost.qk_factored_params > 0 ? double(cost.qk_merged_params) / cost.qk_factored_params : 0;
-    params_->setText(tr("Params per head: W_Q+W_K %1 (2\u00B7d_model\u00B7d_k) vs merged W_QK %2 (d_model\u00B2, %3\u00D7)"
-                        " \u2022 layer %4")
-                         .arg(count(cost.qk_factored_params), count(cost.qk_merged_params),
-                              QString::number(ratio, 'g', 3), count(cost.total_params)));
+    const QString factored = count(cost.qk_factored_params), merged = count(cost.qk_merged_params),
+                  times = QString::number(ratio, 'g', 3), layer = count(cost.total_params);
+    params_->setVariants(
+        {tr("Params per head: W_Q+W_K %1 (2\u00B7d_model\u00B7d_k) vs merged W_QK %2 (d_model\u00B2, %3\u00D7)"
+            " \u2022 layer %4").arg(factored, merged, times, layer),
+         tr("Params per head: W_Q+W_K %1 vs merged W_QK %2 (%3\u00D7) \u2022 layer %4").arg(factored, merged, times, layer),
+         tr("W_Q+W_K %1 vs W_QK %2 params (%3\u00D7)").arg(factored, merged, times)});
     const int d = a.weights.dModel();
-    rank_->setText(tr("rank W_QK: %1 (\u2264 min(d_k, d_model) = %2)").arg(rankList(a.spectra)).arg(rankBound(a.weights.d_k, d, d)));
+    const int bound = rankBound(a.weights.d_k, d, d);
+    QString range = QStringLiteral("-");
+    if (!a.spectra.empty()) {
+        const auto [lo, hi] = std::minmax_element(a.spectra.begin(), a.spectra.end(),
+            [](const HeadSpectra& x, const HeadSpectra& y) { return x.qk.rank < y.qk.rank; });
+        range = lo->qk.rank == hi->qk.rank ? tr("%1 in every head").arg(lo->qk.rank)
+                                           : tr("%1 to %2").arg(lo->qk.rank).arg(hi->qk.rank);
+    }
+    rank_->setVariants({tr("rank W_QK: %1 (\u2264 min(d_k, d_model) = %2)").arg(rankList(a.spectra)).arg(bound),
+                        tr("rank W_QK: %1 (\u2264 %2)").arg(rankList(a.spectra)).arg(bound),
+                        tr("rank W_QK: %1 (\u2264 %2)").arg(range).arg(bound)});
     timing_->setText(tr("updated in %1 ms").arg(QString::number(update_ms, 'f', update_ms < 10 ? 1 : 0)));
     if (a.equivalence)
         showEquivalence(a);
     else
-        equivalence_->setText(tr("Equivalence fused / per-head / merged: computing\u2026"));
+        equivalence_->setVariants(
+            {tr("Equivalence fused / per-head / merged: computing\u2026"), tr("Equivalence: computing\u2026")});
 }
 
 void StatusPanel::showEquivalence(const Analysis& a) {
     if (!a.equivalence) return;
     const Equivalence& e = *a.equivalence;
     if (e.compared_cells == 0) {
-        equivalence_->setText(tr("Logits fused / per-head / merged: nothing to compare (every key is masked)"));
+        equivalence_->setVariants({tr("Logits fused / per-head / merged: nothing to compare (every key is masked)"),
+                                   tr("Logits: nothing to compare (every key masked)")});
         return;
     }
-    equivalence_->setText(tr("Logits agree: fused vs per-head %1, vs merged W_QK %2 (|logit| \u2264 %3)")
-                              .arg(residual(e.fused_vs_per_head), residual(e.factored_vs_merged),
-                                   QString::number(e.max_abs_logit, 'g', 3)));
+    const QString per_head = residual(e.fused_vs_per_head), merged = residual(e.factored_vs_merged);
+    equivalence_->setVariants(
+        {tr("Logits agree: fused vs per-head %1, vs merged W_QK %2 (|logit| \u2264 %3)")
+             .arg(per_head, merged, QString::number(e.max_abs_logit, 'g', 3)),
+         tr("Logits agree: per-head %1, merged W_QK %2").arg(per_head, merged),
+         tr("Logits agree to %1").arg(residual(std::max(e.fused_vs_per_head, e.factored_vs_merged)))});
 }
 
 void StatusPanel::showNote(const QString& text) { note_->setText(text); }
@@ -118,7 +145,7 @@ void StatusPanel::showFailure(const QString& message) {
 }
 
 QString StatusPanel::text() const {
-    return QStringList{params_->text(), rank_->text(), equivalence_->text(), timing_->text(), note_->text()}
+    return QStringList{params_->fullText(), rank_->fullText(), equivalence_->fullText(), timing_->text(), note_->text()}
         .join(QLatin1Char('\n'));
 }
 

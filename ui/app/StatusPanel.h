@@ -13,6 +13,8 @@ class QLabel;
 
 namespace headscope::ui {
 
+class FittedLabel;
+
 class StatusPanel : public QFrame {
     Q_OBJECT
 
@@ -28,9 +30,9 @@ public:
     QString text() const;
 
 private:
-    QLabel* params_ = nullptr;
-    QLabel* rank_ = nullptr;
-    QLabel* equivalence_ = nullptr;
+    FittedLabel* params_ = nullptr;
+    FittedLabel* rank_ = nullptr;
+    FittedLabel* equivalence_ = nullptr;
     QLabel* timing_ = nullptr;
     QLabel* note_ = nullptr;
 };

@@ -1,6 +1,7 @@
 #include "SpectrumView.h"
 
 #include <QMouseEvent>
+#include <QResizeEvent>
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -54,8 +55,7 @@ void styleLogAxes(QCPAxisRect* rect) {
     QCPAxis* x = rect->axis(QCPAxis::atBottom);
     auto fixed = QSharedPointer<QCPAxisTickerFixed>::create();
     fixed->setTickStep(1.0);
-    fixed->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
-    fixed->setTickCount(6);
+    fixed->setScaleStrategy(QCPAxisTickerFixed::ssNone);  // the step is set to the room (fitTexts)
     x->setTicker(fixed);
     x->setSubTicks(false);
     x->setLabel(QStringLiteral("index i, largest first"));
@@ -64,6 +64,30 @@ void styleLogAxes(QCPAxisRect* rect) {
     top->setTicks(false);
     top->setTickLabels(false);
     top->setBasePen(Qt::NoPen);
+}
+
+// A step of 1, 2 or 5 times a power of ten between index ticks, at least room pixels apart
+// (pixels_per_index apart per index), but small enough for two ticks in 1..d.
+double indexTickStep(int d, double pixels_per_index, double room) {
+    const double wanted = std::max(1.0, room / std::max(pixels_per_index, 1e-9));
+    const double half = std::max(1.0, std::floor(d / 2.0));
+    double best = 1;
+    for (double power = 1; power <= d; power *= 10)
+        for (double mantissa : {1.0, 2.0, 5.0}) {
+            const double step = mantissa * power;
+            if (step > half) return best;
+            best = step;
+            if (step >= wanted) return step;
+        }
+    return best;
+}
+
+// The first variant (longest first) whose width in font is at most room pixels, or "".
+QString longestThatFits(const QStringList& variants, const QFont& font, double room) {
+    const QFontMetricsF metrics(font);
+    for (const QString& v : variants)
+        if (metrics.horizontalAdvance(v) <= room) return v;
+    return {};
 }
 
 QString formatValue(double v) {
@@ -85,9 +109,10 @@ SpectrumView::SpectrumView(QWidget* parent, Panels panels) : QWidget(parent), pa
     title_ = new QCPTextElement(plot_, QStringLiteral("No analysis yet"));
     title_->setMargins(QMargins(0, 4, 0, 2));
     plot_->plotLayout()->addElement(0, 0, title_);
-    auto* row = new QCPLayoutGrid;
-    plot_->plotLayout()->addElement(1, 0, row);
-    row->setColumnSpacing(12);
+    panel_grid_ = new QCPLayoutGrid;
+    plot_->plotLayout()->addElement(1, 0, panel_grid_);
+    panel_grid_->setColumnSpacing(12);
+    panel_grid_->setRowSpacing(6);
     auto* group = new QCPMarginGroup(plot_);
     const char* names[] = {"W_QK,i = W_i^Q (W_i^K)ᵀ", "W_OV,i = W_i^V W_i^O"};
     int column = 0;
@@ -97,9 +122,10 @@ SpectrumView::SpectrumView(QWidget* parent, Panels panels) : QWidget(parent), pa
         rects_[p]->setMarginGroup(QCP::msTop | QCP::msBottom, group);
         rects_[p]->axis(QCPAxis::atTop)->setLabel(QString::fromUtf8(names[p]));
         const bool shown = panels_ == Panels::Both || (p == kQK) == (panels_ == Panels::QK);
-        if (shown) row->addElement(0, column++, rects_[p]);
+        if (shown) panel_grid_->addElement(0, column++, rects_[p]);
         else rects_[p]->setVisible(false);
     }
+    arrangement_ = panels_ == Panels::OV ? Arrangement::QKOnly : Arrangement::SideBySide;
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(plot_);
@@ -165,15 +191,17 @@ void SpectrumView::refresh() {
     plot_->clearItems();
     const int heads = analysis_ ? static_cast<int>(analysis_->spectra.size()) : 0;
     if (heads != graphs_[kQK].size()) rebuild(heads);
+    for (int p : {kQK, kOV}) cliff_text_[p] = zero_note_[p] = FittedText{};
     if (!analysis_ || heads == 0) {
         title_->setText(QStringLiteral("No analysis yet"));
         return;
     }
     head_ = std::clamp(head_, 0, heads - 1);
-    title_->setText(QStringLiteral("Singular values σᵢ of each head · head %1 bold").arg(head_));
     fillPanel(kQK);
     fillPanel(kOV);
     styleSelection();
+    arrangePanels();
+    fitTexts();
 }
 
 void SpectrumView::fillPanel(int panel) {
@@ -252,8 +280,9 @@ void SpectrumView::fillPanel(int panel) {
     zero_note->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
     zero_note->position->setCoords(0.99, band * kBandHalf * 0.8);
     zero_note->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
-    // The count first: on a narrow panel the rest is what gets cut.
-    zero_note->setText(QStringLiteral("%1 of %2 are 0").arg(zeros).arg(d));
+    zero_note_[panel] = {{QStringLiteral("%1 of %2 are 0").arg(zeros).arg(d), QStringLiteral("%1 are 0").arg(zeros)},
+                         zero_note};
+    zero_note->setText(zero_note_[panel].variants.front());
     zero_note->setFont(heatmap::font(kNotePt, s));
     zero_note->setColor(QColor(60, 60, 60));
 
@@ -274,7 +303,12 @@ void SpectrumView::fillPanel(int panel) {
     cliff_text->setPositionAlignment((right_half ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
     cliff_text->setPadding(QMargins(4, 1, 4, 1));
     cliff_text->setBrush(QColor(255, 255, 255, 230));
-    cliff_text->setText(QStringLiteral("rank ≤ %2 = min(%1, d_model)").arg(qk ? "d_k" : "d_v").arg(bound));
+    cliff_text_[panel] = {{QStringLiteral("rank ≤ %2 = min(%1, d_model)").arg(qk ? "d_k" : "d_v").arg(bound),
+                           QStringLiteral("rank ≤ %1").arg(bound), QStringLiteral("≤ %1").arg(bound)},
+                          cliff_text};
+    cliff_text->setText(cliff_text_[panel].variants.front());
+    cliff_position_[panel] = (bound + 0.5) / (d + 0.5);
+    cliff_on_left_[panel] = right_half;
     cliff_text->setFont(heatmap::font(kNotePt, s));
 
     if (tolerance_shown) {
@@ -313,6 +347,107 @@ void SpectrumView::styleSelection() {
         }
         // The selected curve on top of the faint ones.
         if (head_ >= 0 && head_ < graphs_[p].size()) graphs_[p][head_]->setLayer(QStringLiteral("overlay"));
+    }
+}
+
+void SpectrumView::arrangePanels() {
+    if (panels_ != Panels::Both) return;
+    // A readable panel: about 12 tick-label heights wide and 7 high (title, ticks and
+    // labels take 4 of them).
+    const double f = QFontMetricsF(heatmap::font(kTickPt, options_.font_scale)).height();
+    const QSize size = plot_->viewport().size();
+    const double title = 2 * f, min_width = 12 * f, min_height = 7 * f;
+    Arrangement wanted = Arrangement::QKOnly;
+    if (size.width() >= 2 * min_width && size.height() >= min_height + title) wanted = Arrangement::SideBySide;
+    else if (size.width() >= min_width && size.height() >= 2 * min_height + title) wanted = Arrangement::Stacked;
+    if (wanted == arrangement_ && panel_grid_->elementCount() > 0 && panel_grid_->hasElement(0, 0)) return;
+    arrangement_ = wanted;
+    for (QCPAxisRect* rect : rects_) panel_grid_->take(rect);
+    panel_grid_->simplify();
+    panel_grid_->addElement(0, 0, rects_[kQK]);
+    if (wanted == Arrangement::SideBySide) panel_grid_->addElement(0, 1, rects_[kOV]);
+    if (wanted == Arrangement::Stacked) panel_grid_->addElement(1, 0, rects_[kOV]);
+    rects_[kOV]->setVisible(wanted != Arrangement::QKOnly);
+    emit arrangementChanged(wanted);
+}
+
+QString SpectrumView::hiddenPanelNote() const {
+    return panels_ == Panels::Both && arrangement_ == Arrangement::QKOnly
+               ? QStringLiteral("W_OV hidden: widen the dock or use smaller fonts")
+               : QString();
+}
+
+void SpectrumView::fitTexts() {
+    const double s = options_.font_scale;
+    const QRect viewport = plot_->viewport();
+    const double f = QFontMetricsF(heatmap::font(kTickPt, s)).height();
+    // The title row goes first when the plot is short: the dock's title names the view.
+    const bool title_fits = viewport.height() >= (arrangement_ == Arrangement::Stacked ? 16 : 9) * f;
+    QStringList titles;
+    if (analysis_ && !analysis_->spectra.empty()) {
+        titles = QStringList{QStringLiteral("Singular values σᵢ of each head · head %1 bold").arg(head_),
+                             QStringLiteral("σᵢ of each head · head %1 bold").arg(head_),
+                             QStringLiteral("head %1 bold").arg(head_)};
+    } else {
+        titles = QStringList{QStringLiteral("No analysis yet")};
+    }
+    const QString title = title_fits ? longestThatFits(titles, title_->font(), viewport.width() - 8) : QString();
+    title_->setText(title);
+    const bool title_in_layout = plot_->plotLayout()->hasElement(0, 0) && plot_->plotLayout()->element(0, 0) == title_;
+    if (title.isEmpty() && title_in_layout) {
+        plot_->plotLayout()->take(title_);
+        plot_->plotLayout()->simplify();
+        title_->setVisible(false);
+    } else if (!title.isEmpty() && !title_in_layout) {
+        plot_->plotLayout()->insertRow(0);
+        plot_->plotLayout()->addElement(0, 0, title_);
+        title_->setVisible(true);
+    }
+
+    // Axis labels at their longest, one layout pass, then each text in the room it has.
+    QStringList top_labels[] = {{QStringLiteral("W_QK,i = W_i^Q (W_i^K)ᵀ"), QStringLiteral("W_QK,i")},
+                                {QStringLiteral("W_OV,i = W_i^V W_i^O"), QStringLiteral("W_OV,i")}};
+    if (arrangement_ == Arrangement::QKOnly && panels_ == Panels::Both)  // say where W_OV went
+        top_labels[kQK] = {QStringLiteral("W_QK,i = W_i^Q (W_i^K)ᵀ · W_OV: widen the dock"),
+                           QStringLiteral("W_QK,i · W_OV: widen the dock"), QStringLiteral("W_QK,i · W_OV: widen"),
+                           QStringLiteral("W_QK,i")};
+    const QStringList y_labels{QStringLiteral("singular value σᵢ (log)"), QStringLiteral("σᵢ (log)"),
+                               QStringLiteral("σᵢ")};
+    const QStringList x_labels{QStringLiteral("index i, largest first"), QStringLiteral("index i")};
+    for (int p : {kQK, kOV}) {
+        rects_[p]->axis(QCPAxis::atTop)->setLabel(top_labels[p].front());
+        rects_[p]->axis(QCPAxis::atLeft)->setLabel(y_labels.front());
+        rects_[p]->axis(QCPAxis::atBottom)->setLabel(x_labels.front());
+    }
+    QCPLayoutGrid* layout = plot_->plotLayout();
+    layout->setOuterRect(viewport);
+    for (auto phase : {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins, QCPLayoutElement::upLayout})
+        layout->update(phase);
+    const int d = analysis_ ? analysis_->weights.dModel() : 1;
+    for (int p : {kQK, kOV}) {
+        QCPAxisRect* rect = rects_[p];
+        const QRect r = rect->rect();
+        QCPAxis* x = rect->axis(QCPAxis::atBottom);
+        QCPAxis* y = rect->axis(QCPAxis::atLeft);
+        QCPAxis* top = rect->axis(QCPAxis::atTop);
+        top->setLabel(longestThatFits(top_labels[p], top->labelFont(), r.width()));
+        y->setLabel(longestThatFits(y_labels, y->labelFont(), r.height()));
+        x->setLabel(longestThatFits(x_labels, x->labelFont(), r.width()));
+        // Ticks far enough apart for their labels: x labels are numbers up to d_model, y
+        // labels are one line each.
+        const double x_label = QFontMetricsF(x->tickLabelFont()).horizontalAdvance(QString::number(d));
+        x->ticker().dynamicCast<QCPAxisTickerFixed>()->setTickStep(
+            indexTickStep(d, r.width() / (d + 1.0), x_label + 1.5 * f));
+        y->ticker()->setTickCount(std::clamp(int(r.height() / (2.5 * f)), 1, 6));
+        const double margin = 10;  // the label's padding and a gap to the axis
+        if (cliff_text_[p].item) {
+            const double left = cliff_position_[p] * r.width();
+            const double room = (cliff_on_left_[p] ? left : r.width() - left) - margin;
+            cliff_text_[p].item->setText(longestThatFits(cliff_text_[p].variants, cliff_text_[p].item->font(), room));
+        }
+        if (zero_note_[p].item)
+            zero_note_[p].item->setText(
+                longestThatFits(zero_note_[p].variants, zero_note_[p].item->font(), 0.98 * r.width() - margin));
     }
 }
 
@@ -357,7 +492,12 @@ QString SpectrumView::describe(const QPoint& pos) const {
 
 bool SpectrumView::eventFilter(QObject* watched, QEvent* event) {
     if (watched == plot_) {
-        if (event->type() == QEvent::MouseMove) {
+        if (event->type() == QEvent::Resize) {
+            // Before QCustomPlot's own resize handling, which replots with these texts.
+            plot_->setViewport(QRect(QPoint(0, 0), static_cast<QResizeEvent*>(event)->size()));
+            arrangePanels();
+            fitTexts();
+        } else if (event->type() == QEvent::MouseMove) {
             const QPoint pos = static_cast<QMouseEvent*>(event)->pos();
             const QString text = describe(pos);
             emit hovered(text);

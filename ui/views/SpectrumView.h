@@ -48,9 +48,18 @@ public:
 
     void replotNow();
 
+    // How the two panels share the plot: side by side when each gets a readable width,
+    // stacked when only the height allows, and W_QK alone when neither does (the title says
+    // so). Chosen from the plot's size and the font scale on every resize.
+    enum class Arrangement { SideBySide, Stacked, QKOnly };
+    Arrangement arrangement() const { return arrangement_; }
+    // "" when every panel is on screen; otherwise where the others went (for the dock title).
+    QString hiddenPanelNote() const;
+
 signals:
     void headClicked(int head);
     void hovered(const QString& text);
+    void arrangementChanged(Arrangement arrangement);
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -65,6 +74,15 @@ private:
     void fillPanel(int panel);
     void styleSelection();
     void applyFonts();
+    void arrangePanels();
+    void fitTexts();
+
+    // A text shown in the longest of its variants that fits its room (variants longest first;
+    // "" when none fits).
+    struct FittedText {
+        QStringList variants;
+        QCPItemText* item = nullptr;
+    };
 
     std::shared_ptr<const Analysis> analysis_;
     ViewOptions options_;
@@ -76,6 +94,11 @@ private:
     QVector<QCPGraph*> graphs_[2];
     double band_y_[2] = {0, 0};
     QString zero_text_[2];
+    Arrangement arrangement_ = Arrangement::SideBySide;
+    QCPLayoutGrid* panel_grid_ = nullptr;
+    FittedText cliff_text_[2], zero_note_[2];
+    double cliff_position_[2] = {0, 0};  // the cliff's x as a share of its panel's width
+    bool cliff_on_left_[2] = {false, false};  // the label sits left of the line
 };
 
 }  // namespace headscope::ui

@@ -1,0 +1,205 @@
+// Legible at any size (issue 7): the spectrum view and the status line at a projector's
+// 1024 x 768 dock sizes, at font scale 1 and 2. Asserted on the laid-out plot, not by eye:
+//  - the title, the panels' axis labels and the notes fit inside the plot or their panel;
+//  - neighbouring tick labels never overlap, and no tick label leaves the plot;
+//  - the cliff label and the zero count never overlap;
+//  - the panels are side by side when they fit, stacked or W_QK alone when not, and W_QK
+//    alone says where W_OV went;
+//  - the status facts are never wider than their label, and keep their whole text.
+#include <QtTest>
+
+#include "Analysis.h"
+#include "FittedLabel.h"
+#include "SpectrumView.h"
+#include "StatusPanel.h"
+
+using namespace headscope;
+using namespace headscope::ui;
+
+namespace {
+
+std::shared_ptr<const Analysis> analysisOf(int d_model, int heads, int d_k) {
+    Config c;
+    c.d_model = d_model;
+    c.heads = heads;
+    c.d_k = c.d_v = d_k;
+    return std::make_shared<const Analysis>(analyze(c, true));
+}
+
+// The pixel box of a tick label centred on its tick (bottom axis: below the rect; left: to its left).
+QRectF tickLabelBox(QCPAxis* axis, double tick, const QString& label) {
+    const QFontMetricsF metrics(axis->tickLabelFont());
+    const QSizeF size(metrics.horizontalAdvance(label), metrics.height());
+    const QRect rect = axis->axisRect()->rect();
+    const double at = axis->coordToPixel(tick);
+    const double gap = axis->tickLabelPadding() + axis->tickLengthOut();
+    if (axis->axisType() == QCPAxis::atBottom)
+        return QRectF(at - size.width() / 2, rect.bottom() + gap, size.width(), size.height());
+    return QRectF(rect.left() - gap - size.width(), at - size.height() / 2, size.width(), size.height());
+}
+
+QString describe(const QRectF& r) {
+    return QStringLiteral("(%1, %2, %3 x %4)").arg(r.x()).arg(r.y()).arg(r.width()).arg(r.height());
+}
+
+}  // namespace
+
+class TestLegibility : public QObject {
+    Q_OBJECT
+
+    // Lays view out at size and font scale and checks every text on it.
+    void checkSpectrum(SpectrumView& view, const QSize& size, double font_scale) {
+        ViewOptions options;
+        options.font_scale = font_scale;
+        view.setOptions(options);
+        view.resize(size);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.replotNow();
+        QCustomPlot* plot = view.plot();
+        const QRect viewport = plot->viewport();
+        const QString where = QStringLiteral("%1 x %2 at %3x").arg(size.width()).arg(size.height()).arg(font_scale);
+
+        // The title (when there is room for one) fits the plot's width.
+        for (int i = 0; i < plot->plotLayout()->elementCount(); ++i) {
+            auto* title = qobject_cast<QCPTextElement*>(plot->plotLayout()->elementAt(i));
+            if (!title || !title->visible()) continue;
+            const double width = QFontMetricsF(title->font()).horizontalAdvance(title->text());
+            QVERIFY2(width <= viewport.width(), qPrintable(where + ": title cut: " + title->text()));
+        }
+        int panels = 0;
+        for (QCPAxisRect* rect : {view.qkRect(), view.ovRect()}) {
+            if (!rect->visible()) continue;
+            ++panels;
+            const QRect r = rect->rect();
+            QVERIFY2(r.width() > 40 && r.height() > 20, qPrintable(where + ": panel too small " + describe(r)));
+            for (QCPAxis* axis : {rect->axis(QCPAxis::atTop), rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft)}) {
+                const double length = axis->orientation() == Qt::Horizontal ? r.width() : r.height();
+                const double width = QFontMetricsF(axis->labelFont()).horizontalAdvance(axis->label());
+                QVERIFY2(width <= length, qPrintable(where + ": axis label longer than its panel: " + axis->label()));
+            }
+            QVERIFY2(!rect->axis(QCPAxis::atTop)->label().isEmpty(), qPrintable(where + ": panel without a name"));
+            for (QCPAxis* axis : {rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft)}) {
+                const QVector<double> ticks = axis->tickVector();
+                const QVector<QString> labels = axis->tickVectorLabels();
+                QStringList listed;
+                for (int t = 0; t < ticks.size(); ++t) listed << labels[t];
+                QVERIFY2(ticks.size() >= 2, qPrintable(where + ": fewer than two ticks on the " +
+                                                       (axis->axisType() == QCPAxis::atLeft ? "y" : "x") +
+                                                       " axis: " + listed.join(", ")));
+                QVector<QRectF> boxes;
+                for (int t = 0; t < ticks.size(); ++t) {
+                    if (!axis->range().contains(ticks[t])) continue;
+                    const QRectF box = tickLabelBox(axis, ticks[t], labels[t]);
+                    QVERIFY2(QRectF(viewport).adjusted(-1, -1, 1, 1).contains(box),
+                             qPrintable(where + ": tick label " + labels[t] + " leaves the plot " + describe(box)));
+                    for (const QRectF& other : boxes)
+                        QVERIFY2(!box.intersects(other),
+                                 qPrintable(where + ": tick label " + labels[t] + " overlaps its neighbour"));
+                    boxes << box;
+                }
+            }
+        }
+        QVERIFY(panels >= 1);
+        // Notes (cliff, zero count, tolerance) lie inside their panel and apart from each other.
+        QVector<QRectF> notes;
+        for (int i = 0; i < plot->itemCount(); ++i) {
+            auto* text = qobject_cast<QCPItemText*>(plot->item(i));
+            if (!text || text->text().isEmpty() || !text->clipAxisRect()->visible()) continue;
+            const QRectF box = QRectF(text->topLeft->pixelPosition(), text->bottomRight->pixelPosition()).normalized();
+            QVERIFY2(QRectF(text->clipAxisRect()->rect()).adjusted(-1, -1, 1, 1).contains(box),
+                     qPrintable(where + ": note cut: " + text->text() + " " + describe(box)));
+            for (const QRectF& other : notes)
+                QVERIFY2(!box.intersects(other), qPrintable(where + ": notes overlap: " + text->text()));
+            notes << box;
+        }
+    }
+
+private slots:
+    void spectrumIsLegibleAtEverySize_data() {
+        QTest::addColumn<int>("d_model");
+        QTest::addColumn<int>("heads");
+        QTest::addColumn<int>("d_k");
+        QTest::addColumn<QSize>("size");
+        QTest::addColumn<double>("font_scale");
+        // The dock at 1024 x 768 (about 450 x 230), 1280 x 720, full HD, and the export size.
+        const QSize sizes[] = {{450, 230}, {330, 230}, {620, 260}, {1100, 330}, {900, 560}, {260, 160}};
+        for (const QSize& size : sizes)
+            for (double scale : {1.0, 1.5, 2.0}) {
+                const QString name = QStringLiteral("%1x%2 at %3").arg(size.width()).arg(size.height()).arg(scale);
+                QTest::newRow(qPrintable(name + " demo")) << 64 << 8 << 8 << size << scale;
+                QTest::newRow(qPrintable(name + " bert")) << 768 << 12 << 64 << size << scale;
+                QTest::newRow(qPrintable(name + " cliff at the end")) << 16 << 1 << 32 << size << scale;
+            }
+    }
+
+    void spectrumIsLegibleAtEverySize() {
+        QFETCH(int, d_model);
+        QFETCH(int, heads);
+        QFETCH(int, d_k);
+        QFETCH(QSize, size);
+        QFETCH(double, font_scale);
+        SpectrumView view;
+        view.setAnalysis(analysisOf(d_model, heads, d_k));
+        checkSpectrum(view, size, font_scale);
+    }
+
+    void panelsRearrangeToTheRoomAndSaySo() {
+        SpectrumView view;
+        view.setAnalysis(analysisOf(64, 8, 8));
+        checkSpectrum(view, QSize(900, 300), 1.0);
+        QCOMPARE(view.arrangement(), SpectrumView::Arrangement::SideBySide);
+        QVERIFY(view.ovRect()->visible());
+        QCOMPARE(view.qkRect()->axis(QCPAxis::atTop)->label(), QStringLiteral("W_QK,i = W_i^Q (W_i^K)ᵀ"));
+
+        checkSpectrum(view, QSize(330, 700), 1.5);
+        QCOMPARE(view.arrangement(), SpectrumView::Arrangement::Stacked);
+        QVERIFY(view.ovRect()->visible());
+        QVERIFY(view.ovRect()->rect().top() > view.qkRect()->rect().bottom());
+
+        checkSpectrum(view, QSize(330, 230), 2.0);
+        QCOMPARE(view.arrangement(), SpectrumView::Arrangement::QKOnly);
+        QVERIFY(!view.ovRect()->visible());
+        QVERIFY(view.hiddenPanelNote().contains("W_OV hidden"));
+        checkSpectrum(view, QSize(400, 230), 1.5);  // room for the panel's name to say it too
+        QCOMPARE(view.arrangement(), SpectrumView::Arrangement::QKOnly);
+        QVERIFY2(view.qkRect()->axis(QCPAxis::atTop)->label().contains("W_OV"),
+                 qPrintable(view.qkRect()->axis(QCPAxis::atTop)->label()));
+
+        checkSpectrum(view, QSize(900, 300), 1.0);  // room again: both panels are back
+        QCOMPARE(view.arrangement(), SpectrumView::Arrangement::SideBySide);
+        QVERIFY(view.ovRect()->visible());
+        QVERIFY(view.hiddenPanelNote().isEmpty());
+    }
+
+    void statusFactsFitTheirLabels() {
+        StatusPanel status;
+        status.showAnalysis(*analysisOf(64, 8, 8), 12.0);
+        const QString full = status.text();
+        QVERIFY(full.contains("(2\u00B7d_model\u00B7d_k)"));
+        QVERIFY(full.contains("min(d_k, d_model) = 8"));
+        for (int width : {1400, 900, 600, 380}) {
+            QFont font = status.font();
+            for (double scale : {1.0, 2.0}) {
+                font.setPointSizeF(QApplication::font().pointSizeF() * scale);
+                status.setFont(font);
+                status.resize(width, 120);
+                status.show();
+                QVERIFY(QTest::qWaitForWindowExposed(&status));
+                QApplication::processEvents();
+                QCOMPARE(status.text(), full);  // the whole facts stay available
+                for (auto* fact : status.findChildren<FittedLabel*>()) {
+                    const double shown = QFontMetricsF(fact->font()).horizontalAdvance(fact->text());
+                    QVERIFY2(shown <= fact->contentsRect().width(),
+                             qPrintable(QStringLiteral("%1 px at %2x: \"%3\" in %4 px")
+                                            .arg(width).arg(scale).arg(fact->text()).arg(fact->contentsRect().width())));
+                    QVERIFY(!fact->text().isEmpty());
+                    if (fact->text() != fact->fullText()) QVERIFY(fact->toolTip().contains(fact->fullText()));
+                }
+            }
+        }
+    }
+};
+
+QTEST_MAIN(TestLegibility)
+#include "test_legibility.moc"
