@@ -6,7 +6,9 @@
 //    hovering a token keeps only its lines;
 //  - query-key map: the points are queryKeyMap()'s coordinates, the arrows its most-attended keys;
 //  - the window: clicking a cell in the head grid updates the breakdown (and the other two);
-//  - export: score_breakdown, token_lines, qk_map_head_<h> exist and are not blank.
+//  - export: score_breakdown, token_lines, qk_map_head_<h> exist and are not blank;
+//  - in a hidden tab the three views do no work (no replot) until shown, then show the
+//    newest analysis.
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -107,6 +109,7 @@ private slots:
         view.setHead(2);
         view.setCircuits(circuits);
         view.setCell(5, 1);
+        view.replotNow();  // hidden views refresh when shown
         const ScoreBreakdown expected = scoreBreakdown(*a, 2, 5, 1, &circuits->W_QK);
         QVERIFY(view.hasBreakdown());
         QCOMPARE(view.breakdown().row, 5);
@@ -146,12 +149,14 @@ private slots:
         ScoreBreakdownView view;
         view.setAnalysis(a);
         view.setCell(1, 3);
+        view.replotNow();
         QVERIFY(view.breakdown().masked);
         QVERIFY2(view.arithmetic().contains("key 3 is after query 1 (causal mask)"), qPrintable(view.arithmetic()));
         QVERIFY(!view.bars(ScoreBreakdownView::Query)->visible());
         QVERIFY(!view.arithmetic().contains("logit 0"));
         // No cell selected: the last query and its most-attended key.
         view.setCell(-1, -1);
+        view.replotNow();
         const auto [row, col] = defaultCell(*a, 0);
         QCOMPARE(view.breakdown().row, row);
         QCOMPARE(view.breakdown().col, col);
@@ -164,6 +169,8 @@ private slots:
         const auto a = analysisOf(c);
         TokenLinesView view;
         view.resize(900, 700);
+        view.show();  // shown: every change refreshes at once
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
         view.setAnalysis(a);
         QVERIFY(!view.thinLinesOmitted());
         QCOMPARE(keysOf(view.lines()), engineLines(*a, {0, 1, 2, 3}));
@@ -194,6 +201,7 @@ private slots:
         view.resize(1000, 800);
         view.setAnalysis(a);
         view.setHead(1);
+        view.replotNow();
         const QueryKeyMap expected = queryKeyMap(*a, 1);
         QCOMPARE(view.queryGraph()->data()->size(), a->nQuery());
         QCOMPARE(view.keyGraph()->data()->size(), a->nKeyValue());
@@ -229,12 +237,14 @@ private slots:
         QCOMPARE(window.session()->cellRow(), 6);
         QCOMPARE(window.session()->cellColumn(), 1);
         ScoreBreakdownView* breakdown = window.scoreBreakdownView();
+        window.centralTabs()->setCurrentWidget(window.queryKeyMapView());  // hidden tabs refresh when shown
+        QCOMPARE(window.queryKeyMapView()->map().head, 2);
+        window.centralTabs()->setCurrentWidget(breakdown);
         QCOMPARE(breakdown->breakdown().head, 2);
         QCOMPARE(breakdown->breakdown().row, 6);
         QCOMPARE(breakdown->breakdown().col, 1);
         QCOMPARE(values(breakdown->bars(ScoreBreakdownView::Query)),
                  values(scoreBreakdown(*window.session()->analysis(), 2, 6, 1).q));
-        QCOMPARE(window.queryKeyMapView()->map().head, 2);
         // The document's W_QK,i arrives from its worker; then the bilinear form is written.
         QVERIFY(window.session()->waitForIdle(60000));
         QVERIFY(breakdown->breakdown().bilinear.has_value());
@@ -247,6 +257,74 @@ private slots:
         QCOMPARE(breakdown->breakdown().row, 6);
         QVERIFY(std::abs(breakdown->breakdown().logit - before / 2) < 1e-6 * std::max(1.0, std::abs(before)));
         QCOMPARE(breakdown->breakdown().engine_logit, double(window.session()->analysis()->results.heads[2].logits(6, 1)));
+    }
+
+    void hiddenViewsDoNoWorkUntilShown() {
+        MainWindow window(noSettings());
+        window.resize(1024, 768);
+        window.show();
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        QCOMPARE(window.centralTabs()->currentWidget(), static_cast<QWidget*>(window.headGrid()));
+        ScoreBreakdownView* breakdown = window.scoreBreakdownView();
+        TokenLinesView* lines = window.tokenLinesView();
+        QueryKeyMapView* map = window.queryKeyMapView();
+        QTest::qWait(20);  // anything queued before runs now
+        QSignalSpy breakdown_replots(breakdown->plot(), &QCustomPlot::afterReplot);
+        QSignalSpy lines_replots(lines->plot(), &QCustomPlot::afterReplot);
+        QSignalSpy map_replots(map->plot(), &QCustomPlot::afterReplot);
+        // Never shown: nothing computed, whatever changes (weights, temperature, head, cell).
+        QVERIFY(!breakdown->hasBreakdown());
+        QVERIFY(lines->lines().empty());
+        QVERIFY(map->pointLabels().isEmpty());
+        Config c = window.session()->config();
+        c.seed += 1;
+        window.setConfig(c);
+        QVERIFY(window.session()->waitForIdle(60000));
+        c.temperature = 1.5;
+        window.setConfig(c);
+        QVERIFY(window.session()->waitForIdle(60000));
+        window.session()->setHead(1);
+        window.session()->setCell(3, 2);
+        QVERIFY(window.session()->waitForIdle(60000));
+        QTest::qWait(20);
+        QCOMPARE(breakdown_replots.count(), 0);
+        QCOMPARE(lines_replots.count(), 0);
+        QCOMPARE(map_replots.count(), 0);
+        QVERIFY(!breakdown->hasBreakdown());
+        QVERIFY(lines->lines().empty());
+        QVERIFY(map->pointLabels().isEmpty());
+
+        // Shown: the newest analysis, head and cell.
+        auto a = window.session()->analysis();
+        QList<int> all_heads;
+        for (int h = 0; h < a->weights.heads; ++h) all_heads << h;
+        window.centralTabs()->setCurrentWidget(breakdown);
+        QVERIFY(breakdown->hasBreakdown());
+        QCOMPARE(breakdown->breakdown().head, 1);
+        QCOMPARE(breakdown->breakdown().row, 3);
+        QCOMPARE(breakdown->breakdown().col, 2);
+        QCOMPARE(breakdown->breakdown().engine_logit, double(a->results.heads[1].logits(3, 2)));
+        window.centralTabs()->setCurrentWidget(lines);
+        QCOMPARE(keysOf(lines->lines()), engineLines(*a, all_heads));
+        window.centralTabs()->setCurrentWidget(map);
+        const QueryKeyMap expected = queryKeyMap(*a, 1);
+        QCOMPARE(map->map().head, 1);
+        for (int i = 0; i < a->nQuery(); ++i)
+            QCOMPARE(map->queryGraph()->data()->at(i)->key, expected.query_points(i, 0));
+
+        // Hidden again: a change waits (the older lines stay), and is shown with the tab.
+        window.centralTabs()->setCurrentWidget(window.headGrid());
+        c.seed += 1;
+        window.setConfig(c);
+        QVERIFY(window.session()->waitForIdle(60000));
+        const auto older = a;
+        a = window.session()->analysis();
+        QVERIFY(a != older);
+        QCOMPARE(keysOf(lines->lines()), engineLines(*older, all_heads));
+        window.centralTabs()->setCurrentWidget(lines);
+        QCOMPARE(keysOf(lines->lines()), engineLines(*a, all_heads));
+        window.centralTabs()->setCurrentWidget(breakdown);
+        QCOMPARE(breakdown->breakdown().engine_logit, double(a->results.heads[1].logits(3, 2)));
     }
 
     void exportsExistAndAreNotBlank() {

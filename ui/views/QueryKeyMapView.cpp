@@ -51,6 +51,7 @@ QueryKeyMapView::QueryKeyMapView(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(plot_);
+    deferred_ = new DeferredRefresh(this, [this]() { refresh(); });
 }
 
 QStringList QueryKeyMapView::pointLabels() const { return labels_; }
@@ -58,23 +59,23 @@ QString QueryKeyMapView::varianceText() const { return variance_ ? variance_->te
 
 void QueryKeyMapView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
     analysis_ = std::move(analysis);
-    refresh();
+    deferred_->request();
 }
 
 void QueryKeyMapView::setHead(int head) {
     head_ = std::max(0, head);
-    refresh();
+    deferred_->request();
 }
 
 void QueryKeyMapView::setCell(int row, int col) {
     cell_row_ = row;
     cell_col_ = col;
-    refresh();
+    deferred_->request();
 }
 
 void QueryKeyMapView::setOptions(const ViewOptions& options) {
     options_ = options;
-    refresh();
+    deferred_->request();
 }
 
 void QueryKeyMapView::replotNow() {
@@ -86,6 +87,10 @@ void QueryKeyMapView::replotNow() {
 
 void QueryKeyMapView::resizeEvent(QResizeEvent* event) {
     QWidget::resizeEvent(event);
+    if (!isVisible()) {
+        if (deferred_) deferred_->request();  // scaled for the new size when shown
+        return;
+    }
     equalScale();
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }

@@ -12,6 +12,7 @@
 #include <qcustomplot.h>
 
 #include "Analysis.h"
+#include "DeferredRefresh.h"
 #include "QueryKeyMap.h"
 #include "ViewOptions.h"
 
@@ -42,7 +43,7 @@ public:
     // More points than this: only the selected, hovered and most-attended points are labelled.
     static constexpr int kMaxLabels = 80;
 
-    void replotNow();
+    void replotNow();  // refresh now, shown or not (export, tests)
 
 signals:
     void hovered(const QString& text);
@@ -54,6 +55,7 @@ protected:
 private:
     void refresh();
     void equalScale();
+    DeferredRefresh* deferred_ = nullptr;  // no work while in a hidden tab
 
     std::shared_ptr<const Analysis> analysis_;
     ViewOptions options_;

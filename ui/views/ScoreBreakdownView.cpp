@@ -85,6 +85,7 @@ ScoreBreakdownView::ScoreBreakdownView(QWidget* parent) : QWidget(parent) {
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(plot_);
     applyFonts();
+    deferred_ = new DeferredRefresh(this, [this]() { refresh(); });
 }
 
 QString ScoreBreakdownView::title() const { return title_->text(); }
@@ -92,29 +93,29 @@ QString ScoreBreakdownView::arithmetic() const { return text_->text(); }
 
 void ScoreBreakdownView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
     analysis_ = std::move(analysis);
-    refresh();
+    deferred_->request();
 }
 
 void ScoreBreakdownView::setHead(int head) {
     head_ = std::max(0, head);
-    refresh();
+    deferred_->request();
 }
 
 void ScoreBreakdownView::setCell(int row, int col) {
     row_ = row;
     col_ = col;
-    refresh();
+    deferred_->request();
 }
 
 void ScoreBreakdownView::setCircuits(std::shared_ptr<const Circuits> circuits) {
     circuits_ = std::move(circuits);
-    refresh();
+    deferred_->request();
 }
 
 void ScoreBreakdownView::setOptions(const ViewOptions& options) {
     options_ = options;
     applyFonts();
-    refresh();
+    deferred_->request();
 }
 
 void ScoreBreakdownView::replotNow() {

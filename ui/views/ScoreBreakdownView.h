@@ -16,6 +16,7 @@
 
 #include "Analysis.h"
 #include "Circuits.h"
+#include "DeferredRefresh.h"
 #include "ScoreBreakdown.h"
 #include "ViewOptions.h"
 
@@ -45,7 +46,7 @@ public:
     QString title() const;
     QString arithmetic() const;  // the written sum, scale, logit, bilinear form and difference
 
-    void replotNow();
+    void replotNow();  // refresh now, shown or not (export, tests)
 
 signals:
     void cellClicked(int row, int col);
@@ -57,6 +58,7 @@ protected:
 private:
     void refresh();
     void applyFonts();
+    DeferredRefresh* deferred_ = nullptr;  // no work while in a hidden tab
 
     std::shared_ptr<const Analysis> analysis_;
     std::shared_ptr<const Circuits> circuits_;

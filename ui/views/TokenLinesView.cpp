@@ -114,26 +114,27 @@ TokenLinesView::TokenLinesView(QWidget* parent) : QWidget(parent) {
     layout->setSpacing(2);
     layout->addLayout(bar);
     layout->addWidget(plot_, 1);
+    deferred_ = new DeferredRefresh(this, [this]() { refresh(); });
 }
 
 QString TokenLinesView::title() const { return title_->text(); }
 
 void TokenLinesView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
     analysis_ = std::move(analysis);
-    rebuildLines();
-    refresh();
+    lines_stale_ = true;
+    deferred_->request();
 }
 
 void TokenLinesView::setHead(int head) {
     head_ = std::max(0, head);
-    if (mode_ == HeadMode::Selected) rebuildLines();
-    refresh();
+    if (mode_ == HeadMode::Selected) lines_stale_ = true;
+    deferred_->request();
 }
 
 void TokenLinesView::setCell(int row, int col) {
     cell_row_ = row;
     cell_col_ = col;
-    refresh();
+    deferred_->request();
 }
 
 void TokenLinesView::setOptions(const ViewOptions& options) {
@@ -142,7 +143,7 @@ void TokenLinesView::setOptions(const ViewOptions& options) {
     f.setPointSizeF(heatmap::font(9, options.font_scale).pointSizeF());
     for (QWidget* w : findChildren<QWidget*>(Qt::FindDirectChildrenOnly))
         if (w != plot_) w->setFont(f);
-    refresh();
+    deferred_->request();
 }
 
 void TokenLinesView::setHeadMode(HeadMode mode, const QList<int>& heads) {
@@ -162,8 +163,8 @@ void TokenLinesView::applyHeadBox() {
     const QStringList parts = heads_edit_->text().split(QRegularExpression(QStringLiteral("[^0-9]+")), Qt::SkipEmptyParts);
     for (const QString& p : parts) chosen_ << p.toInt();
     heads_edit_->setEnabled(true);
-    rebuildLines();
-    refresh();
+    lines_stale_ = true;
+    deferred_->request();
 }
 
 QList<int> TokenLinesView::shownHeads() const {
@@ -238,7 +239,7 @@ void TokenLinesView::setFocusToken(int side, int index) {
     if (side == focus_side_ && index == focus_index_) return;
     focus_side_ = index >= 0 ? side : -1;
     focus_index_ = index;
-    refresh();
+    deferred_->request();
 }
 
 void TokenLinesView::replotNow() {
@@ -249,6 +250,10 @@ void TokenLinesView::replotNow() {
 }
 
 void TokenLinesView::refresh() {
+    if (lines_stale_) {
+        rebuildLines();
+        lines_stale_ = false;
+    }
     for (auto& side : labels_) side.clear();
     weight_labels_.clear();
     // The lines layer stays; only the text items are re-made.

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "Analysis.h"
+#include "DeferredRefresh.h"
 #include "ViewOptions.h"
 
 class QComboBox;
@@ -57,7 +58,7 @@ public:
     QStringList focusLabels() const;
     QString title() const;
 
-    void replotNow();
+    void replotNow();  // refresh now, shown or not (export, tests)
 
 signals:
     void cellClicked(int row, int col);
@@ -69,7 +70,9 @@ protected:
 private:
     friend class TokenLinesLayer;
     void rebuildLines();
-    void refresh();
+    void refresh();  // rebuilds the lines first when they are stale
+    DeferredRefresh* deferred_ = nullptr;  // no work while in a hidden tab
+    bool lines_stale_ = false;             // analysis or heads changed since rebuildLines()
     void applyHeadBox();
     // Token index under pos on side 0 / 1, or -1.
     int tokenAt(const QPointF& pos, int* side) const;
