@@ -339,7 +339,8 @@ void SpectrumView::styleSelection() {
             QColor color = headColor(h);
             const bool selected = h == head_;
             if (!selected) color.setAlpha(70);
-            graph->setPen(QPen(color, selected ? 2.8 : 1.2));
+            // Faint curves at width 1: drawn without the stroker, the cheap path for many heads.
+            graph->setPen(QPen(color, selected ? 2.8 : 1.0));
             const double size = selected ? (d <= 96 ? 6 : 0) : (d <= 96 ? 3 : 0);
             graph->setScatterStyle(size > 0 ? QCPScatterStyle(QCPScatterStyle::ssDisc, color, color, size)
                                             : QCPScatterStyle(QCPScatterStyle::ssNone));
