@@ -2,12 +2,31 @@
 
 #include <QHeaderView>
 #include <QScrollBar>
+#include <algorithm>
 
 #include "HeadColors.h"
 #include "Heatmap.h"
-#include "RankTable.h"
 
 namespace headscope::ui {
+
+namespace {
+
+bool sameRows(const std::vector<RankRow>& a, const std::vector<RankRow>& b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const RankRow& x, const RankRow& y) {
+        return x.head == y.head && x.qk == y.qk && x.qk_bound == y.qk_bound && x.ov == y.ov &&
+               x.ov_bound == y.ov_bound && x.logits == y.logits && x.logits_bound == y.logits_bound;
+    });
+}
+
+// Sets what differs only: every setData is a dataChanged the view lays out again.
+void setTextIfChanged(QTableWidgetItem* item, const QString& text) {
+    if (item->text() != text) item->setText(text);
+}
+void setTipIfChanged(QTableWidgetItem* item, const QString& tip) {
+    if (item->toolTip() != tip) item->setToolTip(tip);
+}
+
+}  // namespace
 
 RankTableView::RankTableView(QWidget* parent) : QTableWidget(parent) {
     setObjectName(QStringLiteral("rank_table"));
@@ -16,12 +35,22 @@ RankTableView::RankTableView(QWidget* parent) : QTableWidget(parent) {
     setSelectionBehavior(QAbstractItemView::SelectRows);
     setSelectionMode(QAbstractItemView::SingleSelection);
     verticalHeader()->setVisible(false);
-    horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    // Sized by fitColumns() once per change; ResizeToContents would measure every column again
+    // on each item's dataChanged.
+    horizontalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     horizontalHeader()->setStretchLastSection(false);
     setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
     setToolTip(tr("Numerical rank of each head's products against the largest rank they can have. "
                   "Type more tokens than d_k and the logits' rank stops at d_k: the low-rank bottleneck."));
+    const QString header_tips[] = {QString(), tr("rank of W_QK,i = W_i^Q (W_i^K)ᵀ ≤ min(d_k, d_model)"),
+                                   tr("rank of W_OV,i = W_i^V W_i^O ≤ min(d_v, d_model)"),
+                                   tr("rank of the logits Q_i K_iᵀ ≤ min(d_k, n_q, n_kv)")};
+    for (int c = 0; c < 4; ++c) {
+        auto* header = new QTableWidgetItem;
+        header->setToolTip(header_tips[c]);
+        setHorizontalHeaderItem(c, header);
+    }
     connect(this, &QTableWidget::itemSelectionChanged, this, [this]() {
         if (updating_) return;
         const auto rows = selectionModel()->selectedRows();
@@ -45,39 +74,46 @@ void RankTableView::setOptions(const ViewOptions& options) {
     options_ = options;
     setFont(heatmap::font(10, options.font_scale));
     horizontalHeader()->setFont(heatmap::font(10, options.font_scale, true));
+    fitColumns();
 }
 
-void RankTableView::refresh() {
-    updating_ = true;
-    if (!analysis_) {
-        setRowCount(0);
-        updating_ = false;
-        return;
-    }
-    const std::vector<RankRow> rows = rankTable(*analysis_);
-    const RankRow bounds = rows.empty() ? RankRow{} : rows.front();
-    setHorizontalHeaderLabels({tr("head"), tr("W_QK\n≤ %1").arg(bounds.qk_bound), tr("W_OV\n≤ %1").arg(bounds.ov_bound),
-                               tr("logits\n≤ %1").arg(bounds.logits_bound)});
-    horizontalHeaderItem(1)->setToolTip(tr("rank of W_QK,i = W_i^Q (W_i^K)ᵀ ≤ min(d_k, d_model)"));
-    horizontalHeaderItem(2)->setToolTip(tr("rank of W_OV,i = W_i^V W_i^O ≤ min(d_v, d_model)"));
-    horizontalHeaderItem(3)->setToolTip(tr("rank of the logits Q_i K_iᵀ ≤ min(d_k, n_q, n_kv)"));
-    setRowCount(static_cast<int>(rows.size()));
-    for (const RankRow& r : rows) {
-        auto* head = new QTableWidgetItem(QStringLiteral("■%1").arg(r.head));
-        head->setForeground(headColor(r.head));
-        setItem(r.head, 0, head);
-        const int values[][2] = {{r.qk, r.qk_bound}, {r.ov, r.ov_bound}, {r.logits, r.logits_bound}};
-        for (int c = 0; c < 3; ++c) {
-            auto* cell = new QTableWidgetItem(QString::number(values[c][0]));  // the bound is in the header
-            cell->setTextAlignment(Qt::AlignCenter);
-            if (values[c][0] < values[c][1]) cell->setToolTip(tr("below its bound: the factors are not full rank"));
-            setItem(r.head, c + 1, cell);
-        }
-    }
-    if (head_ >= 0 && head_ < rowCount()) selectRow(head_);
+void RankTableView::fitColumns() {
     resizeColumnsToContents();
     // Every column visible: the table keeps the width of its contents.
     setMinimumWidth(horizontalHeader()->length() + verticalScrollBar()->sizeHint().width() + 2 * frameWidth());
+}
+
+void RankTableView::refresh() {
+    std::vector<RankRow> rows = analysis_ ? rankTable(*analysis_) : std::vector<RankRow>{};
+    if (sameRows(rows, shown_) && rowCount() == static_cast<int>(rows.size())) return;  // nothing changed
+    updating_ = true;
+    const RankRow bounds = rows.empty() ? RankRow{} : rows.front();
+    const QString header_texts[] = {tr("head"), tr("W_QK\n≤ %1").arg(bounds.qk_bound),
+                                    tr("W_OV\n≤ %1").arg(bounds.ov_bound), tr("logits\n≤ %1").arg(bounds.logits_bound)};
+    for (int c = 0; c < 4; ++c) setTextIfChanged(horizontalHeaderItem(c), header_texts[c]);
+    const int old_rows = rowCount();
+    setRowCount(static_cast<int>(rows.size()));
+    for (int r = old_rows; r < rowCount(); ++r) {  // new rows: their items once
+        auto* head = new QTableWidgetItem(QStringLiteral("■%1").arg(r));
+        head->setForeground(headColor(r));
+        setItem(r, 0, head);
+        for (int c = 1; c < 4; ++c) {
+            auto* cell = new QTableWidgetItem;
+            cell->setTextAlignment(Qt::AlignCenter);
+            setItem(r, c, cell);
+        }
+    }
+    for (const RankRow& r : rows) {
+        const int values[][2] = {{r.qk, r.qk_bound}, {r.ov, r.ov_bound}, {r.logits, r.logits_bound}};
+        for (int c = 0; c < 3; ++c) {
+            QTableWidgetItem* cell = item(r.head, c + 1);
+            setTextIfChanged(cell, QString::number(values[c][0]));  // the bound is in the header
+            setTipIfChanged(cell, values[c][0] < values[c][1] ? tr("below its bound: the factors are not full rank") : QString());
+        }
+    }
+    if (head_ >= 0 && head_ < rowCount() && old_rows != rowCount()) selectRow(head_);
+    fitColumns();
+    shown_ = std::move(rows);
     updating_ = false;
 }
 

@@ -3,12 +3,16 @@
 // rank it can have (core's rankTable). A row is the head; selecting a row asks for that head
 // (headClicked); the selected head's row is highlighted. The head column carries the head's
 // colour, as in the spectra.
+// A change costs what it changes: the items are kept and only texts that differ are set; the
+// columns are sized once per change of content (no per-item header re-measure); when the ranks
+// and bounds are those already shown, nothing happens at all.
 
 #include <memory>
 
 #include <QTableWidget>
 
 #include "Analysis.h"
+#include "RankTable.h"
 #include "ViewOptions.h"
 
 namespace headscope::ui {
@@ -28,8 +32,10 @@ signals:
 
 private:
     void refresh();
+    void fitColumns();  // columns to their contents, the table at least as wide as they are
 
     std::shared_ptr<const Analysis> analysis_;
+    std::vector<RankRow> shown_;  // the rows on screen
     ViewOptions options_;
     int head_ = 0;
     bool updating_ = false;
