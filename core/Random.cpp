@@ -15,6 +15,27 @@ std::uint64_t mix64(std::uint64_t z) {
 }
 }  // namespace
 
+Mt19937_64::Mt19937_64(std::uint64_t seed) {
+    state_[0] = seed;  // the standard's initialisation, f = 6364136223846793005
+    for (int i = 1; i < kStateWords; ++i)
+        state_[i] = 6364136223846793005ULL * (state_[i - 1] ^ (state_[i - 1] >> 62)) + std::uint64_t(i);
+}
+
+void Mt19937_64::twist() {
+    // x[i] = x[i + m] ^ ((x[i] & upper | x[i + 1] & lower) >> 1) ^ (a if odd), n 312, m 156;
+    // each half reads only words the loop has not written (or all of them already): vectorisable.
+    constexpr int n = kStateWords, m = 156;
+    constexpr std::uint64_t a = 0xb5026f5aa96619e9ULL, upper = 0xffffffff80000000ULL, lower = 0x7fffffffULL;
+    const auto step = [](std::uint64_t x, std::uint64_t next, std::uint64_t far) {
+        const std::uint64_t y = (x & upper) | (next & lower);
+        return far ^ (y >> 1) ^ ((y & 1) ? a : 0);
+    };
+    for (int i = 0; i < n - m; ++i) state_[i] = step(state_[i], state_[i + 1], state_[i + m]);
+    for (int i = n - m; i < n - 1; ++i) state_[i] = step(state_[i], state_[i + 1], state_[i + m - n]);
+    state_[n - 1] = step(state_[n - 1], state_[0], state_[m - 1]);
+    index_ = 0;
+}
+
 std::uint64_t deriveSeed(std::uint64_t seed, std::string_view stream) {
     std::uint64_t h = 0xcbf29ce484222325ULL;  // FNV-1a over the stream name
     for (unsigned char c : stream) {

@@ -1,5 +1,6 @@
 #include "Weights.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -10,12 +11,19 @@ namespace headscope {
 
 namespace {
 
+// Row-major draw order, so the numbers do not depend on Eigen's storage order: kRows rows at a
+// time are drawn into a row-major buffer (a block of words per call), then copied into the
+// column-major matrix a cache line per column.
 template <typename Derived>
 void fillUniform(Eigen::MatrixBase<Derived>& m, std::uint64_t seed, double bound) {
+    constexpr Eigen::Index kRows = 16;
     Rng rng(seed);
-    // Row-major fill order, so the numbers do not depend on Eigen's storage order.
-    for (Eigen::Index r = 0; r < m.rows(); ++r)
-        for (Eigen::Index c = 0; c < m.cols(); ++c) m(r, c) = static_cast<float>(rng.uniform(-bound, bound));
+    Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> rows(kRows, m.cols());  // (kRows, cols)
+    for (Eigen::Index r0 = 0; r0 < m.rows(); r0 += kRows) {
+        const Eigen::Index n = std::min(kRows, m.rows() - r0);
+        rng.fillUniform(rows.data(), static_cast<std::size_t>(n * m.cols()), -bound, bound);
+        m.middleRows(r0, n) = rows.topRows(n);
+    }
 }
 
 template <typename Derived>

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
+#include <vector>
 
 #include "Random.h"
 #include "Weights.h"
@@ -14,6 +16,28 @@ TEST(Random, Mt19937_64IsTheStandardsEngine) {
     std::uint64_t x = 0;
     for (int i = 0; i < 10000; ++i) x = rng.next();
     EXPECT_EQ(x, 9981545732273789042ULL);
+}
+
+TEST(Random, OwnEngineIsStdMt19937_64WordForWord) {
+    for (std::uint64_t seed : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{5489}, std::uint64_t{0xdeadbeefcafef00d}, deriveSeed(7, "W_Q")}) {
+        std::mt19937_64 reference(seed);
+        Mt19937_64 engine(seed);
+        for (int i = 0; i < 3 * 312 + 5; ++i) ASSERT_EQ(engine(), reference()) << "seed " << seed << ", word " << i;
+    }
+}
+
+TEST(Random, FillUniformIsALoopOfUniformCalls) {
+    // Blocks of any length, from any position in the engine's block of 312 words, between
+    // single draws and normals: the same numbers as one call per number.
+    Rng blocks(99), calls(99);
+    for (std::size_t count : {1u, 5u, 311u, 312u, 313u, 1000u, 7u}) {
+        std::vector<float> out(count);
+        blocks.fillUniform(out.data(), count, -0.25, 0.75);
+        for (std::size_t i = 0; i < count; ++i)
+            ASSERT_EQ(out[i], static_cast<float>(calls.uniform(-0.25, 0.75))) << "count " << count << ", " << i;
+        ASSERT_EQ(blocks.next(), calls.next());
+        ASSERT_EQ(blocks.normal(), calls.normal());
+    }
 }
 
 TEST(Random, UniformAndNormalMoments) {
@@ -53,6 +77,26 @@ TEST(Weights, GoldenValuesPinTheGeneratorAcrossMachines) {
     EXPECT_FLOAT_EQ(w.W_Q(0, 1), -0.592259645f);
     Rng rng(1);
     EXPECT_EQ(rng.next(), 2469588189546311528ULL);  // std::mt19937_64(1)'s first word
+}
+
+TEST(Weights, UniformFillDrawsRowByRow) {
+    // Each matrix is its own stream drawn in row-major order, whatever the blocking inside
+    // (40 rows: two blocks of 16 and one of 8).
+    Config c;
+    c.d_model = 40;
+    c.heads = 5;
+    c.seed = 3;
+    const Weights w = makeWeights(c);
+    const double in_bound = std::sqrt(6.0 / (40 + 3 * 40)), out_bound = 1.0 / std::sqrt(40.0);
+    const std::pair<const Eigen::MatrixXf*, const char*> matrices[] = {
+        {&w.W_Q, "W_Q"}, {&w.W_K, "W_K"}, {&w.W_V, "W_V"}, {&w.W_O, "W_O"}};
+    for (const auto& [m, name] : matrices) {
+        Rng rng(deriveSeed(c.seed, name));
+        const double bound = m == &w.W_O ? out_bound : in_bound;
+        for (Eigen::Index r = 0; r < m->rows(); ++r)
+            for (Eigen::Index col = 0; col < m->cols(); ++col)
+                ASSERT_EQ((*m)(r, col), static_cast<float>(rng.uniform(-bound, bound))) << name << " " << r << "," << col;
+    }
 }
 
 TEST(Weights, XavierMatchesPyTorchsMultiheadAttentionDefault) {
