@@ -2,6 +2,7 @@
 //   headscope [FILE]                 opens the built-in demo, or the session FILE
 //   headscope --screenshot OUT.png   renders the window after the first complete update
 //                                    (analysis on every view, equivalence shown) and exits
+//   headscope --tab NAME             starts on that tab (with --screenshot: pictures of any view)
 
 #include <cstdio>
 #include <cstring>
@@ -63,6 +64,10 @@ int main(int argc, char* argv[]) {
     const QCommandLineOption text(QStringLiteral("text"), QStringLiteral("Start with this input text."),
                                   QStringLiteral("TEXT"));
     parser.addOption(text);
+    const QCommandLineOption tab(QStringLiteral("tab"),
+        QStringLiteral("Start on the tab NAME (Heads, Projections, Circuits, Costs, Model, Score, Token lines, Q-K map)."),
+        QStringLiteral("NAME"));
+    parser.addOption(tab);
     const bool parsed = parser.parse(app->arguments());
     if (parser.isSet(QStringLiteral("help-all"))) parser.process(*app);  // prints Qt's options too, exits 0
     if (parser.isSet(QStringLiteral("help"))) parser.showHelp(0);
@@ -87,6 +92,7 @@ int main(int argc, char* argv[]) {
             return fail(error_text);
     }
     if (parser.isSet(text)) window.setText(parser.value(text));
+    if (parser.isSet(tab) && !window.showTab(parser.value(tab), &error_text)) return fail(error_text);
     if (!shoot) return app->exec();
 
     QString error;

@@ -10,6 +10,7 @@
 
 #include "Analysis.h"
 #include "FittedLabel.h"
+#include "FusedProjectionsView.h"
 #include "SpectrumView.h"
 #include "StatusPanel.h"
 
@@ -33,9 +34,35 @@ QRectF tickLabelBox(QCPAxis* axis, double tick, const QString& label) {
     const QRect rect = axis->axisRect()->rect();
     const double at = axis->coordToPixel(tick);
     const double gap = axis->tickLabelPadding() + axis->tickLengthOut();
-    if (axis->axisType() == QCPAxis::atBottom)
-        return QRectF(at - size.width() / 2, rect.bottom() + gap, size.width(), size.height());
-    return QRectF(rect.left() - gap - size.width(), at - size.height() / 2, size.width(), size.height());
+    switch (axis->axisType()) {
+        case QCPAxis::atBottom: return QRectF(at - size.width() / 2, rect.bottom() + gap, size.width(), size.height());
+        case QCPAxis::atTop: return QRectF(at - size.width() / 2, rect.top() - gap - size.height(), size.width(), size.height());
+        case QCPAxis::atLeft: return QRectF(rect.left() - gap - size.width(), at - size.height() / 2, size.width(), size.height());
+        default: return QRectF(rect.right() + gap, at - size.height() / 2, size.width(), size.height());
+    }
+}
+
+// The tick labels of axis inside the viewport and apart from each other; returns how many.
+int checkTickLabels(QCPAxis* axis, const QRect& viewport, const QString& where) {
+    if (!axis->visible() || !axis->tickLabels()) return 0;
+    const QVector<double> ticks = axis->tickVector();
+    const QVector<QString> labels = axis->tickVectorLabels();
+    QVector<QRectF> boxes;
+    for (int t = 0; t < ticks.size(); ++t) {
+        if (!axis->range().contains(ticks[t]) || labels[t].isEmpty()) continue;
+        const QRectF box = tickLabelBox(axis, ticks[t], labels[t]);
+        if (!QRectF(viewport).adjusted(-1, -1, 1, 1).contains(box)) {
+            QTest::qFail(qPrintable(where + ": tick label " + labels[t] + " leaves the plot"), __FILE__, __LINE__);
+            return -1;
+        }
+        for (const QRectF& other : boxes)
+            if (box.intersects(other)) {
+                QTest::qFail(qPrintable(where + ": tick label " + labels[t] + " overlaps its neighbour"), __FILE__, __LINE__);
+                return -1;
+            }
+        boxes << box;
+    }
+    return static_cast<int>(boxes.size());
 }
 
 QString describe(const QRectF& r) {
@@ -80,24 +107,9 @@ class TestLegibility : public QObject {
             }
             QVERIFY2(!rect->axis(QCPAxis::atTop)->label().isEmpty(), qPrintable(where + ": panel without a name"));
             for (QCPAxis* axis : {rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft)}) {
-                const QVector<double> ticks = axis->tickVector();
-                const QVector<QString> labels = axis->tickVectorLabels();
-                QStringList listed;
-                for (int t = 0; t < ticks.size(); ++t) listed << labels[t];
-                QVERIFY2(ticks.size() >= 2, qPrintable(where + ": fewer than two ticks on the " +
-                                                       (axis->axisType() == QCPAxis::atLeft ? "y" : "x") +
-                                                       " axis: " + listed.join(", ")));
-                QVector<QRectF> boxes;
-                for (int t = 0; t < ticks.size(); ++t) {
-                    if (!axis->range().contains(ticks[t])) continue;
-                    const QRectF box = tickLabelBox(axis, ticks[t], labels[t]);
-                    QVERIFY2(QRectF(viewport).adjusted(-1, -1, 1, 1).contains(box),
-                             qPrintable(where + ": tick label " + labels[t] + " leaves the plot " + describe(box)));
-                    for (const QRectF& other : boxes)
-                        QVERIFY2(!box.intersects(other),
-                                 qPrintable(where + ": tick label " + labels[t] + " overlaps its neighbour"));
-                    boxes << box;
-                }
+                const int shown = checkTickLabels(axis, viewport, where);
+                if (QTest::currentTestFailed()) return;
+                QVERIFY2(shown >= 2, qPrintable(where + ": fewer than two tick labels on an axis"));
             }
         }
         QVERIFY(panels >= 1);
@@ -142,6 +154,43 @@ private slots:
         SpectrumView view;
         view.setAnalysis(analysisOf(d_model, heads, d_k));
         checkSpectrum(view, size, font_scale);
+    }
+
+    void projectionsAreLegibleAtEverySize() {
+        for (const QSize& size : {QSize(650, 400), QSize(690, 400), QSize(1000, 600), QSize(1500, 800)})
+            for (double scale : {1.0, 1.5, 2.0})
+                for (int heads : {8, 16}) {
+                    FusedProjectionsView view;
+                    ViewOptions options;
+                    options.font_scale = scale;
+                    view.setOptions(options);
+                    view.setAnalysis(analysisOf(64, heads, 64 / heads));
+                    view.resize(size);
+                    view.show();
+                    QVERIFY(QTest::qWaitForWindowExposed(&view));
+                    view.replotNow();
+                    const QRect viewport = view.plot()->viewport();
+                    const QString where = QStringLiteral("projections %1 x %2 at %3x, %4 heads")
+                                              .arg(size.width()).arg(size.height()).arg(scale).arg(heads);
+                    for (int i = 0; i < view.plot()->plotLayout()->elementCount(); ++i)
+                        if (auto* text = qobject_cast<QCPTextElement*>(view.plot()->plotLayout()->elementAt(i)))
+                            for (const QString& line : text->text().split('\n'))
+                                QVERIFY2(QFontMetricsF(text->font()).horizontalAdvance(line) <= viewport.width(),
+                                         qPrintable(where + ": title cut: " + line));
+                    for (int m = 0; m < FusedProjectionsView::kCount; ++m) {
+                        QCPAxisRect* rect =
+                            view.colorMap(static_cast<FusedProjectionsView::Matrix>(m))->keyAxis()->axisRect();
+                        for (QCPAxis* axis : rect->axes()) {
+                            checkTickLabels(axis, viewport, where + QStringLiteral(", panel %1").arg(m));
+                            if (QTest::currentTestFailed()) return;
+                        }
+                        // Token rows carry words, never row numbers.
+                        if (m >= FusedProjectionsView::X) {
+                            const QVector<QString> rows = rect->axis(QCPAxis::atLeft)->tickVectorLabels();
+                            QVERIFY2(!rows.isEmpty() && rows.front() == QStringLiteral("The"), qPrintable(where));
+                        }
+                    }
+                }
     }
 
     void panelsRearrangeToTheRoomAndSaySo() {

@@ -360,6 +360,19 @@ private slots:
                       {dir.filePath(QStringLiteral("nope.headscope.json")), QStringLiteral("--screenshot"), path});
         QVERIFY(process.waitForFinished(120000));
         QCOMPARE(process.exitCode(), 2);
+
+        // --tab: a picture of any view; an unknown tab names the ones there are.
+        process.start(QStringLiteral(HEADSCOPE_GUI_BINARY),
+                      {QStringLiteral("--tab"), QStringLiteral("q-k MAP"), QStringLiteral("--screenshot"), path});
+        QVERIFY(process.waitForFinished(120000));
+        QVERIFY2(process.exitCode() == 0, process.readAllStandardError().constData());
+        process.start(QStringLiteral(HEADSCOPE_GUI_BINARY),
+                      {QStringLiteral("--tab"), QStringLiteral("Spectra"), QStringLiteral("--screenshot"), path});
+        QVERIFY(process.waitForFinished(120000));
+        QCOMPARE(process.exitCode(), 2);
+        const QByteArray said = process.readAllStandardError();
+        QVERIFY2(said.contains("no tab called \"Spectra\"") && said.contains("Projections") && said.contains("Q-K map"),
+                 said.constData());
     }
 };
 

@@ -587,6 +587,20 @@ bool MainWindow::waitForCompleteUpdate(int timeout_ms, QString* error) {
     return reason.isEmpty();
 }
 
+bool MainWindow::showTab(const QString& name, QString* error) {
+    QStringList names;
+    for (int i = 0; i < tabs_->count(); ++i) {
+        const QString title = tabs_->tabText(i).remove(QLatin1Char('&'));
+        if (title.compare(name.trimmed(), Qt::CaseInsensitive) == 0) {
+            tabs_->setCurrentIndex(i);
+            return true;
+        }
+        names << title;
+    }
+    if (error) *error = tr("no tab called \"%1\" (there are: %2)").arg(name, names.join(QStringLiteral(", ")));
+    return false;
+}
+
 bool MainWindow::saveScreenshot(const QString& path, QString* error) {
     QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);  // pending layouts first
     redrawNow();

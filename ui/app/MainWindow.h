@@ -107,6 +107,9 @@ public:
     bool waitForCompleteUpdate(int timeout_ms, QString* error = nullptr);
     // Draws the views now and saves the whole window (QWidget::grab) to path.
     bool saveScreenshot(const QString& path, QString* error = nullptr);
+    // Brings the tab named name forward ("heads", "Q-K map": its title, any case, without the
+    // shortcut's &). Returns false, with the names there are in *error, when none is called so.
+    bool showTab(const QString& name, QString* error = nullptr);
 
 signals:
     // An analysis was applied to every view and the plots redrawn; ms since the change.

@@ -1,10 +1,12 @@
 #include "FusedProjectionsView.h"
 
+#include <QResizeEvent>
 #include <QVBoxLayout>
 #include <algorithm>
 
 #include "ColorMaps.h"
 #include "Heatmap.h"
+#include "TextFit.h"
 
 namespace headscope::ui {
 namespace {
@@ -42,6 +44,7 @@ FusedProjectionsView::FusedProjectionsView(QWidget* parent) : QWidget(parent) {
     plot_->setObjectName(QStringLiteral("projections_plot"));
     plot_->setMinimumSize(320, 240);  // not the sum of eight panels: the docks keep their room
     plot_->setInteractions(QCP::Interactions());
+    plot_->installEventFilter(this);
     plot_->plotLayout()->clear();
     title_ = new QCPTextElement(plot_, QStringLiteral("No analysis yet"));
     plot_->plotLayout()->addElement(0, 0, title_);
@@ -108,21 +111,24 @@ void FusedProjectionsView::refresh() {
 
     struct Spec {
         const Eigen::MatrixXf* matrix;
-        QString title, rows, cols;
+        QStringList title;  // variants, longest first
+        QString rows, cols;
         bool along_columns;
         int width, blocks, block_group, outlined;
     };
     const QString q_rows = a.input.cross ? QStringLiteral("query tokens") : QStringLiteral("tokens");
     const QString kv_rows = a.input.cross ? QStringLiteral("source tokens") : QStringLiteral("tokens");
     const Spec specs[kCount] = {
-        {&w.W_Q, "W_Q", "d_model", "h·d_k", true, w.d_k, h, 1, head_},
-        {&w.W_K, "W_K", "d_model", "kv·d_k", true, w.d_k, kv, group, g},
-        {&w.W_V, "W_V", "d_model", "kv·d_v", true, w.d_v, kv, group, g},
-        {&w.W_O, "W_O", "h·d_v", "d_model", false, w.d_v, h, 1, head_},
-        {&a.input.query.X, "X", q_rows, "d_model", true, 0, 0, 1, -1},
-        {&a.results.Q, "Q = X W_Q + b_Q", q_rows, "h·d_k", true, w.d_k, h, 1, head_},
-        {&a.results.K, a.input.cross ? "K = X_src W_K + b_K" : "K = X W_K + b_K", kv_rows, "kv·d_k", true, w.d_k, kv, group, g},
-        {&a.results.V, a.input.cross ? "V = X_src W_V + b_V" : "V = X W_V + b_V", kv_rows, "kv·d_v", true, w.d_v, kv, group, g},
+        {&w.W_Q, {"W_Q"}, "d_model", "h·d_k", true, w.d_k, h, 1, head_},
+        {&w.W_K, {"W_K"}, "d_model", "kv·d_k", true, w.d_k, kv, group, g},
+        {&w.W_V, {"W_V"}, "d_model", "kv·d_v", true, w.d_v, kv, group, g},
+        {&w.W_O, {"W_O"}, "h·d_v", "d_model", false, w.d_v, h, 1, head_},
+        {&a.input.query.X, {"X"}, q_rows, "d_model", true, 0, 0, 1, -1},
+        {&a.results.Q, {"Q = X W_Q + b_Q", "Q = X W_Q", "Q"}, q_rows, "h·d_k", true, w.d_k, h, 1, head_},
+        {&a.results.K, {a.input.cross ? "K = X_src W_K + b_K" : "K = X W_K + b_K", a.input.cross ? "K = X_src W_K" : "K = X W_K", "K"},
+         kv_rows, "kv·d_k", true, w.d_k, kv, group, g},
+        {&a.results.V, {a.input.cross ? "V = X_src W_V + b_V" : "V = X W_V + b_V", a.input.cross ? "V = X_src W_V" : "V = X W_V", "V"},
+         kv_rows, "kv·d_v", true, w.d_v, kv, group, g},
     };
     const QStringList query_tokens = heatmap::queryLabels(a, 10), kv_tokens = heatmap::keyLabels(a, 10);
     double extremes[2] = {0, 0};
@@ -151,14 +157,48 @@ void FusedProjectionsView::refresh() {
         scales_[row]->axis()->setLabel(row == 0 ? QStringLiteral("weight") : QStringLiteral("activation"));
         scales_[row]->axis()->setLabelFont(tick_font);
     }
-    QString text = QStringLiteral("Fused projections: every head's block of W_Q spans all %1 rows (d_model): "
-                                  "each head reads the whole embedding · head %2 outlined")
-                       .arg(w.dModel()).arg(head_);
-    if (kv < h) text += QStringLiteral("\nGrouped-query attention: %1 key/value heads, each shared by %2 query heads")
-                            .arg(kv).arg(group);
-    title_->setText(text);
+    title_variants_ = {
+        QStringLiteral("Fused projections: every head's block of W_Q spans all %1 rows (d_model): "
+                       "each head reads the whole embedding · head %2 outlined").arg(w.dModel()).arg(head_),
+        QStringLiteral("Every head's block of W_Q spans all %1 rows (d_model) · head %2 outlined")
+            .arg(w.dModel()).arg(head_),
+        QStringLiteral("Each head reads all %1 rows · head %2 outlined").arg(w.dModel()).arg(head_),
+        QStringLiteral("head %1 outlined").arg(head_)};
+    gqa_note_ = kv < h ? QStringLiteral("Grouped-query attention: %1 key/value heads, each shared by %2 query heads")
+                             .arg(kv).arg(group)
+                       : QString();
     title_->setFont(heatmap::font(kTitlePt, s, true));
+    fitToRoom();
     plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void FusedProjectionsView::fitToRoom() {
+    if (title_variants_.isEmpty()) return;
+    const double room = plot_->viewport().width() - 8;
+    QString text = fit::longestThatFits(title_variants_, title_->font(), room);
+    if (text.isEmpty()) text = title_variants_.back();
+    if (!gqa_note_.isEmpty()) {
+        const QStringList notes{gqa_note_, gqa_note_.section(QLatin1Char(','), 0, 0)};  // "... key/value heads"
+        const QString note = fit::longestThatFits(notes, title_->font(), room);
+        text += QLatin1Char('\n') + (note.isEmpty() ? notes.back() : note);
+    }
+    title_->setText(text);
+    fit::layOut(plot_);
+    for (const auto& panel : panels_) panel->fitToRoom();
+    // The colour bars: one number per 2.5 lines of height at most.
+    for (QCPColorScale* scale : scales_) {
+        const double line = QFontMetricsF(scale->axis()->tickLabelFont()).height();
+        scale->axis()->ticker()->setTickCount(std::clamp(int(scale->rect().height() / (2.5 * line)), 1, 5));
+    }
+}
+
+bool FusedProjectionsView::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == plot_ && event->type() == QEvent::Resize && analysis_) {
+        // Before QCustomPlot's own resize handling, which replots with these labels.
+        plot_->setViewport(QRect(QPoint(0, 0), static_cast<QResizeEvent*>(event)->size()));
+        fitToRoom();
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 }  // namespace headscope::ui

@@ -39,8 +39,12 @@ public:
 
     void replotNow();
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
     void refresh();
+    void fitToRoom();  // titles and labels to the plot's size (after a refresh or a resize)
     DeferredRefresh* deferred_ = nullptr;  // no work while in a hidden tab
 
     QCustomPlot* plot_ = nullptr;
@@ -48,6 +52,8 @@ private:
     std::unique_ptr<MatrixPanel> panels_[kCount];
     QCPColorScale* scales_[2] = {};
     QList<int> boundaries_[kCount];
+    QStringList title_variants_;  // longest first
+    QString gqa_note_;            // a second title line for grouped-query attention
     std::shared_ptr<const Analysis> analysis_;
     ViewOptions options_;
     int head_ = 0;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "Heatmap.h"
+#include "TextFit.h"
 
 namespace headscope::ui {
 
@@ -27,9 +28,12 @@ double MatrixPanel::setMatrix(const Eigen::Ref<const Eigen::MatrixXf>& matrix) {
     return matrix.size() ? double(matrix.cwiseAbs().maxCoeff()) : 0.0;
 }
 
-void MatrixPanel::setTitle(const QString& title, const QFont& font) {
+void MatrixPanel::setTitle(const QString& title, const QFont& font) { setTitle(QStringList{title}, font); }
+
+void MatrixPanel::setTitle(const QStringList& variants, const QFont& font) {
+    title_variants_ = variants;
     QCPAxis* top = rect_->axis(QCPAxis::atTop);
-    top->setLabel(title);
+    top->setLabel(variants.value(0));
     top->setLabelFont(font);
 }
 
@@ -45,6 +49,8 @@ void MatrixPanel::setAxisNames(const QString& rows, const QString& cols, const Q
 void MatrixPanel::setRowLabels(const QStringList& labels, const QFont& font) {
     QCPAxis* left = rect_->axis(QCPAxis::atLeft);
     left->setTickLabelFont(font);
+    row_labels_ = labels;
+    tick_font_ = font;
     if (labels.isEmpty()) {
         left->setTicker(QSharedPointer<QCPAxisTicker>::create());
         return;
@@ -57,6 +63,10 @@ void MatrixPanel::setRowLabels(const QStringList& labels, const QFont& font) {
 void MatrixPanel::setBlocks(bool along_columns, int width, const QStringList& labels, int outlined,
                             const QFont& font) {
     const int extent = along_columns ? cols_ : rows_;
+    blocks_along_columns_ = along_columns;
+    block_width_ = width;
+    block_labels_ = labels;
+    tick_font_ = font;
     if (width <= 0 || extent <= 0) return;
     QCPAxis* x = rect_->axis(QCPAxis::atBottom);
     QCPAxis* y = rect_->axis(QCPAxis::atLeft);
@@ -97,6 +107,55 @@ void MatrixPanel::setBlocks(bool along_columns, int width, const QStringList& la
             frame->topLeft->setCoords(-0.5, first);
             frame->bottomRight->setCoords(cols_ - 0.5, last);
         }
+    }
+}
+
+void MatrixPanel::fitToRoom() {
+    const QRect r = rect_->rect();
+    if (r.width() <= 0 || r.height() <= 0 || rows_ == 0 || cols_ == 0) return;
+    const QFontMetricsF tick(tick_font_);
+    const double gap = 0.6 * tick.height();
+    const double column_px = double(r.width()) / cols_, row_px = double(r.height()) / rows_;  // per cell
+    // The title is centred on the panel: it may use the panel's outer margins on both sides.
+    QCPAxis* top = rect_->axis(QCPAxis::atTop);
+    if (!title_variants_.isEmpty()) {
+        const QRect outer = rect_->outerRect();
+        const double room = 2.0 * std::min(r.center().x() - outer.left(), outer.right() - r.center().x());
+        const QString title = fit::longestThatFits(title_variants_, top->labelFont(), room);
+        top->setLabel(title.isEmpty() ? title_variants_.back() : title);
+    }
+    auto numbers = [&](int extent, double pixels_per_cell, double room) {
+        auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
+        ticker->setScaleStrategy(QCPAxisTickerFixed::ssNone);
+        ticker->setTickStep(fit::tickStep(extent, pixels_per_cell, room, false));
+        return ticker;
+    };
+    QCPAxis* bottom = rect_->axis(QCPAxis::atBottom);
+    bottom->setTicker(numbers(cols_, column_px, tick.horizontalAdvance(QString::number(cols_ - 1)) + gap));
+    QCPAxis* left = rect_->axis(QCPAxis::atLeft);
+    if (row_labels_.isEmpty()) {
+        left->setTicker(numbers(rows_, row_px, tick.height() + gap / 2));
+    } else {
+        auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+        const int stride = fit::labelStride(row_px, tick.height());
+        for (int i = 0; i < row_labels_.size(); i += stride) ticker->addTick(i, row_labels_[i]);
+        left->setTicker(ticker);
+    }
+    if (block_width_ > 0 && !block_labels_.isEmpty()) {
+        const int extent = blocks_along_columns_ ? cols_ : rows_;
+        const double block_px = (blocks_along_columns_ ? column_px : row_px) * block_width_;
+        double widest = tick.height();
+        if (blocks_along_columns_)
+            for (const QString& label : block_labels_) widest = std::max(widest, tick.horizontalAdvance(label));
+        const int stride = fit::labelStride(block_px, widest + gap);
+        auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+        int last = -stride;  // the labels the view left empty stay empty
+        for (int b = 0; b < block_labels_.size() && b * block_width_ < extent; ++b) {
+            if (block_labels_[b].isEmpty() || b - last < stride) continue;
+            ticker->addTick(b * block_width_ + (block_width_ - 1) / 2.0, block_labels_[b]);
+            last = b;
+        }
+        rect_->axis(blocks_along_columns_ ? QCPAxis::atTop : QCPAxis::atRight)->setTicker(ticker);
     }
 }
 

@@ -27,18 +27,27 @@ public:
     // (rows, cols) -> the colour map; returns max |entry| (0 for an empty matrix).
     double setMatrix(const Eigen::Ref<const Eigen::MatrixXf>& matrix);
     void setTitle(const QString& title, const QFont& font);
+    // The title in the longest of its variants (longest first) that fits, chosen by fitToRoom().
+    void setTitle(const QStringList& variants, const QFont& font);
     void setAxisNames(const QString& rows, const QString& cols, const QFont& font);
     // Tokens along the rows (left axis); an empty list shows row numbers.
     void setRowLabels(const QStringList& labels, const QFont& font);
     // Boundaries every `width` columns (along_columns) or rows, labelled with `labels` at the top
     // (columns) or on the right (rows); block `outlined` (-1: none) gets a thick frame.
     void setBlocks(bool along_columns, int width, const QStringList& labels, int outlined, const QFont& font);
+    // Once the plot is laid out (fit::layOut): the title variant, the tick steps and every how
+    // many row and block labels are shown follow the panel's pixels, so no two labels overlap.
+    void fitToRoom();
 
 private:
     QCustomPlot* plot_;
     QCPAxisRect* rect_;
     CellColorMap* map_;
     int rows_ = 0, cols_ = 0;
+    QStringList title_variants_, row_labels_, block_labels_;
+    QFont tick_font_;
+    bool blocks_along_columns_ = true;
+    int block_width_ = 0;
 };
 
 }  // namespace headscope::ui

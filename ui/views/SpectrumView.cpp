@@ -10,6 +10,7 @@
 #include "Heatmap.h"
 #include "HeadColors.h"
 #include "Spectrum.h"
+#include "TextFit.h"
 
 namespace headscope::ui {
 namespace {
@@ -64,30 +65,6 @@ void styleLogAxes(QCPAxisRect* rect) {
     top->setTicks(false);
     top->setTickLabels(false);
     top->setBasePen(Qt::NoPen);
-}
-
-// A step of 1, 2 or 5 times a power of ten between index ticks, at least room pixels apart
-// (pixels_per_index apart per index), but small enough for two ticks in 1..d.
-double indexTickStep(int d, double pixels_per_index, double room) {
-    const double wanted = std::max(1.0, room / std::max(pixels_per_index, 1e-9));
-    const double half = std::max(1.0, std::floor(d / 2.0));
-    double best = 1;
-    for (double power = 1; power <= d; power *= 10)
-        for (double mantissa : {1.0, 2.0, 5.0}) {
-            const double step = mantissa * power;
-            if (step > half) return best;
-            best = step;
-            if (step >= wanted) return step;
-        }
-    return best;
-}
-
-// The first variant (longest first) whose width in font is at most room pixels, or "".
-QString longestThatFits(const QStringList& variants, const QFont& font, double room) {
-    const QFontMetricsF metrics(font);
-    for (const QString& v : variants)
-        if (metrics.horizontalAdvance(v) <= room) return v;
-    return {};
 }
 
 QString formatValue(double v) {
@@ -392,7 +369,7 @@ void SpectrumView::fitTexts() {
     } else {
         titles = QStringList{QStringLiteral("No analysis yet")};
     }
-    const QString title = title_fits ? longestThatFits(titles, title_->font(), viewport.width() - 8) : QString();
+    const QString title = title_fits ? fit::longestThatFits(titles, title_->font(), viewport.width() - 8) : QString();
     title_->setText(title);
     const bool title_in_layout = plot_->plotLayout()->hasElement(0, 0) && plot_->plotLayout()->element(0, 0) == title_;
     if (title.isEmpty() && title_in_layout) {
@@ -420,10 +397,7 @@ void SpectrumView::fitTexts() {
         rects_[p]->axis(QCPAxis::atLeft)->setLabel(y_labels.front());
         rects_[p]->axis(QCPAxis::atBottom)->setLabel(x_labels.front());
     }
-    QCPLayoutGrid* layout = plot_->plotLayout();
-    layout->setOuterRect(viewport);
-    for (auto phase : {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins, QCPLayoutElement::upLayout})
-        layout->update(phase);
+    fit::layOut(plot_);
     const int d = analysis_ ? analysis_->weights.dModel() : 1;
     for (int p : {kQK, kOV}) {
         QCPAxisRect* rect = rects_[p];
@@ -431,24 +405,24 @@ void SpectrumView::fitTexts() {
         QCPAxis* x = rect->axis(QCPAxis::atBottom);
         QCPAxis* y = rect->axis(QCPAxis::atLeft);
         QCPAxis* top = rect->axis(QCPAxis::atTop);
-        top->setLabel(longestThatFits(top_labels[p], top->labelFont(), r.width()));
-        y->setLabel(longestThatFits(y_labels, y->labelFont(), r.height()));
-        x->setLabel(longestThatFits(x_labels, x->labelFont(), r.width()));
+        top->setLabel(fit::longestThatFits(top_labels[p], top->labelFont(), r.width()));
+        y->setLabel(fit::longestThatFits(y_labels, y->labelFont(), r.height()));
+        x->setLabel(fit::longestThatFits(x_labels, x->labelFont(), r.width()));
         // Ticks far enough apart for their labels: x labels are numbers up to d_model, y
         // labels are one line each.
         const double x_label = QFontMetricsF(x->tickLabelFont()).horizontalAdvance(QString::number(d));
         x->ticker().dynamicCast<QCPAxisTickerFixed>()->setTickStep(
-            indexTickStep(d, r.width() / (d + 1.0), x_label + 1.5 * f));
+            fit::tickStep(d, r.width() / (d + 1.0), x_label + 1.5 * f));
         y->ticker()->setTickCount(std::clamp(int(r.height() / (2.5 * f)), 1, 6));
         const double margin = 10;  // the label's padding and a gap to the axis
         if (cliff_text_[p].item) {
             const double left = cliff_position_[p] * r.width();
             const double room = (cliff_on_left_[p] ? left : r.width() - left) - margin;
-            cliff_text_[p].item->setText(longestThatFits(cliff_text_[p].variants, cliff_text_[p].item->font(), room));
+            cliff_text_[p].item->setText(fit::longestThatFits(cliff_text_[p].variants, cliff_text_[p].item->font(), room));
         }
         if (zero_note_[p].item)
             zero_note_[p].item->setText(
-                longestThatFits(zero_note_[p].variants, zero_note_[p].item->font(), 0.98 * r.width() - margin));
+                fit::longestThatFits(zero_note_[p].variants, zero_note_[p].item->font(), 0.98 * r.width() - margin));
     }
 }
 

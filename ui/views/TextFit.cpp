@@ -1,0 +1,42 @@
+#include "TextFit.h"
+
+#include <QFontMetricsF>
+#include <algorithm>
+#include <cmath>
+#include <qcustomplot.h>
+
+namespace headscope::ui::fit {
+
+QString longestThatFits(const QStringList& variants, const QFont& font, double room) {
+    const QFontMetricsF metrics(font);
+    for (const QString& v : variants)
+        if (metrics.horizontalAdvance(v) <= room) return v;
+    return {};
+}
+
+double tickStep(double extent, double pixels_per_unit, double room, bool two_ticks) {
+    const double wanted = std::max(1.0, room / std::max(pixels_per_unit, 1e-9));
+    const double half = std::max(1.0, std::floor(extent / 2.0));
+    double best = 1;
+    for (double power = 1;; power *= 10)
+        for (double mantissa : {1.0, 2.0, 5.0}) {
+            const double step = mantissa * power;
+            if (two_ticks && step > half) return best;
+            if (step >= wanted || step > extent) return step;
+            best = step;
+        }
+}
+
+int labelStride(double pixels_per_item, double room) {
+    if (!(pixels_per_item > 0)) return 1;
+    return std::max(1, static_cast<int>(std::ceil(room / pixels_per_item - 1e-9)));
+}
+
+void layOut(QCustomPlot* plot) {
+    QCPLayoutGrid* layout = plot->plotLayout();
+    layout->setOuterRect(plot->viewport());
+    for (auto phase : {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins, QCPLayoutElement::upLayout})
+        layout->update(phase);
+}
+
+}  // namespace headscope::ui::fit

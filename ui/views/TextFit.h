@@ -1,0 +1,28 @@
+#pragma once
+// Fitting words and ticks to the room a plot has (legible at any size and font scale):
+// texts come as variants, longest first, and the longest that fits is shown; tick steps and
+// label thinning follow the pixels each label has.
+
+#include <QFont>
+#include <QStringList>
+
+class QCustomPlot;
+
+namespace headscope::ui::fit {
+
+// The first variant whose width in font is at most room pixels, or "" when none fits.
+QString longestThatFits(const QStringList& variants, const QFont& font, double room);
+
+// A tick step of 1, 2 or 5 times a power of ten, so that ticks `pixels_per_unit` apart per
+// unit are at least room pixels apart. With two_ticks, it stays small enough for two ticks
+// within extent units even if they then crowd; without, a tiny panel gets the one tick at 0.
+double tickStep(double extent, double pixels_per_unit, double room, bool two_ticks = true);
+
+// Every how many items a label can be shown when items are `pixels_per_item` apart and a
+// label needs room pixels (1 = every item).
+int labelStride(double pixels_per_item, double room);
+
+// Lays the plot out at its viewport without drawing, so axis rects have their final size.
+void layOut(QCustomPlot* plot);
+
+}  // namespace headscope::ui::fit
