@@ -9,6 +9,7 @@
 #include <QtTest>
 
 #include "Analysis.h"
+#include "CostView.h"
 #include "FittedLabel.h"
 #include "FusedProjectionsView.h"
 #include "SpectrumView.h"
@@ -191,6 +192,28 @@ private slots:
                         }
                     }
                 }
+    }
+
+    void costsWrapToTheTabsWidth() {
+        // The tab at 1024 x 768 with the controls showing is about 690 px wide.
+        for (double scale : {1.0, 2.0})
+            for (int width : {690, scale > 1 ? 690 : 500}) {
+                CostView view;
+                ViewOptions options;
+                options.font_scale = scale;
+                view.setOptions(options);
+                view.setAnalysis(analysisOf(768, 12, 64));
+                view.resize(width, 400);
+                view.show();
+                QVERIFY(QTest::qWaitForWindowExposed(&view));
+                QApplication::processEvents();
+                auto* scroll = view.findChild<QScrollArea*>();
+                QVERIFY(scroll);
+                QVERIFY2(scroll->horizontalScrollBar()->maximum() == 0,
+                         qPrintable(QStringLiteral("%1 px at %2x: the page is %3 px wider than the tab")
+                                        .arg(width).arg(scale).arg(scroll->horizontalScrollBar()->maximum())));
+                QVERIFY(view.plainText().contains("2 · d_model · d_k"));  // the wrapping hints are not text
+            }
     }
 
     void panelsRearrangeToTheRoomAndSaySo() {

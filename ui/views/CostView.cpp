@@ -19,8 +19,11 @@ QString ratio(long long a, long long b) {
 
 // One row: what, formula, number.
 QString row(const QString& what, const QString& formula, long long value, const QString& note = {}) {
+    // A zero-width space after every "·" lets a long product wrap on a narrow page.
+    QString breakable = formula;
+    breakable.replace(QStringLiteral("·"), QStringLiteral("·\u200B"));
     return QStringLiteral("<tr><td>%1</td><td><i>%2</i></td><td align=right><b>%3</b></td><td>%4</td></tr>")
-        .arg(what, formula, count(value), note);
+        .arg(what, breakable, count(value), note);
 }
 
 QString section(const QString& title) {
@@ -36,6 +39,8 @@ CostView::CostView(QWidget* parent) : QWidget(parent) {
     label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     label_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
     label_->setMargin(12);
+    // Long formulas wrap at their spaces: the page fits the tab's width at any font scale.
+    label_->setWordWrap(true);
     label_->setAutoFillBackground(true);
     label_->setStyleSheet(QStringLiteral("QLabel { background: white; color: black; }"));
     auto* scroll = new QScrollArea(this);
@@ -67,7 +72,7 @@ QWidget* CostView::page() const { return label_; }
 QString CostView::plainText() const {
     QTextDocument doc;
     doc.setHtml(label_->text());
-    return doc.toPlainText();
+    return doc.toPlainText().remove(QChar(0x200B));  // the wrapping hints are not text
 }
 
 void CostView::refresh() {
@@ -81,7 +86,7 @@ void CostView::refresh() {
     const int d = a.weights.dModel(), h = a.weights.heads, kv = a.weights.kv_heads;
     const int d_k = a.weights.d_k, d_v = a.weights.d_v, n_q = a.nQuery(), n_kv = a.nKeyValue();
     QString t = QStringLiteral("<h3>Costs at d_model = %1, h = %2, kv = %3, d_k = %4, d_v = %5, "
-                               "n_q = %6, n_kv = %7</h3><table cellspacing=4>")
+                               "n_q = %6, n_kv = %7</h3><table cellspacing=4 width=100%>")
                     .arg(d).arg(h).arg(kv).arg(d_k).arg(d_v).arg(n_q).arg(n_kv);
     t += QStringLiteral("<tr><th align=left>what</th><th align=left>formula</th><th align=right>count</th><th></th></tr>");
     t += section(tr("One head's W_QK: two factors or one matrix? (parameters)"));
