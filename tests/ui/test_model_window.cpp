@@ -84,6 +84,23 @@ private slots:
         QCOMPARE(overview->layers(), 2);
         QCOMPARE(overview->heads(), 4);
         QVERIFY(holds(overview->colorMap(1, 2), trace.layers[1].attention.heads[2].weights));
+        // Legible on a projector: at font scale 2 every title and panel name fits its room.
+        ViewOptions large;
+        large.font_scale = 2.0;
+        QVERIFY(window.showTab(QStringLiteral("Model")));
+        overview->setOptions(large);
+        overview->resize(600, 380);
+        overview->replot();
+        for (int i = 0; i < overview->plotLayout()->elementCount(); ++i)
+            if (auto* title = qobject_cast<QCPTextElement*>(overview->plotLayout()->elementAt(i)))
+                QVERIFY2(QFontMetricsF(title->font()).horizontalAdvance(title->text()) <= overview->viewport().width(),
+                         qPrintable(title->text()));
+        for (int l = 0; l < 2; ++l)
+            for (int h = 0; h < 4; ++h) {
+                QCPAxis* top = overview->colorMap(l, h)->keyAxis()->axisRect()->axis(QCPAxis::atTop);
+                QVERIFY2(QFontMetricsF(top->labelFont()).horizontalAdvance(top->label()) <=
+                             top->axisRect()->outerRect().width(), qPrintable(top->label()));
+            }
         emit overview->panelClicked(1, 2);
         QVERIFY(window.waitForCompleteUpdate(60000));
         QCOMPARE(window.session()->source().layer, 1);

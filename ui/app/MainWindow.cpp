@@ -341,6 +341,7 @@ void MainWindow::setViewOptions(const ViewOptions& options) {
     breakdown_->setOptions(options_);
     token_lines_->setOptions(options_);
     qk_map_->setOptions(options_);
+    overview_->setOptions(options_);
     if (detail_) detail_->setOptions(options_);
     applyFontScale();
 }

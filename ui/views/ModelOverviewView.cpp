@@ -1,11 +1,13 @@
 #include "ModelOverviewView.h"
 
 #include <QMouseEvent>
+#include <QResizeEvent>
 #include <algorithm>
 
 #include "CellColorMap.h"
 #include "ColorMaps.h"
 #include "Heatmap.h"
+#include "TextFit.h"
 
 namespace headscope::ui {
 
@@ -48,6 +50,7 @@ void ModelOverviewView::setOptions(const ViewOptions& options) {
     options_ = options;
     title_->setFont(heatmap::font(12, options.font_scale, true));
     for (QCPAxisRect* rect : rects_) rect->axis(QCPAxis::atTop)->setLabelFont(heatmap::font(9, options.font_scale));
+    fitLabels();
     replot(rpQueuedReplot);
 }
 
@@ -99,8 +102,31 @@ void ModelOverviewView::fill() {
             heatmap::setCellRanges(rects_[std::size_t(l * heads_ + h)], n, n);
         }
     }
-    title_->setText(tr("Every layer's heads: attention weights on the %1 tokens · click one to show it").arg(n));
+    title_variants_ = {tr("Every layer's heads: attention weights on the %1 tokens · click one to show it").arg(n),
+                       tr("Rows: layers, columns: heads · %1 tokens · click one to show it").arg(n),
+                       tr("Rows: layers, columns: heads")};
+    fitLabels();
     frameSelection();
+}
+
+void ModelOverviewView::fitLabels() {
+    if (title_variants_.isEmpty()) return;
+    const QString title = fit::longestThatFits(title_variants_, title_->font(), viewport().width() - 8);
+    title_->setText(title.isEmpty() ? title_variants_.back() : title);
+    fit::layOut(this);
+    // "L3 H7" when the panels are wide enough, "3.7" when not, nothing when even that crowds.
+    for (int l = 0; l < layers_; ++l)
+        for (int h = 0; h < heads_; ++h) {
+            QCPAxis* top = rects_[std::size_t(l * heads_ + h)]->axis(QCPAxis::atTop);
+            const QStringList names{QStringLiteral("L%1 H%2").arg(l).arg(h), QStringLiteral("%1.%2").arg(l).arg(h)};
+            top->setLabel(fit::longestThatFits(names, top->labelFont(), top->axisRect()->outerRect().width()));
+        }
+}
+
+void ModelOverviewView::resizeEvent(QResizeEvent* event) {
+    setViewport(QRect(QPoint(0, 0), event->size()));  // before the replot QCustomPlot starts
+    fitLabels();
+    QCustomPlot::resizeEvent(event);
 }
 
 void ModelOverviewView::frameSelection() {

@@ -35,12 +35,14 @@ signals:
 
 protected:
     void mouseReleaseEvent(QMouseEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     void refresh();
     void rebuild(int layers, int heads);
     void fill();
     void frameSelection();
+    void fitLabels();  // the title and the panels' names to the room they have
 
     std::shared_ptr<const model::Trace> trace_;
     ViewOptions options_;
@@ -49,6 +51,7 @@ private:
     std::vector<QCPAxisRect*> rects_;
     std::vector<QCPColorMap*> maps_;
     QCPTextElement* title_ = nullptr;
+    QStringList title_variants_;  // longest first
     DeferredRefresh* deferred_ = nullptr;  // no work while in a hidden tab
 };
 
