@@ -17,6 +17,7 @@
 
 #include "Config.h"
 #include "io/IoError.h"
+#include "io/JsonText.h"
 #include "io/Quote.h"
 #include "io/MappedFile.h"
 #include "io/Safetensors.h"
@@ -277,8 +278,12 @@ model::Gpt2Config readGpt2Config(const std::string& path) {
     if (fs::file_size(path, error) > kMaxConfigBytes) fail("it is larger than 1 MB");
     std::ifstream in(path, std::ios::binary);
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    const json config = json::parse(text, nullptr, false);
-    if (config.is_discarded()) fail("it is not valid JSON");
+    json config;
+    try {
+        config = parseJsonText(text, "it");  // nesting bounded, errors in plain words
+    } catch (const IoError& error) {
+        fail(error.what());
+    }
     if (!config.is_object()) fail("it is not a JSON object");
 
     if (config.contains("model_type") && config["model_type"] != "gpt2")

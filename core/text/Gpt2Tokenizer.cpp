@@ -16,6 +16,7 @@
 
 #include "io/Quote.h"
 #include "io/IoError.h"
+#include "io/JsonText.h"
 
 namespace headscope::text {
 
@@ -210,9 +211,9 @@ Gpt2Tokenizer Gpt2Tokenizer::fromFiles(const std::string& vocab_json, const std:
     };
     json parsed;
     try {
-        parsed = json::parse(vocab_text);
-    } catch (const json::exception&) {
-        vocab_fail("it is not valid JSON");
+        parsed = io::parseJsonText(vocab_text, "it");  // nesting bounded, errors in plain words
+    } catch (const io::IoError& error) {
+        vocab_fail(error.what());
     }
     if (!parsed.is_object()) vocab_fail("it is not a JSON object of token -> id");
     if (parsed.empty()) vocab_fail("it holds no tokens");

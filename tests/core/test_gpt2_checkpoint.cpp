@@ -105,6 +105,9 @@ TEST_F(BadCheckpoint, MissingDirectoryOrFileIsNamed) {
 TEST_F(BadCheckpoint, ConfigThatIsNotJsonOrLacksAKey) {
     spit(ckpt_ / "config.json", "{\"n_layer\": 2,");
     EXPECT_THAT(loadError(), HasSubstr("config.json': it is not valid JSON"));
+    // A hostile config (a million '[' under the 1 MB cap) is refused before the parser sees it.
+    spit(ckpt_ / "config.json", "{\"n_layer\": " + std::string(1000000, '['));
+    EXPECT_THAT(loadError(), HasSubstr("config.json': it nests JSON more than 64 levels deep"));
     spit(ckpt_ / "config.json", R"({"n_layer": 2, "n_embd": 8, "vocab_size": 12, "n_positions": 16})");
     EXPECT_THAT(loadError(), HasSubstr("no \"n_head\""));
 }

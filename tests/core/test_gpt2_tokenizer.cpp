@@ -125,6 +125,7 @@ class TokenizerFiles : public TempDirTest {};
 TEST_F(TokenizerFiles, MalformedVocabularyAndMergesNameTheFile) {
     const std::string merges = writeFile("#version: 0.2\na b\n", "merges.txt");
     for (const std::string& bad : {std::string("{"), std::string("[1,2]"), std::string("{\"a\": -1}"),
+                                   "{\"a\": " + std::string(100000, '['),  // refused before parsing
                                    std::string("{\"a\": \"x\"}"), std::string("{\"a\": 0, \"b\": 0}")}) {
         const std::string vocab = writeFile(bad, "vocab.json");
         try {
