@@ -394,7 +394,7 @@ bool MainWindow::openSession(const QString& path, QString* error) {
     } catch (const std::exception& e) {
         const QString message = QString::fromStdString(e.what());
         if (error) *error = message;
-        else QMessageBox::warning(this, tr("Cannot open session"), tr("%1\n\n%2").arg(path, message));
+        else QMessageBox::warning(this, tr("Cannot open session"), message);  // the message names the file
         return false;
     }
 }
@@ -409,7 +409,7 @@ bool MainWindow::saveSession(const QString& path, QString* error) {
     } catch (const std::exception& e) {
         const QString message = QString::fromStdString(e.what());
         if (error) *error = message;
-        else QMessageBox::warning(this, tr("Cannot save session"), tr("%1\n\n%2").arg(path, message));
+        else QMessageBox::warning(this, tr("Cannot save session"), message);  // the message names the file
         return false;
     }
 }
