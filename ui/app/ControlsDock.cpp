@@ -17,6 +17,7 @@
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QSpinBox>
+#include <QStyleOptionComboBox>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -34,6 +35,21 @@ namespace {
 QString toText(const std::string& s) { return QString::fromStdString(s); }
 
 constexpr int kSliderSteps = 1200;
+
+// A combo box no wider than its field's row needs: its longest item ("Identity (no projection)")
+// must not widen the dock at 2x fonts; the row wraps under its label instead.
+void keepNarrow(QComboBox* combo) {
+    combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    combo->setMinimumContentsLength(8);
+}
+
+// ... but never narrower than the item it shows: its row wraps under the label first.
+void fitShownItem(QComboBox* combo) {
+    QStyleOptionComboBox option;
+    option.initFrom(combo);
+    const QSize text(combo->fontMetrics().horizontalAdvance(combo->currentText()) + 8, combo->fontMetrics().height());
+    combo->setMinimumWidth(combo->style()->sizeFromContents(QStyle::CT_ComboBox, &option, text, combo).width());
+}
 
 // d_model -> logarithmic slider position and back: position p shows 4096^(p / steps).
 int sliderPosition(int d_model) {
@@ -96,6 +112,7 @@ ControlsDock::ControlsDock(QWidget* parent) : QDockWidget(tr("Controls"), parent
 QWidget* ControlsDock::buildLayerGroup() {
     auto* group = new QGroupBox(tr("Layer"));
     auto* form = new QFormLayout(group);
+    form->setRowWrapPolicy(QFormLayout::WrapLongRows);  // large fonts: a field under its label
 
     d_model_ = makeSpin(group, "d_model", 1, Limits::kMaxDModel,
         tr("d_model: the width of every token's vector. Each word is represented by this many numbers; "
@@ -183,9 +200,11 @@ QWidget* ControlsDock::buildInputGroup() {
 QWidget* ControlsDock::buildAttentionGroup() {
     auto* group = new QGroupBox(tr("Attention"));
     auto* form = new QFormLayout(group);
+    form->setRowWrapPolicy(QFormLayout::WrapLongRows);  // large fonts: a field under its label
 
     mask_ = new QComboBox(group);
     mask_->setObjectName(QStringLiteral("mask"));
+    keepNarrow(mask_);
     mask_->addItem(tr("none (sees all)"), int(MaskKind::None));
     mask_->addItem(tr("causal (GPT)"), int(MaskKind::Causal));
     mask_->setToolTip(tr("Causal: each token may only look at itself and the tokens before it, as in GPT. "
@@ -219,6 +238,7 @@ QWidget* ControlsDock::buildAttentionGroup() {
     addRow(form, tr("&Padded keys"), padded_keys_);
 
     connect(padded_keys_, &QLineEdit::textEdited, this, &ControlsDock::edited);
+    connect(mask_, &QComboBox::currentIndexChanged, this, [this]() { fitShownItem(mask_); });
     connect(mask_, &QComboBox::currentIndexChanged, this, &ControlsDock::edited);
     connect(scale_, &QCheckBox::toggled, this, &ControlsDock::edited);
     connect(temperature_, &QDoubleSpinBox::valueChanged, this, &ControlsDock::edited);
@@ -228,9 +248,11 @@ QWidget* ControlsDock::buildAttentionGroup() {
 QWidget* ControlsDock::buildWeightsGroup() {
     auto* group = new QGroupBox(tr("Weights"));
     auto* form = new QFormLayout(group);
+    form->setRowWrapPolicy(QFormLayout::WrapLongRows);  // large fonts: a field under its label
 
     init_ = new QComboBox(group);
     init_->setObjectName(QStringLiteral("init"));
+    keepNarrow(init_);
     init_->addItem(tr("Xavier uniform"), int(InitKind::Xavier));
     init_->addItem(tr("Normal (small \u03C3)"), int(InitKind::Normal));
     init_->addItem(tr("Identity (no projection)"), int(InitKind::Identity));
@@ -273,6 +295,7 @@ QWidget* ControlsDock::buildWeightsGroup() {
         tr("Add a learned offset (bias) after each projection. Many modern models leave them out."));
     form->addRow(bias_);
 
+    connect(init_, &QComboBox::currentIndexChanged, this, [this]() { fitShownItem(init_); });
     connect(init_, &QComboBox::currentIndexChanged, this, &ControlsDock::edited);
     connect(seed_, &QLineEdit::textEdited, this, &ControlsDock::edited);
     connect(next, &QToolButton::clicked, this, [this]() {
@@ -307,10 +330,35 @@ QWidget* ControlsDock::buildViewGroup() {
 
 void ControlsDock::changeEvent(QEvent* event) {
     QDockWidget::changeEvent(event);
-    if (event->type() == QEvent::FontChange) updateTextHeights();
+    if (event->type() == QEvent::FontChange) {
+        updateTextHeights();
+        wrapLongLabels();
+    }
+}
+
+void ControlsDock::resizeEvent(QResizeEvent* event) {
+    QDockWidget::resizeEvent(event);
+    wrapLongLabels();
+}
+
+void ControlsDock::wrapLongLabels() {
+    // A label wider than the dock ("Source text (cross-attention)" at 2x) takes two lines
+    // instead of widening the dock past its edge; the others stay on one line.
+    const int room = width() - 64;  // group frames, form margins, the scroll bar
+    for (QLabel* label : widget()->findChildren<QLabel*>()) {
+        if (label == problems_label_) continue;
+        const bool wrap = label->fontMetrics().horizontalAdvance(QString(label->text()).remove(QLatin1Char('&'))) > room;
+        if (wrap != label->wordWrap()) label->setWordWrap(wrap);
+    }
 }
 
 void ControlsDock::updateTextHeights() {
+    // The padded keys' hint ("none, e.g. 0, 3") stays whole: at large fonts the field wraps
+    // under its label rather than cutting it.
+    const QFontMetrics hint(font());
+    padded_keys_->setMinimumWidth(hint.horizontalAdvance(padded_keys_->placeholderText()) + 16);
+    fitShownItem(mask_);
+    fitShownItem(init_);
     // A few lines of text, at whatever font size View > Larger chose.
     for (QPlainTextEdit* edit : {text_, source_text_}) {
         const int lines = edit->property("headscope_lines").toInt();
@@ -414,10 +462,31 @@ void ControlsDock::setConfig(const Config& c) {
     if (text_->toPlainText() != toText(c.text)) text_->setPlainText(toText(c.text));
     if (source_text_->toPlainText() != toText(c.source_text)) source_text_->setPlainText(toText(c.source_text));
     seq_len_->setValue(c.seq_len);
+    fitShownItem(mask_);  // its signals were blocked
+    fitShownItem(init_);
     updateDerivedDims();
 }
 
-void ControlsDock::showProblems(const QStringList& problems) {
+QString ControlsDock::withLockHint(const QString& problem) const {
+    // The core explains in terms of the configuration ("set d_k and d_v explicitly"); here the
+    // cause is a control the user ticked, so the way out names it.
+    if (!lock_->isChecked() || !lock_->isEnabled()) return problem;
+    const QString cause = QStringLiteral("d_model %1 is not divisible by %2 heads").arg(d_model_->value()).arg(heads_->value());
+    if (!problem.startsWith(cause)) return problem;
+    const QString choose = QStringLiteral("choose ");
+    const qsizetype at = problem.lastIndexOf(choose);
+    QString divisors;
+    if (at >= 0) {
+        divisors = problem.mid(at + choose.size());
+        if (divisors.endsWith(QLatin1Char('.'))) divisors.chop(1);
+        divisors = tr(" (%1 divide it)").arg(divisors);
+    }
+    return tr("%1: change d_model or heads%2, or untick Lock to set d_k and d_v yourself.").arg(cause, divisors);
+}
+
+void ControlsDock::showProblems(const QStringList& reported) {
+    QStringList problems;
+    for (const QString& problem : reported) problems << withLockHint(problem);
     problems_ = problems;
     // Contradictory inputs are not errors, but must not pass silently.
     QString note;

@@ -42,7 +42,8 @@ public:
     void setGeometryFixed(bool fixed, const QString& why = {});
     bool geometryFixed() const { return geometry_fixed_; }
 
-    // Lists the problems in red; an empty list hides the label.
+    // Lists the problems in red; an empty list hides the label. A problem a ticked control
+    // causes (Lock d_k = d_v = d_model / heads) also says to untick it.
     void showProblems(const QStringList& problems);
     QStringList shownProblems() const { return problems_; }
 
@@ -54,9 +55,12 @@ signals:
 
 protected:
     void changeEvent(QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     void updateTextHeights();
+    void wrapLongLabels();
+    QString withLockHint(const QString& problem) const;
     QWidget* buildLayerGroup();
     QWidget* buildWeightsGroup();
     QWidget* buildAttentionGroup();

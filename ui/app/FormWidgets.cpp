@@ -1,12 +1,61 @@
 #include "FormWidgets.h"
 
 #include <QCheckBox>
+#include <QEvent>
+#include <QFontMetrics>
 #include <QFormLayout>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QSpinBox>
+#include <QStyle>
 
 namespace headscope::ui {
+
+namespace {
+
+constexpr const char* kFullText = "headscope_full_text";
+
+int textWidth(const QFontMetrics& fm, QString text) {
+    text.remove(QLatin1Char('&'));
+    return fm.horizontalAdvance(text);
+}
+
+// Re-breaks a check box's text whenever its width or font changes.
+class CheckTextWrapper : public QObject {
+public:
+    using QObject::QObject;
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override {
+        if (event->type() == QEvent::Resize || event->type() == QEvent::FontChange) {
+            auto* box = static_cast<QCheckBox*>(watched);
+            const QStyle* style = box->style();
+            const int room = box->width() - style->pixelMetric(QStyle::PM_IndicatorWidth, nullptr, box) -
+                             style->pixelMetric(QStyle::PM_CheckBoxLabelSpacing, nullptr, box) - 4;
+            const QString text = wrapText(box->property(kFullText).toString(), box->fontMetrics(), room);
+            if (text != box->text()) box->setText(text);
+        }
+        return false;
+    }
+};
+
+}  // namespace
+
+QString wrapText(const QString& text, const QFontMetrics& fm, int width) {
+    QStringList lines;
+    QString line;
+    for (const QString& word : text.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+        const QString longer = line.isEmpty() ? word : line + QLatin1Char(' ') + word;
+        if (!line.isEmpty() && textWidth(fm, longer) > width) {
+            lines << line;
+            line = word;
+        } else {
+            line = longer;
+        }
+    }
+    lines << line;
+    return lines.join(QLatin1Char('\n'));
+}
 
 QSpinBox* makeSpin(QWidget* parent, const char* name, int lo, int hi, const QString& tip) {
     auto* spin = new QSpinBox(parent);
@@ -22,6 +71,11 @@ QCheckBox* makeCheck(QWidget* parent, const char* name, const QString& text, con
     auto* box = new QCheckBox(text, parent);
     box->setObjectName(QLatin1String(name));
     box->setToolTip(tip);
+    box->setAccessibleName(QString(text).remove(QLatin1Char('&')));
+    box->setProperty(kFullText, text);
+    // Any width the layout offers; the text breaks into lines to fit it.
+    box->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
+    box->installEventFilter(new CheckTextWrapper(box));
     return box;
 }
 

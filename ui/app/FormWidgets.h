@@ -5,6 +5,7 @@
 #include <QString>
 
 class QCheckBox;
+class QFontMetrics;
 class QFormLayout;
 class QPlainTextEdit;
 class QSpinBox;
@@ -13,8 +14,13 @@ class QWidget;
 namespace headscope::ui {
 
 QSpinBox* makeSpin(QWidget* parent, const char* name, int lo, int hi, const QString& tip);
+// The check box's text breaks onto more lines when the box is narrow (large fonts, a narrow
+// dock) instead of being cut: the box takes the width its layout gives it.
 QCheckBox* makeCheck(QWidget* parent, const char* name, const QString& text, const QString& tip);
 QPlainTextEdit* makeTextEdit(QWidget* parent, const char* name, int lines, const QString& tip);
+
+// text broken at spaces into lines no wider than width for fm ("&" mnemonics not counted).
+QString wrapText(const QString& text, const QFontMetrics& fm, int width);
 
 // A form row whose label carries a mnemonic (&Heads) and points at its field.
 void addRow(QFormLayout* form, const QString& label, QWidget* field, QWidget* buddy = nullptr);
