@@ -16,6 +16,7 @@ namespace {
 
 // Point sizes at font_scale 1: readable from the back of a classroom at 1.5-2.
 constexpr double kTitlePt = 14, kSubtitlePt = 10, kHeadTitlePt = 11, kTickPt = 10, kBarPt = 10;
+constexpr double kOwnBarPx = 7;  // a per-head colour bar's width at font scale 1
 
 
 QString maskWords(const Analysis& a) {
@@ -127,9 +128,11 @@ bool HeadGridView::refresh(const QSize& size) {
     }
     const Analysis& a = *analysis_;
     const int heads = static_cast<int>(a.results.heads.size());
-    const int columns = fixed_columns_ > 0 ? std::min(fixed_columns_, heads) : gridColumns(heads, analysis_ ? analysis_->nQuery() : 1, analysis_ ? analysis_->nKeyValue() : 1, size,
-                                                            options_.font_scale, options_.shared_scale ? kBarSpace : 0);
-    const bool shared = options_.shared_scale;
+    // A bar per head only where its numbers can be read; else the shared bar, and a note says so.
+    const bool shared = options_.shared_scale || !perHeadBarsFit(heads, size);
+    const int columns = fixed_columns_ > 0 ? std::min(fixed_columns_, heads)
+                                           : fittingColumns(heads, size, gridColumns(heads, a.nQuery(), a.nKeyValue(), size,
+                                                                                     options_.font_scale, shared ? kBarSpace : 0));
     const bool logits = options_.show_logits;
     if (heads != headCount() || columns != columns_ || shared != layout_shared_ || !subtitle_) {
         rebuildLayout(heads, columns, shared);
@@ -190,6 +193,51 @@ QString HeadGridView::structure() const {
     return s;
 }
 
+int HeadGridView::fittingColumns(int heads, const QSize& laid_out, int columns) const {
+    // gridColumns() weighs cell sizes; here the texts that must fit: every row's head title
+    // (QCustomPlot squeezes the plot's titles over the heads when the rows' minimum heights
+    // exceed the widget), and every column wide enough for its head title ("▶ h63").
+    if (laid_out.width() < 200 || laid_out.height() < 150) return columns;
+    const double s = options_.font_scale;
+    const int head_h = QFontMetrics(heatmap::font(kHeadTitlePt, s, true)).height();
+    const int tick_h = QFontMetrics(heatmap::font(kTickPt, s)).height();
+    const int titles_h = QFontMetrics(heatmap::font(kTitlePt, s, true)).height() +
+                         3 * QFontMetrics(heatmap::font(kSubtitlePt, std::min(s, 1.4))).height() + 16;
+    const double row_h = head_h + 0.5 * tick_h + 14 + tick_h;  // title, paddings, a heatmap a word high at least
+    const int rows_fit = std::max(1, int((laid_out.height() - titles_h - tick_h) / row_h));
+    const int at_least = (heads + rows_fit - 1) / rows_fit;
+    const int title_w = QFontMetrics(heatmap::font(kHeadTitlePt, s, true)).horizontalAdvance(QStringLiteral("▶ h%1").arg(heads - 1));
+    const int at_most = std::max(1, (laid_out.width() - kBarSpace - 6 * tick_h) / (title_w + 12));
+    const int fitted = std::clamp(std::max(columns, at_least), 1, std::max(at_least, std::min(heads, at_most)));
+    // A full last row if a few more columns give one: a short last row puts key words under
+    // two rows, and both pay their height.
+    for (int c = fitted; c <= std::min({heads, at_most, fitted + fitted / 3}); ++c)
+        if (heads % c == 0) return c;
+    return fitted;
+}
+
+int HeadGridView::ownBarWidth() const {
+    // A per-head bar, its ticks and numbers ("0.25"), and the gap to its heatmap.
+    const QFontMetrics fm(heatmap::font(kBarPt - 1, options_.font_scale));
+    return int(kOwnBarPx * options_.font_scale) + 3 + 3 + fm.horizontalAdvance(QStringLiteral("0.00")) + 8;
+}
+
+bool HeadGridView::perHeadBarsFit(int heads, const QSize& laid_out) const {
+    if (heads >= kMaxHeadBars) return false;
+    const QSize size = laid_out.width() < 200 || laid_out.height() < 150 ? QSize(1920, 1400) : laid_out;
+    const double s = options_.font_scale;
+    const int columns = fixed_columns_ > 0 ? std::min(fixed_columns_, heads)
+                                           : gridColumns(heads, analysis_->nQuery(), analysis_->nKeyValue(), size, s, 0);
+    const int rows = (heads + columns - 1) / columns;
+    const int text_h = QFontMetrics(heatmap::font(kTickPt, s)).height();
+    const int bar_text_h = QFontMetrics(heatmap::font(kBarPt - 1, s)).height();
+    // As updateLabels() estimates it: titles above, a head title and a line of key words a row.
+    const double bar_h = double(size.height() - 3 * text_h - 16) / rows - (1.8 * text_h + 24) - text_h;
+    const double heatmap_w = double(size.width()) / columns - ownBarWidth() - 10;
+    // At least three numbers along each bar, and each heatmap wider than its bar.
+    return bar_h >= 3 * 1.6 * bar_text_h && heatmap_w >= 2 * ownBarWidth();
+}
+
 void HeadGridView::clearLayout() {
     clearItems();
     row_marks_.clear();
@@ -235,9 +283,13 @@ void HeadGridView::rebuildLayout(int heads, int columns, bool shared) {
         Cell& cell = cells_[static_cast<std::size_t>(h)];
         cell.rect = new QCPAxisRect(this, true);
         heatmap::styleAxes(cell.rect);
+        // QCustomPlot's default minimum (50 x 50 and 15 px margins) would squeeze the titles
+        // over the heads when many rows share a short window: the cells shrink instead.
+        cell.rect->setMinimumSize(8, 8);
+        cell.rect->setMinimumMargins(QMargins(2, 2, 2, 2));
         cell.rect->axis(QCPAxis::atTop)->setLabel(QStringLiteral("head %1").arg(h));
         // Rows align (top and bottom); left margins differ: only column 0 carries query words.
-        // With the shared bar only the bottom head of each column carries key words: rows
+        // With the shared bar only the heads of the last row carry key words: rows
         // align at the top only. With a bar per head every head keeps its own words.
         cell.rect->setMarginGroup(shared ? QCP::msTop : QCP::msTop | QCP::msBottom, margin_group_);
         if (shared) {
@@ -290,7 +342,10 @@ void HeadGridView::updateTexts() {
     if (!fully_masked_rows_.isEmpty())
         subtitle += QStringLiteral(" · hatched rows: every key masked, softmax would be 0/0 "
                                    "(PyTorch gives NaN); HeadScope shows 0");
-    if (!options_.shared_scale) subtitle += QStringLiteral(" · colour bar per head");
+    if (!options_.shared_scale && layout_shared_)
+        subtitle += QStringLiteral(" · one colour scale for all heads: a bar per head has no room here");
+    else if (!options_.shared_scale)
+        subtitle += QStringLiteral(" · colour bar per head");
     subtitle_->setText(subtitle);
 
     QString bar = heatmap::valueName(a, logits);
@@ -318,7 +373,22 @@ void HeadGridView::wrapTitles(const QSize& laid_out) {
             }
             lines << current;
         }
-        element->setText(lines.join(QLatin1Char('\n')));
+        // A part wider than the plot on its own ("random, untrained weights (...)") breaks at spaces.
+        QStringList wrapped;
+        for (const QString& line : lines) {
+            QString current;
+            for (const QString& word : line.split(QLatin1Char(' '))) {
+                const QString joined = current.isEmpty() ? word : current + QLatin1Char(' ') + word;
+                if (!current.isEmpty() && fm.horizontalAdvance(joined) > width) {
+                    wrapped << current;
+                    current = word;
+                } else {
+                    current = joined;
+                }
+            }
+            wrapped << current;
+        }
+        element->setText(wrapped.join(QLatin1Char('\n')));
     }
 }
 
@@ -341,8 +411,8 @@ void HeadGridView::updateLabels(const QSize& laid_out) {
     const int rows = (headCount() + columns - 1) / columns;
     const int query_w = heatmap::maxLabelWidth(q, tick);
     const int key_w = heatmap::maxLabelWidth(k, tick);
-    const int bar = options_.shared_scale ? kBarSpace : 0;
-    const int own_bar = options_.shared_scale ? 0 : 70;
+    const int bar = layout_shared_ ? kBarSpace : 0;
+    const int own_bar = layout_shared_ ? 0 : ownBarWidth();
     // Every head has the same query words, so only the first column carries them (small
     // multiples): the other columns give that width to their cells. Column 0 is stretched by
     // the labels' width so that every heatmap gets the same width.
@@ -356,19 +426,21 @@ void HeadGridView::updateLabels(const QSize& laid_out) {
         short_titles_ = short_titles;
         markSelection();
     }
-    if (heads_grid_ && columns > 1) {
-        for (int c = 0; c < columns; ++c)
-            heads_grid_->setColumnStretchFactor(c, c == 0 ? (inner_w + 16 + query_w) / (inner_w + 16) : 1.0);
-    }
-    // Shared bar: key words only under the last head of each column, so only the last row pays
+    // Shared bar: key words only under the last row, so only the last row pays
     // for their height (its row is stretched by it); with a bar per head every row pays.
-    const bool share_keys = options_.shared_scale && rows > 1;
+    const bool share_keys = layout_shared_ && rows > 1;
     const bool rotate = key_w + 6 > px_col;
     const double key_h = rotate ? key_w : text_h;
     const double body_h = double(size.height() - 3 * text_h - 16);
-    const double per_row = 1.3 * text_h + 18 + 6;  // head title, paddings
+    const double per_row = 1.8 * text_h + 18 + 6;  // head title, paddings (half a line above the words)
     const double inner_h = share_keys ? (body_h - key_h - rows * per_row) / rows : body_h / rows - per_row - key_h;
-    const double px_row = std::max(0.0, inner_h) / std::max(1, n_q);
+    double px_row = std::max(0.0, inner_h) / std::max(1, n_q);
+    // Once laid out at this size, the cells' real height (the estimate runs a little large).
+    if (!cells_.empty() && cells_.front().rect->rect().height() > 1 && laid_out == viewport().size()) {
+        int shortest = cells_.front().rect->rect().height();
+        for (const Cell& cell : cells_) shortest = std::min(shortest, cell.rect->rect().height());
+        px_row = std::min(px_row, double(shortest) / std::max(1, n_q));
+    }
     // The shared bar's label runs along the bar: shorten it ("attention weight (softmax)" ->
     // "attention weight" -> "attention") rather than let the bar's height cut it.
     if (shared_scale_) {
@@ -383,18 +455,14 @@ void HeadGridView::updateLabels(const QSize& laid_out) {
         }
         shared_scale_->setLabel(lines.join(QLatin1Char('\n')));
     }
-    if (heads_grid_) {
-        for (int r = 0; r < rows; ++r)
-            heads_grid_->setRowStretchFactor(
-                r, share_keys && r == rows - 1 && inner_h > 0 ? (inner_h + per_row + key_h) / (inner_h + per_row) : 1.0);
-    }
 
     // Words stay on the axes when they fit one per cell; when they do not, every k-th word is
     // shown (while at least two words fit) before falling back to bare positions: a projector at
     // 1024 x 768 and 2x fonts keeps words.
     using heatmap::TickMode;
     const auto stride = [&](double px_per_token) {
-        return px_per_token <= 0 ? 1000 : std::max(1, static_cast<int>(std::ceil(0.8 * text_h / px_per_token)));
+        // A full line apart: the estimate runs a little larger than the cells come out.
+        return px_per_token <= 0 ? 1000 : std::max(1, static_cast<int>(std::ceil(1.0 * text_h / px_per_token)));
     };
     const int x_stride = stride(px_col), y_stride = stride(px_row);
     // Words as long as at least two of them fit (stride < n): never numbers while words fit.
@@ -418,6 +486,28 @@ void HeadGridView::updateLabels(const QSize& laid_out) {
     const double digits = fm.horizontalAdvance(QStringLiteral("0000"));
     const int x_ticks = static_cast<int>(px_col * n_kv / (1.5 * digits));
     const int y_ticks = static_cast<int>(px_row * n_q / (2.5 * text_h));
+    // Not even two positions fit (dozens of heads in a small window): no numbers that would
+    // run into the next head's ("10" + "0" reads "100").
+    const TickMode x_shown = x_mode == TickMode::Positions && x_ticks < 2 ? TickMode::None : x_mode;
+    const TickMode y_shown = y_mode == TickMode::Positions && y_ticks < 2 ? TickMode::None : y_mode;
+    // The first column pays for the query words beside it, the last row for the key words under
+    // it (when they are drawn at all).
+    if (heads_grid_ && columns > 1) {
+        const double words = y_shown == TickMode::None ? 0.0 : query_w;
+        for (int c = 0; c < columns; ++c)
+            heads_grid_->setColumnStretchFactor(c, c == 0 ? (inner_w + 16 + words) / (inner_w + 16) : 1.0);
+    }
+    if (heads_grid_) {
+        const double keys = x_shown == TickMode::None ? 0.0 : key_h;
+        for (int r = 0; r < rows; ++r)
+            heads_grid_->setRowStretchFactor(
+                r, share_keys && r == rows - 1 && inner_h > 0 ? (inner_h + per_row + keys) / (inner_h + per_row) : 1.0);
+        // Rotated words stand half a line beyond their heatmap's edge: the next column keeps clear.
+        heads_grid_->setColumnSpacing(x_shown == TickMode::Tokens && rotate ? std::max(10, text_h + 4) : 10);
+    }
+    // A bar per head: as many numbers as its height holds, two at least.
+    const int bar_text_h = QFontMetrics(heatmap::font(kBarPt - 1, options_.font_scale)).height();
+    const int bar_ticks = std::clamp(static_cast<int>(std::max(0.0, inner_h) / (2.2 * bar_text_h)), 2, 5);
     for (std::size_t index = 0; index < cells_.size(); ++index) {
         Cell& cell = cells_[index];
         QCPAxis* x = cell.rect->axis(QCPAxis::atBottom);
@@ -425,12 +515,16 @@ void HeadGridView::updateLabels(const QSize& laid_out) {
         const bool x_was = qSharedPointerDynamicCast<QCPAxisTickerText>(x->ticker()) != nullptr;
         const bool y_was = qSharedPointerDynamicCast<QCPAxisTickerText>(y->ticker()) != nullptr;
         if (tokens_changed || strides_changed || x_was != (x_mode == TickMode::Tokens) || x_mode == TickMode::Positions)
-            heatmap::setTicks(x, x_mode, k_shown, x_ticks);
+            heatmap::setTicks(x, x_shown, k_shown, x_ticks);
         if (tokens_changed || strides_changed || y_was != (y_mode == TickMode::Tokens) || y_mode == TickMode::Positions)
-            heatmap::setTicks(y, y_mode, q_shown, y_ticks);
+            heatmap::setTicks(y, y_shown, q_shown, y_ticks);
+        if (cell.scale) cell.scale->axis()->ticker()->setTickCount(bar_ticks);
         x->setTickLabelRotation(x_mode == TickMode::Tokens && rotate ? -90 : 0);
-        y->setTickLabels(index % std::size_t(columns) == 0);
-        x->setTickLabels(!share_keys || index + std::size_t(columns) >= cells_.size());
+        y->setTickLabels(y_shown != TickMode::None && index % std::size_t(columns) == 0);
+        // Shared bar: key words under the last row only (the same words as every head's); a
+        // short last row leaves the columns beside it without them rather than a second row
+        // of words in the middle of the grid.
+        x->setTickLabels(x_shown != TickMode::None && (!share_keys || index >= std::size_t((rows - 1) * columns)));
     }
 }
 
@@ -446,10 +540,13 @@ void HeadGridView::applyFonts() {
             axis->setTickLabelFont(tick);
             axis->setLabelFont(head);
         }
+        // The first query word stands up to half a line above its heatmap: the head title
+        // keeps clear of it.
+        cell.rect->axis(QCPAxis::atTop)->setLabelPadding(static_cast<int>(4 + 0.5 * QFontMetrics(tick).height()));
         // Rotated labels render a few pixels longer than QCustomPlot measures: keep room.
         cell.rect->axis(QCPAxis::atBottom)->setPadding(static_cast<int>(2 + 6 * s));
         if (cell.scale) {
-            cell.scale->setBarWidth(static_cast<int>(10 * s));
+            cell.scale->setBarWidth(static_cast<int>(kOwnBarPx * s));
             cell.scale->axis()->setTickLabelFont(heatmap::font(kBarPt - 1, s));
             cell.scale->axis()->setSubTicks(false);
         }

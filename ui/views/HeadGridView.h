@@ -58,6 +58,11 @@ public:
     // When a word per cell does not fit, every k-th word is shown (k up to this, or further while
     // at least two words fit); then positions.
     static constexpr int kMaxLabelStride = 6;
+    // From this many heads on, one shared colour bar even when ViewOptions::shared_scale is off
+    // (the subtitle says so): a bar per head would be a pile of numbers. Fewer heads get one
+    // each only where three of its numbers fit (perHeadBarsShown()).
+    static constexpr int kMaxHeadBars = 32;
+    bool perHeadBarsShown() const { return !cells_.empty() && !layout_shared_; }
     QCPTextElement* titleElement() const { return title_; }
     QCPTextElement* subtitleElement() const { return subtitle_; }
     int keyLabelStride() const { return x_stride_; }    // 1: every key's word is shown
@@ -101,6 +106,9 @@ private:
     bool refresh(const QSize& size);  // true when more than the colour maps' numbers changed
     QString structure() const;         // everything drawn except the colour maps' cells
     void rebuildLayout(int heads, int columns, bool shared);
+    bool perHeadBarsFit(int heads, const QSize& size) const;
+    int ownBarWidth() const;
+    int fittingColumns(int heads, const QSize& size, int columns) const;
     void clearLayout();
     void updateTexts();
     void updateLabels(const QSize& size);
