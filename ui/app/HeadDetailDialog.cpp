@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <QScreen>
 #include <QTabWidget>
 #include <QVBoxLayout>
 
@@ -25,7 +26,10 @@ HeadDetailDialog::HeadDetailDialog(QWidget* parent) : QDialog(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(tabs);
-    resize(1000, 760);
+    // Large, but within the screen: a projector's 1024 x 768 keeps the title bar on screen.
+    QSize size(1000, 760);
+    if (const QScreen* s = screen()) size = size.boundedTo(s->availableGeometry().size() * 0.94);
+    resize(size);
     updateTitle();
 }
 

@@ -1,5 +1,6 @@
 #include "CircuitView.h"
 
+#include <QFontMetrics>
 #include <QLocale>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -10,6 +11,25 @@
 
 namespace headscope::ui {
 namespace {
+
+// QCPTextElement does not wrap: each line breaks at spaces to stay within width (2x fonts).
+QString wrapped(const QString& text, const QFontMetrics& fm, int width) {
+    QStringList out;
+    for (const QString& line : text.split(QLatin1Char('\n'))) {
+        QString current;
+        for (const QString& word : line.split(QLatin1Char(' '))) {
+            const QString joined = current.isEmpty() ? word : current + QLatin1Char(' ') + word;
+            if (!current.isEmpty() && fm.horizontalAdvance(joined) > width) {
+                out << current;
+                current = word;
+            } else {
+                current = joined;
+            }
+        }
+        out << current;
+    }
+    return out.join(QLatin1Char('\n'));
+}
 
 constexpr double kTitlePt = 12, kPanelPt = 11, kTickPt = 9;
 const char* kNames[] = {"W_i^Q", "W_i^K", "W_QK,i = W_i^Q (W_i^K)ᵀ", "W_i^V", "W_i^O", "W_OV,i = W_i^V W_i^O"};
@@ -141,8 +161,21 @@ void CircuitView::refresh() {
         lines << (d > kMaxWindowCircuitDModel ? QStringLiteral("The %1 × %1 products are not drawn in the window; "
                                             "headscope-cli export writes them").arg(d)
                            : QStringLiteral("forming the products…"));
-    title_->setText(lines.join(QLatin1Char('\n')));
+    title_text_ = lines.join(QLatin1Char('\n'));
     title_->setFont(heatmap::font(kTitlePt, s, true));
+    wrapTitle();
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void CircuitView::wrapTitle() {
+    const int width = plot_->width() < 200 ? 1000 : plot_->width() - 12;
+    title_->setText(wrapped(title_text_, QFontMetrics(title_->font()), width));
+}
+
+void CircuitView::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    if (title_text_.isEmpty()) return;
+    wrapTitle();
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -43,8 +43,13 @@ public:
 
     void replotNow();
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
     void refresh();
+    void wrapTitle();
+    QString title_text_;  // before wrapping
     DeferredRefresh* deferred_ = nullptr;  // no work while in a hidden tab
 
     Rows rows_;

@@ -6,6 +6,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMouseEvent>
+#include <QScrollArea>
 #include <QTextDocument>
 #include <QToolTip>
 #include <algorithm>
@@ -19,6 +20,33 @@ constexpr double kTitlePt = 14, kSubtitlePt = 10, kTickPt = 10, kAxisPt = 11, kI
 constexpr int kShownSingularValues = 8;
 
 QString number(double v) { return QString::number(v, 'g', 3); }
+
+// QCPTextElement does not wrap: lines break at " · " and then at spaces to stay within width.
+QString wrapped(const QString& text, const QFontMetrics& fm, int width) {
+    QStringList out;
+    for (const QString& line : text.split(QLatin1Char('\n'))) {
+        QString current;
+        const auto add = [&](const QString& piece, const QString& glue) {
+            const QString joined = current.isEmpty() ? piece : current + glue + piece;
+            if (!current.isEmpty() && fm.horizontalAdvance(joined) > width) {
+                out << current;
+                current = piece;
+            } else {
+                current = joined;
+            }
+        };
+        for (const QString& part : line.split(QStringLiteral(" \u00b7 "))) {
+            if (fm.horizontalAdvance(part) <= width) {
+                add(part, QStringLiteral(" \u00b7 "));
+                continue;
+            }
+            const QStringList words = part.split(QLatin1Char(' '));
+            for (qsizetype i = 0; i < words.size(); ++i) add(words[i], i == 0 ? QStringLiteral(" \u00b7 ") : QStringLiteral(" "));
+        }
+        out << current;
+    }
+    return out.join(QLatin1Char('\n'));
+}
 
 QString valueList(const Eigen::VectorXd& values, int count) {
     QStringList parts;
@@ -112,18 +140,24 @@ HeadDetailView::HeadDetailView(QWidget* parent) : QWidget(parent) {
     map_->setGradient(heatmap::gradient(false));
     scale_->setGradient(heatmap::gradient(false));
 
-    info_ = new QLabel(this);
+    info_ = new QLabel;
     info_->setTextFormat(Qt::RichText);
     info_->setWordWrap(true);
     info_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     info_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    info_->setMinimumWidth(220);
-    info_->setMaximumWidth(380);
+    info_->setContentsMargins(4, 0, 4, 0);
+    // Large fonts on a small screen: the panel scrolls down rather than losing its last lines.
+    info_scroll_ = new QScrollArea(this);
+    info_scroll_->setObjectName(QStringLiteral("head_info"));
+    info_scroll_->setWidget(info_);
+    info_scroll_->setWidgetResizable(true);
+    info_scroll_->setFrameShape(QFrame::NoFrame);
+    info_scroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
 
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(plot_, 1);
-    layout->addWidget(info_, 0);
+    layout->addWidget(info_scroll_, 0);
 
     connect(plot_, &QCustomPlot::mouseMove, this, &HeadDetailView::onMouseMove);
     applyFonts();
@@ -187,10 +221,12 @@ void HeadDetailView::refresh() {
     if (masked) bar += QStringLiteral("\n(grey = masked)");
     scale_->setLabel(bar);
 
-    title_->setText(QStringLiteral("head %1 · %2")
-                        .arg(head_)
-                        .arg(logits ? QStringLiteral("attention logits (before softmax)")
-                                    : QStringLiteral("attention weights (softmax)")));
+    const int width = std::max(200, plot_->width() < 200 ? 1000 : plot_->width()) - 12;
+    title_->setText(wrapped(QStringLiteral("head %1 · %2")
+                                .arg(head_)
+                                .arg(logits ? QStringLiteral("attention logits (before softmax)")
+                                            : QStringLiteral("attention weights (softmax)")),
+                            QFontMetrics(title_->font()), width));
     QString subtitle;
     if (const HeadSpectra* s = spectraOf(a, head_)) {
         subtitle = QStringLiteral("rank W_QK = %1 ≤ d_k = %2 · σ = %3")
@@ -199,7 +235,7 @@ void HeadDetailView::refresh() {
                        .arg(valueList(s->qk.singular_values, 4));
     }
     if (masked) subtitle += QStringLiteral(" · grey cells are masked");
-    subtitle_->setText(subtitle);
+    subtitle_->setText(wrapped(subtitle, QFontMetrics(subtitle_->font()), width));
     info_->setText(infoHtml(a, head_));
     updateLabels();
 }
@@ -240,7 +276,10 @@ void HeadDetailView::applyFonts() {
     scale_->setBarWidth(static_cast<int>(16 * s));
     scale_->axis()->setTickLabelFont(heatmap::font(kTickPt, s));
     scale_->axis()->setLabelFont(heatmap::font(kTickPt, s));
-    info_->setFont(heatmap::font(kInfoPt, s));
+    // The side panel explains; it grows less than the labels so that the heatmap keeps its room.
+    const double info_scale = std::min(s, 1.6);
+    info_->setFont(heatmap::font(kInfoPt, info_scale));
+    fitInfoWidth();
 }
 
 void HeadDetailView::onMouseMove(QMouseEvent* event) {
@@ -260,10 +299,18 @@ void HeadDetailView::onMouseMove(QMouseEvent* event) {
     }
 }
 
+void HeadDetailView::fitInfoWidth() {
+    // Wide enough for its numbers at the font's size, never more than 40% of the window.
+    const double info_scale = std::min(options_.font_scale, 1.6);
+    const int wanted = static_cast<int>(240 + 140 * info_scale);
+    info_scroll_->setFixedWidth(std::clamp(int(0.4 * width()), 220, wanted));
+}
+
 void HeadDetailView::resizeEvent(QResizeEvent* event) {
+    fitInfoWidth();
     QWidget::resizeEvent(event);
     if (analysis_) {
-        updateLabels();
+        refresh();  // titles wrap to the new width
         plot_->replot(QCustomPlot::rpQueuedReplot);
     }
 }

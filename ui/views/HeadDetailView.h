@@ -12,6 +12,7 @@
 #include "ViewOptions.h"
 
 class QLabel;
+class QScrollArea;
 
 namespace headscope::ui {
 
@@ -48,6 +49,7 @@ private:
     void refresh();
     void updateLabels();
     void applyFonts();
+    void fitInfoWidth();
     void onMouseMove(QMouseEvent* event);
 
     std::shared_ptr<const Analysis> analysis_;
@@ -60,6 +62,7 @@ private:
     QCPColorMap* map_ = nullptr;
     QCPColorScale* scale_ = nullptr;
     QLabel* info_ = nullptr;
+    QScrollArea* info_scroll_ = nullptr;
     QString hover_text_;
 };
 
