@@ -69,6 +69,11 @@ const std::vector<std::string>& viewNames() {
     return names;
 }
 
+const std::vector<std::string>& applyNames() {
+    static const std::vector<std::string> names = {"reparametrize_qk"};
+    return names;
+}
+
 const std::vector<std::pair<std::string, std::string>>& placeholders() {
     static const std::vector<std::pair<std::string, std::string>> list = {
         {"d_model", "width of the embedding"},
@@ -289,7 +294,7 @@ Lesson parseLesson(const std::string& text, const std::string& name) {
     for (const json& s : j["steps"]) {
         const std::string where = name + ", step " + std::to_string(++index);
         if (!s.is_object()) throw IoError(where + ": a step must be a JSON object");
-        checkKeys(s, {"title", "text", "config", "show", "head", "look_at"}, where);
+        checkKeys(s, {"title", "text", "config", "show", "head", "look_at", "apply"}, where);
         LessonStep step;
         step.title = requireString(s, "title", where);
         step.text = requireString(s, "text", where);
@@ -299,6 +304,10 @@ Lesson parseLesson(const std::string& text, const std::string& name) {
         if (std::find(views.begin(), views.end(), step.show) == views.end())
             throw IoError(where + ": \"show\" " + io::quote(step.show) +
                           " is not a view (heads, logits, spectra, spectrum_ov, ranks, projections, circuits, circuit_ov, costs)");
+        step.apply = requireString(s, "apply", where, false);
+        const auto& applies = applyNames();
+        if (!step.apply.empty() && std::find(applies.begin(), applies.end(), step.apply) == applies.end())
+            throw IoError(where + ": \"apply\" " + io::quote(step.apply) + " is not known (reparametrize_qk)");
         step.session = s.contains("config") ? applyObject(base, s["config"], where) : base;
         checkConfig(step.session.config, where);
         if (s.contains("head")) {

@@ -9,7 +9,9 @@
 //               "show": "heads",                 the view: heads, logits, spectra, spectrum_ov,
 //                                                ranks, projections, circuits, circuit_ov, costs
 //               "head": 0,                       the head the view and the numbers are about
-//               "look_at": "what to look at (rich text, placeholders too)"}]}
+//               "look_at": "what to look at (rich text, placeholders too)",
+//               "apply": "reparametrize_qk"}]}       optional: what the step does to the live
+//                                                weights (W_Q M, W_K M^-T; Reparametrize.h)
 //
 // Every number a step quotes is a placeholder filled from the engine for that step's
 // configuration (placeholderValues), never typed in. A step's configuration is
@@ -31,6 +33,7 @@ struct LessonStep {
     std::string show = "heads";
     int head = 0;
     io::SessionData session;  // the full configuration and view settings of this step
+    std::string apply;        // "" or one of applyNames(): done to the weights the views show
 };
 
 struct Lesson {
@@ -41,6 +44,8 @@ struct Lesson {
 
 // The views a step may show, in the order the documentation lists them.
 const std::vector<std::string>& viewNames();
+// What a step may apply to the live weights: "reparametrize_qk" (W_Q M, W_K M^-T).
+const std::vector<std::string>& applyNames();
 
 // Parses and validates a lesson file's text: shape, keys, view names, every placeholder
 // known, every step's configuration valid (Config::validate) and its head in range. Throws

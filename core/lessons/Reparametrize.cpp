@@ -61,4 +61,13 @@ ReparametrizeCheck checkReparametrization(const Analysis& analysis, std::uint64_
     return check;
 }
 
+Analysis reparametrizedAnalysis(const Analysis& analysis, std::uint64_t seed) {
+    Analysis out = analysis;
+    out.weights = reparametrizeQK(analysis.weights, seed).weights;
+    out.results = forward(AttentionOptions::from(analysis.config), out.weights, analysis.input.query.X,
+                          analysis.input.key_value.X);
+    out.equivalence.reset();
+    return out;
+}
+
 }  // namespace headscope::lessons

@@ -27,7 +27,16 @@ struct ReparametrizeCheck {
     double max_condition = 0;
 };
 
+// The seed of the M a lesson step applies (and whose effect its text quotes).
+constexpr std::uint64_t kLessonSeed = 7;
+
 // Runs the forward pass again with reparametrizeQK(analysis.weights, seed) and compares.
-ReparametrizeCheck checkReparametrization(const Analysis& analysis, std::uint64_t seed = 7);
+ReparametrizeCheck checkReparametrization(const Analysis& analysis, std::uint64_t seed = kLessonSeed);
+
+// analysis with its weights replaced by W_Q M, W_K M^-T and its results computed again from
+// them: what the views show when a lesson step applies the reparametrization to the live
+// weights. The spectra, costs and logits' ranks are carried over: W_QK,i, W_OV,i and the
+// logits are the same matrices (up to float rounding); the equivalence residuals are dropped.
+Analysis reparametrizedAnalysis(const Analysis& analysis, std::uint64_t seed = kLessonSeed);
 
 }  // namespace headscope::lessons

@@ -184,6 +184,26 @@ TEST(Reparametrize, WqMAndWkMinvTLeaveTheAttentionUnchanged) {
     EXPECT_LE(check.max_condition, 4.0);
 }
 
+// The step says so in its file, and what the views then draw is W_Q M, W_K M^-T's own forward
+// pass: other factors, the same attention (within the tolerance the check above states).
+TEST(Reparametrize, LessonOnesLastStepAppliesItToTheWeightsTheViewsDraw) {
+    const lessons::Lesson one = lessonFile(1);
+    EXPECT_EQ(one.steps.back().apply, "reparametrize_qk");
+    for (std::size_t k = 0; k + 1 < one.steps.size(); ++k) EXPECT_EQ(one.steps[k].apply, "") << "step " << k + 1;
+    const Analysis a = analyze(one.steps.back().session.config, true);
+    const Analysis r = lessons::reparametrizedAnalysis(a);
+    EXPECT_TRUE(r.weights.W_Q.isApprox(lessons::reparametrizeQK(a.weights, lessons::kLessonSeed).weights.W_Q));
+    EXPECT_GT((r.weights.W_Q - a.weights.W_Q).cwiseAbs().maxCoeff(), 0.05);
+    EXPECT_TRUE(r.weights.W_V == a.weights.W_V && r.weights.W_O == a.weights.W_O);
+    ASSERT_EQ(r.results.heads.size(), a.results.heads.size());
+    double diff = 0;
+    for (std::size_t h = 0; h < a.results.heads.size(); ++h)
+        diff = std::max(diff, double((r.results.heads[h].weights - a.results.heads[h].weights).cwiseAbs().maxCoeff()));
+    EXPECT_LT(diff, 1e-5);
+    EXPECT_EQ(lessons::placeholderValues(a, 0).at("reparam_weight_diff"),
+              [&] { char b[32]; std::snprintf(b, sizeof b, "%.1e", diff); return std::string(b); }());
+}
+
 // The check is sensitive: transforming W_Q alone (forgetting M^-T on W_K) changes the attention.
 TEST(Reparametrize, TransformingOnlyOneFactorChangesTheAttention) {
     Config c;
@@ -221,6 +241,8 @@ TEST(LessonParser, ErrorsNameTheFileTheStepAndTheProblem) {
     EXPECT_THAT(error(head + R"("steps": [{"title": "a", "text": "x {d_k"}]})"), HasSubstr("never closed"));
     EXPECT_THAT(error(head + R"("steps": [{"title": "a", "text": "x", "head": 8}]})"), HasSubstr("head 8 does not exist"));
     EXPECT_THAT(error(head + R"("steps": []})"), HasSubstr("\"steps\" must be a list"));
+    EXPECT_THAT(error(head + R"("steps": [{"title": "a", "text": "x", "apply": "shuffle"}]})"),
+                HasSubstr("lesson-9.json, step 1: \"apply\" 'shuffle' is not known"));
     EXPECT_THAT(error("{"), HasSubstr("not valid JSON"));
 }
 

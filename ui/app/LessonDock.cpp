@@ -9,7 +9,11 @@
 #include <QTextBrowser>
 #include <QVBoxLayout>
 
+#include "CircuitView.h"
+#include "FusedProjectionsView.h"
+#include "HeadGridView.h"
 #include "MainWindow.h"
+#include "lessons/Reparametrize.h"
 #include "Session.h"
 #include "Teaching.h"
 
@@ -97,6 +101,7 @@ void LessonDock::fill(std::shared_ptr<const Analysis> analysis) {
     // analysis may have had fewer heads and the session clamped the selection.
     if (analysis->config == step.session.config && window_->session()->head() != step.head)
         window_->session()->setHead(step.head);
+    applyToViews(analysis);
     try {
         const auto values = lessons::placeholderValues(*analysis, step.head);
         QString html = stepHtml(*lesson_, step_, values);
@@ -107,6 +112,24 @@ void LessonDock::fill(std::shared_ptr<const Analysis> analysis) {
     } catch (const std::exception& e) {
         text_->setHtml(tr("<p>This step's text cannot be filled: %1</p>").arg(QString::fromStdString(e.what()).toHtmlEscaped()));
     }
+}
+
+void LessonDock::applyToViews(const std::shared_ptr<const Analysis>& analysis) {
+    // Runs after the views took the session's analysis (their connections came first), so
+    // the transformed weights are what is drawn until the next analysis or step.
+    const lessons::LessonStep& step = lesson_->steps[std::size_t(step_)];
+    if (step.apply != "reparametrize_qk" || !(analysis->config == step.session.config) || !analysis->model_name.empty()) {
+        applied_.reset();
+        applied_from_.reset();
+        return;
+    }
+    if (!applied_from_ || !(applied_from_->config == analysis->config)) {  // the equivalence's copy reuses it
+        applied_ = std::make_shared<const Analysis>(lessons::reparametrizedAnalysis(*analysis));
+        applied_from_ = analysis;
+    }
+    window_->headGrid()->setAnalysis(applied_);
+    window_->projectionsView()->setAnalysis(applied_);
+    window_->circuitView()->setAnalysis(applied_);
 }
 
 void LessonDock::updateButtons() {

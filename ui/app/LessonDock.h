@@ -2,7 +2,9 @@
 // The lesson player: one lesson's steps, Previous / Next (Page Up / Page Down), "Step 2 of 6",
 // and "Reset this step". Going to a step applies its configuration and view through the main
 // window (MainWindow::applyLessonStep); the step's text is a template whose numbers are filled
-// from the session's latest analysis each time one arrives, never typed in.
+// from the session's latest analysis each time one arrives, never typed in. A step that
+// applies something to the live weights (lesson 1: W_Q M, W_K M^-T) hands the transformed
+// analysis to the views that draw weights and attention, after the session's own.
 
 #include <memory>
 #include <optional>
@@ -39,6 +41,9 @@ public:
     QPushButton* previousButton() const { return previous_; }
     QAction* nextAction() const { return next_action_; }        // Page Down, window-wide
     QAction* previousAction() const { return previous_action_; }  // Page Up
+    // What the views show while the step applies something to the live weights ("apply":
+    // "reparametrize_qk": W_Q M, W_K M^-T), else nullptr.
+    std::shared_ptr<const Analysis> appliedAnalysis() const { return applied_; }
 
 public slots:
     void goToStep(int step);
@@ -51,6 +56,7 @@ signals:
 
 private:
     void fill(std::shared_ptr<const Analysis> analysis);
+    void applyToViews(const std::shared_ptr<const Analysis>& analysis);
     void updateButtons();
 
     MainWindow* window_;
@@ -64,6 +70,8 @@ private:
     QPushButton* reset_ = nullptr;
     QAction* previous_action_ = nullptr;
     QAction* next_action_ = nullptr;
+    std::shared_ptr<const Analysis> applied_;
+    std::shared_ptr<const Analysis> applied_from_;  // the session's analysis applied_ was made from
 };
 
 }  // namespace headscope::ui
