@@ -12,3 +12,5 @@ headscope_add_ui_test(test_model_window)
 target_compile_definitions(test_model_window PRIVATE HEADSCOPE_SHARED_MODELS_DIR="${HEADSCOPE_SHARED_MODELS_DIR}")
 # Legible at any size (issue 7): spectra and status facts at projector sizes and large fonts.
 headscope_add_ui_test(test_legibility)
+# In front of a class (issue 7): lock hint, controls and head window at 2x, colour bars at 64 heads, lesson 1's M / M^-T step.
+headscope_add_ui_test(test_classroom_ui)
