@@ -6,11 +6,25 @@
 #include <algorithm>
 #include <exception>
 
+#include <QCoreApplication>
 #include <QEventLoop>
 #include <QFileInfo>
 #include <QTimer>
 
 namespace headscope::ui {
+
+namespace {
+// Posted at Qt::LowEventPriority, like a window's UpdateRequest; the last hop runs the tasks.
+class AfterFrameEvent : public QEvent {
+public:
+    explicit AfterFrameEvent(int hops) : QEvent(type()), hops(hops) {}
+    static QEvent::Type type() {
+        static const auto registered = static_cast<QEvent::Type>(QEvent::registerEventType());
+        return registered;
+    }
+    const int hops;
+};
+}  // namespace
 
 Session::Session(QObject* parent) : QObject(parent) {
     registerMetaTypes();
@@ -39,7 +53,7 @@ Session::~Session() {
 
 bool Session::busy() const {
     return analysis_running_ || pending_ || equivalence_running_ || equivalence_pending_ || circuits_running_ ||
-           loading_;
+           loading_ || !after_frame_.empty();
 }
 
 bool Session::waitForIdle(int timeout_ms) {
@@ -115,13 +129,40 @@ void Session::onAnalysed(long long generation, qint64 requested_ns, SourceResult
         Request next = std::move(*pending_);
         pending_.reset();
         startAnalysis(std::move(next));
-    } else {
-        startEquivalence(analysis, generation);
     }
     clampSelection();
+    if (new_weights || !circuits_ || circuits_->head != head_) circuits_wanted_ = true;
+    // Queued before changed(), so that busy() already says what is still to come.
+    afterFrame([this, analysis, generation]() {
+        // Only the newest analysis is worth its residuals; a newer one schedules its own.
+        if (generation == analysis_generation_ && !analysis_running_ && !pending_)
+            startEquivalence(analysis, generation);
+        if (circuits_wanted_) {
+            circuits_wanted_ = false;
+            startCircuits();
+        }
+    });
     emit changed(analysis);
-    if (new_weights || !circuits_ || circuits_->head != head_) startCircuits();
     updateBusy();
+}
+
+void Session::afterFrame(std::function<void()> task) {
+    after_frame_.push_back(std::move(task));
+    if (after_frame_.size() == 1) QCoreApplication::postEvent(this, new AfterFrameEvent(2), Qt::LowEventPriority);
+}
+
+bool Session::event(QEvent* event) {
+    if (event->type() != AfterFrameEvent::type()) return QObject::event(event);
+    // The first hop may run before an UpdateRequest posted after it; the second is behind it.
+    if (const int hops = static_cast<AfterFrameEvent*>(event)->hops; hops > 1) {
+        QCoreApplication::postEvent(this, new AfterFrameEvent(hops - 1), Qt::LowEventPriority);
+        return true;
+    }
+    const std::vector<std::function<void()>> tasks = std::move(after_frame_);
+    after_frame_.clear();
+    for (const auto& task : tasks) task();
+    updateBusy();
+    return true;
 }
 
 void Session::onAnalysisFailed(const QString& message) {

@@ -13,10 +13,14 @@
 // (query row, key column) and the hover text. The selected head's circuits W_QK,i and W_OV,i
 // (d_model x d_model each) are formed on a third worker thread and published with
 // circuitsReady(); views never form them.
+//
+// Equivalence and circuits of a new analysis start after the frame that shows it: on two cores
+// they would otherwise take a share of the GUI thread's core while it draws.
 
 #include <functional>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include <QElapsedTimer>
 #include <QObject>
@@ -102,6 +106,9 @@ signals:
     void circuitsReady(std::shared_ptr<const headscope::Circuits> circuits);
     void sourceChanged();  // a model or layer was opened or closed, or the layer changed
 
+protected:
+    bool event(QEvent* event) override;
+
 private:
     struct Request {
         Config config;
@@ -120,6 +127,9 @@ private:
     void updateBusy();
     void clampSelection();
     void startCircuits();
+    // Runs task after the widgets painted what is queued now (two low-priority hops behind
+    // their UpdateRequest); busy() until then.
+    void afterFrame(std::function<void()> task);
 
     Config config_;
     WeightSource source_;
@@ -140,6 +150,8 @@ private:
     std::shared_ptr<const Circuits> circuits_;
     bool circuits_running_ = false;
     bool circuits_stale_ = false;  // the selection or weights changed while circuits ran
+    bool circuits_wanted_ = false; // the weights or head changed: form them after the frame
+    std::vector<std::function<void()>> after_frame_;
     long long circuits_generation_ = 0;
 
     bool analysis_running_ = false;

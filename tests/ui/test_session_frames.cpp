@@ -1,0 +1,94 @@
+// The document's background work waits for the frame: equivalence residuals and the selected
+// head's circuits of a new analysis start only after the widgets painted it, so on two cores they
+// never take the GUI thread's share while it draws. (Before, their results, fast for a tiny
+// layer, were delivered before the paint of a view slow to lay out.) Events are recorded in
+// order; nothing is timed.
+
+#include <QSignalSpy>
+#include <QStringList>
+#include <QThread>
+#include <QWidget>
+#include <QtTest>
+
+#include "Analysis.h"
+#include "Session.h"
+
+using namespace headscope;
+using namespace headscope::ui;
+
+namespace {
+
+// A widget that writes "paint" into the log each time it is painted.
+class PaintLog : public QWidget {
+public:
+    explicit PaintLog(QStringList* log) : log_(log) { resize(200, 100); }
+
+protected:
+    void paintEvent(QPaintEvent*) override { *log_ << QStringLiteral("paint"); }
+
+private:
+    QStringList* log_;
+};
+
+Config tiny(std::uint64_t seed) {
+    Config c;
+    c.d_model = 8;
+    c.heads = 2;
+    c.text = "one two";
+    c.seed = seed;
+    return c;
+}
+
+}  // namespace
+
+class TestSessionFrames : public QObject {
+    Q_OBJECT
+
+private slots:
+    void backgroundWorkStartsAfterThePaint() {
+        QStringList log;
+        PaintLog widget(&log);
+        widget.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        Session session;
+        session.setConfig(tiny(1));
+        QVERIFY(session.waitForIdle(60000));
+        QVERIFY(session.circuits());
+
+        // A view that repaints on every change, as every view does, and takes a while to lay
+        // out (as the head grid does): long enough for a tiny layer's residuals and circuits to
+        // be computed and queued back if they were started with the analysis.
+        connect(&session, &Session::changed, &widget, [&]() {
+            log << QStringLiteral("changed");
+            widget.update();
+            QThread::msleep(50);
+        });
+        connect(&session, &Session::equivalenceReady, &widget, [&]() { log << QStringLiteral("equivalence"); });
+        connect(&session, &Session::circuitsReady, &widget, [&]() { log << QStringLiteral("circuits"); });
+        for (std::uint64_t seed : {2, 3, 4}) {  // new weights: residuals and circuits both due
+            log.clear();
+            session.setConfig(tiny(seed));
+            QVERIFY(session.waitForIdle(60000));
+            QVERIFY2(log.size() >= 4, qPrintable(log.join(' ')));
+            QCOMPARE(log.at(0), QStringLiteral("changed"));
+            QCOMPARE(log.at(1), QStringLiteral("paint"));
+            QVERIFY2(log.contains("equivalence") && log.contains("circuits"), qPrintable(log.join(' ')));
+            QVERIFY(session.analysis()->equivalence.has_value());
+            QCOMPARE(session.circuits()->W_QK, headCircuits(session.analysis()->weights, session.head()).W_QK);
+        }
+    }
+
+    void aBurstStillEndsWithTheNewestResiduals() {
+        Session session;
+        QSignalSpy ready(&session, &Session::equivalenceReady);
+        for (std::uint64_t seed = 10; seed < 20; ++seed) session.setConfig(tiny(seed));
+        QVERIFY(session.waitForIdle(60000));
+        QVERIFY(ready.count() >= 1);
+        QCOMPARE(session.analysis()->config.seed, std::uint64_t{19});
+        QVERIFY(session.analysis()->equivalence.has_value());
+        QCOMPARE(session.circuits()->W_QK, headCircuits(session.analysis()->weights, session.head()).W_QK);
+    }
+};
+
+QTEST_MAIN(TestSessionFrames)
+#include "test_session_frames.moc"
