@@ -21,6 +21,7 @@
 #include "cli/Arguments.h"
 #include "cli/Commands.h"
 #include "lessons/Lesson.h"
+#include "lessons/Reparametrize.h"
 
 namespace headscope::cli {
 
@@ -152,11 +153,13 @@ int runLesson(const QStringList& arguments, int argc, char** argv) {
         const lessons::LessonStep& step = lesson->steps[k];
         const Analysis analysis = analyze(step.session.config, true);
         const auto values = lessons::placeholderValues(analysis, step.head);
+        // A step that applies something to the live weights is drawn with it applied, as in the window.
+        const Analysis shown = step.apply == "reparametrize_qk" ? lessons::reparametrizedAnalysis(analysis) : analysis;
         ui::ViewOptions options;
         options.show_logits = step.show == "logits";
         options = ui::applyViewSettings(options, step.session.view);
         const QString view_png = scratch.filePath(QStringLiteral("view-%1.png").arg(k + 1));
-        if (!ui::exportView(ui::viewKindForShow(step.show), analysis, step.head, options, view_png, ui::ImageFormat::Png,
+        if (!ui::exportView(ui::viewKindForShow(step.show), shown, step.head, options, view_png, ui::ImageFormat::Png,
                             scale, &error))
             throw UsageError(error.toStdString());
         const QImage view(view_png);
