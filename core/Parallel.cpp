@@ -2,12 +2,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstdlib>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <system_error>
 #include <thread>
-#include <vector>
 
 namespace headscope {
 
@@ -21,37 +22,56 @@ int workerThreads() {
     return threads;
 }
 
+namespace {
+
+// What the calling thread and its helpers share. A helper may start after the call returned
+// (the scheduler gave its core to another program meanwhile): it then finds no index left and
+// never touches `task`, so the caller waits for the tasks, never for a helper to start.
+struct Loop {
+    explicit Loop(int count, const std::function<void(int)>* task) : count(count), task(task) {}
+    const int count;
+    const std::function<void(int)>* task;  // valid until every index is done
+    std::atomic<int> next{0};
+    int done = 0;  // under mutex
+    std::exception_ptr failure;
+    std::mutex mutex;
+    std::condition_variable all_done;
+
+    void work() {
+        for (int i = next++; i < count; i = next++) {
+            std::exception_ptr error;
+            try {
+                (*task)(i);
+            } catch (...) {
+                error = std::current_exception();
+            }
+            const std::lock_guard<std::mutex> lock(mutex);
+            if (error && !failure) failure = error;
+            if (++done == count) all_done.notify_all();
+        }
+    }
+};
+
+}  // namespace
+
 void parallelFor(int count, const std::function<void(int)>& task, bool parallel) {
     const int threads = parallel ? std::min(count, workerThreads()) : 1;
     if (threads <= 1) {
         for (int i = 0; i < count; ++i) task(i);
         return;
     }
-    std::atomic<int> next{0};
-    std::exception_ptr failure;
-    std::mutex failure_mutex;
-    auto work = [&] {
-        for (int i = next++; i < count; i = next++) {
-            try {
-                task(i);
-            } catch (...) {
-                const std::lock_guard<std::mutex> lock(failure_mutex);
-                if (!failure) failure = std::current_exception();
-            }
-        }
-    };
-    std::vector<std::thread> helpers;
-    helpers.reserve(threads - 1);
+    const auto loop = std::make_shared<Loop>(count, &task);
     for (int t = 1; t < threads; ++t) {
         try {
-            helpers.emplace_back(work);
+            std::thread([loop] { loop->work(); }).detach();
         } catch (const std::system_error&) {
             break;  // no more threads to be had: the ones running (and this one) do the rest
         }
     }
-    work();
-    for (auto& h : helpers) h.join();
-    if (failure) std::rethrow_exception(failure);
+    loop->work();
+    std::unique_lock<std::mutex> lock(loop->mutex);
+    loop->all_done.wait(lock, [&] { return loop->done == count; });
+    if (loop->failure) std::rethrow_exception(loop->failure);
 }
 
 }  // namespace headscope
