@@ -12,6 +12,10 @@
 #include "CostView.h"
 #include "FittedLabel.h"
 #include "FusedProjectionsView.h"
+#include "HeadGridView.h"
+#include "Heatmap.h"
+#include "MainWindow.h"
+#include "Session.h"
 #include "SpectrumView.h"
 #include "StatusPanel.h"
 
@@ -31,7 +35,10 @@ std::shared_ptr<const Analysis> analysisOf(int d_model, int heads, int d_k) {
 // The pixel box of a tick label centred on its tick (bottom axis: below the rect; left: to its left).
 QRectF tickLabelBox(QCPAxis* axis, double tick, const QString& label) {
     const QFontMetricsF metrics(axis->tickLabelFont());
-    const QSizeF size(metrics.horizontalAdvance(label), metrics.height());
+    QSizeF size(metrics.horizontalAdvance(label), metrics.height());
+    // Rotated words stand side by side: their inked thickness is what must not touch.
+    if (std::abs(std::abs(axis->tickLabelRotation()) - 90) < 1)
+        size = QSizeF(metrics.tightBoundingRect(label).height(), metrics.horizontalAdvance(label));
     const QRect rect = axis->axisRect()->rect();
     const double at = axis->coordToPixel(tick);
     const double gap = axis->tickLabelPadding() + axis->tickLengthOut();
@@ -214,6 +221,41 @@ private slots:
                                         .arg(width).arg(scale).arg(scroll->horizontalScrollBar()->maximum())));
                 QVERIFY(view.plainText().contains("2 · d_model · d_k"));  // the wrapping hints are not text
             }
+    }
+
+    // A projector at 1024 x 768, fonts at 2x, the controls showing: the grid gets about
+    // 690 x 400 pixels, and still every row of heads has the same height and words on both axes.
+    void gridKeepsWordsAt2xWithTheControlsShowing() {
+        MainWindowOptions no_settings;
+        no_settings.use_settings = false;
+        MainWindow window(no_settings);
+        window.resize(1024, 768);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        ViewOptions large = window.viewOptions();
+        large.font_scale = 2.0;
+        window.setViewOptions(large);
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        QApplication::processEvents();
+        HeadGridView* grid = window.headGrid();
+        grid->replotNow();
+        QVERIFY(grid->headCount() == 8);
+        const int first = grid->headRect(0)->rect().height();
+        QVERIFY2(first >= 40, qPrintable(QStringLiteral("heatmaps %1 px tall").arg(first)));
+        for (int h = 1; h < grid->headCount(); ++h)
+            QVERIFY2(std::abs(grid->headRect(h)->rect().height() - first) <= 2,
+                     qPrintable(QStringLiteral("head %1 is %2 px tall, head 0 %3").arg(h).arg(grid->headRect(h)->rect().height()).arg(first)));
+        const QStringList words = heatmap::queryLabels(*window.session()->analysis());
+        for (QCPAxis* axis : {grid->headRect(0)->axis(QCPAxis::atLeft), grid->headRect(grid->headCount() - 1)->axis(QCPAxis::atBottom)}) {
+            int shown = 0;
+            for (const QString& label : axis->tickVectorLabels())
+                if (!label.isEmpty()) {
+                    QVERIFY2(words.contains(label), qPrintable(label + " is not a word of the text"));
+                    ++shown;
+                }
+            QVERIFY2(shown >= 2, qPrintable(QStringLiteral("%1 words on an axis").arg(shown)));
+            checkTickLabels(axis, grid->viewport(), QStringLiteral("grid at 2x"));
+        }
     }
 
     void panelsRearrangeToTheRoomAndSaySo() {

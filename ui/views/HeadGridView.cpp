@@ -10,6 +10,7 @@
 #include "CellColorMap.h"
 #include "GridShape.h"
 #include "Heatmap.h"
+#include "TextFit.h"
 
 namespace headscope::ui {
 namespace {
@@ -160,9 +161,19 @@ bool HeadGridView::refresh(const QSize& size) {
     markFullyMaskedRows();
     updateCellNumbers();
     markSelection();
+    // A short window at large fonts (a projector at 1024 x 768, 2x): the explanations shrink
+    // to their essentials so the heatmaps keep enough height for their query words.
+    const int line = QFontMetrics(heatmap::font(kTickPt, options_.font_scale)).height();
+    compact_texts_ = size.height() >= 150 && size.height() < 22 * line;
     updateTexts();
     wrapTitles(size);
     updateLabels(size);
+    equalizeRows(size);
+    // Once more on the equalised layout: the words per cell follow the heights it really gives.
+    if (size == viewport().size() && headCount() > std::max(1, columns_)) {
+        updateLabels(size);
+        equalizeRows(size);
+    }
 
     QString now = structure();
     now += QStringLiteral("|%1x%2").arg(size.width()).arg(size.height());
@@ -330,6 +341,7 @@ void HeadGridView::updateTexts() {
     const int heads = headCount();
     QString title = logits ? QStringLiteral("Attention logits (before softmax)")
                            : QStringLiteral("Attention weights (softmax)");
+    if (compact_texts_) title = logits ? QStringLiteral("Attention logits") : QStringLiteral("Attention weights");
     title += QStringLiteral(" · %1 head%2").arg(heads).arg(heads == 1 ? "" : "s");
     if (a.input.cross) title += QStringLiteral(" · cross-attention");
     title_->setText(title);
@@ -339,9 +351,14 @@ void HeadGridView::updateTexts() {
                            .arg(a.config.headDimK());
     if (masked) subtitle += QStringLiteral(" · %1: grey cells are masked").arg(maskWords(a));
     subtitle += QStringLiteral("\n") + heatmap::weightsOrigin(a);
+    if (compact_texts_) {  // one line: where the weights come from, and what grey means
+        subtitle = heatmap::weightsOrigin(a).section(QStringLiteral(": no pattern"), 0, 0);
+        if (masked) subtitle += QStringLiteral(" · grey = masked");
+    }
     if (!fully_masked_rows_.isEmpty())
-        subtitle += QStringLiteral(" · hatched rows: every key masked, softmax would be 0/0 "
-                                   "(PyTorch gives NaN); HeadScope shows 0");
+        subtitle += compact_texts_ ? QStringLiteral(" · hatched: every key masked (0/0), shown as 0")
+                                   : QStringLiteral(" · hatched rows: every key masked, softmax would be 0/0 "
+                                                    "(PyTorch gives NaN); HeadScope shows 0");
     if (!options_.shared_scale && layout_shared_)
         subtitle += QStringLiteral(" · one colour scale for all heads: a bar per head has no room here");
     else if (!options_.shared_scale)
@@ -418,7 +435,7 @@ void HeadGridView::updateLabels(const QSize& laid_out) {
     // the labels' width so that every heatmap gets the same width.
     const double total_w = double(size.width() - bar) - columns * (own_bar + 10.0);
     const double inner_w = std::max(1.0, (total_w - query_w) / columns - 16);
-    const double px_col = inner_w / std::max(1, n_kv);
+    double px_col = inner_w / std::max(1, n_kv);
     const QFontMetrics head_fm(heatmap::font(kHeadTitlePt, options_.font_scale, true));
     const bool short_titles =
         head_fm.horizontalAdvance(QStringLiteral("▶ head %1").arg(std::max(0, headCount() - 1))) > inner_w + 8;
@@ -435,11 +452,15 @@ void HeadGridView::updateLabels(const QSize& laid_out) {
     const double per_row = 1.8 * text_h + 18 + 6;  // head title, paddings (half a line above the words)
     const double inner_h = share_keys ? (body_h - key_h - rows * per_row) / rows : body_h / rows - per_row - key_h;
     double px_row = std::max(0.0, inner_h) / std::max(1, n_q);
-    // Once laid out at this size, the cells' real height (the estimate runs a little large).
+    // Once laid out at this size, the cells' real height replaces the estimate.
     if (!cells_.empty() && cells_.front().rect->rect().height() > 1 && laid_out == viewport().size()) {
-        int shortest = cells_.front().rect->rect().height();
-        for (const Cell& cell : cells_) shortest = std::min(shortest, cell.rect->rect().height());
-        px_row = std::min(px_row, double(shortest) / std::max(1, n_q));
+        int shortest = cells_.front().rect->rect().height(), narrowest = cells_.front().rect->rect().width();
+        for (const Cell& cell : cells_) {
+            shortest = std::min(shortest, cell.rect->rect().height());
+            narrowest = std::min(narrowest, cell.rect->rect().width());
+        }
+        px_row = double(shortest) / std::max(1, n_q);
+        px_col = double(narrowest) / std::max(1, n_kv);
     }
     // The shared bar's label runs along the bar: shorten it ("attention weight (softmax)" ->
     // "attention weight" -> "attention") rather than let the bar's height cut it.
@@ -461,8 +482,8 @@ void HeadGridView::updateLabels(const QSize& laid_out) {
     // 1024 x 768 and 2x fonts keeps words.
     using heatmap::TickMode;
     const auto stride = [&](double px_per_token) {
-        // A full line apart: the estimate runs a little larger than the cells come out.
-        return px_per_token <= 0 ? 1000 : std::max(1, static_cast<int>(std::ceil(1.0 * text_h / px_per_token)));
+        // A full line and a little gap apart, measured on the cells as laid out.
+        return px_per_token <= 0 ? 1000 : std::max(1, static_cast<int>(std::ceil((text_h + 2.0) / px_per_token)));
     };
     const int x_stride = stride(px_col), y_stride = stride(px_row);
     // Words as long as at least two of them fit (stride < n): never numbers while words fit.
@@ -526,6 +547,27 @@ void HeadGridView::updateLabels(const QSize& laid_out) {
         // of words in the middle of the grid.
         x->setTickLabels(x_shown != TickMode::None && (!share_keys || index >= std::size_t((rows - 1) * columns)));
     }
+}
+
+void HeadGridView::equalizeRows(const QSize& size) {
+    // The rows' stretch factors above are estimates; measured on a layout pass they become
+    // exact: every row's heatmaps get the same height, whatever words and titles take.
+    const int columns = std::max(1, columns_);
+    const int rows = (headCount() + columns - 1) / columns;
+    if (!heads_grid_ || rows < 2 || size != viewport().size()) return;
+    fit::layOut(this);
+    double total = 0, overhead = 0;
+    std::vector<double> margins(std::size_t(rows), 0.0);
+    for (int r = 0; r < rows; ++r) {
+        const QCPAxisRect* rect = cells_[std::size_t(r * columns)].rect;
+        margins[std::size_t(r)] = rect->outerRect().height() - rect->rect().height();  // title, words, paddings
+        total += rect->outerRect().height();
+        overhead += margins[std::size_t(r)];
+    }
+    const double inner = (total - overhead) / rows;
+    if (inner <= 1) return;
+    for (int r = 0; r < rows; ++r) heads_grid_->setRowStretchFactor(r, inner + margins[std::size_t(r)]);
+    fit::layOut(this);  // the cells' heights as they will be drawn
 }
 
 void HeadGridView::applyFonts() {

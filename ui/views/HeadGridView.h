@@ -114,6 +114,7 @@ private:
     void updateLabels(const QSize& size);
     void wrapTitles(const QSize& size);
     void applyFonts();
+    void equalizeRows(const QSize& size);  // the same heatmap height in every row
     void setHover(const QString& text);
     void markSelection();
     void markFullyMaskedRows();
@@ -135,6 +136,7 @@ private:
     QStringList query_labels_, key_labels_;
     int x_stride_ = 1, y_stride_ = 1;
     bool short_titles_ = false;            // "h3" instead of "head 3" when the heads are narrow
+    bool compact_texts_ = false;           // short title and subtitle: the heatmaps need the height
     QCPLayoutGrid* heads_grid_ = nullptr;  // the heads' grid inside the body (column stretch)
     QString hover_text_;
     QString structure_;
