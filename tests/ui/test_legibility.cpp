@@ -15,6 +15,8 @@
 #include "HeadGridView.h"
 #include "Heatmap.h"
 #include "MainWindow.h"
+#include "QueryKeyMapView.h"
+#include "TokenLinesView.h"
 #include "Session.h"
 #include "SpectrumView.h"
 #include "StatusPanel.h"
@@ -256,6 +258,58 @@ private slots:
             QVERIFY2(shown >= 2, qPrintable(QStringLiteral("%1 words on an axis").arg(shown)));
             checkTickLabels(axis, grid->viewport(), QStringLiteral("grid at 2x"));
         }
+    }
+
+    // The per-token views at the tab's size on a projector: nothing demands more width than
+    // the tab has, every title line and axis label fits, the variance note keeps off the legend.
+    void tokenViewsFitTheTabAt2x() {
+        ViewOptions large;
+        large.font_scale = 2.0;
+        const auto analysis = analysisOf(64, 8, 8);
+        const QSize tab(690, 400);
+        const auto fits = [](const QString& text, const QFont& font, double room) {
+            for (const QString& line : text.split(QLatin1Char('\n')))
+                if (QFontMetricsF(font).horizontalAdvance(line) > room) return false;
+            return true;
+        };
+        TokenLinesView lines;
+        lines.setOptions(large);
+        lines.setAnalysis(analysis);
+        lines.resize(tab);
+        lines.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&lines));
+        QVERIFY2(lines.minimumSizeHint().width() <= tab.width(),
+                 qPrintable(QStringLiteral("token lines want %1 px").arg(lines.minimumSizeHint().width())));
+        QCustomPlot* plot = lines.findChild<QCustomPlot*>();
+        QVERIFY(plot);
+        plot->replot();
+        for (int i = 0; i < plot->plotLayout()->elementCount(); ++i)
+            if (auto* text = qobject_cast<QCPTextElement*>(plot->plotLayout()->elementAt(i)))
+                QVERIFY2(fits(text->text(), text->font(), plot->viewport().width()), qPrintable(text->text()));
+
+        QueryKeyMapView map;
+        map.setOptions(large);
+        map.setAnalysis(analysis);
+        map.resize(tab);
+        map.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&map));
+        QCustomPlot* qk = map.findChild<QCustomPlot*>();
+        QVERIFY(qk);
+        qk->replot();
+        for (int i = 0; i < qk->plotLayout()->elementCount(); ++i)
+            if (auto* text = qobject_cast<QCPTextElement*>(qk->plotLayout()->elementAt(i)))
+                QVERIFY2(fits(text->text(), text->font(), qk->viewport().width()), qPrintable(text->text()));
+        const QRect r = qk->axisRect()->rect();
+        QVERIFY2(fits(qk->xAxis->label(), qk->xAxis->labelFont(), r.width()), qPrintable(qk->xAxis->label()));
+        QVERIFY2(fits(qk->yAxis->label(), qk->yAxis->labelFont(), r.height()), qPrintable(qk->yAxis->label()));
+        QVERIFY(qk->xAxis->label().contains("%") );
+        for (int i = 0; i < qk->itemCount(); ++i) {
+            auto* note = qobject_cast<QCPItemText*>(qk->item(i));
+            if (!note || !note->text().contains("variance")) continue;
+            const QRectF box(note->topLeft->pixelPosition(), note->bottomRight->pixelPosition());
+            QVERIFY2(!box.intersects(qk->legend->outerRect()), qPrintable(note->text() + " runs under the legend"));
+        }
+        QVERIFY(map.varianceText().contains("explain"));  // the whole sentence stays available
     }
 
     void panelsRearrangeToTheRoomAndSaySo() {

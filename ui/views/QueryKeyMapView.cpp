@@ -1,6 +1,7 @@
 #include "QueryKeyMapView.h"
 
 #include <QMouseEvent>
+#include <QResizeEvent>
 #include <QSet>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -8,6 +9,7 @@
 
 #include "HeadColors.h"
 #include "Heatmap.h"
+#include "TextFit.h"
 
 namespace headscope::ui {
 namespace {
@@ -55,7 +57,7 @@ QueryKeyMapView::QueryKeyMapView(QWidget* parent) : QWidget(parent) {
 }
 
 QStringList QueryKeyMapView::pointLabels() const { return labels_; }
-QString QueryKeyMapView::varianceText() const { return variance_ ? variance_->text() : QString(); }
+QString QueryKeyMapView::varianceText() const { return variance_variants_.value(0); }
 
 void QueryKeyMapView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
     analysis_ = std::move(analysis);
@@ -91,8 +93,39 @@ void QueryKeyMapView::resizeEvent(QResizeEvent* event) {
         if (deferred_) deferred_->request();  // scaled for the new size when shown
         return;
     }
+    fitToRoom();
     equalScale();
     plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void QueryKeyMapView::fitToRoom() {
+    // Every text in the longest wording its room holds (a projector at 2x fonts included).
+    if (!has_map_ || !variance_) return;
+    const double width = plot_->viewport().width() - 8;
+    QStringList lines;
+    for (const QStringList& variants : title_lines_) {
+        const QString line = fit::longestThatFits(variants, title_->font(), width);
+        if (!line.isEmpty()) lines << line;
+    }
+    title_->setText(lines.join(QLatin1Char('\n')));
+    fit::layOut(plot_);
+    const QRect r = plot_->axisRect()->rect();
+    const auto pick = [](const QStringList& variants, const QFont& font, double room) {
+        const QString text = fit::longestThatFits(variants, font, room);
+        return text.isEmpty() ? variants.back() : text;
+    };
+    // The note sits top left, the legend top right: the note gets the room between them, and
+    // when even its shortest wording does not fit, the x axis's label says it instead.
+    const double legend_left = plot_->legend->visible() ? plot_->legend->outerRect().left() : r.right();
+    variance_->setText(fit::longestThatFits(variance_variants_, variance_->font(), legend_left - r.left() - 16));
+    QStringList x_labels = axis_labels_[0];
+    if (variance_->text().isEmpty()) {
+        const QString both = variance_variants_.back().section(QLatin1Char(' '), 0, 0);  // "63.7%"
+        x_labels = QStringList{x_labels.front() + QStringLiteral(" · PC 1 + PC 2: ") + both,
+                               x_labels.back() + QStringLiteral(" · both: ") + both, x_labels.back()};
+    }
+    plot_->xAxis->setLabel(pick(x_labels, plot_->xAxis->labelFont(), r.width()));
+    plot_->yAxis->setLabel(pick(axis_labels_[1], plot_->yAxis->labelFont(), r.height()));
 }
 
 // Both axes one scale (a unit is as long across as up), framing every point with room for labels.
@@ -178,23 +211,28 @@ void QueryKeyMapView::refresh() {
     variance_->position->setType(QCPItemPosition::ptAxisRectRatio);
     variance_->position->setCoords(0.01, 0.01);
     variance_->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
-    variance_->setText(QStringLiteral("PC 1 and PC 2 explain %1% of the variance (%2% + %3%)")
-                           .arg(100 * map_.explained_total, 0, 'f', 1)
-                           .arg(100 * map_.explained(0), 0, 'f', 1)
-                           .arg(100 * map_.explained(1), 0, 'f', 1));
+    const QString total = QString::number(100 * map_.explained_total, 'f', 1),
+                  first = QString::number(100 * map_.explained(0), 'f', 1),
+                  second = QString::number(100 * map_.explained(1), 'f', 1);
+    variance_variants_ = {QStringLiteral("PC 1 and PC 2 explain %1% of the variance (%2% + %3%)").arg(total, first, second),
+                          QStringLiteral("PC 1 + PC 2: %1% of the variance").arg(total),
+                          QStringLiteral("%1% of the variance").arg(total)};
     variance_->setFont(heatmap::font(kNotePt, s, true));
     variance_->setBrush(QColor(255, 255, 255, 220));
     variance_->setPadding(QMargins(4, 2, 4, 2));
 
-    title_->setText(QStringLiteral("Head %1: queries and keys as points (first two principal components of both "
-                                   "together)\neach vector × √(scale/T) so that q·k is the logit; arrow: each query → "
-                                   "the key it attends to most%2")
-                        .arg(head_)
-                        .arg(all_labels ? QString() : QStringLiteral("; labels: selected and most-attended only")));
+    const QString some = all_labels ? QString() : QStringLiteral("; labels: selected and most-attended only");
+    title_lines_[0] = {QStringLiteral("Head %1: queries and keys as points (first two principal components of both "
+                                      "together)").arg(head_),
+                       QStringLiteral("Head %1: queries and keys, first two principal components").arg(head_),
+                       QStringLiteral("Head %1: queries and keys").arg(head_)};
+    title_lines_[1] = {QStringLiteral("each vector × √(scale/T) so that q·k is the logit; arrow: each query → "
+                                      "the key it attends to most%1").arg(some),
+                       QStringLiteral("q·k is the logit; arrow: query → most-attended key"), QString()};
+    axis_labels_[0] = {QStringLiteral("principal component 1 (%1% of variance)").arg(first), QStringLiteral("PC 1 (%1%)").arg(first)};
+    axis_labels_[1] = {QStringLiteral("principal component 2 (%1%)").arg(second), QStringLiteral("PC 2 (%1%)").arg(second)};
     title_->setFont(heatmap::font(kTitlePt, s, true));
     title_->setTextColor(headColor(head_).darker(130));
-    plot_->xAxis->setLabel(QStringLiteral("principal component 1 (%1% of variance)").arg(100 * map_.explained(0), 0, 'f', 1));
-    plot_->yAxis->setLabel(QStringLiteral("principal component 2 (%1%)").arg(100 * map_.explained(1), 0, 'f', 1));
     for (QCPAxis* axis : {plot_->xAxis, plot_->yAxis}) {
         axis->setLabelFont(heatmap::font(kAxisPt, s));
         axis->setTickLabelFont(heatmap::font(kTickPt, s));
@@ -203,6 +241,7 @@ void QueryKeyMapView::refresh() {
     queries_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, kQueryColor, kQueryColor, 8 * std::max(1.0, s * 0.8)));
     keys_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssTriangle, QPen(kKeyColor, 2), kKeyColor.lighter(150),
                                            10 * std::max(1.0, s * 0.8)));
+    fitToRoom();
     equalScale();
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }

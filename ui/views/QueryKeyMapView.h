@@ -55,6 +55,7 @@ protected:
 private:
     void refresh();
     void equalScale();
+    void fitToRoom();  // the title, axis labels and variance note for the plot's size
     DeferredRefresh* deferred_ = nullptr;  // no work while in a hidden tab
 
     std::shared_ptr<const Analysis> analysis_;
@@ -68,6 +69,7 @@ private:
     QCPCurve* keys_ = nullptr;
     QCPCurve* ring_ = nullptr;
     QCPItemText* variance_ = nullptr;
+    QStringList variance_variants_, title_lines_[2], axis_labels_[2];  // wordings, longest first
     QList<QPair<int, int>> links_;
     QStringList labels_;
     QCPRange x_data_, y_data_;

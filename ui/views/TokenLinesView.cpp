@@ -6,6 +6,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMouseEvent>
+#include <QResizeEvent>
 #include <QRegularExpression>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -14,6 +15,7 @@
 
 #include "HeadColors.h"
 #include "Heatmap.h"
+#include "TextFit.h"
 
 namespace headscope::ui {
 namespace {
@@ -72,7 +74,10 @@ TokenLinesView::TokenLinesView(QWidget* parent) : QWidget(parent) {
     heads_edit_->setPlaceholderText(tr("e.g. 0, 2, 5"));
     heads_edit_->setMaximumWidth(160);
     bar->addWidget(heads_edit_);
-    bar->addWidget(new QLabel(tr("Hover a word to see only its lines and their weights."), this), 1);
+    auto* hint = new QLabel(tr("Hover a word to see only its lines and their weights."), this);
+    hint->setWordWrap(true);  // at large fonts it takes two lines, never the controls' width
+    hint->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    bar->addWidget(hint, 1);
     connect(mode_box_, &QComboBox::currentIndexChanged, this, [this](int index) {
         mode_ = static_cast<HeadMode>(index);
         applyHeadBox();
@@ -280,23 +285,16 @@ void TokenLinesView::refresh() {
     // Delete the old names cell by cell, then drop the empty cells. (QCPLayout::clear() of
     // QCustomPlot 2.1 never ends on a grid: removing an element leaves an empty cell, which it
     // keeps trying to remove.)
-    for (int i = legend_->elementCount() - 1; i >= 0; --i)
-        if (legend_->elementAt(i)) legend_->removeAt(i);
-    legend_->simplify();
-    if (heads.size() > 1 && heads.size() <= kMaxLegendHeads) {
-        int column = 0;
-        for (int h : heads) {
-            auto* name = new QCPTextElement(plot_, QStringLiteral("━ head %1").arg(h), heatmap::font(kLegendPt, s, true));
-            name->setTextColor(headColor(h));
-            legend_->addElement(0, column++, name);
-        }
-    }
-    title_->setText(QStringLiteral("Which words each head links: queries (left) → %1 (right), %2\n"
-                                   "line opacity = softmax weight; lines under %3 are hairlines%4")
-                        .arg(a.input.cross ? QStringLiteral("source keys") : QStringLiteral("keys"), which)
-                        .arg(double(kThinWeight))
-                        .arg(thin_omitted_ ? QStringLiteral(" (left out: too many)") : QString()));
+    legend_heads_ = heads.size() > 1 && heads.size() <= kMaxLegendHeads ? heads : QList<int>();
+    const QString keys = a.input.cross ? QStringLiteral("source keys") : QStringLiteral("keys");
+    const QString omitted = thin_omitted_ ? QStringLiteral(" (left out: too many)") : QString();
+    title_lines_[0] = {QStringLiteral("Which words each head links: queries (left) → %1 (right), %2").arg(keys, which),
+                       QStringLiteral("Queries (left) → %1 (right), %2").arg(keys, which), which};
+    title_lines_[1] = {QStringLiteral("line opacity = softmax weight; lines under %1 are hairlines%2")
+                           .arg(double(kThinWeight)).arg(omitted),
+                       QStringLiteral("opacity = softmax weight%1").arg(omitted), QString()};
     title_->setFont(heatmap::font(kTitlePt, s, true));
+    fitToWidth();
     title_->setTextColor(heads.size() == 1 ? headColor(heads.front()).darker(120) : Qt::black);
 
     // Token labels, thinned to one per line height (the hovered and selected ones always).
@@ -361,9 +359,45 @@ int TokenLinesView::tokenAt(const QPointF& pos, int* side) const {
     return i >= 0 && i < n ? i : -1;
 }
 
+void TokenLinesView::fitToWidth() {
+    // The title's two lines in the longest wording that fits, the heads' names in as many rows
+    // as the width needs: the view never demands more width than the window has.
+    const double room = plot_->viewport().width() - 8;
+    QStringList lines;
+    for (const QStringList& variants : title_lines_) {
+        if (variants.isEmpty()) continue;
+        const QString line = fit::longestThatFits(variants, title_->font(), room);
+        if (!line.isEmpty()) lines << line;
+    }
+    title_->setText(lines.join(QLatin1Char('\n')));
+    for (int i = legend_->elementCount() - 1; i >= 0; --i)  // cell by cell: see refresh()
+        if (legend_->elementAt(i)) legend_->removeAt(i);
+    legend_->simplify();
+    const QFont name_font = heatmap::font(kLegendPt, options_.font_scale, true);
+    const QFontMetricsF metrics(name_font);
+    int row = 0, column = 0;
+    double used = 0;
+    for (int h : legend_heads_) {
+        const QString name = QStringLiteral("━ head %1").arg(h);
+        const double width = metrics.horizontalAdvance(name) + 12;
+        if (column > 0 && used + width > room) {
+            ++row;
+            column = 0;
+            used = 0;
+        }
+        auto* element = new QCPTextElement(plot_, name, name_font);
+        element->setTextColor(headColor(h));
+        legend_->addElement(row, column++, element);
+        used += width;
+    }
+}
+
 bool TokenLinesView::eventFilter(QObject* watched, QEvent* event) {
     if (watched == plot_) {
-        if (event->type() == QEvent::MouseMove) {
+        if (event->type() == QEvent::Resize && analysis_) {
+            plot_->setViewport(QRect(QPoint(0, 0), static_cast<QResizeEvent*>(event)->size()));
+            fitToWidth();  // QCustomPlot's own resize handling replots with it
+        } else if (event->type() == QEvent::MouseMove) {
             int side = 0;
             const int i = tokenAt(static_cast<QMouseEvent*>(event)->position(), &side);
             setFocusToken(side, i);

@@ -71,6 +71,7 @@ private:
     friend class TokenLinesLayer;
     void rebuildLines();
     void refresh();  // rebuilds the lines first when they are stale
+    void fitToWidth();  // title wording and legend rows for the plot's width
     DeferredRefresh* deferred_ = nullptr;  // no work while in a hidden tab
     bool lines_stale_ = false;             // analysis or heads changed since rebuildLines()
     void applyHeadBox();
@@ -91,6 +92,8 @@ private:
     QCustomPlot* plot_ = nullptr;
     QCPTextElement* title_ = nullptr;
     QCPLayoutGrid* legend_ = nullptr;  // "head 0  head 1 ..." each in its colour
+    QList<int> legend_heads_;          // the heads named in the legend
+    QStringList title_lines_[2];       // each line's wordings, longest first
     QCPAxisRect* rect_ = nullptr;
     QCPAbstractItem* layer_ = nullptr;
     std::vector<QCPItemText*> labels_[2];
