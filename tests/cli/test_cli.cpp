@@ -210,4 +210,12 @@ TEST(Bench, QuickJsonReportsEveryFigureConsistently) {
     EXPECT_EQ(j["gui_runs"], 1);
     EXPECT_GT(j["gui_update_ms"].get<double>(), 0.0);
     EXPECT_GT(j["gui_update_same_weights_ms"].get<double>(), 0.0);
+    EXPECT_GT(j["gui_longest_stall_ms"].get<double>(), 0.0);
+    // The stage breakdown of a new seed: every stage, each a time.
+    for (const char* stage : {"weights", "input", "forward", "spectra", "equivalence_background", "grid_replot",
+                              "spectrum_replot", "status_line", "analysis_ready", "window_repaint"}) {
+        ASSERT_TRUE(j["gui_stages_ms"].contains(stage)) << stage;
+        EXPECT_GE(j["gui_stages_ms"][stage].get<double>(), 0.0) << stage;
+    }
+    EXPECT_GT(j["gui_stages_ms"]["analysis_ready"].get<double>(), 0.0);
 }

@@ -91,7 +91,7 @@ GuiBenchResult benchmarkGuiUpdate(int runs) {
     };
     // Stage figures of each seed change: the worker's, then each view drawn again at once.
     std::vector<double> seed_times, temperature_times;
-    std::vector<double> stages[8];
+    std::vector<double> stages[10];
     auto timed = [](auto&& f) {
         QElapsedTimer clock;
         clock.start();
@@ -108,6 +108,8 @@ GuiBenchResult benchmarkGuiUpdate(int runs) {
         stages[5].push_back(timed([&] { window.headGrid()->replotNow(); }));
         stages[6].push_back(timed([&] { window.spectrumView()->replotNow(); }));
         stages[7].push_back(timed([&] { window.statusPanel()->showAnalysis(*a, seed_ms); window.statusPanel()->repaint(); }));
+        stages[8].push_back(window.session()->lastUpdateMs());
+        stages[9].push_back(timed([&] { window.repaint(); }));
         config.temperature = 1.0 + 0.01 * (run + 1);
         const double temperature_ms = timeChange(config);
         if (temperature_ms < 0) break;
@@ -120,8 +122,8 @@ GuiBenchResult benchmarkGuiUpdate(int runs) {
     result.same_weights_median_ms = median(temperature_times);
     double* stage_fields[] = {&result.weights_ms, &result.input_ms, &result.forward_ms, &result.spectra_ms,
                               &result.equivalence_ms, &result.grid_replot_ms, &result.spectrum_replot_ms,
-                              &result.status_ms};
-    for (int k = 0; k < 8; ++k) *stage_fields[k] = median(stages[k]);
+                              &result.status_ms, &result.analysis_ready_ms, &result.window_repaint_ms};
+    for (int k = 0; k < 10; ++k) *stage_fields[k] = median(stages[k]);
     result.longest_stall_ms = longestStall(window, config);
     return result;
 }
