@@ -16,6 +16,7 @@
 #include "Heatmap.h"
 #include "MainWindow.h"
 #include "QueryKeyMapView.h"
+#include "ScoreBreakdownView.h"
 #include "TokenLinesView.h"
 #include "Session.h"
 #include "SpectrumView.h"
@@ -310,6 +311,27 @@ private slots:
             QVERIFY2(!box.intersects(qk->legend->outerRect()), qPrintable(note->text() + " runs under the legend"));
         }
         QVERIFY(map.varianceText().contains("explain"));  // the whole sentence stays available
+
+        // The score breakdown: its sentences wrap to the width (never splitting "q_i · k_j"),
+        // and the page grows taller, to scroll, rather than squeezing them.
+        ScoreBreakdownView score;
+        score.setOptions(large);
+        score.setAnalysis(analysis);
+        score.resize(tab);
+        score.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&score));
+        score.replotNow();
+        QApplication::processEvents();
+        QCustomPlot* page = score.plot();
+        for (int i = 0; i < page->plotLayout()->elementCount(); ++i)
+            if (auto* text = qobject_cast<QCPTextElement*>(page->plotLayout()->elementAt(i))) {
+                QVERIFY2(fits(text->text(), text->font(), page->viewport().width()), qPrintable(text->text()));
+                const double lines = text->text().count(QLatin1Char('\n')) + 1;
+                QVERIFY2(text->outerRect().height() + 1 >= lines * QFontMetricsF(text->font()).height() * 0.95,
+                         qPrintable("squeezed: " + text->text()));
+            }
+        QVERIFY(page->height() > tab.height());  // taller than the tab: the page scrolls
+        QVERIFY(score.arithmetic().contains("q_i · k_j = Σ"));
     }
 
     void panelsRearrangeToTheRoomAndSaySo() {

@@ -1,6 +1,8 @@
 #include "ScoreBreakdownView.h"
 
 #include <QMouseEvent>
+#include <QResizeEvent>
+#include <QScrollArea>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
@@ -8,6 +10,7 @@
 
 #include "HeadColors.h"
 #include "Heatmap.h"
+#include "TextFit.h"
 #include "TokenAxis.h"
 
 namespace headscope::ui {
@@ -49,7 +52,6 @@ void fitRange(QCPAxisRect* rect, const Eigen::VectorXf& values, int n, bool non_
 ScoreBreakdownView::ScoreBreakdownView(QWidget* parent) : QWidget(parent) {
     plot_ = new QCustomPlot(this);
     plot_->setObjectName(QStringLiteral("score_breakdown_plot"));
-    plot_->setMinimumSize(320, 240);
     plot_->setInteractions(QCP::Interactions());
     plot_->setAutoAddPlottableToLegend(false);
     plot_->plotLayout()->clear();
@@ -81,15 +83,22 @@ ScoreBreakdownView::ScoreBreakdownView(QWidget* parent) : QWidget(parent) {
     plot_->plotLayout()->setRowStretchFactor(3, 0.9);
     plot_->setMouseTracking(true);
     plot_->installEventFilter(this);
+    // Four charts and the arithmetic need about 20 lines of height: when the tab has less
+    // (a projector at 2x fonts) the page scrolls instead of squeezing them unreadable.
+    scroll_ = new QScrollArea(this);
+    scroll_->setWidget(plot_);
+    scroll_->setWidgetResizable(true);
+    scroll_->setFrameShape(QFrame::NoFrame);
+    scroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(plot_);
+    layout->addWidget(scroll_);
     applyFonts();
     deferred_ = new DeferredRefresh(this, [this]() { refresh(); });
 }
 
-QString ScoreBreakdownView::title() const { return title_->text(); }
-QString ScoreBreakdownView::arithmetic() const { return text_->text(); }
+QString ScoreBreakdownView::title() const { return title_full_.isEmpty() ? title_->text() : title_full_; }
+QString ScoreBreakdownView::arithmetic() const { return text_full_; }
 
 void ScoreBreakdownView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
     analysis_ = std::move(analysis);
@@ -127,6 +136,7 @@ void ScoreBreakdownView::replotNow() {
 
 void ScoreBreakdownView::applyFonts() {
     const double s = options_.font_scale;
+    plot_->setMinimumWidth(320);
     title_->setFont(heatmap::font(kTitlePt, s, true));
     text_->setFont(heatmap::font(kTextPt, s));
     for (QCPAxisRect* rect : rects_)
@@ -140,6 +150,8 @@ void ScoreBreakdownView::refresh() {
     has_breakdown_ = false;
     if (!analysis_ || analysis_->results.heads.empty() || analysis_->nQuery() == 0 || analysis_->nKeyValue() == 0) {
         title_->setText(QStringLiteral("No analysis yet"));
+        title_full_.clear();
+        text_full_.clear();
         plot_->replot(QCustomPlot::rpQueuedReplot);
         return;
     }
@@ -156,33 +168,35 @@ void ScoreBreakdownView::refresh() {
     const ScoreBreakdown& b = breakdown_;
     const double s = options_.font_scale;
 
-    title_->setText(QStringLiteral("Head %1 · query %2 %3 → key %4 %5: how one score is made%6")
-                        .arg(b.head).arg(b.row).arg(quoted(b.query_token)).arg(b.col).arg(quoted(b.key_token))
-                        .arg(chosen ? QString() : QStringLiteral("\n(no cell selected: the last query and the key it "
-                                                                 "attends to most; click a cell in the Heads tab)")));
+    title_full_ = QStringLiteral("Head %1 · query %2 %3 → key %4 %5: how one score is made%6")
+                      .arg(b.head).arg(b.row).arg(quoted(b.query_token)).arg(b.col).arg(quoted(b.key_token))
+                      .arg(chosen ? QString() : QStringLiteral("\n(no cell selected: the last query and the key it "
+                                                               "attends to most; click a cell in the Heads tab)"));
     title_->setTextColor(headColor(b.head).darker(130));
 
     const QString dims = QStringLiteral("dimension of head %1 (0 … d_k−1 = %2)").arg(b.head).arg(b.d_k - 1);
     const QString names[] = {QStringLiteral("q_i  (query %1 %2)").arg(b.row).arg(quoted(b.query_token, 10)),
                              QStringLiteral("k_j  (key %1 %2)").arg(b.col).arg(quoted(b.key_token, 10)),
                              QStringLiteral("q_i * k_j  (element-wise)")};
+    const QString short_names[] = {QStringLiteral("q_i"), QStringLiteral("k_j"), QStringLiteral("q_i * k_j")};
     for (int c = 0; c < 3; ++c) {
         const Eigen::VectorXf& v = c == Query ? b.q : c == Key ? b.k : b.product;
         fillBars(bars_[c], v);
         bars_[c]->setVisible(!b.masked);
         fitRange(rects_[c], v, b.d_k, false);
-        rects_[c]->axis(QCPAxis::atBottom)->setLabel(c == 1 ? dims : QString());
-        rects_[c]->axis(QCPAxis::atLeft)->setLabel(names[c]);
+        label_variants_[c][0] = c == 1 ? QStringList{dims, QStringLiteral("dimension"), QString()} : QStringList{QString()};
+        label_variants_[c][1] = {names[c], short_names[c]};
     }
     // The softmax row over the key tokens, this cell marked.
     fillBars(bars_[Softmax], b.softmax_row);
     marked_->setData(QVector<double>{double(b.col)}, QVector<double>{b.weight}, true);
     fitRange(rects_[Softmax], b.softmax_row, a.nKeyValue(), true);
-    rects_[Softmax]->axis(QCPAxis::atLeft)->setLabel(QStringLiteral("softmax weight"));
-    rects_[Softmax]->axis(QCPAxis::atBottom)->setLabel(
-        QStringLiteral("key tokens (%1): the whole softmax row of query %2 %3")
-            .arg(a.input.cross ? QStringLiteral("source") : QStringLiteral("same sequence"))
-            .arg(b.row).arg(quoted(b.query_token)));
+    label_variants_[Softmax][1] = {QStringLiteral("softmax weight"), QStringLiteral("weight")};
+    label_variants_[Softmax][0] = {QStringLiteral("key tokens (%1): the whole softmax row of query %2 %3")
+                                       .arg(a.input.cross ? QStringLiteral("source") : QStringLiteral("same sequence"))
+                                       .arg(b.row).arg(quoted(b.query_token)),
+                                   QStringLiteral("the softmax row of query %1 %2").arg(b.row).arg(quoted(b.query_token)),
+                                   QStringLiteral("keys")};
     QStringList keys;
     for (const std::string& t : a.input.key_value.tokens) keys << QString::fromStdString(t);
     const int length = rects_[Softmax]->width() > 50 ? rects_[Softmax]->width() : int(plot_->width() * 0.85);
@@ -216,9 +230,49 @@ void ScoreBreakdownView::refresh() {
     }
     lines << QStringLiteral("softmax: weight of key %1 %2 = %3 (red bar), of %4 keys in the row")
                  .arg(b.col).arg(quoted(b.key_token)).arg(num(b.weight, 4)).arg(a.nKeyValue());
-    text_->setText(lines.join(QLatin1Char('\n')));
+    text_full_ = lines.join(QLatin1Char('\n'));
     text_->setTextColor(b.masked ? kMarkColor : Qt::black);
+    fitToRoom();
     plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void ScoreBreakdownView::fitToRoom() {
+    // The title and the arithmetic wrap to the plot's width; each axis label takes the longest
+    // wording its chart's side holds; numbers are thinned to the charts' height and width.
+    if (!has_breakdown_) return;
+    const double width = plot_->viewport().width() - 12;
+    title_->setText(fit::wrapLines(title_full_, title_->font(), width));
+    text_->setText(fit::wrapLines(text_full_, text_->font(), width, false));  // "q_i · k_j" is a product
+    // The page is as tall as its wrapped words plus charts of a readable height (the scroll
+    // area scrolls when the tab is shorter).
+    const double line = QFontMetricsF(heatmap::font(kTickPt, options_.font_scale)).height();
+    const auto height = [](const QCPTextElement* element) {
+        return QFontMetricsF(element->font()).lineSpacing() * (element->text().count(QLatin1Char('\n')) + 1);
+    };
+    const int needed = static_cast<int>(height(title_) + height(text_) + 13 * line + 24);
+    if (plot_->minimumHeight() != needed) plot_->setMinimumHeight(needed);
+    fit::layOut(plot_);
+    for (int c = 0; c < 4; ++c) {
+        const QRect r = rects_[c]->rect();
+        QCPAxis* x = rects_[c]->axis(QCPAxis::atBottom);
+        QCPAxis* y = rects_[c]->axis(QCPAxis::atLeft);
+        x->setLabel(fit::longestThatFits(label_variants_[c][0], x->labelFont(), r.width()));
+        const QString y_label = fit::longestThatFits(label_variants_[c][1], y->labelFont(), r.height());
+        y->setLabel(y_label.isEmpty() ? label_variants_[c][1].back() : y_label);
+        y->ticker()->setTickCount(std::clamp(int(r.height() / (2.2 * line)), 1, 5));
+        if (c != Softmax) {  // dimensions 0 .. d_k-1
+            auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
+            ticker->setScaleStrategy(QCPAxisTickerFixed::ssNone);
+            const double label = QFontMetricsF(x->tickLabelFont()).horizontalAdvance(QString::number(breakdown_.d_k - 1));
+            ticker->setTickStep(fit::tickStep(breakdown_.d_k, r.width() / std::max(1.0, double(breakdown_.d_k)), label + line, false));
+            x->setTicker(ticker);
+        }
+    }
+}
+
+void ScoreBreakdownView::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    fitToRoom();
 }
 
 bool ScoreBreakdownView::eventFilter(QObject* watched, QEvent* event) {

@@ -20,6 +20,8 @@
 #include "ScoreBreakdown.h"
 #include "ViewOptions.h"
 
+class QScrollArea;
+
 namespace headscope::ui {
 
 class ScoreBreakdownView : public QWidget {
@@ -55,9 +57,13 @@ signals:
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
     void refresh();
     void applyFonts();
+    void fitToRoom();  // wrapping and label wordings for the plot's size
     DeferredRefresh* deferred_ = nullptr;  // no work while in a hidden tab
 
     std::shared_ptr<const Analysis> analysis_;
@@ -69,6 +75,9 @@ private:
     QCustomPlot* plot_ = nullptr;
     QCPTextElement* title_ = nullptr;
     QCPTextElement* text_ = nullptr;
+    QString title_full_, text_full_;       // unwrapped
+    QStringList label_variants_[4][2];     // per chart: x and y label wordings, longest first
+    QScrollArea* scroll_ = nullptr;         // the page scrolls when the tab is short
     QCPAxisRect* rects_[4] = {};
     QCPBars* bars_[4] = {};
     QCPBars* marked_ = nullptr;

@@ -1,6 +1,7 @@
 #include "TextFit.h"
 
 #include <QFontMetricsF>
+#include <QRegularExpression>
 #include <algorithm>
 #include <cmath>
 #include <qcustomplot.h>
@@ -30,6 +31,42 @@ double tickStep(double extent, double pixels_per_unit, double room, bool two_tic
 int labelStride(double pixels_per_item, double room) {
     if (!(pixels_per_item > 0)) return 1;
     return std::max(1, static_cast<int>(std::ceil(room / pixels_per_item - 1e-9)));
+}
+
+namespace {
+// Joins parts with separator into lines no wider than room (a part too wide stays alone).
+QStringList pack(const QStringList& parts, const QString& separator, const QFontMetricsF& metrics, double room) {
+    QStringList lines;
+    QString current;
+    for (const QString& part : parts) {
+        const QString joined = current.isEmpty() ? part : current + separator + part;
+        if (!current.isEmpty() && metrics.horizontalAdvance(joined) > room) {
+            lines << current;
+            current = part;
+        } else {
+            current = joined;
+        }
+    }
+    lines << current;
+    return lines;
+}
+}  // namespace
+
+QString wrapLines(const QString& text, const QFont& font, double room, bool at_dots) {
+    const QFontMetricsF metrics(font);
+    // Phrases first (" · ", then the wide gaps between an equation's steps), then words.
+    static const QRegularExpression gap(QStringLiteral("   +"));
+    QStringList lines = text.split(QLatin1Char('\n'));
+    const auto refine = [&](const QStringList& in, const auto& split, const QString& separator) {
+        QStringList out;
+        for (const QString& line : in)
+            out << (metrics.horizontalAdvance(line) <= room ? QStringList{line} : pack(split(line), separator, metrics, room));
+        return out;
+    };
+    if (at_dots) lines = refine(lines, [](const QString& l) { return l.split(QStringLiteral(" · ")); }, QStringLiteral(" · "));
+    lines = refine(lines, [](const QString& l) { return l.split(gap, Qt::SkipEmptyParts); }, QStringLiteral("   "));
+    lines = refine(lines, [](const QString& l) { return l.split(QLatin1Char(' ')); }, QStringLiteral(" "));
+    return lines.join(QLatin1Char('\n'));
 }
 
 void layOut(QCustomPlot* plot) {

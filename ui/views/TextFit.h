@@ -22,6 +22,11 @@ double tickStep(double extent, double pixels_per_unit, double room, bool two_tic
 // label needs room pixels (1 = every item).
 int labelStride(double pixels_per_item, double room);
 
+// text with each line broken so none is wider than room in font: at " · " (unless at_dots is
+// false: in formulas it is a product) and runs of spaces first, then at single spaces; a word
+// wider than room stays whole.
+QString wrapLines(const QString& text, const QFont& font, double room, bool at_dots = true);
+
 // Lays the plot out at its viewport without drawing, so axis rects have their final size.
 void layOut(QCustomPlot* plot);
 
