@@ -323,6 +323,7 @@ private slots:
         score.replotNow();
         QApplication::processEvents();
         QCustomPlot* page = score.plot();
+        page->replot();  // as the screen shows it, after the page took its height
         for (int i = 0; i < page->plotLayout()->elementCount(); ++i)
             if (auto* text = qobject_cast<QCPTextElement*>(page->plotLayout()->elementAt(i))) {
                 QVERIFY2(fits(text->text(), text->font(), page->viewport().width()), qPrintable(text->text()));
@@ -331,6 +332,11 @@ private slots:
                          qPrintable("squeezed: " + text->text()));
             }
         QVERIFY(page->height() > tab.height());  // taller than the tab: the page scrolls
+        const double tick_line = QFontMetricsF(page->axisRects().front()->axis(QCPAxis::atLeft)->tickLabelFont()).height();
+        for (QCPAxisRect* chart : page->axisRects())
+            QVERIFY2(chart->rect().height() >= 2.5 * tick_line,
+                     qPrintable(QStringLiteral("a chart %1 px tall for %2 px numbers (page %3 px)")
+                                    .arg(chart->rect().height()).arg(tick_line).arg(page->height())));
         QVERIFY(score.arithmetic().contains("q_i · k_j = Σ"));
     }
 

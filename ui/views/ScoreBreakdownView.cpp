@@ -78,9 +78,9 @@ ScoreBreakdownView::ScoreBreakdownView(QWidget* parent) : QWidget(parent) {
     plot_->plotLayout()->addElement(3, 0, rects_[Softmax]);
     marked_ = makeBars(rects_[Softmax], kMarkColor);
     plot_->plotLayout()->setRowStretchFactor(0, 0.01);
-    plot_->plotLayout()->setRowStretchFactor(1, 1.0);
+    plot_->plotLayout()->setRowStretchFactor(1, 1.0);  // the charts' rows: equalised in fitToRoom()
     plot_->plotLayout()->setRowStretchFactor(2, 0.01);
-    plot_->plotLayout()->setRowStretchFactor(3, 0.9);
+    plot_->plotLayout()->setRowStretchFactor(3, 1.0);
     plot_->setMouseTracking(true);
     plot_->installEventFilter(this);
     // Four charts and the arithmetic need about 20 lines of height: when the tab has less
@@ -249,9 +249,28 @@ void ScoreBreakdownView::fitToRoom() {
     const auto height = [](const QCPTextElement* element) {
         return QFontMetricsF(element->font()).lineSpacing() * (element->text().count(QLatin1Char('\n')) + 1);
     };
-    const int needed = static_cast<int>(height(title_) + height(text_) + 13 * line + 24);
+    // Bar charts: 3 lines of bars, their numbers and a label; the softmax row: 3 lines of bars,
+    // its label and the key words standing on end.
+    double longest_key = 0;
+    for (const std::string& token : analysis_->input.key_value.tokens)
+        longest_key = std::max(longest_key, QFontMetricsF(heatmap::font(kTickPt, options_.font_scale))
+                                                .horizontalAdvance(QString::fromStdString(token).left(12)));
+    const int needed = std::max(static_cast<int>(height(title_) + height(text_) + 11 * line + longest_key + 24),
+                                plot_->plotLayout()->minimumOuterSizeHint().height());  // never below the layout's own minimum
     if (plot_->minimumHeight() != needed) plot_->setMinimumHeight(needed);
     fit::layOut(plot_);
+    // The bar charts and the softmax row get the same height for their bars, whatever their
+    // words take (the softmax row's key words stand on end below it).
+    const QCPAxisRect* bars = rects_[Query];
+    const QCPAxisRect* row = rects_[Softmax];
+    const double bars_margin = bars->outerRect().height() - bars->rect().height();
+    const double row_margin = row->outerRect().height() - row->rect().height();
+    const double inner = (bars->outerRect().height() + row->outerRect().height() - bars_margin - row_margin) / 2;
+    if (inner > 1) {
+        plot_->plotLayout()->setRowStretchFactor(1, inner + bars_margin);
+        plot_->plotLayout()->setRowStretchFactor(3, inner + row_margin);
+        fit::layOut(plot_);
+    }
     for (int c = 0; c < 4; ++c) {
         const QRect r = rects_[c]->rect();
         QCPAxis* x = rects_[c]->axis(QCPAxis::atBottom);
