@@ -167,11 +167,14 @@ bool HeadGridView::refresh(const QSize& size) {
     compact_texts_ = size.height() >= 150 && size.height() < 22 * line;
     updateTexts();
     wrapTitles(size);
+    rows_measured_ = false;
     updateLabels(size);
     equalizeRows(size);
     // Once more on the equalised layout: the words per cell follow the heights it really gives.
     if (size == viewport().size() && headCount() > std::max(1, columns_)) {
+        rows_measured_ = true;
         updateLabels(size);
+        rows_measured_ = false;
         equalizeRows(size);
     }
 
@@ -459,8 +462,10 @@ void HeadGridView::updateLabels(const QSize& laid_out) {
             shortest = std::min(shortest, cell.rect->rect().height());
             narrowest = std::min(narrowest, cell.rect->rect().width());
         }
-        px_row = double(shortest) / std::max(1, n_q);
-        px_col = double(narrowest) / std::max(1, n_kv);
+        // Just equalised (equalizeRows laid the grid out as it will be drawn): the measurement
+        // is exact. Otherwise the layout may still change, and the smaller figure is the safe one.
+        px_row = rows_measured_ ? double(shortest) / std::max(1, n_q) : std::min(px_row, double(shortest) / std::max(1, n_q));
+        px_col = std::min(px_col, double(narrowest) / std::max(1, n_kv));
     }
     // The shared bar's label runs along the bar: shorten it ("attention weight (softmax)" ->
     // "attention weight" -> "attention") rather than let the bar's height cut it.
@@ -482,8 +487,8 @@ void HeadGridView::updateLabels(const QSize& laid_out) {
     // 1024 x 768 and 2x fonts keeps words.
     using heatmap::TickMode;
     const auto stride = [&](double px_per_token) {
-        // A full line and a little gap apart, measured on the cells as laid out.
-        return px_per_token <= 0 ? 1000 : std::max(1, static_cast<int>(std::ceil((text_h + 2.0) / px_per_token)));
+        // A full line apart, measured on the cells as laid out.
+        return px_per_token <= 0 ? 1000 : std::max(1, static_cast<int>(std::ceil(1.0 * text_h / px_per_token)));
     };
     const int x_stride = stride(px_col), y_stride = stride(px_row);
     // Words as long as at least two of them fit (stride < n): never numbers while words fit.
@@ -554,7 +559,9 @@ void HeadGridView::equalizeRows(const QSize& size) {
     // exact: every row's heatmaps get the same height, whatever words and titles take.
     const int columns = std::max(1, columns_);
     const int rows = (headCount() + columns - 1) / columns;
-    if (!heads_grid_ || rows < 2 || size != viewport().size()) return;
+    // Only the shared bar's grid puts the key words under the last row alone; with a bar per
+    // head every row carries the same words and is the same height already.
+    if (!heads_grid_ || rows < 2 || !layout_shared_ || size != viewport().size()) return;
     fit::layOut(this);
     double total = 0, overhead = 0;
     std::vector<double> margins(std::size_t(rows), 0.0);

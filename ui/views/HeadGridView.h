@@ -137,6 +137,7 @@ private:
     int x_stride_ = 1, y_stride_ = 1;
     bool short_titles_ = false;            // "h3" instead of "head 3" when the heads are narrow
     bool compact_texts_ = false;           // short title and subtitle: the heatmaps need the height
+    bool rows_measured_ = false;           // the cells' sizes were just measured on the final layout
     QCPLayoutGrid* heads_grid_ = nullptr;  // the heads' grid inside the body (column stretch)
     QString hover_text_;
     QString structure_;
