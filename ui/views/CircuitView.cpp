@@ -8,28 +8,10 @@
 #include "ColorMaps.h"
 #include "Heatmap.h"
 #include "Spectrum.h"
+#include "TextFit.h"
 
 namespace headscope::ui {
 namespace {
-
-// QCPTextElement does not wrap: each line breaks at spaces to stay within width (2x fonts).
-QString wrapped(const QString& text, const QFontMetrics& fm, int width) {
-    QStringList out;
-    for (const QString& line : text.split(QLatin1Char('\n'))) {
-        QString current;
-        for (const QString& word : line.split(QLatin1Char(' '))) {
-            const QString joined = current.isEmpty() ? word : current + QLatin1Char(' ') + word;
-            if (!current.isEmpty() && fm.horizontalAdvance(joined) > width) {
-                out << current;
-                current = word;
-            } else {
-                current = joined;
-            }
-        }
-        out << current;
-    }
-    return out.join(QLatin1Char('\n'));
-}
 
 constexpr double kTitlePt = 12, kPanelPt = 11, kTickPt = 9;
 const char* kNames[] = {"W_i^Q", "W_i^K", "W_QK,i = W_i^Q (W_i^K)ᵀ", "W_i^V", "W_i^O", "W_OV,i = W_i^V W_i^O"};
@@ -169,7 +151,7 @@ void CircuitView::refresh() {
 
 void CircuitView::wrapTitle() {
     const int width = plot_->width() < 200 ? 1000 : plot_->width() - 12;
-    title_->setText(wrapped(title_text_, QFontMetrics(title_->font()), width));
+    title_->setText(fit::wrapLines(title_text_, title_->font(), width, false));
 }
 
 void CircuitView::resizeEvent(QResizeEvent* event) {

@@ -12,6 +12,7 @@
 #include <algorithm>
 
 #include "Heatmap.h"
+#include "TextFit.h"
 
 namespace headscope::ui {
 namespace {
@@ -20,33 +21,6 @@ constexpr double kTitlePt = 14, kSubtitlePt = 10, kTickPt = 10, kAxisPt = 11, kI
 constexpr int kShownSingularValues = 8;
 
 QString number(double v) { return QString::number(v, 'g', 3); }
-
-// QCPTextElement does not wrap: lines break at " · " and then at spaces to stay within width.
-QString wrapped(const QString& text, const QFontMetrics& fm, int width) {
-    QStringList out;
-    for (const QString& line : text.split(QLatin1Char('\n'))) {
-        QString current;
-        const auto add = [&](const QString& piece, const QString& glue) {
-            const QString joined = current.isEmpty() ? piece : current + glue + piece;
-            if (!current.isEmpty() && fm.horizontalAdvance(joined) > width) {
-                out << current;
-                current = piece;
-            } else {
-                current = joined;
-            }
-        };
-        for (const QString& part : line.split(QStringLiteral(" \u00b7 "))) {
-            if (fm.horizontalAdvance(part) <= width) {
-                add(part, QStringLiteral(" \u00b7 "));
-                continue;
-            }
-            const QStringList words = part.split(QLatin1Char(' '));
-            for (qsizetype i = 0; i < words.size(); ++i) add(words[i], i == 0 ? QStringLiteral(" \u00b7 ") : QStringLiteral(" "));
-        }
-        out << current;
-    }
-    return out.join(QLatin1Char('\n'));
-}
 
 QString valueList(const Eigen::VectorXd& values, int count) {
     QStringList parts;
@@ -222,11 +196,11 @@ void HeadDetailView::refresh() {
     scale_->setLabel(bar);
 
     const int width = std::max(200, plot_->width() < 200 ? 1000 : plot_->width()) - 12;
-    title_->setText(wrapped(QStringLiteral("head %1 · %2")
-                                .arg(head_)
-                                .arg(logits ? QStringLiteral("attention logits (before softmax)")
-                                            : QStringLiteral("attention weights (softmax)")),
-                            QFontMetrics(title_->font()), width));
+    title_->setText(fit::wrapLines(QStringLiteral("head %1 · %2")
+                                       .arg(head_)
+                                       .arg(logits ? QStringLiteral("attention logits (before softmax)")
+                                                   : QStringLiteral("attention weights (softmax)")),
+                                   title_->font(), width));
     QString subtitle;
     if (const HeadSpectra* s = spectraOf(a, head_)) {
         subtitle = QStringLiteral("rank W_QK = %1 ≤ d_k = %2 · σ = %3")
@@ -235,7 +209,7 @@ void HeadDetailView::refresh() {
                        .arg(valueList(s->qk.singular_values, 4));
     }
     if (masked) subtitle += QStringLiteral(" · grey cells are masked");
-    subtitle_->setText(wrapped(subtitle, QFontMetrics(subtitle_->font()), width));
+    subtitle_->setText(fit::wrapLines(subtitle, subtitle_->font(), width));
     info_->setText(infoHtml(a, head_));
     updateLabels();
 }

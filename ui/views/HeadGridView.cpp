@@ -374,42 +374,11 @@ void HeadGridView::updateTexts() {
 }
 
 void HeadGridView::wrapTitles(const QSize& laid_out) {
-    // QCPTextElement does not wrap: break long lines at " · " so that nothing is cut at 2x fonts.
+    // QCPTextElement does not wrap: long lines break at " · ", then at spaces, so that nothing
+    // is cut at 2x fonts.
     const int width = (laid_out.width() < 200 ? 1920 : laid_out.width()) - 16;
-    for (QCPTextElement* element : {title_, subtitle_}) {
-        if (!element) continue;
-        const QFontMetrics fm(element->font());
-        QStringList lines;
-        for (const QString& line : element->text().split(QLatin1Char('\n'))) {
-            QString current;
-            for (const QString& part : line.split(QStringLiteral(" \u00b7 "))) {
-                const QString joined = current.isEmpty() ? part : current + QStringLiteral(" \u00b7 ") + part;
-                if (!current.isEmpty() && fm.horizontalAdvance(joined) > width) {
-                    lines << current;
-                    current = part;
-                } else {
-                    current = joined;
-                }
-            }
-            lines << current;
-        }
-        // A part wider than the plot on its own ("random, untrained weights (...)") breaks at spaces.
-        QStringList wrapped;
-        for (const QString& line : lines) {
-            QString current;
-            for (const QString& word : line.split(QLatin1Char(' '))) {
-                const QString joined = current.isEmpty() ? word : current + QLatin1Char(' ') + word;
-                if (!current.isEmpty() && fm.horizontalAdvance(joined) > width) {
-                    wrapped << current;
-                    current = word;
-                } else {
-                    current = joined;
-                }
-            }
-            wrapped << current;
-        }
-        element->setText(wrapped.join(QLatin1Char('\n')));
-    }
+    for (QCPTextElement* element : {title_, subtitle_})
+        if (element) element->setText(fit::wrapLines(element->text(), element->font(), width));
 }
 
 void HeadGridView::updateLabels(const QSize& laid_out) {
