@@ -19,6 +19,7 @@
 #include <QTextDocument>
 #include <QtTest>
 
+#include "WindowTestSupport.h"
 #include "Analysis.h"
 #include "CircuitView.h"
 #include "ControlsDock.h"
@@ -32,21 +33,9 @@
 
 using namespace headscope;
 using namespace headscope::ui;
+using namespace headscope::ui::testing;
 
 namespace {
-
-MainWindowOptions noSettings() {
-    MainWindowOptions options;
-    options.use_settings = false;
-    return options;
-}
-
-void typeIntoSpinBox(QSpinBox* spin, const QString& text) {
-    spin->setFocus();
-    spin->selectAll();
-    QTest::keyClicks(spin, text);
-    QTest::keyClick(spin, Qt::Key_Return);
-}
 
 void settle() {
     for (int i = 0; i < 3; ++i) {
@@ -64,11 +53,6 @@ bool openSession(MainWindow& window, const QString& json, QString* error) {
     file.write(json.toUtf8());
     file.close();
     return window.openSession(path, error) && window.waitForCompleteUpdate(60000, error);
-}
-
-bool inside(const QRect& outer, const QRect& inner, int slack = 1) {
-    return inner.left() >= outer.left() - slack && inner.top() >= outer.top() - slack &&
-           inner.right() <= outer.right() + slack && inner.bottom() <= outer.bottom() + slack;
 }
 
 QString describe(const QRect& r) {

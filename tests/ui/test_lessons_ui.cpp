@@ -12,6 +12,7 @@
 #include <QTextDocument>
 #include <QtTest>
 
+#include "WindowTestSupport.h"
 #include "Analysis.h"
 #include "ControlsDock.h"
 #include "HeadGridView.h"
@@ -23,14 +24,9 @@
 
 using namespace headscope;
 using namespace headscope::ui;
+using namespace headscope::ui::testing;
 
 namespace {
-
-MainWindowOptions noSettings() {
-    MainWindowOptions options;
-    options.use_settings = false;
-    return options;
-}
 
 QWidget* tabFor(MainWindow& w, const std::string& show) {
     if (show == "projections") return w.centralTabs()->widget(1);
@@ -44,18 +40,6 @@ QAction* actionNamed(MainWindow& w, const QString& text) {
         if (a->text() == text) return a;
     qFatal("no action %s", qPrintable(text));
     return nullptr;
-}
-
-void typeIntoSpinBox(QSpinBox* spin, const QString& text) {
-    spin->setFocus();
-    spin->selectAll();
-    QTest::keyClicks(spin, text);
-    QTest::keyClick(spin, Qt::Key_Return);
-}
-
-bool inside(const QRect& outer, const QRect& inner, int slack = 1) {
-    return inner.left() >= outer.left() - slack && inner.top() >= outer.top() - slack &&
-           inner.right() <= outer.right() + slack && inner.bottom() <= outer.bottom() + slack;
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <QtTest>
 #include <cmath>
 
+#include "WindowTestSupport.h"
 #include "Analysis.h"
 #include "ControlsDock.h"
 #include "ExportDialog.h"
@@ -26,14 +27,9 @@
 
 using namespace headscope;
 using namespace headscope::ui;
+using namespace headscope::ui::testing;
 
 namespace {
-
-MainWindowOptions noSettings() {
-    MainWindowOptions options;
-    options.use_settings = false;
-    return options;
-}
 
 // Largest |grid cell - engine number| over all heads; masked cells must be NaN in the grid.
 // Returns -1 (and fails) when the shapes differ.
@@ -63,14 +59,6 @@ T* findControl(MainWindow& window, const char* name) {
     T* widget = window.findChild<T*>(QLatin1String(name));
     if (!widget) qFatal("no control named %s", name);
     return widget;
-}
-
-// Types a number into a spin box as a user would: select all, type, Enter.
-void typeIntoSpinBox(QSpinBox* spin, const QString& text) {
-    spin->setFocus();
-    spin->selectAll();
-    QTest::keyClicks(spin, text);
-    QTest::keyClick(spin, Qt::Key_Return);
 }
 
 }  // namespace

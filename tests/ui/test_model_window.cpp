@@ -9,6 +9,7 @@
 #include <QtTest>
 #include <cmath>
 
+#include "WindowTestSupport.h"
 #include "ControlsDock.h"
 #include "HeadGridView.h"
 #include "Heatmap.h"
@@ -23,17 +24,12 @@
 
 using namespace headscope;
 using namespace headscope::ui;
+using namespace headscope::ui::testing;
 
 namespace {
 
 const QString kInduction = QStringLiteral(HEADSCOPE_SHARED_MODELS_DIR "/induction");
 const QString kRepeated = QStringLiteral("qxvkzjwbpfmy qxvkzjwbpfmy qxvkzjwbpfmy");
-
-MainWindowOptions noSettings() {
-    MainWindowOptions o;
-    o.use_settings = false;
-    return o;
-}
 
 // The map's cells equal the matrix; in the head grid masked cells (causal: key after query)
 // hold NaN, drawn grey, where the engine's weight is 0.

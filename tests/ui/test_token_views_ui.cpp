@@ -15,6 +15,7 @@
 #include <set>
 #include <tuple>
 
+#include "WindowTestSupport.h"
 #include "Analysis.h"
 #include "Circuits.h"
 #include "Export.h"
@@ -29,6 +30,7 @@
 
 using namespace headscope;
 using namespace headscope::ui;
+using namespace headscope::ui::testing;
 
 namespace {
 
@@ -71,12 +73,6 @@ double inkShare(const QImage& image) {
     for (int y = 0; y < image.height(); y += 2)
         for (int x = 0; x < image.width(); x += 2, ++all) ink += image.pixel(x, y) != qRgb(255, 255, 255) ? 1 : 0;
     return all ? double(ink) / double(all) : 0.0;
-}
-
-MainWindowOptions noSettings() {
-    MainWindowOptions o;
-    o.use_settings = false;
-    return o;
 }
 
 using LineKey = std::tuple<int, int, int, float>;

@@ -11,6 +11,7 @@
 #include <QTabWidget>
 #include <QtTest>
 
+#include "WindowTestSupport.h"
 #include "Analysis.h"
 #include "Circuits.h"
 #include "CircuitView.h"
@@ -27,6 +28,7 @@
 
 using namespace headscope;
 using namespace headscope::ui;
+using namespace headscope::ui::testing;
 
 namespace {
 
@@ -50,12 +52,6 @@ bool holds(QCPColorMap* map, const Eigen::MatrixXf& m) {
         for (int c = 0; c < m.cols(); ++c)
             if (data->cell(c, r) != double(m(r, c))) return false;
     return true;
-}
-
-MainWindowOptions noSettings() {
-    MainWindowOptions o;
-    o.use_settings = false;
-    return o;
 }
 
 }  // namespace

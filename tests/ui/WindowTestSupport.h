@@ -1,0 +1,33 @@
+#pragma once
+// Helpers the window tests share: a window that ignores saved settings, typing into a spin
+// box as a user does, and whether one rectangle lies inside another.
+
+#include <QRect>
+#include <QSpinBox>
+#include <QtTest>
+
+#include "MainWindow.h"
+
+namespace headscope::ui::testing {
+
+inline MainWindowOptions noSettings() {
+    MainWindowOptions options;
+    options.use_settings = false;
+    return options;
+}
+
+// Select the spin box's text, type text, press Return: the value is committed as by a user.
+inline void typeIntoSpinBox(QSpinBox* spin, const QString& text) {
+    spin->setFocus();
+    spin->selectAll();
+    QTest::keyClicks(spin, text);
+    QTest::keyClick(spin, Qt::Key_Return);
+}
+
+// inner lies within outer, give or take slack pixels.
+inline bool inside(const QRect& outer, const QRect& inner, int slack = 1) {
+    return inner.left() >= outer.left() - slack && inner.top() >= outer.top() - slack &&
+           inner.right() <= outer.right() + slack && inner.bottom() <= outer.bottom() + slack;
+}
+
+}  // namespace headscope::ui::testing
