@@ -9,6 +9,8 @@
 #include <QtTest>
 
 #include "Analysis.h"
+#include "CircuitView.h"
+#include "Circuits.h"
 #include "CostView.h"
 #include "FittedLabel.h"
 #include "FusedProjectionsView.h"
@@ -338,6 +340,40 @@ private slots:
                      qPrintable(QStringLiteral("a chart %1 px tall for %2 px numbers (page %3 px)")
                                     .arg(chart->rect().height()).arg(tick_line).arg(page->height())));
         QVERIFY(score.arithmetic().contains("q_i · k_j = Σ"));
+    }
+
+    // The circuits tab at 2x in the 1024 x 768 window: the long title wraps whole, the page
+    // scrolls rather than squeezing it, and no two numbers on a panel overlap.
+    void circuitsFitTheTabAt2x() {
+        ViewOptions large;
+        large.font_scale = 2.0;
+        const auto analysis = analysisOf(64, 8, 8);
+        CircuitView view;
+        view.setOptions(large);
+        view.setAnalysis(analysis);
+        view.setCircuits(std::make_shared<const Circuits>(headCircuits(analysis->weights, 0)));
+        view.resize(690, 400);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.replotNow();
+        QApplication::processEvents();
+        QCustomPlot* plot = view.plot();
+        plot->replot();
+        for (int i = 0; i < plot->plotLayout()->elementCount(); ++i)
+            if (auto* text = qobject_cast<QCPTextElement*>(plot->plotLayout()->elementAt(i))) {
+                for (const QString& line : text->text().split(QLatin1Char('\n')))
+                    QVERIFY2(QFontMetricsF(text->font()).horizontalAdvance(line) <= plot->viewport().width(), qPrintable(line));
+                const double lines = text->text().count(QLatin1Char('\n')) + 1;
+                QVERIFY2(text->outerRect().height() + 1 >= lines * QFontMetricsF(text->font()).height() * 0.95,
+                         qPrintable("squeezed: " + text->text()));
+            }
+        for (int m = 0; m < 6; ++m) {
+            QCPAxisRect* rect = view.colorMap(static_cast<CircuitView::Matrix>(m))->keyAxis()->axisRect();
+            for (QCPAxis* axis : {rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft)}) {
+                checkTickLabels(axis, plot->viewport(), QStringLiteral("circuit panel %1").arg(m));
+                if (QTest::currentTestFailed()) return;
+            }
+        }
     }
 
     void panelsRearrangeToTheRoomAndSaySo() {

@@ -1,5 +1,7 @@
 #include "CircuitView.h"
 
+#include <QScrollArea>
+
 #include <QFontMetrics>
 #include <QLocale>
 #include <QVBoxLayout>
@@ -55,9 +57,16 @@ CircuitView::CircuitView(QWidget* parent, Rows rows) : QWidget(parent), rows_(ro
         }
         if (shown) ++grid_row;
     }
+    // The wrapped title and the panels need more height than a small tab at large fonts has:
+    // then the page scrolls instead of squeezing them (fitToRoom sets the height it needs).
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidget(plot_);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(plot_);
+    layout->addWidget(scroll);
     deferred_ = new DeferredRefresh(this, [this]() { refresh(); });
 }
 
@@ -118,7 +127,8 @@ void CircuitView::refresh() {
     const QString rows[] = {"d_model", "d_model", "d_model", "d_model", "d_v", "d_model"};
     const QString cols[] = {"d_k", "d_k", "d_model", "d_v", "d_model", "d_model"};
     for (int m = 0; m < 6; ++m) {
-        panels_[m]->setTitle(QString::fromUtf8(kNames[m]), panel_font);
+        const QString name = QString::fromUtf8(kNames[m]);
+        panels_[m]->setTitle(QStringList{name, name.section(QStringLiteral(" = "), 0, 0)}, panel_font);  // "W_QK,i"
         panels_[m]->setAxisNames(rows[m], cols[m], tick_font);
         panels_[m]->setRowLabels({}, tick_font);
         panels_[m]->map()->setDataRange(symmetricRange(heatmap::niceCeiling(extremes[m])));
@@ -152,6 +162,17 @@ void CircuitView::refresh() {
 void CircuitView::wrapTitle() {
     const int width = plot_->width() < 200 ? 1000 : plot_->width() - 12;
     title_->setText(fit::wrapLines(title_text_, title_->font(), width, false));
+    // The page: the wrapped title and about 9 lines of numbers per row of panels.
+    const double line = QFontMetricsF(heatmap::font(kTickPt, options_.font_scale)).height();
+    const int rows = rows_ == Rows::Both ? 2 : 1;
+    const double title = QFontMetricsF(title_->font()).lineSpacing() * (title_->text().count(QLatin1Char('\n')) + 1);
+    const int needed = std::max(240, static_cast<int>(title + rows * 9 * line + 16));
+    if (plot_->minimumHeight() != needed) plot_->setMinimumHeight(needed);
+    // Labels and numbers thinned to the panels' pixels.
+    fit::layOut(plot_);
+    for (const auto& panel : panels_) panel->fitToRoom();
+    for (QCPColorScale* scale : scales_)
+        scale->axis()->ticker()->setTickCount(std::clamp(int(scale->rect().height() / (2.5 * line)), 1, 5));
 }
 
 void CircuitView::resizeEvent(QResizeEvent* event) {
