@@ -68,7 +68,7 @@ json configObject(const Config& c) {
 
 void readView(const json& j, ViewSettings& v) {
     if (!j.is_object()) throw IoError("session key \"view\" must be an object");
-    static const char* known[] = {"show_logits", "shared_scale", "cell_numbers", "font_scale"};
+    static const char* known[] = {"show_logits", "shared_scale", "cell_numbers", "token_positions", "font_scale"};
     for (const auto& item : j.items())
         if (std::find_if(std::begin(known), std::end(known), [&](const char* k) { return item.key() == k; }) ==
             std::end(known))
@@ -81,6 +81,7 @@ void readView(const json& j, ViewSettings& v) {
     flag("show_logits", v.show_logits);
     flag("shared_scale", v.shared_scale);
     flag("cell_numbers", v.cell_numbers);
+    flag("token_positions", v.token_positions);
     if (j.contains("font_scale")) {
         if (!j["font_scale"].is_number()) throw IoError("view key \"font_scale\" must be a number");
         const double f = j["font_scale"].get<double>();
@@ -166,6 +167,7 @@ std::string sessionToJson(const SessionData& session) {
         if (s.show_logits) v["show_logits"] = *s.show_logits;
         if (s.shared_scale) v["shared_scale"] = *s.shared_scale;
         if (s.cell_numbers) v["cell_numbers"] = *s.cell_numbers;
+        if (s.token_positions) v["token_positions"] = *s.token_positions;
         if (s.font_scale) v["font_scale"] = *s.font_scale;
         j["view"] = v;
     }

@@ -14,9 +14,9 @@ namespace headscope::io {
 // session file: {"show_logits": false, "shared_scale": true, "font_scale": 1, "cell_numbers": false}.
 // Files without it (version 1 as first written) still load; absent keys stay unset.
 struct ViewSettings {
-    std::optional<bool> show_logits, shared_scale, cell_numbers;
+    std::optional<bool> show_logits, shared_scale, cell_numbers, token_positions;
     std::optional<double> font_scale;
-    bool empty() const { return !show_logits && !shared_scale && !cell_numbers && !font_scale; }
+    bool empty() const { return !show_logits && !shared_scale && !cell_numbers && !token_positions && !font_scale; }
     bool operator==(const ViewSettings&) const = default;
 };
 

@@ -376,6 +376,32 @@ private slots:
         }
     }
 
+    // View > Token positions on labels: "0 The", "1 animal" on the grid's axes (padded keys
+    // and the command line name tokens by position).
+    void tokenLabelsCanCarryTheirPositions() {
+        MainWindowOptions no_settings;
+        no_settings.use_settings = false;
+        MainWindow window(no_settings);
+        window.resize(1400, 900);
+        window.show();
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        auto* action = window.findChild<QAction*>(QStringLiteral("token_positions"));
+        QVERIFY(action && action->isCheckable() && !action->isChecked());
+        action->trigger();
+        QVERIFY(window.viewOptions().token_positions);
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        window.headGrid()->replotNow();
+        const QStringList words = heatmap::queryLabels(*window.session()->analysis());
+        const QVector<QString> shown = window.headGrid()->headRect(0)->axis(QCPAxis::atLeft)->tickVectorLabels();
+        QVERIFY(!shown.isEmpty());
+        QCOMPARE(shown.front(), QStringLiteral("0 ") + words.front());
+        for (const QString& label : shown)
+            if (!label.isEmpty()) QVERIFY2(label.section(QLatin1Char(' '), 0, 0).toInt() >= 0 && label.contains(' '), qPrintable(label));
+        action->trigger();  // and off again
+        window.headGrid()->replotNow();
+        QCOMPARE(window.headGrid()->headRect(0)->axis(QCPAxis::atLeft)->tickVectorLabels().front(), words.front());
+    }
+
     void panelsRearrangeToTheRoomAndSaySo() {
         SpectrumView view;
         view.setAnalysis(analysisOf(64, 8, 8));

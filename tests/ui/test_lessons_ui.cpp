@@ -260,6 +260,7 @@ private slots:
         options.show_logits = true;
         options.shared_scale = false;
         options.font_scale = 1.5;
+        options.token_positions = true;
         {
             MainWindow window(noSettings());
             window.setViewOptions(options);

@@ -252,6 +252,15 @@ void MainWindow::buildMenus() {
         o.shared_scale = on;
         setViewOptions(o);
     });
+    // "0 The", "1 animal": the positions padded keys and the CLI are given in.
+    positions_action_ = view->addAction(tr("Token &positions on labels"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_N),
+                                        this, [this](bool on) {
+                                            ViewOptions o = options_;
+                                            o.token_positions = on;
+                                            setViewOptions(o);
+                                        });
+    positions_action_->setCheckable(true);
+    positions_action_->setObjectName(QStringLiteral("token_positions"));
 
     presentation_action_ = view->addAction(tr("&Presentation mode"), QKeySequence(Qt::Key_F5), this,
                                            [this](bool on) { setPresentationMode(on); });
@@ -332,6 +341,7 @@ void MainWindow::setViewOptions(const ViewOptions& options) {
     options_ = options;
     controls_->logitsAction()->setChecked(options.show_logits);
     controls_->sharedScaleAction()->setChecked(options.shared_scale);
+    if (positions_action_) positions_action_->setChecked(options.token_positions);
     grid_->setOptions(options_);
     spectrum_->setOptions(options_);
     rank_table_->setOptions(options_);

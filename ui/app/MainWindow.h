@@ -162,6 +162,7 @@ private:
     RecentFiles* recent_ = nullptr;
     QAction* full_screen_ = nullptr;
     QAction* presentation_action_ = nullptr;
+    QAction* positions_action_ = nullptr;  // View > Token positions on labels
     LessonDock* lesson_dock_ = nullptr;
     bool presentation_ = false;
     ViewOptions options_before_presentation_;

@@ -130,7 +130,8 @@ void FusedProjectionsView::refresh() {
         {&a.results.V, {a.input.cross ? "V = X_src W_V + b_V" : "V = X W_V + b_V", a.input.cross ? "V = X_src W_V" : "V = X W_V", "V"},
          kv_rows, "kv·d_v", true, w.d_v, kv, group, g},
     };
-    const QStringList query_tokens = heatmap::queryLabels(a, 10), kv_tokens = heatmap::keyLabels(a, 10);
+    const QStringList query_tokens = heatmap::queryLabels(a, 10, options_.token_positions),
+                      kv_tokens = heatmap::keyLabels(a, 10, options_.token_positions);
     double extremes[2] = {0, 0};
     for (int m = 0; m < kCount; ++m) {
         const Spec& spec = specs[m];

@@ -216,7 +216,8 @@ void HeadDetailView::refresh() {
 
 void HeadDetailView::updateLabels() {
     const Analysis& a = *analysis_;
-    const QStringList q = heatmap::queryLabels(a, 16), k = heatmap::keyLabels(a, 16);
+    const QStringList q = heatmap::queryLabels(a, 16, options_.token_positions),
+                      k = heatmap::keyLabels(a, 16, options_.token_positions);
     const QFont tick = heatmap::font(kTickPt, options_.font_scale);
     const int text_h = QFontMetrics(tick).height();
     const int query_w = heatmap::maxLabelWidth(q, tick), key_w = heatmap::maxLabelWidth(k, tick);

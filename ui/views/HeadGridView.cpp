@@ -386,7 +386,8 @@ void HeadGridView::updateLabels(const QSize& laid_out) {
     const QSize size = laid_out.width() < 200 || laid_out.height() < 150 ? QSize(1920, 1400) : laid_out;
     const Analysis& a = *analysis_;
     const int n_q = a.nQuery(), n_kv = a.nKeyValue();
-    const QStringList q = heatmap::queryLabels(a), k = heatmap::keyLabels(a);
+    const bool positions = options_.token_positions;
+    const QStringList q = heatmap::queryLabels(a, 12, positions), k = heatmap::keyLabels(a, 12, positions);
     const bool tokens_changed = q != query_labels_ || k != key_labels_;
     query_labels_ = q;
     key_labels_ = k;

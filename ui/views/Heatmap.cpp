@@ -30,12 +30,20 @@ QString quoted(const std::vector<std::string>& tokens, int i) {
 
 }  // namespace
 
-QStringList queryLabels(const Analysis& analysis, int max_chars) {
-    return labels(analysis.input.query.tokens, max_chars);
+namespace {
+QStringList numbered(QStringList labels, bool positions) {
+    if (positions)
+        for (qsizetype i = 0; i < labels.size(); ++i) labels[i] = QString::number(i) + QLatin1Char(' ') + labels[i];
+    return labels;
+}
+}  // namespace
+
+QStringList queryLabels(const Analysis& analysis, int max_chars, bool positions) {
+    return numbered(labels(analysis.input.query.tokens, max_chars), positions);
 }
 
-QStringList keyLabels(const Analysis& analysis, int max_chars) {
-    return labels(analysis.input.key_value.tokens, max_chars);
+QStringList keyLabels(const Analysis& analysis, int max_chars, bool positions) {
+    return numbered(labels(analysis.input.key_value.tokens, max_chars), positions);
 }
 
 QFont font(double point_size, double scale, bool bold) {

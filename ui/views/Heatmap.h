@@ -18,8 +18,9 @@
 namespace headscope::ui::heatmap {
 
 // Token labels, elided to at most max_chars characters ("international…").
-QStringList queryLabels(const Analysis& analysis, int max_chars = 12);
-QStringList keyLabels(const Analysis& analysis, int max_chars = 12);
+// Token labels, cut to max_chars; with positions each starts with its index ("3 street").
+QStringList queryLabels(const Analysis& analysis, int max_chars = 12, bool positions = false);
+QStringList keyLabels(const Analysis& analysis, int max_chars = 12, bool positions = false);
 
 // A font of point_size * scale points (never below 6 pt).
 QFont font(double point_size, double scale, bool bold = false);

@@ -9,6 +9,7 @@ struct ViewOptions {
     bool shared_scale = true;   // one colour bar for all heads; false: one per head
     double font_scale = 1.0;    // multiplies every font (1.5-2 for a classroom projector)
     bool cell_numbers = false;  // head grid: each cell's value printed in it when the cells are large enough
+    bool token_positions = false;  // token labels carry their position: "0 The", "1 animal" (padded keys are typed as positions)
 
     bool operator==(const ViewOptions&) const = default;
 };
