@@ -10,6 +10,7 @@
 #include "Heatmap.h"
 #include "HeadColors.h"
 #include "Spectrum.h"
+#include "SpectrumAxes.h"
 #include "TextFit.h"
 
 namespace headscope::ui {
@@ -20,52 +21,6 @@ constexpr int kQK = 0, kOV = 1;
 // The band's centre sits this factor below the lowest value above the tolerance (log scale);
 // the axis ends another factor below it, and no tick is drawn between.
 constexpr double kBandGap = 12, kBandHalf = 3;
-
-// Log ticks above the "= 0" band only, plus one tick labelled 0 at the band's centre.
-class BandLogTicker : public QCPAxisTickerLog {
-public:
-    double floor = 0, band = 0;
-
-protected:
-    QVector<double> createTickVector(double step, const QCPRange& range) override {
-        QVector<double> ticks = QCPAxisTickerLog::createTickVector(step, range);
-        ticks.erase(std::remove_if(ticks.begin(), ticks.end(), [this](double t) { return t < floor; }), ticks.end());
-        if (band > 0) ticks.prepend(band);
-        return ticks;
-    }
-    QString getTickLabel(double tick, const QLocale& locale, QChar format, int precision) override {
-        if (band > 0 && std::abs(tick / band - 1) < 1e-9) return QStringLiteral("0");
-        return QCPAxisTickerLog::getTickLabel(tick, locale, format, precision);
-    }
-};
-
-void styleLogAxes(QCPAxisRect* rect) {
-    rect->setRangeDrag(Qt::Orientations());
-    rect->setRangeZoom(Qt::Orientations());
-    QCPAxis* y = rect->axis(QCPAxis::atLeft);
-    y->setScaleType(QCPAxis::stLogarithmic);
-    auto ticker = QSharedPointer<BandLogTicker>::create();
-    ticker->setLogBase(10);
-    ticker->setSubTickCount(0);
-    y->setTicker(ticker);
-    y->setSubTicks(false);
-    y->setNumberFormat(QStringLiteral("eb"));  // 10^-3 written as a power
-    y->setNumberPrecision(0);
-    y->setLabel(QStringLiteral("singular value σᵢ (log)"));
-    y->grid()->setSubGridVisible(false);
-    QCPAxis* x = rect->axis(QCPAxis::atBottom);
-    auto fixed = QSharedPointer<QCPAxisTickerFixed>::create();
-    fixed->setTickStep(1.0);
-    fixed->setScaleStrategy(QCPAxisTickerFixed::ssNone);  // the step is set to the room (fitTexts)
-    x->setTicker(fixed);
-    x->setSubTicks(false);
-    x->setLabel(QStringLiteral("index i, largest first"));
-    QCPAxis* top = rect->axis(QCPAxis::atTop);
-    top->setVisible(true);
-    top->setTicks(false);
-    top->setTickLabels(false);
-    top->setBasePen(Qt::NoPen);
-}
 
 QString formatValue(double v) {
     if (v == 0) return QStringLiteral("0 (exact: past the factor width)");
@@ -95,7 +50,7 @@ SpectrumView::SpectrumView(QWidget* parent, Panels panels) : QWidget(parent), pa
     int column = 0;
     for (int p : {kQK, kOV}) {
         rects_[p] = new QCPAxisRect(plot_, true);
-        styleLogAxes(rects_[p]);
+        styleSpectrumAxes(rects_[p]);
         rects_[p]->setMarginGroup(QCP::msTop | QCP::msBottom, group);
         rects_[p]->axis(QCPAxis::atTop)->setLabel(QString::fromUtf8(names[p]));
         const bool shown = panels_ == Panels::Both || (p == kQK) == (panels_ == Panels::QK);
