@@ -5,6 +5,7 @@
 
 #include <QStringList>
 
+#include "Memory.h"
 #include "cli/Arguments.h"
 #include "cli/Commands.h"
 
@@ -35,6 +36,7 @@ constexpr const char* kUsage =
 
 int main(int argc, char** argv) {
     using namespace headscope::cli;
+    headscope::keepFreedMemory();
     if (argc < 2 || QString(argv[1]) == "--help" || QString(argv[1]) == "-h" || QString(argv[1]) == "help") {
         std::fputs(kUsage, argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;

@@ -13,6 +13,7 @@
 #include <QIcon>
 
 #include "MainWindow.h"
+#include "Memory.h"
 #include "Resources.h"
 
 namespace {
@@ -33,6 +34,7 @@ bool asksForHelpOrVersion(int argc, char* argv[]) {
 }  // namespace
 
 int main(int argc, char* argv[]) {
+    headscope::keepFreedMemory();
     QCoreApplication::setApplicationName(QStringLiteral("HeadScope"));
     QCoreApplication::setOrganizationName(QStringLiteral("HeadScope"));
     QCoreApplication::setApplicationVersion(QStringLiteral(HEADSCOPE_VERSION));

@@ -3,10 +3,7 @@
 #include <chrono>
 #include <stdexcept>
 
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
-
+#include "Memory.h"
 #include "Parallel.h"
 
 namespace headscope {
@@ -18,24 +15,6 @@ double timedMs(F&& f) {
     f();
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
-// Keeps freed memory for the next analysis instead of handing it back to the kernel. Each
-// analysis allocates its layer anew (BERT-base: 4 matrices of 2.4 MB, 48 double factors of
-// 0.4 MB) and frees the last one. glibc's dynamic thresholds follow the largest freed chunk:
-// mmap above it, trim the heap when more than twice it is free at the top. Freeing a whole
-// layer (9.4 MB) at once exceeds that, so every change trimmed the heap and faulted ~2300 fresh
-// pages back in: 2-4 ms of a 5 ms weights stage. Blocks up to 32 MiB now come from the heap
-// and up to 256 MiB of free heap is kept (less than one large-geometry analysis holds).
-void retainFreedMemory() {
-#if defined(__GLIBC__)
-    static const bool once = [] {
-        mallopt(M_MMAP_THRESHOLD, 32 << 20);
-        mallopt(M_TRIM_THRESHOLD, 256 << 20);
-        return true;
-    }();
-    (void)once;
-#endif
-}
-
 }  // namespace
 
 bool sameLayer(const Analysis& a, const Analysis& b) {
@@ -43,7 +22,7 @@ bool sameLayer(const Analysis& a, const Analysis& b) {
 }
 
 Analysis analyze(const Config& config, bool with_equivalence, const Analysis* previous, const LoadedWeights* loaded) {
-    retainFreedMemory();
+    keepFreedMemory();
     Analysis a;
     a.config = config;
     if (loaded) a.model_name = loaded->name;

@@ -2,6 +2,7 @@
 
 #include "Parallel.h"
 #include "SingularValues.h"
+#include "SymmetricEigenvalues.h"
 
 #include <Eigen/QR>
 #include <Eigen/Cholesky>
@@ -24,10 +25,16 @@ Eigen::MatrixXd householderR(const Eigen::Ref<const Eigen::MatrixXd>& a) {
 // has a 1-norm condition number of at most this (error <= ~1e4 eps relative to sigma_max).
 constexpr double kMaxCholeskyCondition = 100.0;
 
+// The R of a thin QR, and whether it came from the Cholesky fast path (so is well conditioned).
+struct ThinR {
+    Eigen::MatrixXd r;              // (min(m, r), r), upper triangular
+    bool well_conditioned = false;  // 1-norm condition number <= kMaxCholeskyCondition
+};
+
 // R (r, r) with A = Q R for a (m, r), m >= r. Fast path: R = chol(A^T A)^T, whose cost is
 // one symmetric rank-k update (m r^2 / 2 multiply-adds, GEMM speed) plus O(r^3); falls back
 // to Householder QR when A is rank-deficient or not well conditioned.
-Eigen::MatrixXd thinR(const Eigen::Ref<const Eigen::MatrixXd>& a) {
+ThinR thinR(const Eigen::Ref<const Eigen::MatrixXd>& a) {
     const Eigen::Index r = a.cols();
     if (a.rows() >= r && r > 0) {
         Eigen::MatrixXd gram = Eigen::MatrixXd::Zero(r, r);  // (r, r) = A^T A, lower half
@@ -37,10 +44,33 @@ Eigen::MatrixXd thinR(const Eigen::Ref<const Eigen::MatrixXd>& a) {
             Eigen::MatrixXd R = llt.matrixU();
             const Eigen::MatrixXd R_inv = R.triangularView<Eigen::Upper>().solve(Eigen::MatrixXd::Identity(r, r));
             const double cond = R.cwiseAbs().colwise().sum().maxCoeff() * R_inv.cwiseAbs().colwise().sum().maxCoeff();
-            if (std::isfinite(cond) && cond <= kMaxCholeskyCondition) return R;
+            if (std::isfinite(cond) && cond <= kMaxCholeskyCondition) return {std::move(R), true};
         }
     }
-    return householderR(a);
+    return {householderR(a), false};
+}
+
+// Squaring the core (below) is used only when its condition number is at most 1e3, i.e. its
+// eigenvalues are at least this fraction of the largest.
+constexpr double kMinSquaredRatio = 1e-6;
+
+// Descending singular values of the core C = R_a R_b^T (k_a, k_b).
+// When both R are well conditioned, C is square and cond(C) <= cond(R_a) cond(R_b): then
+// sv(C)^2 = eig(C C^T), a symmetric eigenproblem of a quarter the cost of C's bidiagonal SVD.
+// Squaring costs accuracy in the small values only: sigma_i is off by about
+// k eps sigma_max^2 / sigma_i, at most k eps 1e3 sigma_max with cond(C) <= 1e3, which the
+// computed eigenvalues confirm (else, and in every other case, the bidiagonal SVD of C).
+Eigen::VectorXd coreSingularValues(const ThinR& a, const ThinR& b) {
+    const Eigen::MatrixXd core = a.r * b.r.transpose();  // (k_a, k_b)
+    if (a.well_conditioned && b.well_conditioned && core.rows() == core.cols()) {
+        Eigen::MatrixXd squared = Eigen::MatrixXd::Zero(core.rows(), core.rows());  // C C^T, lower half
+        squared.selfadjointView<Eigen::Lower>().rankUpdate(core);
+        Eigen::VectorXd lambda;  // ascending
+        if (symmetricEigenvalues(squared, lambda) && lambda.size() > 0 &&
+            lambda(0) >= kMinSquaredRatio * lambda(lambda.size() - 1) && lambda(0) > 0)
+            return lambda.reverse().cwiseSqrt();
+    }
+    return singularValues(core);
 }
 
 Spectrum spectrumOf(Eigen::VectorXd sv, Eigen::Index rows, Eigen::Index cols, double rank_rtol) {
@@ -53,7 +83,7 @@ Spectrum spectrumOf(Eigen::VectorXd sv, Eigen::Index rows, Eigen::Index cols, do
 
 // R factors of the thin factors whose products A B^T are the heads' W_QK and W_OV.
 struct Factors {
-    std::vector<Eigen::MatrixXd> r_query, r_key, r_value, r_output;
+    std::vector<ThinR> r_query, r_key, r_value, r_output;
 };
 
 }  // namespace
@@ -74,8 +104,7 @@ int numericalRank(const Eigen::Ref<const Eigen::VectorXd>& sv, Eigen::Index rows
 Spectrum productSpectrum(const Eigen::Ref<const Eigen::MatrixXd>& a, const Eigen::Ref<const Eigen::MatrixXd>& b,
                          double rank_rtol) {
     // A (m, r) = Q_a R_a, B (p, r) = Q_b R_b  ->  sv(A B^T) = sv(R_a R_b^T), core (ka, kb)
-    const Eigen::MatrixXd core = thinR(a) * thinR(b).transpose();
-    return spectrumOf(singularValues(core), a.rows(), b.rows(), rank_rtol);
+    return spectrumOf(coreSingularValues(thinR(a), thinR(b)), a.rows(), b.rows(), rank_rtol);
 }
 
 Spectrum naiveProductSpectrum(const Eigen::Ref<const Eigen::MatrixXd>& a, const Eigen::Ref<const Eigen::MatrixXd>& b,
@@ -99,8 +128,7 @@ std::vector<HeadSpectra> headSpectra(const Weights& w, double rank_rtol) {
     const int h = w.heads, kv = w.kv_heads;
     const Eigen::Index d = w.dModel();
     // Thin QR of every distinct factor once: h query, kv key, kv value, h output slices.
-    Factors f{std::vector<Eigen::MatrixXd>(h), std::vector<Eigen::MatrixXd>(kv), std::vector<Eigen::MatrixXd>(kv),
-              std::vector<Eigen::MatrixXd>(h)};
+    Factors f{std::vector<ThinR>(h), std::vector<ThinR>(kv), std::vector<ThinR>(kv), std::vector<ThinR>(h)};
     const bool parallel = double(d) * std::max(w.d_k, w.d_v) * std::max(w.d_k, w.d_v) > 2e5;
     parallelFor(2 * h + 2 * kv, [&](int t) {
         if (t < h) {
@@ -120,12 +148,10 @@ std::vector<HeadSpectra> headSpectra(const Weights& w, double rank_rtol) {
         const int i = t / 2, g = w.kvHeadOf(i);
         if (t % 2 == 0) {
             // W_QK,i = W_i^Q (W_g^K)^T: core R_q R_k^T (d_k, d_k)
-            const Eigen::MatrixXd core = f.r_query[i] * f.r_key[g].transpose();
-            spectra[i].qk = spectrumOf(singularValues(core), d, d, rank_rtol);
+            spectra[i].qk = spectrumOf(coreSingularValues(f.r_query[i], f.r_key[g]), d, d, rank_rtol);
         } else {
             // W_OV,i = W_g^V W_i^O = W_g^V ((W_i^O)^T)^T: core R_v R_o^T (d_v, d_v)
-            const Eigen::MatrixXd core = f.r_value[g] * f.r_output[i].transpose();
-            spectra[i].ov = spectrumOf(singularValues(core), d, d, rank_rtol);
+            spectra[i].ov = spectrumOf(coreSingularValues(f.r_value[g], f.r_output[i]), d, d, rank_rtol);
         }
     }, parallel);
     return spectra;

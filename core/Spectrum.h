@@ -1,7 +1,9 @@
 #pragma once
 // Singular values of a product A B^T of thin factors, A (m, r) and B (p, r), without
 // forming the (m, p) product: A = Q_a R_a, B = Q_b R_b (thin QR), so
-// A B^T = Q_a (R_a R_b^T) Q_b^T and the singular values are those of the (r, r) core.
+// A B^T = Q_a (R_a R_b^T) Q_b^T and the singular values are those of the (r, r) core C.
+// Well-conditioned factors take R from Cholesky-QR and sv(C) from the eigenvalues of C C^T;
+// others Householder QR and a bidiagonal SVD of C (Spectrum.cpp gives the error bounds).
 // Cost O((m + p) r^2 + r^3) instead of O(m p min(m, p)). All in double precision.
 
 #include <Eigen/Core>

@@ -1,7 +1,9 @@
 // Spectra of W_QK = W_Q W_K^T and W_OV = W_V W_O from thin factors, and numerical rank.
 #include <gtest/gtest.h>
 
+#include <Eigen/QR>
 #include <Eigen/SVD>
+#include <cmath>
 #include <limits>
 
 #include "Analysis.h"
@@ -101,4 +103,43 @@ TEST(Spectrum, LogitsRankIsAtMostTheTokenCount) {
     c.heads = 8;  // d_k 8 < 35 tokens
     const Analysis b = analyze(c, false);
     for (const Spectrum& s : b.logits) EXPECT_EQ(s.rank, 8);
+}
+
+TEST(Spectrum, IllConditionedFactorsStayWithinTheirErrorBound) {
+    // A = B = U D Q with U (64, 8) orthonormal and Q (8, 8) orthogonal: A B^T = U D^2 U^T, so
+    // the singular values are exactly D^2, here spread over a condition number of 50 * 50
+    // (each factor's R, of condition 50, stays on the Cholesky-QR path or near it).
+    const Eigen::MatrixXd u = Eigen::HouseholderQR<Eigen::MatrixXd>(randomMatrix(64, 8, 18)).householderQ() *
+                              Eigen::MatrixXd::Identity(64, 8);
+    const Eigen::MatrixXd q = Eigen::HouseholderQR<Eigen::MatrixXd>(randomMatrix(8, 8, 19)).householderQ();
+    const Eigen::VectorXd d = Eigen::VectorXd::LinSpaced(8, 0, -std::log10(50.0)).unaryExpr([](double e) {
+        return std::pow(10.0, e);
+    });  // 1 ... 1/50, descending
+    const Eigen::MatrixXd a = u * d.asDiagonal() * q;
+    const Eigen::VectorXd exact = d.array().square();
+    const Spectrum s = productSpectrum(a, a);
+    ASSERT_EQ(s.singular_values.size(), 8);
+    const double diff = (s.singular_values - exact).cwiseAbs().maxCoeff();
+    std::printf("cond %.0f: max |sv - exact| = %.3g sigma_max\n", exact(0) / exact(7), diff / exact(0));
+    EXPECT_LT(diff, 1e-12 * exact(0));
+    EXPECT_EQ(s.rank, 8);
+}
+
+TEST(Spectrum, BertBaseHeadsMatchTheNaiveSvdClosely) {
+    Config c;
+    c.d_model = 768;
+    c.heads = 12;
+    const Weights w = makeWeights(c);
+    const auto fast = headSpectra(w);
+    const auto naive = naiveHeadSpectra(w, 0, 2);
+    for (int i = 0; i < 2; ++i) {
+        const double qk = (fast[i].qk.singular_values - naive[i].qk.singular_values).cwiseAbs().maxCoeff();
+        const double ov = (fast[i].ov.singular_values - naive[i].ov.singular_values).cwiseAbs().maxCoeff();
+        std::printf("head %d: |qk - naive| %.3g, |ov - naive| %.3g sigma_max\n", i,
+                    qk / naive[i].qk.singular_values(0), ov / naive[i].ov.singular_values(0));
+        EXPECT_LT(qk, 1e-13 * naive[i].qk.singular_values(0));
+        EXPECT_LT(ov, 1e-13 * naive[i].ov.singular_values(0));
+        EXPECT_EQ(fast[i].qk.rank, 64);
+        EXPECT_EQ(fast[i].ov.rank, 64);
+    }
 }
