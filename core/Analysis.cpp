@@ -30,7 +30,7 @@ Analysis analyze(const Config& config, bool with_equivalence, const Analysis* pr
     a.weights_ms = timedMs([&] {
         a.weights = same_weights ? previous->weights : loaded ? loaded->weights : makeWeights(config);
     });
-    a.input_ms = timedMs([&] { a.input = makeInput(config); });
+    a.input_ms = timedMs([&] { a.input = previous && previous->config.sameInput(config) ? previous->input : makeInput(config); });
     a.forward_ms = timedMs([&] { a.results = forward(config, a.weights, a.input); });
     // Validation bounds every knob, so this is a last guard: never show NaN as numbers.
     if (!a.results.output.allFinite())

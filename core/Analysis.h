@@ -39,6 +39,7 @@ struct Analysis {
 // config must be valid (config.validate() empty). When `previous` has the same weights
 // (Config::sameWeights), its weights, and spectra if rank_rtol agrees too, are reused
 // instead of recomputed: editing the text or the temperature only runs the forward pass.
+// Its input is reused too when the text, seed and d_model agree (Config::sameInput).
 // weights, when given, replace the generated ones (a layer loaded from a file, e.g. an
 // nn.MultiheadAttention state dict); config's geometry must match them, and model_name names them.
 struct LoadedWeights {

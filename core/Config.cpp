@@ -86,6 +86,11 @@ bool Config::sameWeights(const Config& o) const {
            (init != InitKind::Normal || init_sigma == o.init_sigma);
 }
 
+bool Config::sameInput(const Config& o) const {
+    return text == o.text && (!text.empty() || seq_len == o.seq_len) && seed == o.seed && d_model == o.d_model &&
+           source_text == o.source_text;
+}
+
 double estimatedMultiplyAdds(const Config& c, int n_q, int n_kv) {
     const double d = c.d_model, h = c.heads, kv = c.kvHeads(), dk = c.headDimK(), dv = c.headDimV();
     const double projections = n_q * d * h * dk + n_kv * d * kv * (dk + dv) + n_q * h * dv * d;

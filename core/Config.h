@@ -65,6 +65,9 @@ struct Config {
     // True when makeWeights() gives both configs the same numbers (geometry, biases,
     // initialiser and seed agree), so weights and their spectra can be reused.
     bool sameWeights(const Config& other) const;
+    // Whether makeInput gives other's embeddings too (same text or random sequence, seed,
+    // d_model and source), so a change of temperature or mask can keep the input.
+    bool sameInput(const Config& other) const;
 
     bool operator==(const Config&) const = default;
 };

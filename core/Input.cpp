@@ -94,6 +94,7 @@ int keyValueLength(const Config& config) {
 }
 
 Input makeInput(const Config& config) {
+    // Reads text, seq_len, seed, d_model and source_text only: Config::sameInput lists them.
     Input input;
     input.query = config.text.empty() ? randomSequence(config.seq_len, config.seed, config.d_model)
                                       : embedText(config.text, config.seed, config.d_model);

@@ -77,3 +77,37 @@ TEST(Analysis, SameWeightsComparesResolvedGeometry) {
     a.init_sigma = 0.5;  // sigma does not matter for xavier
     EXPECT_TRUE(a.sameWeights(Config{}));
 }
+
+TEST(Analysis, ReusesTheInputOnlyWhenItsTextSeedAndWidthAgree) {
+    Config c;
+    const Analysis first = analyze(c, false);
+    Config warmer = c;
+    warmer.temperature = 2.0;
+    warmer.mask = MaskKind::Causal;
+    EXPECT_TRUE(c.sameInput(warmer));
+    const Analysis reused = analyze(warmer, false, &first);
+    EXPECT_EQ(reused.input.query.X, first.input.query.X);
+    EXPECT_EQ(reused.results.output, analyze(warmer, false).results.output);
+
+    // Each of these changes the embeddings: never reused.
+    Config text = c, seed = c, cross = c, width = c, random = c, longer = c;
+    text.text = "another sentence entirely";
+    seed.seed = 9;
+    cross.source_text = "a source to attend to";
+    width.d_model = 32;
+    width.heads = 4;
+    random.text.clear();
+    longer.text.clear();
+    longer.seq_len = random.seq_len + 3;
+    for (const Config* changed : {&text, &seed, &cross, &width, &random}) {
+        EXPECT_FALSE(c.sameInput(*changed));
+        const Analysis next = analyze(*changed, false, &first);
+        const Analysis fresh = analyze(*changed, false);
+        EXPECT_EQ(next.input.query.X, fresh.input.query.X);
+        EXPECT_EQ(next.input.key_value.X, fresh.input.key_value.X);
+        EXPECT_EQ(next.input.query.tokens, fresh.input.query.tokens);
+    }
+    EXPECT_FALSE(random.sameInput(longer));
+    const Analysis drawn = analyze(random, false);
+    EXPECT_EQ(analyze(longer, false, &drawn).input.query.X.rows(), longer.seq_len);
+}
