@@ -1,7 +1,10 @@
 #include "Input.h"
 
+#include <algorithm>
 #include <cmath>
+#include <unordered_map>
 
+#include "Parallel.h"
 #include "Random.h"
 
 namespace headscope {
@@ -51,15 +54,25 @@ Eigen::RowVectorXf tokenEmbedding(const std::string& token, std::uint64_t seed, 
     return e;
 }
 
-Eigen::MatrixXf positionalEncoding(int n, int d_model) {
-    Eigen::MatrixXf pe(n, d_model);  // (n, d_model)
-    for (int pos = 0; pos < n; ++pos) {
-        for (int j = 0; j < d_model; ++j) {
-            const int pair = j / 2;  // dimensions 2i and 2i+1 share one frequency
-            const double angle = pos / std::pow(10000.0, 2.0 * pair / d_model);
+namespace {
+// Columns [begin, end) of the (n, d_model) sinusoidal encoding: one frequency per pair of
+// dimensions (2i, 2i+1), so d_model / 2 powers, not n * d_model.
+void fillPositions(Eigen::MatrixXf& pe, int begin, int end) {
+    const int n = static_cast<int>(pe.rows()), d_model = static_cast<int>(pe.cols());
+    for (int j = begin; j < end; ++j) {
+        const double wavelength = std::pow(10000.0, 2.0 * (j / 2) / d_model);  // 10000^(2i / d_model)
+        for (int pos = 0; pos < n; ++pos) {
+            const double angle = pos / wavelength;
             pe(pos, j) = static_cast<float>(j % 2 == 0 ? std::sin(angle) : std::cos(angle));
         }
     }
+}
+constexpr int kPositionColumns = 64;  // columns of the encoding per parallel task
+}  // namespace
+
+Eigen::MatrixXf positionalEncoding(int n, int d_model) {
+    Eigen::MatrixXf pe(n, d_model);  // (n, d_model)
+    fillPositions(pe, 0, d_model);
     return pe;
 }
 
@@ -67,8 +80,25 @@ namespace {
 Sequence embedTokens(std::vector<std::string> tokens, std::uint64_t seed, int d_model) {
     Sequence s;
     const int n = static_cast<int>(tokens.size());
-    s.X = positionalEncoding(n, d_model);  // (n, d_model)
-    for (int pos = 0; pos < n; ++pos) s.X.row(pos) += tokenEmbedding(tokens[pos], seed, d_model);
+    // Each distinct token is embedded once (a random sequence repeats its 64 words), the
+    // distinct ones in parallel with each other and with the positions' sines and cosines.
+    std::unordered_map<std::string, int> index_of;  // token -> its row in `embedded`
+    std::vector<const std::string*> distinct;
+    for (const std::string& token : tokens)
+        if (index_of.try_emplace(token, static_cast<int>(distinct.size())).second) distinct.push_back(&token);
+    const int k = static_cast<int>(distinct.size());
+    Eigen::MatrixXf embedded(k, d_model);  // (distinct tokens, d_model)
+    s.X.resize(n, d_model);  // (n, d_model): positions, then the tokens added
+    const int column_tasks = (d_model + kPositionColumns - 1) / kPositionColumns;
+    parallelFor(k + column_tasks, [&](int t) {
+        if (t < k) {
+            embedded.row(t) = tokenEmbedding(*distinct[std::size_t(t)], seed, d_model);
+        } else {
+            const int begin = (t - k) * kPositionColumns;
+            fillPositions(s.X, begin, std::min(d_model, begin + kPositionColumns));
+        }
+    }, double(n) * d_model > 2e4);
+    for (int pos = 0; pos < n; ++pos) s.X.row(pos) += embedded.row(index_of.at(tokens[std::size_t(pos)]));
     s.tokens = std::move(tokens);
     return s;
 }

@@ -58,3 +58,20 @@ TEST(Input, CrossAttentionUsesTheSourceForKeys) {
     EXPECT_EQ(queryLength(c), 2);
     EXPECT_EQ(keyValueLength(c), 3);
 }
+
+TEST(Input, EmbeddingsAreExactlyTheFormulaPerPositionAndToken) {
+    // Bit for bit what the definition gives, cell by cell: pe(pos, j) = sin or cos of
+    // pos / 10000^(2 (j / 2) / d_model), plus the token's own seeded embedding.
+    for (const int d_model : {8, 9, 768}) {
+        const Sequence s = randomSequence(130, 21, d_model);  // 130 draws of a 64-word vocabulary: repeats
+        ASSERT_EQ(s.X.rows(), 130);
+        for (int pos = 0; pos < 130; ++pos) {
+            const Eigen::RowVectorXf token = tokenEmbedding(s.tokens[std::size_t(pos)], 21, d_model);
+            for (int j = 0; j < d_model; ++j) {
+                const double angle = pos / std::pow(10000.0, 2.0 * (j / 2) / d_model);
+                const float pe = static_cast<float>(j % 2 == 0 ? std::sin(angle) : std::cos(angle));
+                ASSERT_EQ(s.X(pos, j), pe + token(j)) << "d_model " << d_model << " pos " << pos << " j " << j;
+            }
+        }
+    }
+}
