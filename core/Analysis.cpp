@@ -22,8 +22,15 @@ bool sameLayer(const Analysis& a, const Analysis& b) {
 }
 
 Analysis analyze(const Config& config, bool with_equivalence, const Analysis* previous, const LoadedWeights* loaded) {
-    keepFreedMemory();
     Analysis a;
+    analyzeInto(a, config, with_equivalence, previous, loaded);
+    return a;
+}
+
+void analyzeInto(Analysis& a, const Config& config, bool with_equivalence, const Analysis* previous,
+                 const LoadedWeights* loaded, const std::function<void()>& before_spectra) {
+    keepFreedMemory();
+    a = Analysis{};
     a.config = config;
     if (loaded) a.model_name = loaded->name;
     const bool same_weights = previous && previous->model_name == a.model_name && previous->config.sameWeights(config);
@@ -36,14 +43,14 @@ Analysis analyze(const Config& config, bool with_equivalence, const Analysis* pr
     if (!a.results.output.allFinite())
         throw std::runtime_error("the attention output overflowed float32 (not a finite number): "
                                  "use a larger temperature or smaller weights");
+    a.cost = computeCost(config, a.nQuery(), a.nKeyValue());
+    const bool same_spectra = same_weights && previous->config.rank_rtol == config.rank_rtol;
+    if (!same_spectra && before_spectra) before_spectra();
     a.spectra_ms = timedMs([&] {
-        const bool same_spectra = same_weights && previous->config.rank_rtol == config.rank_rtol;
         a.spectra = same_spectra ? previous->spectra : headSpectra(a.weights, config.rank_rtol);
         a.logits = logitsSpectra(a.weights, a.results, AttentionOptions::from(config), config.rank_rtol);
     });
-    a.cost = computeCost(config, a.nQuery(), a.nKeyValue());
     if (with_equivalence) addEquivalence(a);
-    return a;
 }
 
 std::vector<Spectrum> logitsSpectra(const Weights& w, const Results& r, const AttentionOptions& options,

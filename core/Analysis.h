@@ -3,6 +3,7 @@
 // Config -> Weights -> Input -> forward Results -> spectra, ranks, costs, equivalence.
 // The CLI's info/export and the GUI's Session both call analyze(); views only read.
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -48,6 +49,14 @@ struct LoadedWeights {
 };
 Analysis analyze(const Config& config, bool with_equivalence = true, const Analysis* previous = nullptr,
                  const LoadedWeights* weights = nullptr);
+
+// analyze() into `a` (whatever it held is replaced). before_spectra, when the weights' spectra
+// are to be computed rather than reused, is called once the forward pass is done: from then on
+// this writes only a.spectra, a.logits, a.spectra_ms and (with_equivalence) a.equivalence and
+// a.equivalence_ms, so another thread may meanwhile read every other member of `a`; e.g. the
+// GUI draws the heatmaps while the spectra are computed.
+void analyzeInto(Analysis& a, const Config& config, bool with_equivalence, const Analysis* previous,
+                 const LoadedWeights* weights, const std::function<void()>& before_spectra = {});
 
 // True when a and b show the same weights (so spectra and circuits drawn for one stand for the other).
 bool sameLayer(const Analysis& a, const Analysis& b);

@@ -218,4 +218,7 @@ TEST(Bench, QuickJsonReportsEveryFigureConsistently) {
         EXPECT_GE(j["gui_stages_ms"][stage].get<double>(), 0.0) << stage;
     }
     EXPECT_GT(j["gui_stages_ms"]["analysis_ready"].get<double>(), 0.0);
+    // The heatmaps of a new seed come before the whole update is done.
+    EXPECT_GT(j["gui_first_paint_ms"].get<double>(), 0.0);
+    EXPECT_LE(j["gui_first_paint_ms"].get<double>(), j["gui_update_ms"].get<double>());
 }

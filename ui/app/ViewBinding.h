@@ -16,6 +16,10 @@ void bindView(Session* session, View* view) {
     if constexpr (requires { view->setAnalysis(std::shared_ptr<const Analysis>()); }) {
         QObject::connect(session, &Session::changed, view, [view](std::shared_ptr<const Analysis> a) { view->setAnalysis(a); });
     }
+    if constexpr (requires { view->setForwardResults(std::shared_ptr<const Analysis>()); }) {
+        QObject::connect(session, &Session::forwardReady, view,
+                         [view](std::shared_ptr<const Analysis> a) { view->setForwardResults(a); });
+    }
     if constexpr (requires { view->setHead(0); }) {
         QObject::connect(session, &Session::headChanged, view, [view](int head) { view->setHead(head); });
         view->setHead(session->head());

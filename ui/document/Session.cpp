@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <utility>
 
 #include <QCoreApplication>
 #include <QEventLoop>
@@ -103,7 +104,12 @@ void Session::startAnalysis(Request request) {
                                                   previous = result_]() {
         // Worker thread: only the copied request, the immutable previous result and the engine.
         try {
-            SourceResult result = computeAnalysis(request.config, request.source, previous);
+            // New weights: the heatmaps can be drawn while their spectra are computed.
+            const ForwardDone forward_done = [this, generation](std::shared_ptr<const Analysis> partial) {
+                QMetaObject::invokeMethod(this, [this, generation, partial]() { onForwardDone(generation, partial); },
+                                          Qt::QueuedConnection);
+            };
+            SourceResult result = computeAnalysis(request.config, request.source, previous, forward_done);
             QMetaObject::invokeMethod(this, [this, generation, ns = request.requested_ns, result]() {
                 onAnalysed(generation, ns, result);
             }, Qt::QueuedConnection);
@@ -115,8 +121,15 @@ void Session::startAnalysis(Request request) {
     }, Qt::QueuedConnection);
 }
 
+void Session::onForwardDone(long long generation, std::shared_ptr<const Analysis> partial) {
+    if (generation != generation_ || !analysis_running_) return;  // its analysis is already published
+    preview_shown_ = true;
+    emit forwardReady(partial);
+}
+
 void Session::onAnalysed(long long generation, qint64 requested_ns, SourceResult result) {
     analysis_running_ = false;
+    preview_shown_ = false;
     std::shared_ptr<const Analysis> analysis = result.analysis;
     result_ = std::move(result);
     const bool new_weights = !analysis_ || !sameLayer(*analysis_, *analysis);
@@ -167,6 +180,8 @@ bool Session::event(QEvent* event) {
 
 void Session::onAnalysisFailed(const QString& message) {
     analysis_running_ = false;
+    // The heatmaps of the failed analysis were drawn already: back to the last valid one.
+    if (std::exchange(preview_shown_, false) && analysis_) emit forwardReady(analysis_);
     if (pending_) {
         Request next = std::move(*pending_);
         pending_.reset();

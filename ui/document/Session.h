@@ -5,7 +5,9 @@
 // setConfig() validates on the GUI thread. A valid config is analysed on a worker thread;
 // while one analysis runs, later requests replace a single pending config, so a burst
 // (a slider drag) computes the latest value next, not every value in between. Each
-// finished analysis is published with changed(); then the equivalence residuals (fused vs
+// finished analysis is published with changed() (with new weights, forwardReady() first
+// publishes it as soon as its forward pass is done, so the heatmaps are drawn while the
+// spectra are computed); then the equivalence residuals (fused vs
 // per-head vs merged logits) are computed on a second worker thread and published with
 // equivalenceReady(), unless a newer config is already on its way.
 //
@@ -97,6 +99,11 @@ public slots:
 signals:
     void invalid(const QStringList& problems);
     void changed(std::shared_ptr<const headscope::Analysis> analysis);
+    // New weights only, before changed(): the analysis as soon as its forward pass is done,
+    // while its spectra are still being computed (then changed() brings the same object,
+    // complete). Receivers read its config, input, weights and results only, never its spectra
+    // or logits spectra; after a failure this brings the last valid analysis back.
+    void forwardReady(std::shared_ptr<const headscope::Analysis> analysis);
     void equivalenceReady(std::shared_ptr<const headscope::Analysis> analysis);
     void failed(const QString& message);  // the engine threw (e.g. out of memory)
     void busyChanged(bool busy);
@@ -120,6 +127,7 @@ private:
     void loadSource(std::function<WeightSource()> read);
 
     void startAnalysis(Request request);
+    void onForwardDone(long long generation, std::shared_ptr<const Analysis> partial);
     void onAnalysed(long long generation, qint64 requested_ns, SourceResult result);
     void onAnalysisFailed(const QString& message);
     void startEquivalence(std::shared_ptr<const Analysis> analysis, long long generation);
@@ -155,6 +163,7 @@ private:
     long long circuits_generation_ = 0;
 
     bool analysis_running_ = false;
+    bool preview_shown_ = false;  // forwardReady() showed the running analysis' heatmaps
     std::optional<Request> pending_;
     long long generation_ = 0;
     bool equivalence_running_ = false;

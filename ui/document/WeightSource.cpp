@@ -26,11 +26,15 @@ Config constrained(const Config& config, const WeightSource& source) {
     return c;
 }
 
-SourceResult computeAnalysis(const Config& config, const WeightSource& source, const SourceResult& previous) {
+SourceResult computeAnalysis(const Config& config, const WeightSource& source, const SourceResult& previous,
+                             const ForwardDone& forward_done) {
     SourceResult result;
     if (!source.model) {
-        result.analysis = std::make_shared<const Analysis>(
-            analyze(config, false, previous.analysis.get(), source.loaded.get()));
+        auto analysis = std::make_shared<Analysis>();
+        std::function<void()> before_spectra;
+        if (forward_done) before_spectra = [&forward_done, &analysis] { forward_done(analysis); };
+        analyzeInto(*analysis, config, false, previous.analysis.get(), source.loaded.get(), before_spectra);
+        result.analysis = std::move(analysis);
         return result;
     }
     const model::Gpt2Model& m = *source.model;

@@ -6,6 +6,7 @@
 //    runs (every layer's attention), and the chosen layer is shown as an Analysis.
 // Pure C++ (no Qt): it runs on the worker thread with only immutable inputs.
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -39,6 +40,11 @@ Config constrained(const Config& config, const WeightSource& source);
 // Runs on the worker. previous: the last result (its trace is reused when only the layer or the
 // rank tolerance changed). Throws std::exception with one sentence on bad input (text the
 // vocabulary cannot encode, too many tokens, a padded key past the end).
-SourceResult computeAnalysis(const Config& config, const WeightSource& source, const SourceResult& previous);
+// forward_done, for generated or loaded weights whose spectra must be computed, receives the
+// analysis as soon as its forward pass is done; its spectra and logits spectra are being filled
+// in meanwhile (analyzeInto): a receiver reads only its config, input, weights and results.
+using ForwardDone = std::function<void(std::shared_ptr<const Analysis>)>;
+SourceResult computeAnalysis(const Config& config, const WeightSource& source, const SourceResult& previous,
+                             const ForwardDone& forward_done = {});
 
 }  // namespace headscope::ui

@@ -51,6 +51,7 @@ HeadGridView::HeadGridView(QWidget* parent) : QCustomPlot(parent) {
 void HeadGridView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
     // Drawn at once (results arrive at most once per computation): a full replot when the
     // layout or a colour bar changed, else only the colour maps' layer.
+    if (analysis && analysis == analysis_) return;  // drawn already, from forwardReady
     analysis_ = std::move(analysis);
     if (refresh(viewport().size()))
         replot(rpImmediateRefresh);

@@ -29,8 +29,12 @@ class HeadGridView : public QCustomPlot {
 public:
     explicit HeadGridView(QWidget* parent = nullptr);
 
+    // Draws the analysis; the same object again (changed() after forwardReady()) draws nothing.
     void setAnalysis(std::shared_ptr<const Analysis> analysis);
     std::shared_ptr<const Analysis> analysis() const { return analysis_; }
+    // Session::forwardReady: an analysis whose spectra are still being computed. The grid reads
+    // only its config, input and results, so it draws it at once.
+    void setForwardResults(std::shared_ptr<const Analysis> analysis) { setAnalysis(std::move(analysis)); }
 
     void setOptions(const ViewOptions& options);
     const ViewOptions& options() const { return options_; }
