@@ -111,3 +111,27 @@ TEST(Analysis, ReusesTheInputOnlyWhenItsTextSeedAndWidthAgree) {
     const Analysis drawn = analyze(random, false);
     EXPECT_EQ(analyze(longer, false, &drawn).input.query.X.rows(), longer.seq_len);
 }
+
+TEST(Analysis, BeforeSpectraSeesTheForwardPassDoneAndTheSpectraNotYet) {
+    Config c;
+    Analysis a;
+    int calls = 0;
+    analyzeInto(a, c, false, nullptr, nullptr, [&] {
+        ++calls;
+        EXPECT_EQ(a.results.heads.size(), std::size_t(c.heads));
+        EXPECT_TRUE(a.results.output.allFinite());
+        EXPECT_EQ(a.cost.total_params, computeCost(c, a.nQuery(), a.nKeyValue()).total_params);
+        EXPECT_TRUE(a.spectra.empty());
+        EXPECT_TRUE(a.logits.empty());
+    });
+    EXPECT_EQ(calls, 1);
+    EXPECT_EQ(a.spectra.size(), std::size_t(c.heads));
+    EXPECT_EQ(a.results.output, analyze(c, false).results.output);
+
+    Config warmer = c;
+    warmer.temperature = 3;  // same weights: spectra reused, nothing to wait for
+    Analysis b;
+    analyzeInto(b, warmer, false, &a, nullptr, [&] { ++calls; });
+    EXPECT_EQ(calls, 1);
+    EXPECT_EQ(b.spectra[0].qk.singular_values, a.spectra[0].qk.singular_values);
+}

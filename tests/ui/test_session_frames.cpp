@@ -11,7 +11,9 @@
 #include <QtTest>
 
 #include "Analysis.h"
+#include "HeadGridView.h"
 #include "Session.h"
+#include "ViewBinding.h"
 
 using namespace headscope;
 using namespace headscope::ui;
@@ -76,6 +78,45 @@ private slots:
             QVERIFY(session.analysis()->equivalence.has_value());
             QCOMPARE(session.circuits()->W_QK, headCircuits(session.analysis()->weights, session.head()).W_QK);
         }
+    }
+
+    void newWeightsShowTheirHeatmapsBeforeTheirSpectra() {
+        Session session;
+        HeadGridView grid;
+        grid.resize(600, 400);
+        bindView(&session, &grid);
+        session.setConfig(tiny(1));
+        QVERIFY(session.waitForIdle(60000));
+
+        QStringList log;
+        std::shared_ptr<const Analysis> early, complete;
+        // Connected after the grid's binding: each records what the grid holds once it has drawn.
+        connect(&session, &Session::forwardReady, &grid, [&](std::shared_ptr<const Analysis> a) {
+            log << QStringLiteral("forwardReady");
+            early = a;
+            QCOMPARE(grid.analysis(), a);  // drawn at once, before the spectra arrive
+            QCOMPARE(session.analysis()->config.seed, std::uint64_t{1});  // the document: still complete
+        });
+        connect(&session, &Session::changed, &grid, [&](std::shared_ptr<const Analysis> a) {
+            log << QStringLiteral("changed");
+            complete = a;
+        });
+        session.setConfig(tiny(2));  // new weights: new spectra
+        QVERIFY(session.waitForIdle(60000));
+        QCOMPARE(log, (QStringList{"forwardReady", "changed"}));
+        QCOMPARE(early, complete);  // one object: the grid did not draw it twice
+        QCOMPARE(grid.analysis(), complete);
+        QCOMPARE(static_cast<int>(complete->spectra.size()), 2);
+        QCOMPARE(complete->spectra[0].qk.singular_values, headSpectra(complete->weights)[0].qk.singular_values);
+
+        log.clear();
+        Config warmer = tiny(2);
+        warmer.temperature = 2;  // same weights, same spectra: one publication
+        session.setConfig(warmer);
+        QVERIFY(session.waitForIdle(60000));
+        QCOMPARE(log, QStringList{"changed"});
+        QCOMPARE(grid.analysis(), complete);
+        QCOMPARE(complete->config.temperature, 2.0);
     }
 
     void aBurstStillEndsWithTheNewestResiduals() {
