@@ -23,6 +23,7 @@
 #include "RankTable.h"
 #include "RankTableView.h"
 #include "Session.h"
+#include "SpectrumGraph.h"
 #include "SpectrumView.h"
 #include "StatusPanel.h"
 
@@ -86,6 +87,34 @@ private slots:
             }
         }
         QCOMPARE(view.zeroText(true), QStringLiteral("60 of 64 singular values are 0"));
+    }
+
+    void curvesDrawTheirZerosAsOneSegment() {
+        // Data keeps every index; the drawn polyline keeps the ends of each flat run only.
+        auto line = [](std::initializer_list<double> values) {
+            QVector<QCPGraphData> points;
+            double key = 1;
+            for (double v : values) points.append(QCPGraphData(key++, v));
+            SpectrumGraph::dropInnerPointsOfFlatRuns(points);
+            QVector<double> kept;
+            for (const QCPGraphData& p : points) kept << p.key;
+            return kept;
+        };
+        QCOMPARE(line({5, 4, 1, 1, 1, 1}), (QVector<double>{1, 2, 3, 6}));
+        QCOMPARE(line({2, 1, 1, 1, 2}), (QVector<double>{1, 2, 4, 5}));
+        QCOMPARE(line({3, 3}), (QVector<double>{1, 2}));
+        QCOMPARE(line({3, 3, 3}), (QVector<double>{1, 3}));
+        QCOMPARE(line({9, 8, 7}), (QVector<double>{1, 2, 3}));
+        QCOMPARE(line({}), QVector<double>{});
+
+        const auto a = analysisOf(geometry(64, 4, 4));
+        SpectrumView view;
+        view.setAnalysis(a);
+        for (int h = 0; h < 4; ++h) {
+            QVERIFY(dynamic_cast<SpectrumGraph*>(view.qkGraph(h)));
+            QVERIFY(dynamic_cast<SpectrumGraph*>(view.ovGraph(h)));
+            QCOMPARE(view.qkGraph(h)->data()->size(), 64);
+        }
     }
 
     void boundIsMinOfDkAndDModelEverywhere() {

@@ -11,6 +11,7 @@
 #include "HeadColors.h"
 #include "Spectrum.h"
 #include "SpectrumAxes.h"
+#include "SpectrumGraph.h"
 #include "TextFit.h"
 
 namespace headscope::ui {
@@ -115,7 +116,7 @@ void SpectrumView::rebuild(int heads) {
     for (int p : {kQK, kOV}) {
         graphs_[p].clear();
         for (int h = 0; h < heads; ++h)
-            graphs_[p].push_back(plot_->addGraph(rects_[p]->axis(QCPAxis::atBottom), rects_[p]->axis(QCPAxis::atLeft)));
+            graphs_[p].push_back(new SpectrumGraph(rects_[p]->axis(QCPAxis::atBottom), rects_[p]->axis(QCPAxis::atLeft)));
     }
 }
 
