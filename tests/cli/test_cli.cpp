@@ -221,4 +221,9 @@ TEST(Bench, QuickJsonReportsEveryFigureConsistently) {
     // The heatmaps of a new seed come before the whole update is done.
     EXPECT_GT(j["gui_first_paint_ms"].get<double>(), 0.0);
     EXPECT_LE(j["gui_first_paint_ms"].get<double>(), j["gui_update_ms"].get<double>());
+    // The app's own frame (dirty widgets) comes before the bench's whole-window repaint.
+    EXPECT_GT(j["gui_frame_ms"].get<double>(), 0.0);
+    EXPECT_LE(j["gui_frame_ms"].get<double>(), j["gui_update_ms"].get<double>());
+    EXPECT_GT(j["gui_frame_same_weights_ms"].get<double>(), 0.0);
+    EXPECT_LE(j["gui_frame_same_weights_ms"].get<double>(), j["gui_update_same_weights_ms"].get<double>());
 }

@@ -20,6 +20,9 @@ struct GuiBenchResult {
     // Seed changes: setConfig -> the head grid has drawn the new heatmaps (Session::forwardReady,
     // before the spectra are done; median_ms waits for everything).
     double first_paint_ms = 0;
+    // The frame as the running app paints it: setConfig -> the widgets the change made dirty are
+    // painted (the queued update requests). median_ms adds a repaint of every widget on top.
+    double frame_ms = 0, same_weights_frame_ms = 0;
     // The longest the GUI thread went without running a 1 ms heartbeat timer while 30 changes
     // (a slider drag) arrived 5 ms apart: what a user would feel as a stall.
     double longest_stall_ms = 0;
