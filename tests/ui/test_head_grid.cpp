@@ -38,6 +38,55 @@ class TestHeadGrid : public QObject {
     Q_OBJECT
 
 private slots:
+    void aNewTemperatureKeepsTheLabelLayoutAFreshViewWouldMake() {
+        Config config;
+        config.d_model = 768;
+        config.heads = 12;
+        config.text = "The quick brown fox jumps over the lazy dog while the cat sleeps on the mat";
+        const auto first = std::make_shared<const Analysis>(analyze(config, false));
+        config.temperature = 1.0001;  // the same words, geometry and (to the bars' ticks) ranges
+        const auto warmer = std::make_shared<const Analysis>(analyze(config, false, first.get()));
+        config.text = "Every small red bird sings near the old barn while a dog naps by the gate";  // 16 too
+        const auto other_words = std::make_shared<const Analysis>(analyze(config, false, warmer.get()));
+
+        HeadGridView kept, fresh;
+        for (HeadGridView* view : {&kept, &fresh}) {
+            view->resize(1000, 700);
+            view->show();
+            QVERIFY(QTest::qWaitForWindowExposed(view));
+        }
+        kept.setAnalysis(first);
+        const int reused = kept.labelLayoutsReused();
+        kept.setAnalysis(warmer);
+        QCOMPARE(kept.labelLayoutsReused(), reused + 1);
+        fresh.setAnalysis(warmer);
+        QCOMPARE(fresh.labelLayoutsReused(), 0);
+        // Whatever was kept is what the label work would have given.
+        QCOMPARE(kept.title(), fresh.title());
+        QCOMPARE(kept.titleElement()->text(), fresh.titleElement()->text());
+        QCOMPARE(kept.subtitleElement()->text(), fresh.subtitleElement()->text());
+        for (int h = 0; h < 12; ++h) {
+            for (auto type : {QCPAxis::atBottom, QCPAxis::atLeft, QCPAxis::atTop}) {
+                const QCPAxis* a = kept.headRect(h)->axis(type);
+                const QCPAxis* b = fresh.headRect(h)->axis(type);
+                QCOMPARE(a->tickLabels(), b->tickLabels());
+                QCOMPARE(a->tickLabelRotation(), b->tickLabelRotation());
+                QCOMPARE(a->label(), b->label());
+                const auto ta = qSharedPointerDynamicCast<QCPAxisTickerText>(a->ticker());
+                const auto tb = qSharedPointerDynamicCast<QCPAxisTickerText>(b->ticker());
+                QCOMPARE(bool(ta), bool(tb));
+                if (ta) QCOMPARE(ta->ticks(), tb->ticks());
+            }
+            QCOMPARE(kept.headRect(h)->rect(), fresh.headRect(h)->rect());
+        }
+
+        kept.setAnalysis(other_words);  // new words, as many: laid out again
+        QCOMPARE(kept.labelLayoutsReused(), reused + 1);
+        const auto ticks = qSharedPointerDynamicCast<QCPAxisTickerText>(kept.headRect(0)->axis(QCPAxis::atLeft)->ticker());
+        QVERIFY(ticks);
+        QVERIFY(ticks->ticks().values().contains(QStringLiteral("Every")));  // the first word is always shown
+    }
+
     void colourMapsHoldTheEngineWeights() {
         const auto a = makeAnalysis(8, MaskKind::Causal);
         HeadGridView view;

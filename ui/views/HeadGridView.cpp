@@ -46,6 +46,9 @@ HeadGridView::HeadGridView(QWidget* parent) : QCustomPlot(parent) {
     plotLayout()->addElement(0, 0, title_);
     applyFonts();
     connect(this, &QCustomPlot::afterLayout, this, &HeadGridView::placeCellNumbers);
+    connect(this, &QCustomPlot::afterLayout, this, [this]() {
+        if (label_layout_) label_layout_->cells = cellSizes();
+    });
 }
 
 void HeadGridView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
@@ -53,7 +56,7 @@ void HeadGridView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
     // layout or a colour bar changed, else only the colour maps' layer.
     if (analysis && analysis == analysis_) return;  // drawn already, from forwardReady
     analysis_ = std::move(analysis);
-    if (refresh(viewport().size()))
+    if (refresh(viewport().size(), true))
         replot(rpImmediateRefresh);
     else
         layer(QStringLiteral("main"))->replot();
@@ -117,7 +120,7 @@ void HeadGridView::replotNow() {
 
 // ---------------------------------------------------------------------------------------------
 
-bool HeadGridView::refresh(const QSize& size) {
+bool HeadGridView::refresh(const QSize& size, bool reuse_labels) {
     if (!analysis_ || analysis_->results.heads.empty()) {
         if (!cells_.empty() || !title_) {
             clearLayout();
@@ -167,16 +170,22 @@ bool HeadGridView::refresh(const QSize& size) {
     const int line = QFontMetrics(heatmap::font(kTickPt, options_.font_scale)).height();
     compact_texts_ = size.height() >= 150 && size.height() < 22 * line;
     updateTexts();
-    wrapTitles(size);
-    rows_measured_ = false;
-    updateLabels(size);
-    equalizeRows(size);
-    // Once more on the equalised layout: the words per cell follow the heights it really gives.
-    if (size == viewport().size() && headCount() > std::max(1, columns_)) {
-        rows_measured_ = true;
-        updateLabels(size);
+    const QString inputs = labelInputs(size);
+    if (!(reuse_labels && size == viewport().size() && reuseLabelLayout(inputs))) {
+        wrapTitles(size);
         rows_measured_ = false;
+        updateLabels(size);
         equalizeRows(size);
+        // Once more on the equalised layout: the words per cell follow the heights it really gives.
+        if (size == viewport().size() && headCount() > std::max(1, columns_)) {
+            rows_measured_ = true;
+            updateLabels(size);
+            rows_measured_ = false;
+            equalizeRows(size);
+        }
+        const std::vector<QSize> cells = label_layout_ ? label_layout_->cells : std::vector<QSize>{};
+        label_layout_ = LabelLayout{inputs, title_->text(), subtitle_->text(),
+                                    shared_scale_ ? shared_scale_->label() : QString(), cells};
     }
 
     QString now = structure();
@@ -184,6 +193,40 @@ bool HeadGridView::refresh(const QSize& size) {
     const bool changed = now != structure_;
     structure_ = std::move(now);
     return changed;
+}
+
+QString HeadGridView::labelInputs(const QSize& size) const {
+    const Analysis& a = *analysis_;
+    const QChar sep(0x1f);
+    QString s;
+    QTextStream out(&s);
+    out << size.width() << 'x' << size.height() << ' ' << headCount() << ' ' << columns_ << ' ' << layout_shared_
+        << ' ' << compact_texts_ << ' ' << options_.font_scale << options_.token_positions << options_.show_logits
+        << options_.shared_scale << options_.cell_numbers << '|' << title_->text() << sep << subtitle_->text() << sep
+        << (shared_scale_ ? shared_scale_->label() : QString()) << '|'
+        << heatmap::queryLabels(a, 12, options_.token_positions).join(sep) << '|'
+        << heatmap::keyLabels(a, 12, options_.token_positions).join(sep);
+    return s;
+}
+
+std::vector<QSize> HeadGridView::cellSizes() const {
+    std::vector<QSize> sizes;
+    for (const Cell& cell : cells_) sizes.push_back(cell.rect->outerRect().size()), sizes.push_back(cell.rect->rect().size());
+    return sizes;
+}
+
+bool HeadGridView::reuseLabelLayout(const QString& inputs) {
+    if (!label_layout_ || label_layout_->inputs != inputs || label_layout_->cells.empty()) return false;
+    title_->setText(label_layout_->title);
+    subtitle_->setText(label_layout_->subtitle);
+    if (shared_scale_) shared_scale_->setLabel(label_layout_->bar_label);
+    fit::layOut(this);  // with the new numbers' colour bars
+    if (cellSizes() != label_layout_->cells) {
+        updateTexts();  // from the unwrapped texts again
+        return false;
+    }
+    ++label_layouts_reused_;
+    return true;
 }
 
 QString HeadGridView::structure() const {
@@ -254,6 +297,7 @@ bool HeadGridView::perHeadBarsFit(int heads, const QSize& laid_out) const {
 }
 
 void HeadGridView::clearLayout() {
+    label_layout_.reset();
     clearItems();
     row_marks_.clear();
     number_items_.clear();
@@ -549,6 +593,7 @@ void HeadGridView::equalizeRows(const QSize& size) {
 }
 
 void HeadGridView::applyFonts() {
+    label_layout_.reset();  // laid out with the old fonts
     const double s = options_.font_scale;
     if (title_) title_->setFont(heatmap::font(kTitlePt, s, true));
     // The subtitle explains; the data labels are what the back row must read: it grows less.
