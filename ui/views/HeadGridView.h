@@ -104,6 +104,9 @@ protected:
     void resizeEvent(QResizeEvent* event) override;
 
 private:
+    // Point sizes at font_scale 1: readable from the back of a classroom at 1.5-2.
+    static constexpr double kTitlePt = 14, kSubtitlePt = 10, kHeadTitlePt = 11, kTickPt = 10, kBarPt = 10;
+
     struct Cell {
         QCPAxisRect* rect = nullptr;
         QCPColorMap* map = nullptr;

@@ -1,0 +1,272 @@
+// HeadGridView's texts and token labels: the title and subtitle (wrapped to the width), which
+// words each axis shows and how (every k-th, rotated, or positions), the rows' heights made
+// equal, and the label layout a new analysis keeps when nothing it depends on changed.
+#include "HeadGridView.h"
+
+#include <QFontMetrics>
+#include <QTextStream>
+#include <algorithm>
+#include <cmath>
+
+#include "GridShape.h"
+#include "Heatmap.h"
+#include "TextFit.h"
+
+namespace headscope::ui {
+namespace {
+
+QString maskWords(const Analysis& a) {
+    QStringList parts;
+    if (a.config.mask == MaskKind::Causal) parts << QStringLiteral("causal mask");
+    if (!a.config.padded_keys.empty()) parts << QStringLiteral("padded keys");
+    if (parts.isEmpty()) parts << QStringLiteral("mask");
+    return parts.join(QStringLiteral(" + "));
+}
+
+}  // namespace
+
+QString HeadGridView::labelInputs(const QSize& size) const {
+    const Analysis& a = *analysis_;
+    const QChar sep(0x1f);
+    QString s;
+    QTextStream out(&s);
+    out << size.width() << 'x' << size.height() << ' ' << headCount() << ' ' << columns_ << ' ' << layout_shared_
+        << ' ' << compact_texts_ << ' ' << options_.font_scale << options_.token_positions << options_.show_logits
+        << options_.shared_scale << options_.cell_numbers << '|' << title_->text() << sep << subtitle_->text() << sep
+        << (shared_scale_ ? shared_scale_->label() : QString()) << '|'
+        << heatmap::queryLabels(a, 12, options_.token_positions).join(sep) << '|'
+        << heatmap::keyLabels(a, 12, options_.token_positions).join(sep);
+    return s;
+}
+
+std::vector<QSize> HeadGridView::cellSizes() const {
+    std::vector<QSize> sizes;
+    for (const Cell& cell : cells_) sizes.push_back(cell.rect->outerRect().size()), sizes.push_back(cell.rect->rect().size());
+    return sizes;
+}
+
+bool HeadGridView::reuseLabelLayout(const QString& inputs) {
+    if (!label_layout_ || label_layout_->inputs != inputs || label_layout_->cells.empty()) return false;
+    title_->setText(label_layout_->title);
+    subtitle_->setText(label_layout_->subtitle);
+    if (shared_scale_) shared_scale_->setLabel(label_layout_->bar_label);
+    fit::layOut(this);  // with the new numbers' colour bars
+    if (cellSizes() != label_layout_->cells) {
+        updateTexts();  // from the unwrapped texts again
+        return false;
+    }
+    ++label_layouts_reused_;
+    return true;
+}
+
+void HeadGridView::updateTexts() {
+    const Analysis& a = *analysis_;
+    const bool logits = options_.show_logits;
+    const bool masked = heatmap::anyMasked(a);
+    const int heads = headCount();
+    QString title = logits ? QStringLiteral("Attention logits (before softmax)")
+                           : QStringLiteral("Attention weights (softmax)");
+    if (compact_texts_) title = logits ? QStringLiteral("Attention logits") : QStringLiteral("Attention weights");
+    title += QStringLiteral(" · %1 head%2").arg(heads).arg(heads == 1 ? "" : "s");
+    if (a.input.cross) title += QStringLiteral(" · cross-attention");
+    title_->setText(title);
+
+    QString subtitle = QStringLiteral("rows: queries (top to bottom) · columns: keys · d_model %1, d_k %2")
+                           .arg(a.config.d_model)
+                           .arg(a.config.headDimK());
+    if (masked) subtitle += QStringLiteral(" · %1: grey cells are masked").arg(maskWords(a));
+    subtitle += QStringLiteral("\n") + heatmap::weightsOrigin(a);
+    if (compact_texts_) {  // one line: where the weights come from, and what grey means
+        subtitle = heatmap::weightsOrigin(a).section(QStringLiteral(": no pattern"), 0, 0);
+        if (masked) subtitle += QStringLiteral(" · grey = masked");
+    }
+    if (!fully_masked_rows_.isEmpty())
+        subtitle += compact_texts_ ? QStringLiteral(" · hatched: every key masked (0/0), shown as 0")
+                                   : QStringLiteral(" · hatched rows: every key masked, softmax would be 0/0 "
+                                                    "(PyTorch gives NaN); HeadScope shows 0");
+    if (!options_.shared_scale && layout_shared_)
+        subtitle += QStringLiteral(" · one colour scale for all heads: a bar per head has no room here");
+    else if (!options_.shared_scale)
+        subtitle += QStringLiteral(" · colour bar per head");
+    subtitle_->setText(subtitle);
+
+    QString bar = heatmap::valueName(a, logits);
+    if (masked) bar += QStringLiteral("\n(grey = masked)");
+    if (shared_scale_) shared_scale_->setLabel(bar);
+}
+
+void HeadGridView::wrapTitles(const QSize& laid_out) {
+    // QCPTextElement does not wrap: long lines break at " · ", then at spaces, so that nothing
+    // is cut at 2x fonts.
+    const int width = (laid_out.width() < 200 ? 1920 : laid_out.width()) - 16;
+    for (QCPTextElement* element : {title_, subtitle_})
+        if (element) element->setText(fit::wrapLines(element->text(), element->font(), width));
+}
+
+void HeadGridView::updateLabels(const QSize& laid_out) {
+    // Not laid out yet: judge by the token count alone until the resize that follows.
+    const QSize size = laid_out.width() < 200 || laid_out.height() < 150 ? QSize(1920, 1400) : laid_out;
+    const Analysis& a = *analysis_;
+    const int n_q = a.nQuery(), n_kv = a.nKeyValue();
+    const bool positions = options_.token_positions;
+    const QStringList q = heatmap::queryLabels(a, 12, positions), k = heatmap::keyLabels(a, 12, positions);
+    const bool tokens_changed = q != query_labels_ || k != key_labels_;
+    query_labels_ = q;
+    key_labels_ = k;
+
+    // Estimate the pixels one cell gets, then decide: token labels, horizontal or rotated
+    // key labels, or bare positions when labels would overlap.
+    const QFont tick = heatmap::font(kTickPt, options_.font_scale);
+    const QFontMetrics fm(tick);
+    const int text_h = fm.height();
+    const int columns = std::max(1, columns_);
+    const int rows = (headCount() + columns - 1) / columns;
+    const int query_w = heatmap::maxLabelWidth(q, tick);
+    const int key_w = heatmap::maxLabelWidth(k, tick);
+    const int bar = layout_shared_ ? kBarSpace : 0;
+    const int own_bar = layout_shared_ ? 0 : ownBarWidth();
+    // Every head has the same query words, so only the first column carries them (small
+    // multiples): the other columns give that width to their cells. Column 0 is stretched by
+    // the labels' width so that every heatmap gets the same width.
+    const double total_w = double(size.width() - bar) - columns * (own_bar + 10.0);
+    const double inner_w = std::max(1.0, (total_w - query_w) / columns - 16);
+    double px_col = inner_w / std::max(1, n_kv);
+    const QFontMetrics head_fm(heatmap::font(kHeadTitlePt, options_.font_scale, true));
+    const bool short_titles =
+        head_fm.horizontalAdvance(QStringLiteral("▶ head %1").arg(std::max(0, headCount() - 1))) > inner_w + 8;
+    if (short_titles != short_titles_) {
+        short_titles_ = short_titles;
+        markSelection();
+    }
+    // Shared bar: key words only under the last row, so only the last row pays
+    // for their height (its row is stretched by it); with a bar per head every row pays.
+    const bool share_keys = layout_shared_ && rows > 1;
+    const bool rotate = key_w + 6 > px_col;
+    const double key_h = rotate ? key_w : text_h;
+    const double body_h = double(size.height() - 3 * text_h - 16);
+    const double per_row = 1.8 * text_h + 18 + 6;  // head title, paddings (half a line above the words)
+    const double inner_h = share_keys ? (body_h - key_h - rows * per_row) / rows : body_h / rows - per_row - key_h;
+    double px_row = std::max(0.0, inner_h) / std::max(1, n_q);
+    // Once laid out at this size, the cells' real height replaces the estimate.
+    if (!cells_.empty() && cells_.front().rect->rect().height() > 1 && laid_out == viewport().size()) {
+        int shortest = cells_.front().rect->rect().height(), narrowest = cells_.front().rect->rect().width();
+        for (const Cell& cell : cells_) {
+            shortest = std::min(shortest, cell.rect->rect().height());
+            narrowest = std::min(narrowest, cell.rect->rect().width());
+        }
+        // Just equalised (equalizeRows laid the grid out as it will be drawn): the measurement
+        // is exact. Otherwise the layout may still change, and the smaller figure is the safe one.
+        px_row = rows_measured_ ? double(shortest) / std::max(1, n_q) : std::min(px_row, double(shortest) / std::max(1, n_q));
+        px_col = std::min(px_col, double(narrowest) / std::max(1, n_kv));
+    }
+    // The shared bar's label runs along the bar: shorten it ("attention weight (softmax)" ->
+    // "attention weight" -> "attention") rather than let the bar's height cut it.
+    if (shared_scale_) {
+        const QFontMetrics bar_fm(shared_scale_->axis()->labelFont());
+        const double bar_h = body_h - text_h;
+        QStringList lines = shared_scale_->label().split(QLatin1Char('\n'));
+        for (QString& line : lines) {
+            if (bar_fm.horizontalAdvance(line) > bar_h && line.contains(QStringLiteral(" (")))
+                line = line.left(line.indexOf(QStringLiteral(" (")));
+            while (bar_fm.horizontalAdvance(line) > bar_h && line.contains(QLatin1Char(' ')))
+                line = line.left(line.lastIndexOf(QLatin1Char(' ')));
+        }
+        shared_scale_->setLabel(lines.join(QLatin1Char('\n')));
+    }
+
+    // Words stay on the axes when they fit one per cell; when they do not, every k-th word is
+    // shown (while at least two words fit) before falling back to bare positions: a projector at
+    // 1024 x 768 and 2x fonts keeps words.
+    using heatmap::TickMode;
+    const auto stride = [&](double px_per_token) {
+        // A full line apart, measured on the cells as laid out.
+        return px_per_token <= 0 ? 1000 : std::max(1, static_cast<int>(std::ceil(1.0 * text_h / px_per_token)));
+    };
+    const int x_stride = stride(px_col), y_stride = stride(px_row);
+    // Words as long as at least two of them fit (stride < n): never numbers while words fit.
+    const auto max_stride = [](int n) { return std::max(kMaxLabelStride, n - 1); };
+    const TickMode x_mode = (n_kv > kMaxTokenLabels || x_stride > max_stride(n_kv)) ? TickMode::Positions
+                                                                                   : TickMode::Tokens;
+    const TickMode y_mode = (n_q > kMaxTokenLabels || y_stride > max_stride(n_q)) ? TickMode::Positions
+                                                                                  : TickMode::Tokens;
+    const auto thinned = [](const QStringList& labels, int every) {
+        if (every <= 1) return labels;
+        QStringList out = labels;
+        for (qsizetype i = 0; i < out.size(); ++i)
+            if (i % every != 0) out[i].clear();
+        return out;
+    };
+    const QStringList k_shown = thinned(k, x_stride), q_shown = thinned(q, y_stride);
+    const bool strides_changed = x_stride != x_stride_ || y_stride != y_stride_;
+    x_stride_ = x_stride;
+    y_stride_ = y_stride;
+    // Positions: about one number per four digit widths of axis.
+    const double digits = fm.horizontalAdvance(QStringLiteral("0000"));
+    const int x_ticks = static_cast<int>(px_col * n_kv / (1.5 * digits));
+    const int y_ticks = static_cast<int>(px_row * n_q / (2.5 * text_h));
+    // Not even two positions fit (dozens of heads in a small window): no numbers that would
+    // run into the next head's ("10" + "0" reads "100").
+    const TickMode x_shown = x_mode == TickMode::Positions && x_ticks < 2 ? TickMode::None : x_mode;
+    const TickMode y_shown = y_mode == TickMode::Positions && y_ticks < 2 ? TickMode::None : y_mode;
+    // The first column pays for the query words beside it, the last row for the key words under
+    // it (when they are drawn at all).
+    if (heads_grid_ && columns > 1) {
+        const double words = y_shown == TickMode::None ? 0.0 : query_w;
+        for (int c = 0; c < columns; ++c)
+            heads_grid_->setColumnStretchFactor(c, c == 0 ? (inner_w + 16 + words) / (inner_w + 16) : 1.0);
+    }
+    if (heads_grid_) {
+        const double keys = x_shown == TickMode::None ? 0.0 : key_h;
+        for (int r = 0; r < rows; ++r)
+            heads_grid_->setRowStretchFactor(
+                r, share_keys && r == rows - 1 && inner_h > 0 ? (inner_h + per_row + keys) / (inner_h + per_row) : 1.0);
+        // Rotated words stand half a line beyond their heatmap's edge: the next column keeps clear.
+        heads_grid_->setColumnSpacing(x_shown == TickMode::Tokens && rotate ? std::max(10, text_h + 4) : 10);
+    }
+    // A bar per head: as many numbers as its height holds, two at least.
+    const int bar_text_h = QFontMetrics(heatmap::font(kBarPt - 1, options_.font_scale)).height();
+    const int bar_ticks = std::clamp(static_cast<int>(std::max(0.0, inner_h) / (2.2 * bar_text_h)), 2, 5);
+    for (std::size_t index = 0; index < cells_.size(); ++index) {
+        Cell& cell = cells_[index];
+        QCPAxis* x = cell.rect->axis(QCPAxis::atBottom);
+        QCPAxis* y = cell.rect->axis(QCPAxis::atLeft);
+        const bool x_was = qSharedPointerDynamicCast<QCPAxisTickerText>(x->ticker()) != nullptr;
+        const bool y_was = qSharedPointerDynamicCast<QCPAxisTickerText>(y->ticker()) != nullptr;
+        if (tokens_changed || strides_changed || x_was != (x_mode == TickMode::Tokens) || x_mode == TickMode::Positions)
+            heatmap::setTicks(x, x_shown, k_shown, x_ticks);
+        if (tokens_changed || strides_changed || y_was != (y_mode == TickMode::Tokens) || y_mode == TickMode::Positions)
+            heatmap::setTicks(y, y_shown, q_shown, y_ticks);
+        if (cell.scale) cell.scale->axis()->ticker()->setTickCount(bar_ticks);
+        x->setTickLabelRotation(x_mode == TickMode::Tokens && rotate ? -90 : 0);
+        y->setTickLabels(y_shown != TickMode::None && index % std::size_t(columns) == 0);
+        // Shared bar: key words under the last row only (the same words as every head's); a
+        // short last row leaves the columns beside it without them rather than a second row
+        // of words in the middle of the grid.
+        x->setTickLabels(x_shown != TickMode::None && (!share_keys || index >= std::size_t((rows - 1) * columns)));
+    }
+}
+
+void HeadGridView::equalizeRows(const QSize& size) {
+    // The rows' stretch factors above are estimates; measured on a layout pass they become
+    // exact: every row's heatmaps get the same height, whatever words and titles take.
+    const int columns = std::max(1, columns_);
+    const int rows = (headCount() + columns - 1) / columns;
+    // Only the shared bar's grid puts the key words under the last row alone; with a bar per
+    // head every row carries the same words and is the same height already.
+    if (!heads_grid_ || rows < 2 || !layout_shared_ || size != viewport().size()) return;
+    fit::layOut(this);
+    double total = 0, overhead = 0;
+    std::vector<double> margins(std::size_t(rows), 0.0);
+    for (int r = 0; r < rows; ++r) {
+        const QCPAxisRect* rect = cells_[std::size_t(r * columns)].rect;
+        margins[std::size_t(r)] = rect->outerRect().height() - rect->rect().height();  // title, words, paddings
+        total += rect->outerRect().height();
+        overhead += margins[std::size_t(r)];
+    }
+    const double inner = (total - overhead) / rows;
+    if (inner <= 1) return;
+    for (int r = 0; r < rows; ++r) heads_grid_->setRowStretchFactor(r, inner + margins[std::size_t(r)]);
+    fit::layOut(this);  // the cells' heights as they will be drawn
+}
+
+}  // namespace headscope::ui
