@@ -4,25 +4,17 @@
 #include <Eigen/SVD>
 
 #include "Random.h"
+#include "common/RandomMatrix.h"
 #include "SingularValues.h"
 
 using namespace headscope;
-
-namespace {
-Eigen::MatrixXd randomMatrix(int rows, int cols, Rng& rng) {
-    Eigen::MatrixXd m(rows, cols);
-    for (int r = 0; r < rows; ++r)
-        for (int c = 0; c < cols; ++c) m(r, c) = rng.normal();
-    return m;
-}
-}  // namespace
 
 TEST(SingularValues, AgreeWithJacobiSvdOnManyShapes) {
     Rng rng(11);
     double worst = 0;
     for (int trial = 0; trial < 300; ++trial) {
         const int m = 1 + int(rng.next() % 70), n = 1 + int(rng.next() % 70);
-        Eigen::MatrixXd a = randomMatrix(m, n, rng);
+        Eigen::MatrixXd a = test::randomNormalMatrix(m, n, rng);
         if (trial % 3 == 0 && n > 2) {  // rank-deficient: a repeated and a zero column
             a.col(1) = 3 * a.col(0);
             a.col(n - 1).setZero();

@@ -8,6 +8,7 @@
 
 #include "Analysis.h"
 #include "Random.h"
+#include "common/RandomMatrix.h"
 #include "Spectrum.h"
 
 using namespace headscope;
@@ -15,10 +16,7 @@ using namespace headscope;
 namespace {
 Eigen::MatrixXd randomMatrix(int rows, int cols, std::uint64_t seed) {
     Rng rng(seed);
-    Eigen::MatrixXd m(rows, cols);
-    for (int r = 0; r < rows; ++r)
-        for (int c = 0; c < cols; ++c) m(r, c) = rng.normal();
-    return m;
+    return test::randomNormalMatrix(rows, cols, rng);
 }
 }  // namespace
 

@@ -8,22 +8,17 @@
 #include <limits>
 
 #include "Random.h"
+#include "common/RandomMatrix.h"
 #include "SymmetricEigenvalues.h"
 
 using namespace headscope;
 
 namespace {
-Eigen::MatrixXd randomMatrix(int rows, int cols, Rng& rng) {
-    Eigen::MatrixXd m(rows, cols);
-    for (int r = 0; r < rows; ++r)
-        for (int c = 0; c < cols; ++c) m(r, c) = rng.normal();
-    return m;
-}
 
 // Q diag(values) Q^T with a random orthogonal Q.
 Eigen::MatrixXd withEigenvalues(const Eigen::VectorXd& values, Rng& rng) {
     const Eigen::Index n = values.size();
-    const Eigen::MatrixXd q = Eigen::HouseholderQR<Eigen::MatrixXd>(randomMatrix(int(n), int(n), rng)).householderQ();
+    const Eigen::MatrixXd q = Eigen::HouseholderQR<Eigen::MatrixXd>(test::randomNormalMatrix(int(n), int(n), rng)).householderQ();
     return q * values.asDiagonal() * q.transpose();
 }
 
@@ -40,12 +35,12 @@ TEST(SymmetricEigenvalues, AgreeWithEigenOnManyKinds) {
         Eigen::MatrixXd m;
         switch (trial % 5) {
             case 0: {  // symmetric, both signs
-                const Eigen::MatrixXd a = randomMatrix(n, n, rng);
+                const Eigen::MatrixXd a = test::randomNormalMatrix(n, n, rng);
                 m = a + a.transpose();
                 break;
             }
             case 1: {  // semidefinite of low rank: many exact zeros
-                const Eigen::MatrixXd a = randomMatrix(n, std::max(1, n / 3), rng);
+                const Eigen::MatrixXd a = test::randomNormalMatrix(n, std::max(1, n / 3), rng);
                 m = a * a.transpose();
                 break;
             }
@@ -58,7 +53,7 @@ TEST(SymmetricEigenvalues, AgreeWithEigenOnManyKinds) {
                 m = withEigenvalues(Eigen::VectorXd::LinSpaced(n, 0, 2).array().round(), rng);
                 break;
             default:  // already diagonal, unsorted
-                m = Eigen::MatrixXd(randomMatrix(n, 1, rng).col(0).asDiagonal());
+                m = Eigen::MatrixXd(test::randomNormalMatrix(n, 1, rng).col(0).asDiagonal());
         }
         Eigen::VectorXd values;
         ASSERT_TRUE(symmetricEigenvalues(m, values)) << "trial " << trial;
@@ -76,7 +71,7 @@ TEST(SymmetricEigenvalues, AgreeWithEigenOnManyKinds) {
 
 TEST(SymmetricEigenvalues, ReadsTheLowerTriangleOnly) {
     Rng rng(6);
-    const Eigen::MatrixXd a = randomMatrix(12, 12, rng);
+    const Eigen::MatrixXd a = test::randomNormalMatrix(12, 12, rng);
     const Eigen::MatrixXd m = a + a.transpose();
     Eigen::MatrixXd lower = m;
     lower.triangularView<Eigen::StrictlyUpper>().setConstant(1e6);
