@@ -32,8 +32,8 @@ QString HeadGridView::labelInputs(const QSize& size) const {
     QTextStream out(&s);
     out << size.width() << 'x' << size.height() << ' ' << headCount() << ' ' << columns_ << ' ' << layout_shared_
         << ' ' << compact_texts_ << ' ' << options_.font_scale << options_.token_positions << options_.show_logits
-        << options_.shared_scale << options_.cell_numbers << '|' << title_->text() << sep << subtitle_->text() << sep
-        << (shared_scale_ ? shared_scale_->label() : QString()) << '|'
+        << options_.shared_scale << options_.cell_numbers << '|' << (shared_scale_ ? shared_scale_->label() : QString())
+        << '|'
         << heatmap::queryLabels(a, 12, options_.token_positions).join(sep) << '|'
         << heatmap::keyLabels(a, 12, options_.token_positions).join(sep);
     return s;
@@ -47,12 +47,11 @@ std::vector<QSize> HeadGridView::cellSizes() const {
 
 bool HeadGridView::reuseLabelLayout(const QString& inputs) {
     if (!label_layout_ || label_layout_->inputs != inputs || label_layout_->cells.empty()) return false;
-    title_->setText(label_layout_->title);
-    subtitle_->setText(label_layout_->subtitle);
+    const QString bar_label = shared_scale_ ? shared_scale_->label() : QString();
     if (shared_scale_) shared_scale_->setLabel(label_layout_->bar_label);
-    fit::layOut(this);  // with the new numbers' colour bars
+    fit::layOut(this);  // with the new titles and the new numbers' colour bars
     if (cellSizes() != label_layout_->cells) {
-        updateTexts();  // from the unwrapped texts again
+        if (shared_scale_) shared_scale_->setLabel(bar_label);  // shortened again from the whole label
         return false;
     }
     ++label_layouts_reused_;

@@ -159,9 +159,9 @@ bool HeadGridView::refresh(const QSize& size, bool reuse_labels) {
     const int line = QFontMetrics(heatmap::font(kTickPt, options_.font_scale)).height();
     compact_texts_ = size.height() >= 150 && size.height() < 22 * line;
     updateTexts();
+    wrapTitles(size);
     const QString inputs = labelInputs(size);
     if (!(reuse_labels && size == viewport().size() && reuseLabelLayout(inputs))) {
-        wrapTitles(size);
         rows_measured_ = false;
         updateLabels(size);
         equalizeRows(size);
@@ -173,8 +173,7 @@ bool HeadGridView::refresh(const QSize& size, bool reuse_labels) {
             equalizeRows(size);
         }
         const std::vector<QSize> cells = label_layout_ ? label_layout_->cells : std::vector<QSize>{};
-        label_layout_ = LabelLayout{inputs, title_->text(), subtitle_->text(),
-                                    shared_scale_ ? shared_scale_->label() : QString(), cells};
+        label_layout_ = LabelLayout{inputs, shared_scale_ ? shared_scale_->label() : QString(), cells};
     }
 
     QString now = structure();

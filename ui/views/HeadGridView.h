@@ -137,13 +137,14 @@ private:
     std::vector<QSize> cellSizes() const;
     bool reuseLabelLayout(const QString& inputs);  // true: the last layout's texts hold, applied
 
-    // The label layout of the last full refresh: its inputs (texts before wrapping, words,
-    // geometry, options), its results (wrapped title and subtitle, the bar's shortened label)
-    // and the cells' sizes as last laid out. A new analysis with the same inputs whose cells,
-    // laid out once, have the same sizes keeps it: a temperature or mask change skips the
-    // label work (about 1 ms at 12 heads), which depends on nothing else.
+    // The label layout of the last full refresh: its inputs (words, geometry, options, the
+    // colour bar's label), its result the words per axis and the equal rows leave in the plot
+    // and the bar's shortened label, and the cells' sizes as last laid out. A new analysis with
+    // the same inputs whose cells, laid out once with its own (wrapped) titles, have the same
+    // sizes keeps it: a new seed, temperature or mask skips the label work (about 1 ms at 12
+    // heads), which depends on nothing else.
     struct LabelLayout {
-        QString inputs, title, subtitle, bar_label;
+        QString inputs, bar_label;
         std::vector<QSize> cells;  // updated after every layout (afterLayout)
     };
     std::optional<LabelLayout> label_layout_;
