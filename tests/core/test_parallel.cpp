@@ -1,14 +1,22 @@
 // parallelFor: every index exactly once and finished on return, whatever the thread count; the
 // first exception comes back to the caller (in parallel, after every other index ran); nested and concurrent loops work (the
-// analysis, equivalence and circuits threads each run their own loops at once).
+// analysis, equivalence and circuits threads each run their own loops at once); the helpers are
+// started once, not per loop, and run off the caller's core.
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <mutex>
+#include <set>
 #include <stdexcept>
 #include <thread>
 #include <vector>
 
 #include "Parallel.h"
+
+#if defined(__linux__)
+#include <sched.h>
+#include <unistd.h>
+#endif
 
 using namespace headscope;
 
@@ -56,3 +64,43 @@ TEST(ParallelFor, ReturnsBeforeLateHelpersAndTheyDoNothing) {
         for (int i = 0; i < 4; ++i) ASSERT_EQ(hits[i], 1);
     }
 }
+
+#if defined(__linux__)
+TEST(ParallelFor, HelpersAreStartedOnceNotPerLoop) {
+    // Kernel thread ids are not reused soon, unlike std::thread::id: a thread per loop would
+    // show hundreds of them.
+    std::mutex mutex;
+    std::set<pid_t> threads;
+    for (int round = 0; round < 200; ++round)
+        parallelFor(8, [&](int) {
+            std::atomic<int> ignored{0};
+            busy(ignored);
+            const std::lock_guard<std::mutex> lock(mutex);
+            threads.insert(gettid());
+        });
+    EXPECT_LE(static_cast<int>(threads.size()), workerThreads());
+    EXPECT_GE(static_cast<int>(threads.size()), 1);
+}
+
+TEST(ParallelFor, HelpersRunOffTheCallersCore) {
+    cpu_set_t allowed;
+    CPU_ZERO(&allowed);
+    ASSERT_EQ(sched_getaffinity(0, sizeof allowed, &allowed), 0);
+    if (workerThreads() < 2 || CPU_COUNT(&allowed) < 2) GTEST_SKIP() << "one core or one thread: no helpers to steer";
+    // A helper's own affinity: every core the process may use but one (the caller's, as it was
+    // when it posted its latest loop).
+    const pid_t caller = gettid();
+    std::atomic<int> helper_cores{-1};
+    for (int round = 0; round < 200 && helper_cores.load() < 0; ++round)
+        parallelFor(16, [&](int) {
+            std::atomic<int> ignored{0};
+            busy(ignored);
+            if (gettid() == caller) return;
+            cpu_set_t mine;
+            CPU_ZERO(&mine);
+            if (sched_getaffinity(0, sizeof mine, &mine) == 0) helper_cores = CPU_COUNT(&mine);
+        });
+    ASSERT_GE(helper_cores.load(), 0) << "no helper ran a task in 200 loops";
+    EXPECT_EQ(helper_cores.load(), CPU_COUNT(&allowed) - 1);
+}
+#endif
