@@ -233,3 +233,30 @@ TEST(Engine, HeadMatricesAreViewsIntoTheFusedOnes) {
         EXPECT_EQ(w.outputHead(i).data(), w.W_O.data() + Eigen::Index(i) * w.d_v);
     }
 }
+
+TEST(Engine, SoftmaxIsWithinAMicroOfTheExactValueAndZeroBelowTheSmallestFloat) {
+    // The vectorised exp is within 3e-7 relative; a row's sum and the division add a few eps.
+    // The reference starts from the same float differences logit - max (their rounding is the
+    // engine's float arithmetic, not the exp's).
+    Eigen::MatrixXf logits = Eigen::MatrixXf::Random(40, 333) * 30.0f;  // (n_q, n_kv), rows up to 60 apart
+    logits(3, 7) = logits.row(3).maxCoeff() - 87.0f;   // exp is a normal float: kept
+    logits(5, 9) = logits.row(5).maxCoeff() - 88.0f;   // below the smallest normal float: 0
+    logits(6, 2) = logits.row(6).maxCoeff() - 500.0f;  // far below: 0
+    const Eigen::MatrixXf w = softmaxRows(logits);
+    for (Eigen::Index r = 0; r < logits.rows(); ++r) {
+        const Eigen::ArrayXf shifted_f = logits.row(r).array() - logits.row(r).maxCoeff();
+        const Eigen::ArrayXd shifted = shifted_f.cast<double>();
+        const Eigen::ArrayXd exact = shifted.exp() / shifted.exp().sum();
+        for (Eigen::Index k = 0; k < logits.cols(); ++k) {
+            if (std::exp(shifted(k)) < double(std::numeric_limits<float>::min())) {
+                EXPECT_EQ(w(r, k), 0.0f) << r << ", " << k;
+                continue;
+            }
+            // Results below the smallest normal float keep fewer bits: 1e-44 absolute.
+            EXPECT_NEAR(double(w(r, k)), exact(k), 1e-6 * exact(k) + 1e-44) << r << ", " << k;
+        }
+    }
+    EXPECT_GT(w(3, 7), 0.0f);
+    EXPECT_EQ(w(5, 9), 0.0f);
+    EXPECT_EQ(w(6, 2), 0.0f);
+}
