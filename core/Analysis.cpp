@@ -35,10 +35,13 @@ void analyzeInto(Analysis& a, const Config& config, bool with_equivalence, const
     if (loaded) a.model_name = loaded->name;
     const bool same_weights = previous && previous->model_name == a.model_name && previous->config.sameWeights(config);
     a.weights_ms = timedMs([&] {
-        a.weights = same_weights ? previous->weights : loaded ? loaded->weights : makeWeights(config);
+        if (same_weights)
+            a.shared_weights = previous->shared_weights;  // shared, not copied
+        else
+            a.setWeights(loaded ? loaded->weights : makeWeights(config));
     });
     a.input_ms = timedMs([&] { a.input = previous && previous->config.sameInput(config) ? previous->input : makeInput(config); });
-    a.forward_ms = timedMs([&] { a.results = forward(config, a.weights, a.input); });
+    a.forward_ms = timedMs([&] { a.results = forward(config, a.weights(), a.input); });
     // Validation bounds every knob, so this is a last guard: never show NaN as numbers.
     if (!a.results.output.allFinite())
         throw std::runtime_error("the attention output overflowed float32 (not a finite number): "
@@ -47,8 +50,8 @@ void analyzeInto(Analysis& a, const Config& config, bool with_equivalence, const
     const bool same_spectra = same_weights && previous->config.rank_rtol == config.rank_rtol;
     if (!same_spectra && before_spectra) before_spectra();
     a.spectra_ms = timedMs([&] {
-        a.spectra = same_spectra ? previous->spectra : headSpectra(a.weights, config.rank_rtol);
-        a.logits = logitsSpectra(a.weights, a.results, AttentionOptions::from(config), config.rank_rtol);
+        a.spectra = same_spectra ? previous->spectra : headSpectra(a.weights(), config.rank_rtol);
+        a.logits = logitsSpectra(a.weights(), a.results, AttentionOptions::from(config), config.rank_rtol);
     });
     if (with_equivalence) addEquivalence(a);
 }
@@ -71,7 +74,7 @@ std::vector<Spectrum> logitsSpectra(const Weights& w, const Results& r, const At
 
 void addEquivalence(Analysis& a) {
     a.equivalence_ms = timedMs([&] {
-        a.equivalence = checkEquivalence(AttentionOptions::from(a.config), a.weights, a.input.query.X,
+        a.equivalence = checkEquivalence(AttentionOptions::from(a.config), a.weights(), a.input.query.X,
                                          a.input.key_value.X, a.results);
     });
 }

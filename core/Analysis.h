@@ -4,6 +4,7 @@
 // The CLI's info/export and the GUI's Session both call analyze(); views only read.
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,7 +20,9 @@ namespace headscope {
 
 struct Analysis {
     Config config;
-    Weights weights;
+    // Immutable and shared: an analysis of the same weights (new text, temperature or mask)
+    // points at those of the one before instead of copying them (9.4 MB at BERT-base).
+    std::shared_ptr<const Weights> shared_weights = std::make_shared<const Weights>();
     Input input;
     Results results;
     std::vector<HeadSpectra> spectra;   // per head: W_QK and W_OV
@@ -32,6 +35,9 @@ struct Analysis {
 
     // Wall-clock milliseconds of each stage.
     double weights_ms = 0, input_ms = 0, forward_ms = 0, spectra_ms = 0, equivalence_ms = 0;
+
+    const Weights& weights() const { return *shared_weights; }
+    void setWeights(Weights w) { shared_weights = std::make_shared<const Weights>(std::move(w)); }
 
     int nQuery() const { return static_cast<int>(input.query.tokens.size()); }
     int nKeyValue() const { return static_cast<int>(input.key_value.tokens.size()); }

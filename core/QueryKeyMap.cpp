@@ -18,7 +18,7 @@ int mostAttendedKey(const Analysis& a, int head, int row) {
 QueryKeyMap queryKeyMap(const Analysis& a, int head) {
     if (head < 0 || head >= static_cast<int>(a.results.heads.size()))
         throw std::out_of_range("no head " + std::to_string(head));
-    const Weights& w = a.weights;
+    const Weights& w = a.weights();
     const int d_k = w.d_k, g = w.kvHeadOf(head);
     const int n_q = static_cast<int>(a.results.Q.rows()), n_kv = static_cast<int>(a.results.K.rows());
     const int n = n_q + n_kv;

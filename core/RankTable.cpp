@@ -7,17 +7,17 @@
 namespace headscope {
 
 std::vector<RankRow> rankTable(const Analysis& a) {
-    const int d = a.weights.dModel();
+    const int d = a.weights().dModel();
     std::vector<RankRow> rows;
     for (std::size_t i = 0; i < a.spectra.size(); ++i) {
         RankRow row;
         row.head = static_cast<int>(i);
         row.qk = a.spectra[i].qk.rank;
-        row.qk_bound = rankBound(a.weights.d_k, d, d);
+        row.qk_bound = rankBound(a.weights().d_k, d, d);
         row.ov = a.spectra[i].ov.rank;
-        row.ov_bound = rankBound(a.weights.d_v, d, d);
+        row.ov_bound = rankBound(a.weights().d_v, d, d);
         row.logits = i < a.logits.size() ? a.logits[i].rank : 0;
-        row.logits_bound = rankBound(a.weights.d_k, a.nQuery(), a.nKeyValue());
+        row.logits_bound = rankBound(a.weights().d_k, a.nQuery(), a.nKeyValue());
         rows.push_back(row);
     }
     return rows;
@@ -34,7 +34,7 @@ std::string rankTableCsv(const Analysis& a) {
 }
 
 std::string spectraCsv(const Analysis& a) {
-    const int d = a.weights.dModel();
+    const int d = a.weights().dModel();
     std::string csv = "matrix,head,index,value\n";
     char value[32];
     for (const char* matrix : {"qk", "ov"}) {

@@ -30,7 +30,7 @@ std::string maskReason(const Analysis& a, int row, int col) {
 
 ScoreBreakdown scoreBreakdown(const Analysis& a, int head, int row, int col, const Eigen::MatrixXf* w_qk) {
     checkCell(a, head, row, col);
-    const Weights& w = a.weights;
+    const Weights& w = a.weights();
     const HeadResult& hr = a.results.heads[std::size_t(head)];
     ScoreBreakdown b;
     b.head = head;

@@ -61,7 +61,7 @@ Analysis layerAnalysis(const Weights& weights, const std::string& name, const At
     c.mask = options.mask;
     c.padded_keys = options.padded_keys;
     a.model_name = "PyTorch layer " + name;
-    a.weights = weights;
+    a.setWeights(weights);
     for (Eigen::Index i = 0; i < x_q.rows(); ++i) a.input.query.tokens.push_back(std::to_string(i));
     a.input.query.X = x_q;
     a.input.cross = cross;

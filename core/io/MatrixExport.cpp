@@ -39,7 +39,7 @@ std::vector<std::string> exportMatrices(const Analysis& a, const std::string& di
             written.push_back(path);
         }
     };
-    const Weights& w = a.weights;
+    const Weights& w = a.weights();
     save("X", a.input.query.X);
     if (a.input.cross) save("X_kv", a.input.key_value.X);
     save("W_Q", w.W_Q);

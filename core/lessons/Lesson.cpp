@@ -191,8 +191,8 @@ std::map<std::string, std::string> placeholderValues(const Analysis& input, int 
     v["masked_row_sum"] = found ? number(first_masked_sum, "%g") : "none";
     v["nonfinite_weights"] = count(nonfinite);
 
-    const int d_k = a->weights.d_k;
-    const auto wq = a->weights.queryHead(head);
+    const int d_k = a->weights().d_k;
+    const auto wq = a->weights().queryHead(head);
     double outside = 0;
     for (Eigen::Index r = 0; r < wq.rows(); ++r)
         if (r < head * d_k || r >= (head + 1) * d_k) outside = std::max(outside, double(wq.row(r).cwiseAbs().maxCoeff()));

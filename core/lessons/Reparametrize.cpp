@@ -41,9 +41,9 @@ Reparametrized reparametrizeQK(const Weights& weights, std::uint64_t seed) {
 
 ReparametrizeCheck checkReparametrization(const Analysis& analysis, std::uint64_t seed) {
     ReparametrizeCheck check;
-    const Reparametrized r = reparametrizeQK(analysis.weights, seed);
+    const Reparametrized r = reparametrizeQK(analysis.weights(), seed);
     check.max_condition = r.max_condition;
-    check.max_factor_change = (r.weights.W_Q - analysis.weights.W_Q).cwiseAbs().maxCoeff();
+    check.max_factor_change = (r.weights.W_Q - analysis.weights().W_Q).cwiseAbs().maxCoeff();
     const AttentionOptions options = AttentionOptions::from(analysis.config);
     const Results again = forward(options, r.weights, analysis.input.query.X, analysis.input.key_value.X);
     for (std::size_t h = 0; h < again.heads.size(); ++h) {
@@ -63,8 +63,8 @@ ReparametrizeCheck checkReparametrization(const Analysis& analysis, std::uint64_
 
 Analysis reparametrizedAnalysis(const Analysis& analysis, std::uint64_t seed) {
     Analysis out = analysis;
-    out.weights = reparametrizeQK(analysis.weights, seed).weights;
-    out.results = forward(AttentionOptions::from(analysis.config), out.weights, analysis.input.query.X,
+    out.setWeights(reparametrizeQK(analysis.weights(), seed).weights);
+    out.results = forward(AttentionOptions::from(analysis.config), out.weights(), analysis.input.query.X,
                           analysis.input.key_value.X);
     out.equivalence.reset();
     return out;

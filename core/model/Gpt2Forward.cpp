@@ -184,15 +184,15 @@ Analysis layerAnalysis(const Gpt2Model& model, const Trace& trace, int layer, do
     if (dir.filename().empty()) dir = dir.parent_path();  // "models/nano-sort/" -> "nano-sort"
     a.model_name = "GPT-2 " + dir.filename().string() + ", layer " + std::to_string(layer) + " of " +
                    std::to_string(c.n_layer);
-    a.weights = model.blocks[layer].attention;
+    a.setWeights(model.blocks[layer].attention);
     a.input.query.tokens = trace.tokens;
     a.input.query.X = trace.layers[layer].attention_input;
     a.input.key_value = a.input.query;
     a.input.cross = false;
     a.results = trace.layers[layer].attention;
     const auto start = std::chrono::steady_clock::now();
-    a.spectra = headSpectra(a.weights, rank_rtol);
-    a.logits = logitsSpectra(a.weights, a.results, options, rank_rtol);
+    a.spectra = headSpectra(a.weights(), rank_rtol);
+    a.logits = logitsSpectra(a.weights(), a.results, options, rank_rtol);
     a.spectra_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     a.cost = computeCost(config, trace.n(), trace.n());
     return a;

@@ -129,13 +129,13 @@ TEST(Export, MatricesAreTheEnginesNumbers) {
     const auto a = headscope::analyze(c, false);
     using headscope::io::readNpy;
     using headscope::io::toMatrix;
-    EXPECT_EQ(toMatrix(readNpy((out.path / "W_Q.npy").string())), a.weights.W_Q);
-    EXPECT_EQ(toMatrix(readNpy((out.path / "W_O.npy").string())), a.weights.W_O);
+    EXPECT_EQ(toMatrix(readNpy((out.path / "W_Q.npy").string())), a.weights().W_Q);
+    EXPECT_EQ(toMatrix(readNpy((out.path / "W_O.npy").string())), a.weights().W_O);
     EXPECT_EQ(toMatrix(readNpy((out.path / "X.npy").string())), a.input.query.X);
     for (int i = 0; i < 4; ++i) {
         const std::string head = "head_" + std::to_string(i) + "_";
         EXPECT_EQ(toMatrix(readNpy((out.path / (head + "weights.npy")).string())), a.results.heads[i].weights);
-        EXPECT_EQ(toMatrix(readNpy((out.path / (head + "W_QK.npy")).string())), headscope::mergedQK(a.weights, i));
+        EXPECT_EQ(toMatrix(readNpy((out.path / (head + "W_QK.npy")).string())), headscope::mergedQK(a.weights(), i));
         EXPECT_TRUE(fs::exists(out.path / (head + "logits.csv")));
     }
     const std::string csv = readFile(out.path / "head_0_logits.csv");

@@ -16,7 +16,7 @@ TEST(Analysis, DemoConfigurationIsComplete) {
     EXPECT_EQ(a.results.heads.size(), 8u);
     // The costs of this input, from the closed forms (d_model 64, 8 heads of d_k = d_v = 8, 11 tokens).
     EXPECT_EQ(a.cost.total_params, 4 * 64 * 64 + 4 * 64);  // W_Q, W_K, W_V, W_O and their biases
-    EXPECT_EQ(a.cost.total_params, a.weights.parameterCount());
+    EXPECT_EQ(a.cost.total_params, a.weights().parameterCount());
     EXPECT_EQ(a.cost.logits_factored_flops, 11 * 64 * 8 + 11 * 64 * 8 + 11 * 11 * 8);
     EXPECT_EQ(a.cost.logits_merged_flops, 11 * 64 * 64 + 11 * 11 * 64);
     EXPECT_EQ(a.cost.attention_flops_per_head, 11 * 11 * (8 + 8));
@@ -45,7 +45,7 @@ TEST(Analysis, ReusesWeightsAndSpectraOnlyWhenTheyAreTheSame) {
     text.mask = MaskKind::Causal;
     const Analysis reused = analyze(text, false, &first);
     const Analysis fresh = analyze(text, false);
-    EXPECT_EQ(reused.weights.W_Q, fresh.weights.W_Q);
+    EXPECT_EQ(reused.weights().W_Q, fresh.weights().W_Q);
     EXPECT_EQ(reused.spectra[3].qk.singular_values, fresh.spectra[3].qk.singular_values);
     EXPECT_EQ(reused.results.output, fresh.results.output);
     EXPECT_EQ(reused.logits[2].singular_values, fresh.logits[2].singular_values);
@@ -53,7 +53,7 @@ TEST(Analysis, ReusesWeightsAndSpectraOnlyWhenTheyAreTheSame) {
     Config seed = c;
     seed.seed = 5;  // different weights: nothing may be reused
     const Analysis other = analyze(seed, false, &first);
-    EXPECT_NE(other.weights.W_Q, first.weights.W_Q);
+    EXPECT_NE(other.weights().W_Q, first.weights().W_Q);
     EXPECT_EQ(other.spectra[0].qk.singular_values, analyze(seed, false).spectra[0].qk.singular_values);
 
     Config tolerance = c;
@@ -134,4 +134,16 @@ TEST(Analysis, BeforeSpectraSeesTheForwardPassDoneAndTheSpectraNotYet) {
     analyzeInto(b, warmer, false, &a, nullptr, [&] { ++calls; });
     EXPECT_EQ(calls, 1);
     EXPECT_EQ(b.spectra[0].qk.singular_values, a.spectra[0].qk.singular_values);
+}
+
+TEST(Analysis, TheSameWeightsAreSharedNotCopied) {
+    Config c;
+    const Analysis first = analyze(c, false);
+    c.temperature = 2.0;  // same weights: the new analysis points at the first one's
+    const Analysis hotter = analyze(c, false, &first);
+    EXPECT_EQ(hotter.shared_weights.get(), first.shared_weights.get());
+    c.seed += 1;  // new weights: their own
+    const Analysis reseeded = analyze(c, false, &hotter);
+    EXPECT_NE(reseeded.shared_weights.get(), hotter.shared_weights.get());
+    EXPECT_NE(reseeded.weights().W_Q, hotter.weights().W_Q);
 }

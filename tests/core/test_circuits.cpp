@@ -45,7 +45,7 @@ TEST(FullSpectrum, BoundIsMinOfDkAndDModel) {
     const Config c = geometry(16, 1, 32);
     ASSERT_TRUE(c.validate().empty());
     const Analysis a = analyze(c, false);
-    EXPECT_EQ(rankBound(a.weights.d_k, a.weights.dModel(), a.weights.dModel()), 16);
+    EXPECT_EQ(rankBound(a.weights().d_k, a.weights().dModel(), a.weights().dModel()), 16);
     EXPECT_EQ(a.spectra[0].qk.rank, 16);  // random factors: full rank up to the bound
     EXPECT_EQ(allSingularValues(a.spectra[0].qk, 16, 16).size(), 16);
     EXPECT_EQ(zeroCount(a.spectra[0].qk, 16, 16), 0);

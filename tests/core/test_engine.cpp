@@ -139,7 +139,7 @@ TEST(Engine, FullyMaskedRowGivesZerosNotNaN) {
     }
     EXPECT_TRUE(a.results.output.allFinite());
     // With zero head outputs, the first output row is exactly the output bias.
-    EXPECT_TRUE(a.results.output.row(0).isApprox(a.weights.b_O));
+    EXPECT_TRUE(a.results.output.row(0).isApprox(a.weights().b_O));
 }
 
 // The float32 engine against the double-precision reference, outputs of magnitude up to ~3:
@@ -153,7 +153,7 @@ TEST(Engine, MatchesADoublePrecisionTextbookReference) {
         c.kv_heads = kv;
         c.temperature = 0.7;
         const Analysis a = analyze(c, false);
-        const Eigen::MatrixXd ref = referenceOutput(c, a.weights, a.input);
+        const Eigen::MatrixXd ref = referenceOutput(c, a.weights(), a.input);
         const auto close = test::allClose(a.results.output.cast<double>(), ref, kReferenceTolerance);
         std::printf("kv_heads %d: %s\n", c.kvHeads(), close.message());
         EXPECT_TRUE(close);
@@ -168,7 +168,7 @@ TEST(Engine, CrossAttentionHasQueryRowsAndSourceColumns) {
     ASSERT_EQ(a.results.heads[0].weights.rows(), 3);
     ASSERT_EQ(a.results.heads[0].weights.cols(), 7);
     EXPECT_EQ(a.results.output.rows(), 3);
-    const Eigen::MatrixXd ref = referenceOutput(c, a.weights, a.input);
+    const Eigen::MatrixXd ref = referenceOutput(c, a.weights(), a.input);
     EXPECT_TRUE(test::allClose(a.results.output.cast<double>(), ref, kReferenceTolerance));
 }
 
@@ -207,7 +207,7 @@ TEST(Engine, EquivalenceDetectsADifferentLayer) {
 TEST(Engine, EquivalenceReportsNaNRatherThanAgreement) {
     Config c = smallConfig();
     const Analysis a = analyze(c, false);
-    Weights broken = a.weights;
+    Weights broken = a.weights();
     broken.W_Q(0, 0) = std::numeric_limits<float>::quiet_NaN();
     const Equivalence e = checkEquivalence(AttentionOptions::from(c), broken, a.input.query.X, a.input.key_value.X,
                                            a.results);

@@ -192,9 +192,9 @@ TEST(Reparametrize, LessonOnesLastStepAppliesItToTheWeightsTheViewsDraw) {
     for (std::size_t k = 0; k + 1 < one.steps.size(); ++k) EXPECT_EQ(one.steps[k].apply, "") << "step " << k + 1;
     const Analysis a = analyze(one.steps.back().session.config, true);
     const Analysis r = lessons::reparametrizedAnalysis(a);
-    EXPECT_TRUE(r.weights.W_Q.isApprox(lessons::reparametrizeQK(a.weights, lessons::kLessonSeed).weights.W_Q));
-    EXPECT_GT((r.weights.W_Q - a.weights.W_Q).cwiseAbs().maxCoeff(), 0.05);
-    EXPECT_TRUE(r.weights.W_V == a.weights.W_V && r.weights.W_O == a.weights.W_O);
+    EXPECT_TRUE(r.weights().W_Q.isApprox(lessons::reparametrizeQK(a.weights(), lessons::kLessonSeed).weights.W_Q));
+    EXPECT_GT((r.weights().W_Q - a.weights().W_Q).cwiseAbs().maxCoeff(), 0.05);
+    EXPECT_TRUE(r.weights().W_V == a.weights().W_V && r.weights().W_O == a.weights().W_O);
     ASSERT_EQ(r.results.heads.size(), a.results.heads.size());
     double diff = 0;
     for (std::size_t h = 0; h < a.results.heads.size(); ++h)
@@ -209,9 +209,9 @@ TEST(Reparametrize, TransformingOnlyOneFactorChangesTheAttention) {
     Config c;
     c.heads = 4;
     const Analysis a = analyze(c, false);
-    lessons::Reparametrized r = lessons::reparametrizeQK(a.weights, 7);
-    r.weights.W_K = a.weights.W_K;
-    r.weights.b_K = a.weights.b_K;
+    lessons::Reparametrized r = lessons::reparametrizeQK(a.weights(), 7);
+    r.weights.W_K = a.weights().W_K;
+    r.weights.b_K = a.weights().b_K;
     const Results again = forward(AttentionOptions::from(c), r.weights, a.input.query.X, a.input.key_value.X);
     double diff = 0;
     for (std::size_t h = 0; h < again.heads.size(); ++h)

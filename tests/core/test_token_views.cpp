@@ -57,9 +57,9 @@ TEST(ScoreBreakdown, SumTimesScaleIsTheEnginesLogitForEveryCell) {
                 for (int k = 0; k < a.nKeyValue(); ++k) {
                     const ScoreBreakdown b = scoreBreakdown(a, h, r, k);
                     ASSERT_FALSE(b.masked);
-                    ASSERT_EQ(b.q.size(), a.weights.d_k);
+                    ASSERT_EQ(b.q.size(), a.weights().d_k);
                     // The bars are the engine's own Q and K rows, bitwise.
-                    const int g = a.weights.kvHeadOf(h), d_k = a.weights.d_k;
+                    const int g = a.weights().kvHeadOf(h), d_k = a.weights().d_k;
                     EXPECT_EQ(b.q, a.results.Q.row(r).segment(h * d_k, d_k).transpose());
                     EXPECT_EQ(b.k, a.results.K.row(k).segment(g * d_k, d_k).transpose());
                     EXPECT_EQ(b.product, b.q.cwiseProduct(b.k));
@@ -82,10 +82,10 @@ TEST(ScoreBreakdown, SumTimesScaleIsTheEnginesLogitForEveryCell) {
 TEST(ScoreBreakdown, BilinearFormAgreesWithinFloatTolerance) {
     const Config c = withBiases();
     const Analysis a = analyze(c, false);
-    ASSERT_GT(a.weights.b_Q.cwiseAbs().maxCoeff(), 0.0f) << "the bias terms must be exercised";
+    ASSERT_GT(a.weights().b_Q.cwiseAbs().maxCoeff(), 0.0f) << "the bias terms must be exercised";
     double worst = 0, worst_bias_terms = 0;
     for (int h = 0; h < c.heads; ++h) {
-        const Eigen::MatrixXf w_qk = mergedQK(a.weights, h);
+        const Eigen::MatrixXf w_qk = mergedQK(a.weights(), h);
         const double tol = 1e-4 * std::max(1.0, maxAbsLogit(a, h));
         for (int r = 0; r < a.nQuery(); ++r)
             for (int k = 0; k < a.nKeyValue(); ++k) {
@@ -155,7 +155,7 @@ struct Pca {
     Eigen::Vector2d share;
 };
 Pca independentPca(const Analysis& a, int head) {
-    const int d_k = a.weights.d_k, g = a.weights.kvHeadOf(head);
+    const int d_k = a.weights().d_k, g = a.weights().kvHeadOf(head);
     const double f = std::sqrt(double(AttentionOptions::from(a.config).logitFactor(d_k)));
     const Eigen::MatrixXd q = a.results.Q.middleCols(head * d_k, d_k).cast<double>() * f;
     const Eigen::MatrixXd k = a.results.K.middleCols(g * d_k, d_k).cast<double>() * f;
@@ -223,7 +223,7 @@ TEST(QueryKeyMap, ScaledVectorsGiveTheLogitAndLinesGoToTheMostAttendedKey) {
     c.mask = MaskKind::Causal;
     const Analysis a = analyze(c, false);
     const QueryKeyMap m = queryKeyMap(a, 1);
-    EXPECT_FLOAT_EQ(float(m.factor), AttentionOptions::from(c).logitFactor(a.weights.d_k));
+    EXPECT_FLOAT_EQ(float(m.factor), AttentionOptions::from(c).logitFactor(a.weights().d_k));
     ASSERT_EQ(int(m.most_attended.size()), a.nQuery());
     for (int r = 0; r < a.nQuery(); ++r) {
         Eigen::Index best;

@@ -401,17 +401,17 @@ private slots:
         dock->goToStep(dock->stepCount() - 2);
         QVERIFY(window.waitForCompleteUpdate(60000));
         HeadGridView* grid = window.headGrid();
-        QVERIFY(grid->analysis()->weights.W_Q == window.session()->analysis()->weights.W_Q);
+        QVERIFY(grid->analysis()->weights().W_Q == window.session()->analysis()->weights().W_Q);
         dock->nextButton()->click();
         QVERIFY2(window.waitForCompleteUpdate(60000, &error), qPrintable(error));
         QCOMPARE(dock->step(), dock->stepCount() - 1);
         const auto session = window.session()->analysis();
         const auto shown = grid->analysis();
         QVERIFY(shown && session);
-        QVERIFY2(!(shown->weights.W_Q == session->weights.W_Q), "the heads still show the untransformed weights");
+        QVERIFY2(!(shown->weights().W_Q == session->weights().W_Q), "the heads still show the untransformed weights");
         QVERIFY(dock->appliedAnalysis() == shown);
-        const double factor_change = (shown->weights.W_Q - session->weights.W_Q).cwiseAbs().maxCoeff();
-        const double key_change = (shown->weights.W_K - session->weights.W_K).cwiseAbs().maxCoeff();
+        const double factor_change = (shown->weights().W_Q - session->weights().W_Q).cwiseAbs().maxCoeff();
+        const double key_change = (shown->weights().W_K - session->weights().W_K).cwiseAbs().maxCoeff();
         QVERIFY2(factor_change > 1e-2 && key_change > 1e-2, "W_Q and W_K did not change");
         const double attention_change = maxGridDifference(grid, *session);
         qInfo("W_Q changed by %.3g, W_K by %.3g; the drawn attention by %.2g", factor_change, key_change, attention_change);
@@ -421,7 +421,7 @@ private slots:
         // The step after it, or any edit, shows the session's own weights again.
         dock->previousButton()->click();
         QVERIFY(window.waitForCompleteUpdate(60000));
-        QVERIFY(grid->analysis()->weights.W_Q == window.session()->analysis()->weights.W_Q);
+        QVERIFY(grid->analysis()->weights().W_Q == window.session()->analysis()->weights().W_Q);
         QVERIFY(!dock->appliedAnalysis());
     }
 };

@@ -213,7 +213,7 @@ private slots:
             QCPGraph* graph = view.qkGraph(h);
             QVERIFY(graph);
             const auto& sv = a.spectra[h].qk.singular_values;
-            QCOMPARE(graph->dataCount(), a.weights.dModel());  // every index, zeros on the band
+            QCOMPARE(graph->dataCount(), a.weights().dModel());  // every index, zeros on the band
             for (int i = 0; i < graph->dataCount(); ++i) {
                 QCOMPARE(graph->data()->at(i)->key, double(i + 1));
                 QCOMPARE(graph->data()->at(i)->value, i < sv.size() ? sv(i) : view.zeroBandY(true));

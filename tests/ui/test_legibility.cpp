@@ -351,7 +351,7 @@ private slots:
         CircuitView view;
         view.setOptions(large);
         view.setAnalysis(analysis);
-        view.setCircuits(std::make_shared<const Circuits>(headCircuits(analysis->weights, 0)));
+        view.setCircuits(std::make_shared<const Circuits>(headCircuits(analysis->weights(), 0)));
         view.resize(690, 400);
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));

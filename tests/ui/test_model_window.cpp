@@ -142,7 +142,7 @@ private slots:
         QVERIFY(window.waitForCompleteUpdate(60000));
         const Weights expected = io::loadMultiheadAttention(file.toStdString(), 2);
         const auto shown = window.session()->analysis();
-        QVERIFY(shown->weights.W_Q == expected.W_Q);
+        QVERIFY(shown->weights().W_Q == expected.W_Q);
         QCOMPARE(shown->config.d_model, expected.dModel());
         QCOMPARE(window.headGrid()->headCount(), 2);
         QVERIFY(heatmap::weightsOrigin(*shown).contains("PyTorch layer weights.safetensors"));

@@ -126,11 +126,10 @@ private slots:
 
         // A rank below its bound carries a tooltip (W_Q with two equal columns in every head).
         Analysis low = *full;
-        for (int h = 0; h < low.weights.heads; ++h) {
-            const int d_k = low.weights.d_k;
-            low.weights.W_Q.col(h * d_k + 1) = low.weights.W_Q.col(h * d_k);
-        }
-        low.spectra = headSpectra(low.weights);
+        Weights tied = low.weights();
+        for (int h = 0; h < tied.heads; ++h) tied.W_Q.col(h * tied.d_k + 1) = tied.W_Q.col(h * tied.d_k);
+        low.setWeights(std::move(tied));
+        low.spectra = headSpectra(low.weights());
         table.setAnalysis(std::make_shared<const Analysis>(low));
         QCOMPARE(table.item(0, 1)->text().toInt(), 7);
         QVERIFY(table.item(0, 1)->toolTip().contains("below its bound"));

@@ -76,7 +76,7 @@ private slots:
             QCOMPARE(log.at(1), QStringLiteral("paint"));
             QVERIFY2(log.contains("equivalence") && log.contains("circuits"), qPrintable(log.join(' ')));
             QVERIFY(session.analysis()->equivalence.has_value());
-            QCOMPARE(session.circuits()->W_QK, headCircuits(session.analysis()->weights, session.head()).W_QK);
+            QCOMPARE(session.circuits()->W_QK, headCircuits(session.analysis()->weights(), session.head()).W_QK);
         }
     }
 
@@ -107,7 +107,7 @@ private slots:
         QCOMPARE(early, complete);  // one object: the grid did not draw it twice
         QCOMPARE(grid.analysis(), complete);
         QCOMPARE(static_cast<int>(complete->spectra.size()), 2);
-        QCOMPARE(complete->spectra[0].qk.singular_values, headSpectra(complete->weights)[0].qk.singular_values);
+        QCOMPARE(complete->spectra[0].qk.singular_values, headSpectra(complete->weights())[0].qk.singular_values);
 
         log.clear();
         Config warmer = tiny(2);
@@ -127,7 +127,7 @@ private slots:
         QVERIFY(ready.count() >= 1);
         QCOMPARE(session.analysis()->config.seed, std::uint64_t{19});
         QVERIFY(session.analysis()->equivalence.has_value());
-        QCOMPARE(session.circuits()->W_QK, headCircuits(session.analysis()->weights, session.head()).W_QK);
+        QCOMPARE(session.circuits()->W_QK, headCircuits(session.analysis()->weights(), session.head()).W_QK);
     }
 };
 

@@ -98,7 +98,7 @@ class TestTokenViews : public QObject {
 private slots:
     void breakdownHoldsTheCoresNumbers() {
         const auto a = analysisOf(biased());
-        const auto circuits = std::make_shared<const Circuits>(headCircuits(a->weights, 2));
+        const auto circuits = std::make_shared<const Circuits>(headCircuits(a->weights(), 2));
         ScoreBreakdownView view;
         view.resize(1200, 800);
         view.setAnalysis(a);
@@ -293,7 +293,7 @@ private slots:
         // Shown: the newest analysis, head and cell.
         auto a = window.session()->analysis();
         QList<int> all_heads;
-        for (int h = 0; h < a->weights.heads; ++h) all_heads << h;
+        for (int h = 0; h < a->weights().heads; ++h) all_heads << h;
         window.centralTabs()->setCurrentWidget(breakdown);
         QVERIFY(breakdown->hasBreakdown());
         QCOMPARE(breakdown->breakdown().head, 1);

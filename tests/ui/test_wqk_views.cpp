@@ -170,10 +170,10 @@ private slots:
         view.setHead(3);
         view.replotNow();  // hidden views refresh when shown
         using M = FusedProjectionsView;
-        QVERIFY(holds(view.colorMap(M::WQ), a->weights.W_Q));
-        QVERIFY(holds(view.colorMap(M::WK), a->weights.W_K));
-        QVERIFY(holds(view.colorMap(M::WV), a->weights.W_V));
-        QVERIFY(holds(view.colorMap(M::WO), a->weights.W_O));
+        QVERIFY(holds(view.colorMap(M::WQ), a->weights().W_Q));
+        QVERIFY(holds(view.colorMap(M::WK), a->weights().W_K));
+        QVERIFY(holds(view.colorMap(M::WV), a->weights().W_V));
+        QVERIFY(holds(view.colorMap(M::WO), a->weights().W_O));
         QVERIFY(holds(view.colorMap(M::X), a->input.query.X));
         QVERIFY(holds(view.colorMap(M::Q), a->results.Q));
         QVERIFY(holds(view.colorMap(M::K), a->results.K));
@@ -196,7 +196,7 @@ private slots:
         QVERIFY(session.waitForIdle(60000));
         QCOMPARE(ready.count(), 1);
         QCOMPARE(session.circuits()->head, 2);
-        const Circuits expected = headCircuits(session.analysis()->weights, 2);
+        const Circuits expected = headCircuits(session.analysis()->weights(), 2);
         QVERIFY(session.circuits()->W_QK == expected.W_QK);
 
         CircuitView view;
@@ -209,7 +209,7 @@ private slots:
         QVERIFY(view.productShown(CircuitView::QK));
         QVERIFY(holds(view.colorMap(CircuitView::QK), expected.W_QK));
         QVERIFY(holds(view.colorMap(CircuitView::OV), expected.W_OV));
-        QVERIFY(holds(view.colorMap(CircuitView::Query), session.analysis()->weights.queryHead(2)));
+        QVERIFY(holds(view.colorMap(CircuitView::Query), session.analysis()->weights().queryHead(2)));
         QVERIFY(view.title().contains("rank 5"));
     }
 

@@ -102,8 +102,8 @@ void StatusPanel::showAnalysis(const Analysis& a, double update_ms) {
             " \u2022 layer %4").arg(factored, merged, times, layer),
          tr("Params per head: W_Q+W_K %1 vs merged W_QK %2 (%3\u00D7) \u2022 layer %4").arg(factored, merged, times, layer),
          tr("W_Q+W_K %1 vs W_QK %2 params (%3\u00D7)").arg(factored, merged, times)});
-    const int d = a.weights.dModel();
-    const int bound = rankBound(a.weights.d_k, d, d);
+    const int d = a.weights().dModel();
+    const int bound = rankBound(a.weights().d_k, d, d);
     QString range = QStringLiteral("-");
     if (!a.spectra.empty()) {
         const auto [lo, hi] = std::minmax_element(a.spectra.begin(), a.spectra.end(),

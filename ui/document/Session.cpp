@@ -292,7 +292,7 @@ void Session::setLayer(int layer) {
 }
 
 void Session::setHead(int head) {
-    const int heads = analysis_ ? analysis_->weights.heads : 0;
+    const int heads = analysis_ ? analysis_->weights().heads : 0;
     head = heads > 0 ? std::clamp(head, 0, heads - 1) : std::max(0, head);
     if (head == head_) return;
     head_ = head;
@@ -316,7 +316,7 @@ void Session::setHover(const QString& text) {
 }
 
 void Session::clampSelection() {
-    const int heads = analysis_->weights.heads;
+    const int heads = analysis_->weights().heads;
     if (heads > 0 && head_ >= heads) {
         head_ = heads - 1;
         emit headChanged(head_);
@@ -330,7 +330,7 @@ void Session::startCircuits() {
         circuits_stale_ = true;
         return;
     }
-    if (analysis_->weights.dModel() > kMaxWindowCircuitDModel) {
+    if (analysis_->weights().dModel() > kMaxWindowCircuitDModel) {
         circuits_.reset();
         emit circuitsReady(nullptr);
         return;
@@ -342,7 +342,7 @@ void Session::startCircuits() {
         // Worker thread: the immutable analysis keeps the weights alive.
         std::shared_ptr<const Circuits> result;
         try {
-            result = std::make_shared<const Circuits>(headCircuits(analysis->weights, head));
+            result = std::make_shared<const Circuits>(headCircuits(analysis->weights(), head));
         } catch (const std::exception&) {
             // Out of memory: no circuits; the view says they are not available.
         }

@@ -318,7 +318,7 @@ bool exportView(ViewKind kind, const Analysis& analysis, int head, const ViewOpt
                 int cell_col) {
     if (!checkAnalysis(analysis, error) || !checkTarget(path, error) || !checkHead(analysis, head, error)) return false;
     const double s = options.font_scale > 0 ? options.font_scale : 1.0;
-    const int d = analysis.weights.dModel();
+    const int d = analysis.weights().dModel();
     switch (kind) {
         case ViewKind::AttentionWeights:
         case ViewKind::AttentionLogits: {
@@ -362,7 +362,7 @@ bool exportView(ViewKind kind, const Analysis& analysis, int head, const ViewOpt
             if (circuits && circuits->head == head && circuits->W_QK.rows() == d)
                 formed = std::shared_ptr<const Circuits>(std::shared_ptr<const Circuits>(), circuits);
             else
-                formed = std::make_shared<const Circuits>(headCircuits(analysis.weights, head));
+                formed = std::make_shared<const Circuits>(headCircuits(analysis.weights(), head));
             view.setCircuits(formed);
             return savePlotView(view, view.plot(), QSize(int(1500 * s), int(640 * s)), path, format, scale, error);
         }
@@ -383,7 +383,7 @@ bool exportView(ViewKind kind, const Analysis& analysis, int head, const ViewOpt
             if (circuits && circuits->head == head && circuits->W_QK.rows() == d)
                 view.setCircuits(std::shared_ptr<const Circuits>(std::shared_ptr<const Circuits>(), circuits));
             else
-                view.setCircuits(std::make_shared<const Circuits>(Circuits{head, mergedQK(analysis.weights, head), {}}));
+                view.setCircuits(std::make_shared<const Circuits>(Circuits{head, mergedQK(analysis.weights(), head), {}}));
             return savePlotView(view, view.plot(), QSize(int(1400 * s), int(820 * s)), path, format, scale, error);
         }
         case ViewKind::TokenLines: {
@@ -418,7 +418,7 @@ QStringList exportImages(const Analysis& analysis, const QString& dir, const QLi
     }
     const QDir out(dir);
     // The circuits of the head are formed once for every format.
-    const Circuits circuits = headCircuits(analysis.weights, std::clamp(head, 0, int(analysis.results.heads.size()) - 1));
+    const Circuits circuits = headCircuits(analysis.weights(), std::clamp(head, 0, int(analysis.results.heads.size()) - 1));
     for (ImageFormat format : formats) {
         for (ViewKind kind : kAllViews) {
             const QString path = out.filePath(viewFileName(kind, head) + QLatin1Char('.') + suffix(format));

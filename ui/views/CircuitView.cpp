@@ -106,8 +106,8 @@ void CircuitView::replotNow() {
 
 void CircuitView::refresh() {
     plot_->clearItems();
-    if (!analysis_ || analysis_->weights.heads == 0) return;
-    const Weights& w = analysis_->weights;
+    if (!analysis_ || analysis_->weights().heads == 0) return;
+    const Weights& w = analysis_->weights();
     head_ = std::clamp(head_, 0, w.heads - 1);
     const int d = w.dModel(), d_k = w.d_k, d_v = w.d_v;
     const double s = options_.font_scale;

@@ -83,8 +83,8 @@ void CostView::refresh() {
     }
     const Analysis& a = *analysis_;
     const Cost& c = a.cost;
-    const int d = a.weights.dModel(), h = a.weights.heads, kv = a.weights.kv_heads;
-    const int d_k = a.weights.d_k, d_v = a.weights.d_v, n_q = a.nQuery(), n_kv = a.nKeyValue();
+    const int d = a.weights().dModel(), h = a.weights().heads, kv = a.weights().kv_heads;
+    const int d_k = a.weights().d_k, d_v = a.weights().d_v, n_q = a.nQuery(), n_kv = a.nKeyValue();
     QString t = QStringLiteral("<h3>Costs at d_model = %1, h = %2, kv = %3, d_k = %4, d_v = %5, "
                                "n_q = %6, n_kv = %7</h3><table cellspacing=4 width=100%>")
                     .arg(d).arg(h).arg(kv).arg(d_k).arg(d_v).arg(n_q).arg(n_kv);

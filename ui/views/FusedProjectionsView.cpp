@@ -101,9 +101,9 @@ void FusedProjectionsView::replotNow() {
 
 void FusedProjectionsView::refresh() {
     plot_->clearItems();
-    if (!analysis_ || analysis_->weights.heads == 0) return;
+    if (!analysis_ || analysis_->weights().heads == 0) return;
     const Analysis& a = *analysis_;
-    const Weights& w = a.weights;
+    const Weights& w = a.weights();
     head_ = std::clamp(head_, 0, w.heads - 1);
     const int h = w.heads, kv = w.kv_heads, group = h / kv, g = w.kvHeadOf(head_);
     const double s = options_.font_scale;

@@ -49,7 +49,7 @@ QString infoHtml(const Analysis& a, int head) {
     row(QStringLiteral("d_model"), QString::number(d_model));
     row(QStringLiteral("d_k, d_v"), QStringLiteral("%1, %2").arg(d_k).arg(d_v));
     if (a.config.kvHeads() != a.config.heads)
-        row(QStringLiteral("key/value head"), QString::number(a.weights.kvHeadOf(head)));
+        row(QStringLiteral("key/value head"), QString::number(a.weights().kvHeadOf(head)));
     if (const HeadSpectra* s = spectraOf(a, head)) {
         row(QStringLiteral("rank W<sub>QK</sub>"),
             QStringLiteral("%1 (≤ d_k = %2, of %3×%3)").arg(s->qk.rank).arg(d_k).arg(d_model));

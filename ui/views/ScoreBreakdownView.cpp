@@ -161,7 +161,7 @@ void ScoreBreakdownView::refresh() {
     int row = row_, col = col_;
     const bool chosen = row >= 0 && col >= 0 && row < a.nQuery() && col < a.nKeyValue();
     if (!chosen) std::tie(row, col) = defaultCell(a, head_);
-    const Eigen::MatrixXf* w_qk = circuits_ && circuits_->head == head_ && circuits_->W_QK.rows() == a.weights.dModel()
+    const Eigen::MatrixXf* w_qk = circuits_ && circuits_->head == head_ && circuits_->W_QK.rows() == a.weights().dModel()
                                       ? &circuits_->W_QK : nullptr;
     breakdown_ = scoreBreakdown(a, head_, row, col, w_qk);
     has_breakdown_ = true;
@@ -216,15 +216,15 @@ void ScoreBreakdownView::refresh() {
         if (b.bilinear) {
             const BilinearScore& q = *b.bilinear;
             QString terms = QStringLiteral("x_i W_QK,i x_jᵀ = %1").arg(num(q.main, 5));
-            if (a.weights.hasBias())
+            if (a.weights().hasBias())
                 terms += QStringLiteral(" + x_i W_i^Q b_kᵀ %1 + b_q W_i^Kᵀ x_jᵀ %2 + b_q b_kᵀ %3")
                              .arg(num(q.query_bias), num(q.key_bias), num(q.bias_bias));
             lines << QStringLiteral("Through W_QK,i = W_i^Q W_i^Kᵀ: %1 = %2  →  logit %3;  difference %4 (float rounding)")
                          .arg(terms, num(q.sum, 5), num(q.logit, 5), num(q.difference, 2));
         } else {
-            lines << (a.weights.dModel() > kMaxWindowCircuitDModel
+            lines << (a.weights().dModel() > kMaxWindowCircuitDModel
                           ? QStringLiteral("W_QK,i (%1 × %1) is not formed in the window; headscope-cli export shows "
-                                           "the bilinear form").arg(a.weights.dModel())
+                                           "the bilinear form").arg(a.weights().dModel())
                           : QStringLiteral("forming W_QK,i for the bilinear form…"));
         }
     }

@@ -76,7 +76,7 @@ QCPGraph* SpectrumView::ovGraph(int head) const {
 Eigen::VectorXd SpectrumView::values(bool qk, int head) const {
     if (!analysis_ || head < 0 || head >= static_cast<int>(analysis_->spectra.size())) return {};
     const HeadSpectra& s = analysis_->spectra[static_cast<std::size_t>(head)];
-    const int d = analysis_->weights.dModel();
+    const int d = analysis_->weights().dModel();
     return allSingularValues(qk ? s.qk : s.ov, d, d);
 }
 
@@ -143,8 +143,8 @@ void SpectrumView::fillPanel(int panel) {
     QCPAxisRect* rect = rects_[panel];
     QCPAxis* x = rect->axis(QCPAxis::atBottom);
     QCPAxis* y = rect->axis(QCPAxis::atLeft);
-    const int d = a.weights.dModel();
-    const int inner = qk ? a.weights.d_k : a.weights.d_v;
+    const int d = a.weights().dModel();
+    const int inner = qk ? a.weights().d_k : a.weights().d_v;
     const int bound = rankBound(inner, d, d);
     const int heads = static_cast<int>(graphs_[panel].size());
 
@@ -266,7 +266,7 @@ void SpectrumView::fillPanel(int panel) {
 
 void SpectrumView::styleSelection() {
     for (int p : {kQK, kOV}) {
-        const int d = analysis_ ? analysis_->weights.dModel() : 0;
+        const int d = analysis_ ? analysis_->weights().dModel() : 0;
         for (int h = 0; h < graphs_[p].size(); ++h) {
             QCPGraph* graph = graphs_[p][h];
             QColor color = headColor(h);
@@ -354,7 +354,7 @@ void SpectrumView::fitTexts() {
         rects_[p]->axis(QCPAxis::atBottom)->setLabel(x_labels.front());
     }
     fit::layOut(plot_);
-    const int d = analysis_ ? analysis_->weights.dModel() : 1;
+    const int d = analysis_ ? analysis_->weights().dModel() : 1;
     for (int p : {kQK, kOV}) {
         QCPAxisRect* rect = rects_[p];
         const QRect r = rect->rect();
