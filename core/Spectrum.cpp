@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 namespace headscope {
 
@@ -31,6 +32,19 @@ struct ThinR {
     bool well_conditioned = false;  // 1-norm condition number <= kMaxCholeskyCondition
 };
 
+// R (r, r) with A = Q R, given A's Gram A^T A (r, r), lower half filled, when its Cholesky
+// factor is well conditioned: R = chol(A^T A)^T. Empty otherwise.
+std::optional<ThinR> choleskyR(const Eigen::MatrixXd& gram) {
+    const Eigen::Index r = gram.rows();
+    const Eigen::LLT<Eigen::MatrixXd> llt(gram);
+    if (llt.info() != Eigen::Success) return std::nullopt;
+    Eigen::MatrixXd R = llt.matrixU();
+    const Eigen::MatrixXd R_inv = R.triangularView<Eigen::Upper>().solve(Eigen::MatrixXd::Identity(r, r));
+    const double cond = R.cwiseAbs().colwise().sum().maxCoeff() * R_inv.cwiseAbs().colwise().sum().maxCoeff();
+    if (!std::isfinite(cond) || cond > kMaxCholeskyCondition) return std::nullopt;
+    return ThinR{std::move(R), true};
+}
+
 // R (r, r) with A = Q R for a (m, r), m >= r. Fast path: R = chol(A^T A)^T, whose cost is
 // one symmetric rank-k update (m r^2 / 2 multiply-adds, GEMM speed) plus O(r^3); falls back
 // to Householder QR when A is rank-deficient or not well conditioned.
@@ -39,15 +53,21 @@ ThinR thinR(const Eigen::Ref<const Eigen::MatrixXd>& a) {
     if (a.rows() >= r && r > 0) {
         Eigen::MatrixXd gram = Eigen::MatrixXd::Zero(r, r);  // (r, r) = A^T A, lower half
         gram.selfadjointView<Eigen::Lower>().rankUpdate(a.transpose());
-        const Eigen::LLT<Eigen::MatrixXd> llt(gram);
-        if (llt.info() == Eigen::Success) {
-            Eigen::MatrixXd R = llt.matrixU();
-            const Eigen::MatrixXd R_inv = R.triangularView<Eigen::Upper>().solve(Eigen::MatrixXd::Identity(r, r));
-            const double cond = R.cwiseAbs().colwise().sum().maxCoeff() * R_inv.cwiseAbs().colwise().sum().maxCoeff();
-            if (std::isfinite(cond) && cond <= kMaxCholeskyCondition) return {std::move(R), true};
-        }
+        if (std::optional<ThinR> fast = choleskyR(gram)) return std::move(*fast);
     }
     return {householderR(a), false};
+}
+
+// thinR(A) given A^T (r, m): the Gram is A^T (A^T)^T, so A itself is never formed; a row block
+// of a column-major matrix (a head's W_O^i) is read a column at a time instead of transposed.
+ThinR thinRofTranspose(const Eigen::Ref<const Eigen::MatrixXd>& a_t) {
+    const Eigen::Index r = a_t.rows();
+    if (a_t.cols() >= r && r > 0) {
+        Eigen::MatrixXd gram = Eigen::MatrixXd::Zero(r, r);  // (r, r) = A^T A, lower half
+        gram.selfadjointView<Eigen::Lower>().rankUpdate(a_t);
+        if (std::optional<ThinR> fast = choleskyR(gram)) return std::move(*fast);
+    }
+    return {householderR(a_t.transpose()), false};
 }
 
 // Squaring the core (below) is used only when its condition number is at most 1e3, i.e. its
@@ -134,7 +154,7 @@ std::vector<HeadSpectra> headSpectra(const Weights& w, double rank_rtol) {
         if (t < h) {
             f.r_query[t] = thinR(w.queryHead(t).cast<double>());                      // (d, d_k)
         } else if (t < 2 * h) {
-            f.r_output[t - h] = thinR(w.outputHead(t - h).transpose().cast<double>());  // (d, d_v)
+            f.r_output[t - h] = thinRofTranspose(w.outputHead(t - h).cast<double>());  // of (d, d_v), given (d_v, d)
         } else if (t < 2 * h + kv) {
             const int g = t - 2 * h;
             f.r_key[g] = thinR(w.W_K.middleCols(g * w.d_k, w.d_k).cast<double>());    // (d, d_k)
