@@ -48,7 +48,7 @@ void analyzeInto(Analysis& a, const Config& config, bool with_equivalence, const
                                  "use a larger temperature or smaller weights");
     a.cost = computeCost(config, a.nQuery(), a.nKeyValue());
     const bool same_spectra = same_weights && previous->config.rank_rtol == config.rank_rtol;
-    if (!same_spectra && before_spectra) before_spectra();
+    if (before_spectra) before_spectra();
     a.spectra_ms = timedMs([&] {
         a.spectra = same_spectra ? previous->spectra : headSpectra(a.weights(), config.rank_rtol);
         a.logits = logitsSpectra(a.weights(), a.results, AttentionOptions::from(config), config.rank_rtol);

@@ -56,8 +56,9 @@ struct LoadedWeights {
 Analysis analyze(const Config& config, bool with_equivalence = true, const Analysis* previous = nullptr,
                  const LoadedWeights* weights = nullptr);
 
-// analyze() into `a` (whatever it held is replaced). before_spectra, when the weights' spectra
-// are to be computed rather than reused, is called once the forward pass is done: from then on
+// analyze() into `a` (whatever it held is replaced). before_spectra is called once the forward
+// pass is done, before the weights' spectra (computed or reused) and the logits' spectra
+// (always computed, 0.4 ms at BERT-base with 16 tokens): from then on
 // this writes only a.spectra, a.logits, a.spectra_ms and (with_equivalence) a.equivalence and
 // a.equivalence_ms, so another thread may meanwhile read every other member of `a`; e.g. the
 // GUI draws the heatmaps while the spectra are computed.

@@ -129,10 +129,15 @@ TEST(Analysis, BeforeSpectraSeesTheForwardPassDoneAndTheSpectraNotYet) {
     EXPECT_EQ(a.results.output, analyze(c, false).results.output);
 
     Config warmer = c;
-    warmer.temperature = 3;  // same weights: spectra reused, nothing to wait for
+    warmer.temperature = 3;  // same weights: spectra reused, the logits' spectra still to come
     Analysis b;
-    analyzeInto(b, warmer, false, &a, nullptr, [&] { ++calls; });
-    EXPECT_EQ(calls, 1);
+    analyzeInto(b, warmer, false, &a, nullptr, [&] {
+        ++calls;
+        EXPECT_EQ(b.results.heads.size(), std::size_t(c.heads));
+        EXPECT_TRUE(b.spectra.empty());
+        EXPECT_TRUE(b.logits.empty());
+    });
+    EXPECT_EQ(calls, 2);
     EXPECT_EQ(b.spectra[0].qk.singular_values, a.spectra[0].qk.singular_values);
 }
 

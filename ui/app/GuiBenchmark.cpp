@@ -98,7 +98,7 @@ GuiBenchResult benchmarkGuiUpdate(int runs) {
         window.repaint();  // synchronous paint of the whole window, docks and status line included
         const double ms = double(clock.nsecsElapsed()) / 1e6;
         QObject::disconnect(preview);
-        if (first_paint_ms < 0) first_paint_ms = ms;  // weights reused: no early heatmaps
+        if (first_paint_ms < 0) first_paint_ms = ms;  // no early heatmaps (a GPT-2 model's layer)
         window.session()->waitForIdle(60000);  // equivalence runs in the background: not timed
         return ms;
     };

@@ -5,9 +5,8 @@
 // setConfig() validates on the GUI thread. A valid config is analysed on a worker thread;
 // while one analysis runs, later requests replace a single pending config, so a burst
 // (a slider drag) computes the latest value next, not every value in between. Each
-// finished analysis is published with changed() (with new weights, forwardReady() first
-// publishes it as soon as its forward pass is done, so the heatmaps are drawn while the
-// spectra are computed); then the equivalence residuals (fused vs
+// finished analysis is published with changed() (forwardReady() first publishes it as soon as
+// its forward pass is done, so the heatmaps are drawn while the spectra are computed); then the equivalence residuals (fused vs
 // per-head vs merged logits) are computed on a second worker thread and published with
 // equivalenceReady(), unless a newer config is already on its way.
 //
@@ -99,7 +98,7 @@ public slots:
 signals:
     void invalid(const QStringList& problems);
     void changed(std::shared_ptr<const headscope::Analysis> analysis);
-    // New weights only, before changed(): the analysis as soon as its forward pass is done,
+    // Before changed(): the analysis as soon as its forward pass is done,
     // while its spectra are still being computed (then changed() brings the same object,
     // complete). Receivers read its config, input, weights and results only, never its spectra
     // or logits spectra; after a failure this brings the last valid analysis back.
