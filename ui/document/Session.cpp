@@ -104,7 +104,7 @@ void Session::startAnalysis(Request request) {
                                                   previous = result_]() {
         // Worker thread: only the copied request, the immutable previous result and the engine.
         try {
-            // New weights: the heatmaps can be drawn while their spectra are computed.
+            // The heatmaps can be drawn while the spectra are computed.
             const ForwardDone forward_done = [this, generation](std::shared_ptr<const Analysis> partial) {
                 QMetaObject::invokeMethod(this, [this, generation, partial]() { onForwardDone(generation, partial); },
                                           Qt::QueuedConnection);
