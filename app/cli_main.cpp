@@ -1,83 +1,15 @@
 // headscope-cli: the attention engine from the command line (see README "Command line").
-#include <cstdio>
-#include <exception>
-#include <iostream>
-
-#include <QStringList>
-
-#include "Memory.h"
-#include "cli/Arguments.h"
+// `info` runs here with QtCore alone; the commands that draw run in headscope-cli-widgets,
+// which this process becomes (cli/CommandLine.h).
+#include "cli/CommandLine.h"
 #include "cli/Commands.h"
-
-namespace {
-
-// Every command and every option its parser accepts (keep in step with app/cli/*.cpp).
-constexpr const char* kUsage =
-    "usage: headscope-cli <command> [options]\n"
-    "commands:\n"
-    "  info    [config options] [--json]      configuration, costs, spectra, ranks, equivalence\n"
-    "  export  [config options] --out DIR [--format png,svg,pdf,csv,npy] [--scale S]\n"
-    "  run     --weights F.safetensors --heads H --query X.npy [--key-value Y.npy]\n"
-    "          [--mask none|causal] [--pad-keys LIST] [--prefix P] [--format png,svg,pdf|none] --out DIR\n"
-    "  model   --checkpoint DIR (--text \"...\" | --ids 1,2,3) [--layer L] [--mask causal|none]\n"
-    "          [--temperature T] [--json] [--out DIR [--format png,svg,pdf,csv,npy] [--scale S]]\n"
-    "          a GPT-2 directory: tokens, ids, ranks per layer and head, top-10 next tokens;\n"
-    "          --out writes attention_layer_L.npy (heads, n, n) and layer_L/ as export does\n"
-    "  lesson  N --out DIR [--format png,svg,pdf] [--scale S]   slides of lesson N (one image per step)\n"
-    "          and lesson-N.md, a handout with the live numbers;  lesson --list\n"
-    "  bench   [--json] [--runs N] [--no-gui | --gui-only] [--quick]   timings at BERT-base and a large\n"
-    "          geometry, against a GEMM floor measured in the same run, and of the window's updates\n"
-    "config options: --d-model N --heads H [--d-k N] [--d-v N] [--kv-heads N]\n"
-    "                (--text \"...\" | --seq-len N) [--source-text \"...\"] [--mask none|causal]\n"
-    "                [--pad-keys LIST] [--no-scale] [--temperature T] [--seed S]\n"
-    "                [--init xavier|normal|identity] [--sigma S] [--no-bias] [--rank-rtol R] [--session FILE]\n"
-    "'headscope-cli <command> --help' is not needed: every option is listed above.\n";
-
-}  // namespace
 
 int main(int argc, char** argv) {
     using namespace headscope::cli;
-    headscope::keepFreedMemory();
-    if (argc < 2 || QString(argv[1]) == "--help" || QString(argv[1]) == "-h" || QString(argv[1]) == "help") {
-        std::fputs(kUsage, argc < 2 ? stderr : stdout);
-        return argc < 2 ? 2 : 0;
-    }
-    if (QString(argv[1]) == "--version") {
-        std::printf("headscope-cli %s\n", HEADSCOPE_VERSION);
-        return 0;
-    }
-    const QString command = QString::fromLocal8Bit(argv[1]);
-    QStringList rest;
-    for (int i = 2; i < argc; ++i) rest << QString::fromLocal8Bit(argv[i]);
-    try {
-        int status = 0;
-        if (command == "info")
-            status = runInfo(rest);
-        else if (command == "export")
-            status = runExport(rest, argc, argv);
-        else if (command == "run")
-            status = runRun(rest, argc, argv);
-        else if (command == "bench")
-            status = runBench(rest, argc, argv);
-        else if (command == "model")
-            status = runModel(rest, argc, argv);
-        else if (command == "lesson")
-            status = runLesson(rest, argc, argv);
-        else
-            throw UsageError("unknown command '" + command.toStdString() + "' (use info, export, run, model, lesson or bench)");
-        // A full disk or a closed pipe must not pass for success.
-        std::cout.flush();
-        if (std::fflush(stdout) != 0 || std::ferror(stdout) || !std::cout)
-            throw UsageError("cannot write the output (disk full or pipe closed?)");
-        return status;
-    } catch (const UsageError& e) {
-        std::fprintf(stderr, "headscope-cli: %s\n", e.what());
-        return 2;
-    } catch (const std::bad_alloc&) {
-        std::fprintf(stderr, "headscope-cli: out of memory: choose a smaller configuration\n");
-        return 2;
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "headscope-cli: %s\n", e.what());
-        return 2;
-    }
+    return commandLineMain(argc, argv, [](const QString& command, const QStringList& arguments, int,
+                                          char** argv) -> std::optional<int> {
+        if (command == "info") return runInfo(arguments);
+        if (drawsWithWidgets(command)) execWidgetsCommand(argv);
+        return std::nullopt;
+    });
 }

@@ -42,10 +42,19 @@ void writeFile(const fs::path& path, const std::string& bytes) {
     out << bytes;
 }
 
-CliResult runCli(const std::vector<std::string>& arguments) {
+CliResult runCli(const std::vector<std::string>& arguments) { return runProgram(HEADSCOPE_CLI, arguments); }
+
+CliResult runProgram(const std::string& program, const std::vector<std::string>& arguments,
+                     const std::string& environment) {
     TempDir capture;
-    std::string command = "env -u DISPLAY -u WAYLAND_DISPLAY -u QT_QPA_PLATFORM " + quote(HEADSCOPE_CLI);
-    for (const auto& a : arguments) command += " " + quote(a);
+    std::string command = "env -u DISPLAY -u WAYLAND_DISPLAY -u QT_QPA_PLATFORM ";
+    command += environment;
+    command += ' ';
+    command += quote(program);
+    for (const auto& a : arguments) {
+        command += ' ';
+        command += quote(a);
+    }
     command += " >" + quote((capture.path / "out").string()) + " 2>" + quote((capture.path / "err").string()) +
                " </dev/null";
     const int raw = std::system(command.c_str());

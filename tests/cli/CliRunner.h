@@ -11,6 +11,9 @@ struct CliResult {
 
 // Arguments are passed verbatim (quoted for the shell); the display is unset, as on CI.
 CliResult runCli(const std::vector<std::string>& arguments);
+// The same for any program, with `environment` ("NAME=value ...", unquoted) added to its environment.
+CliResult runProgram(const std::string& program, const std::vector<std::string>& arguments,
+                     const std::string& environment = "");
 
 // A fresh empty directory under the temp dir, removed by the destructor.
 struct TempDir {

@@ -59,6 +59,38 @@ TEST(Info, TextOutputNamesTheRanks) {
     EXPECT_THAT(r.out, HasSubstr("equivalence"));
 }
 
+// `info` must start fast: headscope-cli loads QtCore alone and becomes headscope-cli-widgets
+// only for the commands that draw.
+TEST(Info, LoadsNoneOfQtsGuiLibraries) {
+    // The dynamic loader lists what it would load and runs nothing (this is how ldd works).
+    const CliResult r = runProgram(HEADSCOPE_CLI, {}, "LD_TRACE_LOADED_OBJECTS=1");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_THAT(r.out, HasSubstr("libQt6Core"));
+    EXPECT_THAT(r.out, ::testing::Not(HasSubstr("libQt6Gui")));
+    EXPECT_THAT(r.out, ::testing::Not(HasSubstr("libQt6Widgets")));
+    EXPECT_THAT(r.out, ::testing::Not(HasSubstr("qcustomplot")));
+}
+
+TEST(Info, DrawingCommandsNeedTheWidgetsProgramBesideIt) {
+    const TempDir alone;
+    const fs::path cli = alone.path / "headscope-cli";
+    fs::copy_file(HEADSCOPE_CLI, cli);
+    const CliResult info = runProgram(cli.string(), {"info", "--json"});
+    ASSERT_EQ(info.status, 0) << info.err;
+    EXPECT_EQ(json::parse(info.out)["d_model"], 64);
+    const CliResult out = runProgram(cli.string(), {"export", "--out", (alone.path / "pictures").string()});
+    EXPECT_EQ(out.status, 2);
+    EXPECT_EQ(lines(out.err), 1) << out.err;
+    EXPECT_THAT(out.err, HasSubstr("headscope-cli: cannot run 'export': "));
+    EXPECT_THAT(out.err, HasSubstr((alone.path / "headscope-cli-widgets").string() + ": No such file"));
+    EXPECT_FALSE(fs::exists(alone.path / "pictures"));
+    // Beside it (the build directory), the same command runs there and draws.
+    const TempDir pictures;
+    const CliResult drawn = runCli({"export", "--out", pictures.str(), "--format", "png"});
+    ASSERT_EQ(drawn.status, 0) << drawn.err;
+    EXPECT_TRUE(fs::exists(pictures.path / "attention_weights.png"));
+}
+
 TEST(Arguments, ImpossibleDimensionsAreOneClearLineAndStatus2) {
     const CliResult r = runCli({"info", "--d-model", "100", "--heads", "8"});
     EXPECT_EQ(r.status, 2);
