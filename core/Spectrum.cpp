@@ -39,9 +39,12 @@ std::optional<ThinR> choleskyR(const Eigen::MatrixXd& gram) {
     const Eigen::LLT<Eigen::MatrixXd> llt(gram);
     if (llt.info() != Eigen::Success) return std::nullopt;
     Eigen::MatrixXd R = llt.matrixU();
-    const Eigen::MatrixXd R_inv = R.triangularView<Eigen::Upper>().solve(Eigen::MatrixXd::Identity(r, r));
-    const double cond = R.cwiseAbs().colwise().sum().maxCoeff() * R_inv.cwiseAbs().colwise().sum().maxCoeff();
-    if (!std::isfinite(cond) || cond > kMaxCholeskyCondition) return std::nullopt;
+    const auto within = [](double cond) { return std::isfinite(cond) && cond <= kMaxCholeskyCondition; };
+    if (!within(triangularConditionBound(R))) {  // the O(r^2) bound is too loose: invert R, O(r^3)
+        const Eigen::MatrixXd R_inv = R.triangularView<Eigen::Upper>().solve(Eigen::MatrixXd::Identity(r, r));
+        if (!within(R.cwiseAbs().colwise().sum().maxCoeff() * R_inv.cwiseAbs().colwise().sum().maxCoeff()))
+            return std::nullopt;
+    }
     return ThinR{std::move(R), true};
 }
 
@@ -107,6 +110,16 @@ struct Factors {
 };
 
 }  // namespace
+
+double triangularConditionBound(const Eigen::Ref<const Eigen::MatrixXd>& r) {
+    // M(R) (|r_jj| on the diagonal, -|r_ij| above it) has |R^{-1}| <= M(R)^{-1} entrywise and
+    // M(R)^{-1} >= 0, so the column sums of M(R)^{-1}, y = M(R)^{-T} 1, bound those of |R^{-1}|.
+    const Eigen::Index n = r.rows();
+    Eigen::VectorXd y(n);  // M(R)^T y = 1, by forward substitution
+    for (Eigen::Index j = 0; j < n; ++j)
+        y(j) = (1.0 + r.col(j).head(j).cwiseAbs().dot(y.head(j))) / std::abs(r(j, j));
+    return n == 0 ? 1.0 : r.cwiseAbs().colwise().sum().maxCoeff() * y.maxCoeff();
+}
 
 int numericalRank(const Eigen::Ref<const Eigen::VectorXd>& sv, Eigen::Index rows, Eigen::Index cols,
                   double rank_rtol, double* tolerance_out) {

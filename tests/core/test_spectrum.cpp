@@ -103,6 +103,37 @@ TEST(Spectrum, LogitsRankIsAtMostTheTokenCount) {
     for (const Spectrum& s : b.logits) EXPECT_EQ(s.rank, 8);
 }
 
+namespace {
+double exactConditionOfTriangular(const Eigen::MatrixXd& r) {
+    const Eigen::MatrixXd inverse = r.triangularView<Eigen::Upper>().solve(Eigen::MatrixXd::Identity(r.rows(), r.cols()));
+    return r.cwiseAbs().colwise().sum().maxCoeff() * inverse.cwiseAbs().colwise().sum().maxCoeff();
+}
+}  // namespace
+
+// The Cholesky fast path is taken only when this bound says the condition number is small, so
+// it must never be below the true value.
+TEST(Spectrum, TriangularConditionBoundIsNeverBelowTheTrueConditionNumber) {
+    for (int trial = 0; trial < 60; ++trial) {
+        const int n = 1 + trial % 40;
+        Eigen::MatrixXd r = randomMatrix(n, n, 900 + trial).triangularView<Eigen::Upper>();
+        // Diagonals from dominant to tiny, of either sign: condition numbers from ~1 to ~1e12.
+        const double dominance = std::pow(10.0, (trial % 7) - 2);
+        for (int j = 0; j < n; ++j) r(j, j) = (j % 2 ? -1 : 1) * (dominance + std::pow(0.6, trial % 50) * std::abs(r(j, j)));
+        const double exact = exactConditionOfTriangular(r), bound = triangularConditionBound(r);
+        EXPECT_GE(bound, exact * (1 - 1e-12)) << "n " << n << " trial " << trial;
+    }
+    const Eigen::MatrixXd diagonal = Eigen::VectorXd::LinSpaced(8, -4.0, 3.5).asDiagonal();
+    EXPECT_NEAR(triangularConditionBound(diagonal), exactConditionOfTriangular(diagonal), 1e-12);
+    Eigen::MatrixXd singular = Eigen::MatrixXd::Identity(3, 3);
+    singular(1, 1) = 0;
+    EXPECT_FALSE(std::isfinite(triangularConditionBound(singular)));
+    // Tight enough to spare the inverse at BERT-base: the R of a random (768, 64) factor.
+    const Eigen::MatrixXd a = randomMatrix(768, 64, 7);
+    const Eigen::MatrixXd r = Eigen::HouseholderQR<Eigen::MatrixXd>(a).matrixQR().topRows(64).triangularView<Eigen::Upper>();
+    EXPECT_LT(triangularConditionBound(r), 3 * exactConditionOfTriangular(r));
+    EXPECT_LT(triangularConditionBound(r), 100.0);
+}
+
 TEST(Spectrum, IllConditionedFactorsStayWithinTheirErrorBound) {
     // A = B = U D Q with U (64, 8) orthonormal and Q (8, 8) orthogonal: A B^T = U D^2 U^T, so
     // the singular values are exactly D^2, here spread over a condition number of 50 * 50
