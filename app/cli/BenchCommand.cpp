@@ -3,6 +3,7 @@
 // products, at BERT-base and at a large geometry; plus the GUI's update time, offscreen.
 #include <QApplication>
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -49,6 +50,8 @@ struct GeometryFigures {
     double forward_ms = 0, spectra_ms = 0, forward_plus_spectra_ms = 0, naive_spectra_ms = 0, peak_mib = 0;
     // The floor: the forward pass' multiply-adds at the GEMM rate measured in this run, on every core.
     double forward_multiply_adds = 0, gemm_gflops_per_core = 0, floor_ms = 0;
+    // The same at the rate every core reaches running the sgemm at once (a floor the forward can reach).
+    double gemm_gflops_all_cores = 0, all_cores_floor_ms = 0;
 };
 
 // Single-core multiply-add rate (GFLOP/s counting one multiply-add as two operations) of a plain
@@ -66,6 +69,43 @@ double gemmGflopsPerCore(int n, int d, int runs) {
         if (run > 0) rates.push_back(flops * repeats / (ms * 1e6));
     }
     volatile float sink = y(0, 0);
+    (void)sink;
+    return median(rates);
+}
+
+// The same sgemm on every worker thread at once, each its own copy: GFLOP/s of all the cores
+// together. Below threads x the single-core rate where the cores share execution units or
+// memory bandwidth (SMT siblings, a virtual machine's vCPUs). Median of the runs.
+double gemmGflopsAllCores(int n, int d, int runs) {
+    const int threads = workerThreads();
+    std::vector<Eigen::MatrixXf> x, w, y;
+    for (int t = 0; t < threads; ++t)
+        x.push_back(Eigen::MatrixXf::Random(n, d)), w.push_back(Eigen::MatrixXf::Random(d, d)), y.emplace_back(n, d);
+    const double flops = 2.0 * n * d * double(d);
+    const int repeats = std::max(1, int(2e8 / flops));
+    const auto products = [&](int t) {
+        for (int r = 0; r < repeats; ++r) y[t].noalias() = x[t] * w[t];
+    };
+    std::vector<double> rates;
+    for (int run = 0; run < runs + 1; ++run) {
+        std::atomic<int> ready{0};
+        std::atomic<bool> go{false};
+        std::vector<std::thread> others;
+        for (int t = 1; t < threads; ++t)
+            others.emplace_back([&, t] {
+                ++ready;
+                while (!go) std::this_thread::yield();
+                products(t);
+            });
+        while (ready < threads - 1) std::this_thread::yield();  // every thread started: none begins late
+        const auto t0 = Clock::now();
+        go = true;
+        products(0);
+        for (auto& other : others) other.join();
+        const double ms = msSince(t0);
+        if (run > 0) rates.push_back(flops * repeats * threads / (ms * 1e6));
+    }
+    volatile float sink = y[0](0, 0);
     (void)sink;
     return median(rates);
 }
@@ -107,6 +147,8 @@ GeometryFigures measure(std::string name, int d_model, int heads, int n, int run
     g.gemm_gflops_per_core = gemmGflopsPerCore(n, d_model, std::max(3, std::min(runs, 9)));
     const int threads = workerThreads();
     g.floor_ms = 2.0 * g.forward_multiply_adds / (g.gemm_gflops_per_core * 1e9 * threads) * 1e3;
+    g.gemm_gflops_all_cores = gemmGflopsAllCores(n, d_model, std::max(3, std::min(runs, 9)));
+    g.all_cores_floor_ms = 2.0 * g.forward_multiply_adds / (g.gemm_gflops_all_cores * 1e9) * 1e3;
     return g;
 }
 
@@ -166,7 +208,11 @@ int runBench(const QStringList& arguments, int argc, char** argv) {
                          {"gemm_gflops_per_core", g.gemm_gflops_per_core},
                          {"floor_ms", g.floor_ms},
                          {"forward_over_floor", g.forward_ms / g.floor_ms},
-                         {"forward_plus_spectra_over_floor", g.forward_plus_spectra_ms / g.floor_ms}};
+                         {"forward_plus_spectra_over_floor", g.forward_plus_spectra_ms / g.floor_ms},
+                         {"gemm_gflops_all_cores", g.gemm_gflops_all_cores},
+                         {"all_cores_floor_ms", g.all_cores_floor_ms},
+                         {"forward_over_all_cores_floor", g.forward_ms / g.all_cores_floor_ms},
+                         {"forward_plus_spectra_over_all_cores_floor", g.forward_plus_spectra_ms / g.all_cores_floor_ms}};
         if (gui_ms >= 0) {
             j["gui_update_ms"] = gui_ms;
             j["gui_update_same_weights_ms"] = gui_same_weights_ms;
@@ -201,6 +247,11 @@ int runBench(const QStringList& arguments, int argc, char** argv) {
                     g.gemm_gflops_per_core, g.floor_ms, g.forward_ms / g.floor_ms, g.forward_plus_spectra_ms / g.floor_ms);
     std::printf("floor = the forward's multiply-adds at this run's single-core sgemm rate, on %d threads\n",
                 workerThreads());
+    for (const auto& g : figures)
+        std::printf("%-10s every core at once: %.1f GF/s in all (%.2fx one core), floor %.3f ms, forward/floor %.2f, "
+                    "fwd+spectra/floor %.2f\n", g.name.c_str(), g.gemm_gflops_all_cores,
+                    g.gemm_gflops_all_cores / g.gemm_gflops_per_core, g.all_cores_floor_ms,
+                    g.forward_ms / g.all_cores_floor_ms, g.forward_plus_spectra_ms / g.all_cores_floor_ms);
     if (gui_ms >= 0)
         std::printf("\nGUI update, config change -> all views repainted (offscreen, d_model 768, 12 heads, 16 tokens),\n"
                     "median of %d: new seed (weights and spectra recomputed) %.2f ms; new temperature (weights\n"

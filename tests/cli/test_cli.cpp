@@ -235,6 +235,20 @@ TEST(Bench, QuickJsonReportsEveryFigureConsistently) {
                          g["naive_spectra_ms"].get<double>() / g["spectra_ms"].get<double>());
         EXPECT_GE(g["naive_heads_timed"].get<int>(), 1);
         EXPECT_LE(g["naive_heads_timed"].get<int>(), g["heads"].get<int>());
+        // The floors: the forward's multiply-adds at this run's sgemm rates, one core times the
+        // threads and every core at once, and the times over them.
+        for (const char* key : {"forward_multiply_adds", "gemm_gflops_per_core", "floor_ms", "gemm_gflops_all_cores",
+                                "all_cores_floor_ms"})
+            EXPECT_GT(g[key].get<double>(), 0.0) << key;
+        const double forward = g["forward_ms"].get<double>(), both = g["forward_plus_spectra_ms"].get<double>();
+        const double all_cores_floor = g["all_cores_floor_ms"].get<double>();
+        EXPECT_NEAR(all_cores_floor,
+                    2 * g["forward_multiply_adds"].get<double>() / (g["gemm_gflops_all_cores"].get<double>() * 1e9) * 1e3,
+                    1e-12 * all_cores_floor);
+        EXPECT_DOUBLE_EQ(g["forward_over_floor"].get<double>(), forward / g["floor_ms"].get<double>());
+        EXPECT_DOUBLE_EQ(g["forward_plus_spectra_over_floor"].get<double>(), both / g["floor_ms"].get<double>());
+        EXPECT_DOUBLE_EQ(g["forward_over_all_cores_floor"].get<double>(), forward / all_cores_floor);
+        EXPECT_DOUBLE_EQ(g["forward_plus_spectra_over_all_cores_floor"].get<double>(), both / all_cores_floor);
     }
     EXPECT_EQ(j["bert_base"]["d_model"], 96);
     EXPECT_EQ(j["large"]["heads"], 5);
