@@ -287,7 +287,7 @@ model::Gpt2Config readGpt2Config(const std::string& path) {
     if (!config.is_object()) fail("it is not a JSON object");
 
     if (config.contains("model_type") && config["model_type"] != "gpt2")
-        fail("\"model_type\" is " + config["model_type"].dump() + "; only \"gpt2\" checkpoints can be opened");
+        fail("\"model_type\" is " + quote(config["model_type"].dump(), 40) + "; only \"gpt2\" checkpoints can be opened");
     model::Gpt2Config c;
     c.n_layer = intField(config, "n_layer", 1, 256, path);
     c.n_head = intField(config, "n_head", 1, Limits::kMaxHeads, path);
@@ -317,8 +317,8 @@ model::Gpt2Config readGpt2Config(const std::string& path) {
     else if (c.activation_name == "relu")
         c.activation = model::Activation::Relu;
     else
-        fail("\"activation_function\" \"" + c.activation_name +
-             "\" is not supported (supported: gelu_new, gelu_pytorch_tanh, gelu, relu)");
+        fail("\"activation_function\" " + quote(c.activation_name, 40) +
+             " is not supported (supported: gelu_new, gelu_pytorch_tanh, gelu, relu)");
     c.scale_attn_weights = boolField(config, "scale_attn_weights", true, path);
     c.tie_word_embeddings = boolField(config, "tie_word_embeddings", true, path);
     if (boolField(config, "scale_attn_by_inverse_layer_idx", false, path))

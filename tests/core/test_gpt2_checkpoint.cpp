@@ -114,7 +114,15 @@ TEST_F(BadCheckpoint, ConfigThatIsNotJsonOrLacksAKey) {
 
 TEST_F(BadCheckpoint, UnsupportedActivationOrModelTypeOrIndivisibleWidth) {
     editConfig([](auto& c) { c["activation_function"] = "swish"; });
-    EXPECT_THAT(loadError(), HasSubstr("\"swish\" is not supported"));
+    EXPECT_THAT(loadError(), HasSubstr("\"activation_function\" 'swish' is not supported"));
+    // Names from the file are quoted: escaped onto one line and shortened (found by fuzz_gpt2_config).
+    editConfig([](auto& c) { c["activation_function"] = "gel#u\new"; });
+    EXPECT_THAT(loadError(), HasSubstr("'gel#u\\new' is not supported"));
+    editConfig([](auto& c) { c["activation_function"] = std::string(100000, 'x'); });
+    EXPECT_LT(loadError().size(), 400u);
+    editConfig([](auto& c) { c["activation_function"] = "gelu_new"; c["model_type"] = "gpt2\r" + std::string(100000, 'y'); });
+    EXPECT_LT(loadError().size(), 400u);
+    EXPECT_EQ(loadError().find('\r'), std::string::npos);
     editConfig([](auto& c) { c["activation_function"] = "gelu_new"; c["model_type"] = "llama"; });
     EXPECT_THAT(loadError(), HasSubstr("only \"gpt2\""));
     editConfig([](auto& c) { c["model_type"] = "gpt2"; c["n_head"] = 3; });
