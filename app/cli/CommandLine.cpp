@@ -10,6 +10,7 @@
 
 #include "Memory.h"
 #include "cli/Arguments.h"
+#include "io/Quote.h"
 
 namespace headscope::cli {
 
@@ -56,7 +57,7 @@ void execWidgetsCommand(char** argv) {
     std::fflush(stdout);
     ::execv(program.c_str(), argv);
     const int error = errno;
-    throw UsageError("cannot run '" + std::string(argv[1]) + "': " + program + ": " + std::strerror(error) +
+    throw UsageError("cannot run '" + std::string(argv[1]) + "': " + io::quotePath(program) + ": " + std::strerror(error) +
                      " (that program draws the pictures; build it beside headscope-cli)");
 }
 
@@ -76,7 +77,8 @@ int commandLineMain(int argc, char** argv, const Dispatch& dispatch) {
     try {
         const std::optional<int> status = dispatch(command, rest, argc, argv);
         if (!status)
-            throw UsageError("unknown command '" + command.toStdString() + "' (use info, export, run, model, lesson or bench)");
+            throw UsageError("unknown command " + io::quote(command.toStdString()) +
+                             " (use info, export, run, model, lesson or bench)");
         // A full disk or a closed pipe must not pass for success.
         std::cout.flush();
         if (std::fflush(stdout) != 0 || std::ferror(stdout) || !std::cout)

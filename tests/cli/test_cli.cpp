@@ -82,7 +82,7 @@ TEST(Info, DrawingCommandsNeedTheWidgetsProgramBesideIt) {
     EXPECT_EQ(out.status, 2);
     EXPECT_EQ(lines(out.err), 1) << out.err;
     EXPECT_THAT(out.err, HasSubstr("headscope-cli: cannot run 'export': "));
-    EXPECT_THAT(out.err, HasSubstr((alone.path / "headscope-cli-widgets").string() + ": No such file"));
+    EXPECT_THAT(out.err, HasSubstr("'" + (alone.path / "headscope-cli-widgets").string() + "': No such file"));
     EXPECT_FALSE(fs::exists(alone.path / "pictures"));
     // Beside it (the build directory), the same command runs there and draws.
     const TempDir pictures;
@@ -117,6 +117,12 @@ TEST(Arguments, BadValuesAndUnknownThingsAreRefused) {
         EXPECT_EQ(r.status, 2) << (args.empty() ? "" : args.back());
         EXPECT_GE(lines(r.err), 1);
     }
+    // A command name is quoted: one line, whatever it holds.
+    const CliResult r = runCli({"fr\nob" + std::string(5000, 'x')});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_EQ(lines(r.err), 1) << r.err;
+    EXPECT_THAT(r.err, HasSubstr("unknown command 'fr\\nob"));
+    EXPECT_LT(r.err.size(), 400u);
 }
 
 TEST(Arguments, RangeMessagesNameTheRealLimits) {
