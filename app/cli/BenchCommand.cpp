@@ -50,7 +50,7 @@ struct GeometryFigures {
     double forward_ms = 0, spectra_ms = 0, forward_plus_spectra_ms = 0, naive_spectra_ms = 0, peak_mib = 0;
     // The floor: the forward pass' multiply-adds at the GEMM rate measured in this run, on every core.
     double forward_multiply_adds = 0, gemm_gflops_per_core = 0, floor_ms = 0;
-    // The same at the rate every core reaches running the sgemm at once (a floor the forward can reach).
+    // The same at the rate the cores reach running the sgemm all at once (noisier: every core must be free).
     double gemm_gflops_all_cores = 0, all_cores_floor_ms = 0;
 };
 
