@@ -35,7 +35,12 @@ struct Directories {
             cases.push_back(dir.string());
         }
         if (cases.empty()) std::abort();
-        std::atexit([] { std::error_code ec; fs::remove_all(instance().root, ec); });
+    }
+    // At exit, as the static instance below is destroyed (libFuzzer and the replay both exit
+    // normally); the link targets' memory file closes after, with `model`.
+    ~Directories() {
+        std::error_code ec;
+        fs::remove_all(root, ec);
     }
     static Directories& instance() {
         static Directories directories;
