@@ -1,5 +1,6 @@
 #include "Spectrum.h"
 
+#include "Gram.h"
 #include "Parallel.h"
 #include "SingularValues.h"
 #include "SymmetricEigenvalues.h"
@@ -48,29 +49,17 @@ std::optional<ThinR> choleskyR(const Eigen::MatrixXd& gram) {
     return ThinR{std::move(R), true};
 }
 
-// R (r, r) with A = Q R for a (m, r), m >= r. Fast path: R = chol(A^T A)^T, whose cost is
-// one symmetric rank-k update (m r^2 / 2 multiply-adds, GEMM speed) plus O(r^3); falls back
-// to Householder QR when A is rank-deficient or not well conditioned.
-ThinR thinR(const Eigen::Ref<const Eigen::MatrixXd>& a) {
+// R (r, r) with A = Q R for a (m, r), m >= r, float or double, read in place (any Eigen
+// matrix with direct access). Fast path: R = chol(A^T A)^T, whose cost is the Gram (m r^2 / 2
+// multiply-adds, gramLower) plus O(r^3); falls back to Householder QR of A in double when A is
+// rank-deficient or not well conditioned.
+template <typename Factor>
+ThinR thinR(const Eigen::MatrixBase<Factor>& a) {
     const Eigen::Index r = a.cols();
     if (a.rows() >= r && r > 0) {
-        Eigen::MatrixXd gram = Eigen::MatrixXd::Zero(r, r);  // (r, r) = A^T A, lower half
-        gram.selfadjointView<Eigen::Lower>().rankUpdate(a.transpose());
-        if (std::optional<ThinR> fast = choleskyR(gram)) return std::move(*fast);
+        if (std::optional<ThinR> fast = choleskyR(gramLower(strided(a)))) return std::move(*fast);
     }
-    return {householderR(a), false};
-}
-
-// thinR(A) given A^T (r, m): the Gram is A^T (A^T)^T, so A itself is never formed; a row block
-// of a column-major matrix (a head's W_O^i) is read a column at a time instead of transposed.
-ThinR thinRofTranspose(const Eigen::Ref<const Eigen::MatrixXd>& a_t) {
-    const Eigen::Index r = a_t.rows();
-    if (a_t.cols() >= r && r > 0) {
-        Eigen::MatrixXd gram = Eigen::MatrixXd::Zero(r, r);  // (r, r) = A^T A, lower half
-        gram.selfadjointView<Eigen::Lower>().rankUpdate(a_t);
-        if (std::optional<ThinR> fast = choleskyR(gram)) return std::move(*fast);
-    }
-    return {householderR(a_t.transpose()), false};
+    return {householderR(a.template cast<double>()), false};
 }
 
 // Squaring the core (below) is used only when its condition number is at most 1e3, i.e. its
@@ -165,15 +154,15 @@ std::vector<HeadSpectra> headSpectra(const Weights& w, double rank_rtol) {
     const bool parallel = double(d) * std::max(w.d_k, w.d_v) * std::max(w.d_k, w.d_v) > 2e5;
     parallelFor(2 * h + 2 * kv, [&](int t) {
         if (t < h) {
-            f.r_query[t] = thinR(w.queryHead(t).cast<double>());                      // (d, d_k)
+            f.r_query[t] = thinR(w.queryHead(t));                        // (d, d_k)
         } else if (t < 2 * h) {
-            f.r_output[t - h] = thinRofTranspose(w.outputHead(t - h).cast<double>());  // of (d, d_v), given (d_v, d)
+            f.r_output[t - h] = thinR(w.outputHead(t - h).transpose());  // (d, d_v)
         } else if (t < 2 * h + kv) {
             const int g = t - 2 * h;
-            f.r_key[g] = thinR(w.W_K.middleCols(g * w.d_k, w.d_k).cast<double>());    // (d, d_k)
+            f.r_key[g] = thinR(w.W_K.middleCols(g * w.d_k, w.d_k));      // (d, d_k)
         } else {
             const int g = t - 2 * h - kv;
-            f.r_value[g] = thinR(w.W_V.middleCols(g * w.d_v, w.d_v).cast<double>());  // (d, d_v)
+            f.r_value[g] = thinR(w.W_V.middleCols(g * w.d_v, w.d_v));    // (d, d_v)
         }
     }, parallel);
     std::vector<HeadSpectra> spectra(h);

@@ -1,0 +1,103 @@
+// gramLower: every entry of the lower triangle is, to the last bit, the plain sum over rows
+// in order of the products in double (the build turns off fused multiply-add), for float and
+// double factors read column-major, row-major (a transposed block) or through other strides,
+// on shapes around the kernel's 8-lane packets, 32-row strips and 64-row tiles.
+#include <gtest/gtest.h>
+
+#include <Eigen/Core>
+#include <vector>
+
+#include "Gram.h"
+#include "Random.h"
+#include "common/RandomMatrix.h"
+
+using namespace headscope;
+
+namespace {
+
+// Lower triangle of A^T A, entry by entry: sum_r A(r, i) A(r, j) in row order.
+template <typename Matrix>
+Eigen::MatrixXd sequentialGram(const Matrix& a) {
+    Eigen::MatrixXd g = Eigen::MatrixXd::Zero(a.cols(), a.cols());
+    for (Eigen::Index j = 0; j < a.cols(); ++j)
+        for (Eigen::Index i = j; i < a.cols(); ++i) {
+            double sum = 0;
+            for (Eigen::Index r = 0; r < a.rows(); ++r) sum += double(a(r, i)) * double(a(r, j));
+            g(i, j) = sum;
+        }
+    return g;
+}
+
+// How many lower-triangle entries differ in any bit.
+int differingEntries(const Eigen::MatrixXd& got, const Eigen::MatrixXd& expected) {
+    if (got.rows() != expected.rows() || got.cols() != expected.cols()) return -1;
+    int differing = 0;
+    for (Eigen::Index j = 0; j < got.cols(); ++j)
+        for (Eigen::Index i = j; i < got.rows(); ++i) differing += got(i, j) != expected(i, j);
+    return differing;
+}
+
+const std::vector<int> kRows = {0, 1, 7, 8, 9, 63, 64, 65, 130, 768};
+const std::vector<int> kCols = {1, 3, 4, 8, 9, 31, 32, 33, 40, 64, 65, 100};
+
+}  // namespace
+
+TEST(Gram, EveryEntryIsTheSequentialSumForFloatFactorsInEveryLayout) {
+    Rng rng(11);
+    for (int rows : kRows)
+        for (int cols : kCols) {
+            // A wider float matrix: its middle columns are a head's (rows, cols) block.
+            const Eigen::MatrixXf wide = test::randomNormalMatrix(rows, cols + 7, rng).cast<float>();
+            const auto block = wide.middleCols(3, cols);  // column-major, columns contiguous
+            const Eigen::MatrixXd expected = sequentialGram(block);
+            EXPECT_EQ(differingEntries(gramLower(strided(block)), expected), 0) << rows << " x " << cols;
+
+            // The same block transposed in memory: rows contiguous, read as A = (A^T)^T.
+            const Eigen::MatrixXf transposed = block.transpose();  // (cols, rows)
+            EXPECT_EQ(differingEntries(gramLower(strided(transposed.transpose())), expected), 0)
+                << rows << " x " << cols << " read row-major";
+
+            // Every other element: neither step is 1.
+            Eigen::MatrixXf spread = Eigen::MatrixXf::Zero(2 * rows, 2 * cols);
+            for (int c = 0; c < cols; ++c)
+                for (int r = 0; r < rows; ++r) spread(2 * r, 2 * c) = block(r, c);
+            const StridedMatrix<float> sparse{spread.data(), rows, cols, 2, 2 * 2 * rows};
+            EXPECT_EQ(differingEntries(gramLower(sparse), expected), 0) << rows << " x " << cols << " strided";
+        }
+}
+
+TEST(Gram, EveryEntryIsTheSequentialSumForDoubleFactors) {
+    Rng rng(12);
+    for (int rows : kRows)
+        for (int cols : kCols) {
+            const Eigen::MatrixXd a = test::randomNormalMatrix(rows, cols, rng);
+            EXPECT_EQ(differingEntries(gramLower(strided(a)), sequentialGram(a)), 0) << rows << " x " << cols;
+            const Eigen::MatrixXd a_t = a.transpose();
+            EXPECT_EQ(differingEntries(gramLower(strided(a_t.transpose())), sequentialGram(a)), 0)
+                << rows << " x " << cols << " read row-major";
+        }
+}
+
+TEST(Gram, ExactZerosAndLowRankColumnsStayExact) {
+    // Columns 0 and 2 equal, column 1 zero: the Gram has exact zeros and equal entries.
+    Eigen::MatrixXf a(100, 3);
+    for (int r = 0; r < 100; ++r) a.row(r) << float(r % 7) - 3.0f, 0.0f, float(r % 7) - 3.0f;
+    const Eigen::MatrixXd g = gramLower(strided(a));
+    EXPECT_EQ(g(1, 0), 0.0);
+    EXPECT_EQ(g(1, 1), 0.0);
+    EXPECT_EQ(g(2, 1), 0.0);
+    EXPECT_EQ(g(2, 0), g(0, 0));
+    EXPECT_EQ(g(2, 2), g(0, 0));
+    double expected = 0;
+    for (int r = 0; r < 100; ++r) expected += double((r % 7 - 3) * (r % 7 - 3));
+    EXPECT_EQ(g(0, 0), expected);
+}
+
+TEST(Gram, EmptyFactorsGiveEmptyOrZeroGrams) {
+    const Eigen::MatrixXf no_rows(0, 5);
+    const Eigen::MatrixXd g = gramLower(strided(no_rows));
+    ASSERT_EQ(g.rows(), 5);
+    EXPECT_TRUE(g.isZero(0));
+    const Eigen::MatrixXf no_cols(10, 0);
+    EXPECT_EQ(gramLower(strided(no_cols)).size(), 0);
+}
