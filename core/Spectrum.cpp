@@ -149,9 +149,31 @@ Eigen::VectorXd allSingularValues(const Spectrum& spectrum, Eigen::Index rows, E
 std::vector<HeadSpectra> headSpectra(const Weights& w, double rank_rtol) {
     const int h = w.heads, kv = w.kv_heads;
     const Eigen::Index d = w.dModel();
-    // Thin QR of every distinct factor once: h query, kv key, kv value, h output slices.
-    Factors f{std::vector<ThinR>(h), std::vector<ThinR>(kv), std::vector<ThinR>(kv), std::vector<ThinR>(h)};
     const bool parallel = double(d) * std::max(w.d_k, w.d_v) * std::max(w.d_k, w.d_v) > 2e5;
+    std::vector<HeadSpectra> spectra(h);
+    // W_QK,i = W_i^Q (W_g^K)^T: core R_q R_k^T (d_k, d_k);
+    // W_OV,i = W_g^V W_i^O = W_g^V ((W_i^O)^T)^T: core R_v R_o^T (d_v, d_v).
+    const auto qk = [&](const ThinR& r_query, const ThinR& r_key) {
+        return spectrumOf(coreSingularValues(r_query, r_key), d, d, rank_rtol);
+    };
+    const auto ov = [&](const ThinR& r_value, const ThinR& r_output) {
+        return spectrumOf(coreSingularValues(r_value, r_output), d, d, rank_rtol);
+    };
+    if (kv == h) {
+        // Every head has its own keys and values: a task per product, each from its own two
+        // factors, with no wait between the factors and the cores.
+        parallelFor(2 * h, [&](int t) {
+            const int i = t / 2;
+            if (t % 2 == 0)
+                spectra[i].qk = qk(thinR(w.queryHead(i)), thinR(w.keyHead(i)));
+            else
+                spectra[i].ov = ov(thinR(w.valueHead(i)), thinR(w.outputHead(i).transpose()));
+        }, parallel);
+        return spectra;
+    }
+    // Grouped keys and values: thin QR of every distinct factor once (h query, kv key, kv
+    // value, h output slices), then the cores.
+    Factors f{std::vector<ThinR>(h), std::vector<ThinR>(kv), std::vector<ThinR>(kv), std::vector<ThinR>(h)};
     parallelFor(2 * h + 2 * kv, [&](int t) {
         if (t < h) {
             f.r_query[t] = thinR(w.queryHead(t));                        // (d, d_k)
@@ -165,16 +187,12 @@ std::vector<HeadSpectra> headSpectra(const Weights& w, double rank_rtol) {
             f.r_value[g] = thinR(w.W_V.middleCols(g * w.d_v, w.d_v));    // (d, d_v)
         }
     }, parallel);
-    std::vector<HeadSpectra> spectra(h);
     parallelFor(2 * h, [&](int t) {
         const int i = t / 2, g = w.kvHeadOf(i);
-        if (t % 2 == 0) {
-            // W_QK,i = W_i^Q (W_g^K)^T: core R_q R_k^T (d_k, d_k)
-            spectra[i].qk = spectrumOf(coreSingularValues(f.r_query[i], f.r_key[g]), d, d, rank_rtol);
-        } else {
-            // W_OV,i = W_g^V W_i^O = W_g^V ((W_i^O)^T)^T: core R_v R_o^T (d_v, d_v)
-            spectra[i].ov = spectrumOf(coreSingularValues(f.r_value[g], f.r_output[i]), d, d, rank_rtol);
-        }
+        if (t % 2 == 0)
+            spectra[i].qk = qk(f.r_query[i], f.r_key[g]);
+        else
+            spectra[i].ov = ov(f.r_value[g], f.r_output[i]);
     }, parallel);
     return spectra;
 }

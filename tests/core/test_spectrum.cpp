@@ -55,11 +55,14 @@ TEST(Spectrum, RankIsBoundedByTheSmallerSide) {
 }
 
 TEST(Spectrum, RandomWeightsHaveFullRankDk) {
+    // Grouped keys and values (3 groups) take headSpectra's shared-factor path, one group
+    // per head (6) its per-product one.
+    for (int kv_heads : {3, 6})
     for (InitKind init : {InitKind::Xavier, InitKind::Normal}) {
         Config c;
         c.d_model = 96;
         c.heads = 6;
-        c.kv_heads = 3;
+        c.kv_heads = kv_heads;
         c.init = init;
         const Weights w = makeWeights(c);
         const auto fast = headSpectra(w);
