@@ -7,6 +7,7 @@
 
 #include <Eigen/QR>
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -82,23 +83,48 @@ ThinR thinR(const Eigen::MatrixBase<Factor>& a) {
 // eigenvalues are at least this fraction of the largest.
 constexpr double kMinSquaredRatio = 1e-6;
 
-// Descending singular values of the core C = R_a R_b^T (k_a, k_b).
+// The core C = R_a R_b^T (k_a, k_b) of a product A B^T, and how its singular values are found.
 // When both R are well conditioned, C is square and cond(C) <= cond(R_a) cond(R_b): then
 // sv(C)^2 = eig(C C^T), a symmetric eigenproblem of a quarter the cost of C's bidiagonal SVD.
 // Squaring costs accuracy in the small values only: sigma_i is off by about
 // k eps sigma_max^2 / sigma_i, at most k eps 1e3 sigma_max with cond(C) <= 1e3, which the
 // computed eigenvalues confirm (else, and in every other case, the bidiagonal SVD of C).
-Eigen::VectorXd coreSingularValues(const ThinR& a, const ThinR& b) {
-    const Eigen::MatrixXd core = a.r * b.r.transpose();  // (k_a, k_b)
-    if (a.well_conditioned && b.well_conditioned && core.rows() == core.cols()) {
-        Eigen::MatrixXd squared = Eigen::MatrixXd::Zero(core.rows(), core.rows());  // C C^T, lower half
-        squared.selfadjointView<Eigen::Lower>().rankUpdate(core);
-        Eigen::VectorXd lambda;  // ascending
-        if (symmetricEigenvalues(squared, lambda) && lambda.size() > 0 &&
-            lambda(0) >= kMinSquaredRatio * lambda(lambda.size() - 1) && lambda(0) > 0)
-            return lambda.reverse().cwiseSqrt();
+struct Core {
+    Eigen::MatrixXd c;        // (k_a, k_b) = R_a R_b^T
+    Eigen::MatrixXd squared;  // (k_a, k_a) = C C^T, lower half; empty when C is not to be squared
+
+    Core(const ThinR& a, const ThinR& b) : c(a.r * b.r.transpose()) {
+        if (a.well_conditioned && b.well_conditioned && c.rows() == c.cols()) {
+            squared = Eigen::MatrixXd::Zero(c.rows(), c.rows());
+            squared.selfadjointView<Eigen::Lower>().rankUpdate(c);
+        }
     }
-    return singularValues(core);
+    bool squaring() const { return squared.size() > 0; }
+
+    // Descending singular values from C C^T's ascending eigenvalues lambda when they confirm
+    // cond(C) <= 1e3, else from C's bidiagonal SVD.
+    Eigen::VectorXd singularValuesFrom(bool found, const Eigen::VectorXd& lambda) const {
+        if (found && lambda.size() > 0 && lambda(0) >= kMinSquaredRatio * lambda(lambda.size() - 1) && lambda(0) > 0)
+            return lambda.reverse().cwiseSqrt();
+        return singularValues(c);
+    }
+};
+
+// Descending singular values of the core of one product.
+Eigen::VectorXd coreSingularValues(const ThinR& a, const ThinR& b) {
+    const Core core(a, b);
+    Eigen::VectorXd lambda;  // ascending
+    return core.singularValuesFrom(core.squaring() && symmetricEigenvalues(core.squared, lambda), lambda);
+}
+
+// The same for two products on one core, their eigenvalue iterations interleaved when both
+// square (the values are those of two separate calls, bit for bit).
+std::array<Eigen::VectorXd, 2> coreSingularValues(const ThinR& a0, const ThinR& b0, const ThinR& a1, const ThinR& b1) {
+    const Core core[2] = {Core(a0, b0), Core(a1, b1)};
+    if (!core[0].squaring() || !core[1].squaring()) return {coreSingularValues(a0, b0), coreSingularValues(a1, b1)};
+    Eigen::VectorXd lambda[2];  // ascending
+    const auto found = symmetricEigenvaluesTogether(core[0].squared, lambda[0], core[1].squared, lambda[1]);
+    return {core[0].singularValuesFrom(found[0], lambda[0]), core[1].singularValuesFrom(found[1], lambda[1])};
 }
 
 Spectrum spectrumOf(Eigen::VectorXd sv, Eigen::Index rows, Eigen::Index cols, double rank_rtol) {
@@ -167,23 +193,20 @@ std::vector<HeadSpectra> headSpectra(const Weights& w, double rank_rtol) {
     const Eigen::Index d = w.dModel();
     const bool parallel = double(d) * std::max(w.d_k, w.d_v) * std::max(w.d_k, w.d_v) > 2e5;
     std::vector<HeadSpectra> spectra(h);
+    // Head i's two products, their cores' eigenvalues found together:
     // W_QK,i = W_i^Q (W_g^K)^T: core R_q R_k^T (d_k, d_k);
     // W_OV,i = W_g^V W_i^O = W_g^V ((W_i^O)^T)^T: core R_v R_o^T (d_v, d_v).
-    const auto qk = [&](const ThinR& r_query, const ThinR& r_key) {
-        return spectrumOf(coreSingularValues(r_query, r_key), d, d, rank_rtol);
-    };
-    const auto ov = [&](const ThinR& r_value, const ThinR& r_output) {
-        return spectrumOf(coreSingularValues(r_value, r_output), d, d, rank_rtol);
+    const auto products = [&](int i, const ThinR& r_query, const ThinR& r_key, const ThinR& r_value,
+                              const ThinR& r_output) {
+        auto [qk, ov] = coreSingularValues(r_query, r_key, r_value, r_output);
+        spectra[i] = {spectrumOf(std::move(qk), d, d, rank_rtol), spectrumOf(std::move(ov), d, d, rank_rtol)};
     };
     if (kv == h) {
-        // Every head has its own keys and values: a task per product, each from its own two
-        // factors, with no wait between the factors and the cores.
-        parallelFor(2 * h, [&](int t) {
-            const int i = t / 2;
-            if (t % 2 == 0)
-                spectra[i].qk = qk(thinR(w.queryHead(i)), thinR(w.keyHead(i)));
-            else
-                spectra[i].ov = ov(thinR(w.valueHead(i)), thinR(w.outputHead(i).transpose()));
+        // Every head has its own keys and values: a task per head computes its four factors
+        // and its two cores, with no wait between the stages.
+        parallelFor(h, [&](int i) {
+            products(i, thinR(w.queryHead(i)), thinR(w.keyHead(i)), thinR(w.valueHead(i)),
+                     thinR(w.outputHead(i).transpose()));
         }, parallel);
         return spectra;
     }
@@ -203,12 +226,9 @@ std::vector<HeadSpectra> headSpectra(const Weights& w, double rank_rtol) {
             f.r_value[g] = thinR(w.W_V.middleCols(g * w.d_v, w.d_v));    // (d, d_v)
         }
     }, parallel);
-    parallelFor(2 * h, [&](int t) {
-        const int i = t / 2, g = w.kvHeadOf(i);
-        if (t % 2 == 0)
-            spectra[i].qk = qk(f.r_query[i], f.r_key[g]);
-        else
-            spectra[i].ov = ov(f.r_value[g], f.r_output[i]);
+    parallelFor(h, [&](int i) {
+        const int g = w.kvHeadOf(i);
+        products(i, f.r_query[i], f.r_key[g], f.r_value[g], f.r_output[i]);
     }, parallel);
     return spectra;
 }

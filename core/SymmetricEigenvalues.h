@@ -6,6 +6,7 @@
 // same size, which is why products' singular values go through it where that is accurate.
 
 #include <Eigen/Core>
+#include <array>
 
 namespace headscope {
 
@@ -17,5 +18,16 @@ bool tridiagonalEigenvalues(Eigen::VectorXd& diagonal, const Eigen::Ref<const Ei
 // Symmetric m (n, n), read from its lower triangle -> its n eigenvalues ascending, in
 // `ascending`. False if the iteration did not converge.
 bool symmetricEigenvalues(const Eigen::Ref<const Eigen::MatrixXd>& m, Eigen::VectorXd& ascending);
+
+// Two problems on one core, their QL sweeps interleaved step by step. A sweep is a chain of
+// dependent divisions; two independent chains run side by side in about two thirds of the
+// time of one after the other. The values are those of two separate calls, bit for bit;
+// the flags are what each call would return.
+std::array<bool, 2> tridiagonalEigenvaluesTogether(Eigen::VectorXd& diagonal_a,
+                                                   const Eigen::Ref<const Eigen::VectorXd>& off_diagonal_a,
+                                                   Eigen::VectorXd& diagonal_b,
+                                                   const Eigen::Ref<const Eigen::VectorXd>& off_diagonal_b);
+std::array<bool, 2> symmetricEigenvaluesTogether(const Eigen::Ref<const Eigen::MatrixXd>& m_a, Eigen::VectorXd& ascending_a,
+                                                 const Eigen::Ref<const Eigen::MatrixXd>& m_b, Eigen::VectorXd& ascending_b);
 
 }  // namespace headscope

@@ -110,3 +110,49 @@ TEST(SymmetricEigenvalues, TridiagonalsWithSplitsAndEdgeCases) {
     Eigen::VectorXd unused;
     EXPECT_FALSE(symmetricEigenvalues(bad, unused));
 }
+
+TEST(SymmetricEigenvalues, TwoTogetherGiveExactlyWhatEachGivesAlone) {
+    // Interleaving two QL iterations must not change a bit of either: pairs of every size
+    // from 0 to 70 (sweeps of different lengths and counts), with zero couplings that split
+    // blocks, clusters and a NaN that fails one of the two.
+    Rng rng(8);
+    const auto tridiagonal = [&](int n, int kind, Eigen::VectorXd& d, Eigen::VectorXd& e) {
+        d = test::randomNormalMatrix(n, 1, rng).col(0);
+        e = test::randomNormalMatrix(std::max(n - 1, 0), 1, rng).col(0);
+        if (kind == 1)
+            for (Eigen::Index i = 0; i < e.size(); i += 5) e(i) = 0;  // split into blocks
+        if (kind == 2) d = d.array().round();                          // clustered values
+        if (kind == 3 && n > 2) d(n / 2) = std::numeric_limits<double>::quiet_NaN();
+    };
+    int pairs = 0;
+    for (int trial = 0; trial < 300; ++trial) {
+        Eigen::VectorXd d_a, e_a, d_b, e_b;
+        tridiagonal(int(rng.next() % 71), trial % 4, d_a, e_a);
+        tridiagonal(int(rng.next() % 71), (trial / 4) % 4, d_b, e_b);
+        Eigen::VectorXd alone_a = d_a, alone_b = d_b, together_a = d_a, together_b = d_b;
+        const bool ok_a = tridiagonalEigenvalues(alone_a, e_a), ok_b = tridiagonalEigenvalues(alone_b, e_b);
+        const auto [together_ok_a, together_ok_b] = tridiagonalEigenvaluesTogether(together_a, e_a, together_b, e_b);
+        ASSERT_EQ(together_ok_a, ok_a) << "trial " << trial;
+        ASSERT_EQ(together_ok_b, ok_b) << "trial " << trial;
+        if (ok_a) ASSERT_EQ(together_a, alone_a) << "trial " << trial;
+        if (ok_b) ASSERT_EQ(together_b, alone_b) << "trial " << trial;
+        pairs += ok_a && ok_b;
+    }
+    EXPECT_GT(pairs, 100);  // most pairs are finite on both sides
+
+    // And through the Householder tridiagonalisation, including an empty and a non-finite matrix.
+    const Eigen::MatrixXd a = test::randomNormalMatrix(40, 40, rng), b = test::randomNormalMatrix(23, 23, rng);
+    Eigen::VectorXd alone_a, alone_b, together_a, together_b;
+    ASSERT_TRUE(symmetricEigenvalues(a + a.transpose(), alone_a));
+    ASSERT_TRUE(symmetricEigenvalues(b + b.transpose(), alone_b));
+    const auto ok = symmetricEigenvaluesTogether(a + a.transpose(), together_a, b + b.transpose(), together_b);
+    EXPECT_TRUE(ok[0] && ok[1]);
+    EXPECT_EQ(together_a, alone_a);
+    EXPECT_EQ(together_b, alone_b);
+    Eigen::MatrixXd bad = Eigen::MatrixXd::Identity(3, 3);
+    bad(2, 0) = std::numeric_limits<double>::infinity();
+    const auto mixed = symmetricEigenvaluesTogether(bad, together_a, Eigen::MatrixXd(0, 0), together_b);
+    EXPECT_FALSE(mixed[0]);
+    EXPECT_TRUE(mixed[1]);
+    EXPECT_EQ(together_b.size(), 0);
+}
