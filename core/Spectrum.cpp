@@ -108,20 +108,21 @@ struct Core {
             return lambda.reverse().cwiseSqrt();
         return singularValues(c);
     }
+    // Descending singular values, this core on its own.
+    Eigen::VectorXd singularValuesAlone() const {
+        Eigen::VectorXd lambda;  // ascending
+        return singularValuesFrom(squaring() && symmetricEigenvalues(squared, lambda), lambda);
+    }
 };
 
 // Descending singular values of the core of one product.
-Eigen::VectorXd coreSingularValues(const ThinR& a, const ThinR& b) {
-    const Core core(a, b);
-    Eigen::VectorXd lambda;  // ascending
-    return core.singularValuesFrom(core.squaring() && symmetricEigenvalues(core.squared, lambda), lambda);
-}
+Eigen::VectorXd coreSingularValues(const ThinR& a, const ThinR& b) { return Core(a, b).singularValuesAlone(); }
 
 // The same for two products on one core, their eigenvalue iterations interleaved when both
 // square (the values are those of two separate calls, bit for bit).
 std::array<Eigen::VectorXd, 2> coreSingularValues(const ThinR& a0, const ThinR& b0, const ThinR& a1, const ThinR& b1) {
     const Core core[2] = {Core(a0, b0), Core(a1, b1)};
-    if (!core[0].squaring() || !core[1].squaring()) return {coreSingularValues(a0, b0), coreSingularValues(a1, b1)};
+    if (!core[0].squaring() || !core[1].squaring()) return {core[0].singularValuesAlone(), core[1].singularValuesAlone()};
     Eigen::VectorXd lambda[2];  // ascending
     const auto found = symmetricEigenvaluesTogether(core[0].squared, lambda[0], core[1].squared, lambda[1]);
     return {core[0].singularValuesFrom(found[0], lambda[0]), core[1].singularValuesFrom(found[1], lambda[1])};

@@ -41,6 +41,31 @@ TEST(Spectrum, ConstructedLowRankFactorsGiveTheConstructedRank) {
     EXPECT_LT(s.singular_values(3), 1e-12 * s.singular_values(0));
 }
 
+TEST(Spectrum, HeadsMixingRankDeficientAndFullRankProductsMatchTheNaiveSvd) {
+    // Head 1's W_Q block has rank 5, exactly in float (its W_QK falls back to Householder QR and an SVD) while
+    // its W_OV and every other head take the Cholesky and eigenvalue path: each product's
+    // spectrum and rank must be its own, with a key-value group per head or shared groups.
+    for (int kv_heads : {2, 4}) {
+        Config c;
+        c.d_model = 96;
+        c.heads = 4;
+        c.kv_heads = kv_heads;
+        Weights w = makeWeights(c);
+        for (int j = 5; j < w.d_k; ++j)  // exact copies of its first 5 columns
+            w.W_Q.col(w.d_k + j) = w.W_Q.col(w.d_k + j % 5);
+        const auto fast = headSpectra(w);
+        const auto naive = naiveHeadSpectra(w);
+        for (int i = 0; i < c.heads; ++i) {
+            EXPECT_EQ(fast[i].qk.rank, i == 1 ? 5 : w.d_k) << "head " << i;
+            EXPECT_EQ(fast[i].qk.rank, naive[i].qk.rank) << "head " << i;
+            EXPECT_EQ(fast[i].ov.rank, naive[i].ov.rank) << "head " << i;
+            const double qk = naive[i].qk.singular_values(0), ov = naive[i].ov.singular_values(0);
+            EXPECT_LT((fast[i].qk.singular_values - naive[i].qk.singular_values).cwiseAbs().maxCoeff(), 1e-10 * qk);
+            EXPECT_LT((fast[i].ov.singular_values - naive[i].ov.singular_values).cwiseAbs().maxCoeff(), 1e-10 * ov);
+        }
+    }
+}
+
 TEST(Spectrum, RankIsBoundedByTheSmallerSide) {
     // d_k 16 > d_model 8: W_QK is 8 x 8, rank 8.
     Config c;
