@@ -1,8 +1,8 @@
 #include "Gram.h"
 
 #include <algorithm>
-#include <type_traits>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #if defined(__GNUC__) && !defined(__clang__)
@@ -37,7 +37,6 @@ inline Packet load(const double* p) {
 inline void store(double* p, const Packet& v) { std::memcpy(p, &v, sizeof v); }
 
 using FloatPacket = float __attribute__((vector_size(32)));
-using IndexPacket = long long __attribute__((vector_size(64)));
 
 // Eight columns of A, eight rows each (column c at source + c * col_step), as double, written
 // as eight rows of eight into tile (row-major, leading dimension width): an 8 x 8 transpose
@@ -77,8 +76,8 @@ inline void prefetch(const void* begin, Index bytes) {
 
 // Rows [first, first + count) of A, as double, row by row into tile (count, width); the
 // columns past A's (padding up to width) are left as they are: zero. The next tile's rows
-// are prefetched on the way: read a few hundred bytes at a time from 64 places, the weights
-// come from memory or L3 too slowly for the hardware prefetcher (spectra 8-12 % faster here).
+// are prefetched on the way: a tile reads a few hundred bytes from each of 64 places, which
+// the hardware prefetcher follows too late (the spectra 8-12 % faster here).
 template <typename Scalar>
 void packRows(const StridedMatrix<Scalar>& a, Index first, Index count, Index width, double* tile) {
     const Scalar* origin = a.data + first * a.row_step;
@@ -106,7 +105,7 @@ void packRows(const StridedMatrix<Scalar>& a, Index first, Index count, Index wi
             tile[r * width + c] = double(origin[r * a.row_step + c * a.col_step]);
 }
 
-// G(i0 .. i0 + 8 packets, j0 .. j0 + 4) += sum over the tile's rows t of tile(t, i) tile(t, j):
+// G(i0 .. i0 + 8 * packets, j0 .. j0 + 4) += sum over the tile's rows t of tile(t, i) tile(t, j):
 // each row's strip times four of its entries. G is column-major with leading dimension ld.
 template <int packets>
 void accumulateBlock(const double* tile, Index count, Index width, Index i0, Index j0, double* g, Index ld) {
