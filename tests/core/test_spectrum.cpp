@@ -42,9 +42,10 @@ TEST(Spectrum, ConstructedLowRankFactorsGiveTheConstructedRank) {
 }
 
 TEST(Spectrum, HeadsMixingRankDeficientAndFullRankProductsMatchTheNaiveSvd) {
-    // Head 1's W_Q block has rank 5, exactly in float (its W_QK falls back to Householder QR and an SVD) while
-    // its W_OV and every other head take the Cholesky and eigenvalue path: each product's
-    // spectrum and rank must be its own, with a key-value group per head or shared groups.
+    // Head 1's W_Q block has rank 5, exactly in float: its W_QK falls back to Householder QR
+    // and an SVD, while its W_OV and every other head take the Cholesky and eigenvalue path.
+    // Each product's spectrum and rank must be its own, with a key-value group per head or
+    // shared groups.
     for (int kv_heads : {2, 4}) {
         Config c;
         c.d_model = 96;
