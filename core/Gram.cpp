@@ -1,26 +1,22 @@
 #include "Gram.h"
 
+#include "Packet.h"
+
 #include <algorithm>
 #include <cstring>
 #include <type_traits>
 #include <vector>
-
-#if defined(__GNUC__) && !defined(__clang__)
-// Packets are passed by value only between functions of this file: no ABI to keep (GCC warns
-// that 64-byte vectors change it when the target lacks AVX-512).
-#pragma GCC diagnostic ignored "-Wpsabi"
-#endif
 
 namespace headscope {
 
 namespace {
 
 using Eigen::Index;
+using simd::kLanes;
+using simd::load;
+using simd::Packet;
+using simd::store;
 
-// Eight doubles: one AVX-512 register, two AVX or four SSE ones (GCC and clang lower the
-// operators to whatever the target has).
-using Packet = double __attribute__((vector_size(64)));
-constexpr Index kLanes = 8;
 // A tile of 64 rows of a 64-column factor is 32 KiB of doubles: it stays in L1 while every
 // block of the Gram passes over it.
 constexpr Index kTileRows = 64;
@@ -28,13 +24,6 @@ constexpr Index kTileRows = 64;
 // 16 accumulators plus the operands fit the 32 vector registers.
 constexpr int kBlockPackets = 4;
 constexpr Index kBlockColumns = 4;
-
-inline Packet load(const double* p) {
-    Packet v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-}
-inline void store(double* p, const Packet& v) { std::memcpy(p, &v, sizeof v); }
 
 using FloatPacket = float __attribute__((vector_size(32)));
 
@@ -128,9 +117,9 @@ void accumulateBlock(const double* tile, Index count, Index width, Index i0, Ind
 
 template <typename Scalar>
 Eigen::MatrixXd gram(const StridedMatrix<Scalar>& a) {
-    const Index width = (a.cols + kLanes - 1) / kLanes * kLanes;  // columns padded to whole packets
-    Eigen::MatrixXd g = Eigen::MatrixXd::Zero(width, width);       // (width, width), lower blocks summed
-    std::vector<double> tile(kTileRows * width, 0.0);              // (kTileRows, width), row-major
+    const Index width = simd::wholePackets(a.cols);           // columns padded to whole packets
+    Eigen::MatrixXd g = Eigen::MatrixXd::Zero(width, width);  // (width, width), lower blocks summed
+    std::vector<double> tile(kTileRows * width, 0.0);         // (kTileRows, width), row-major
     for (Index first = 0; first < a.rows; first += kTileRows) {
         const Index count = std::min(kTileRows, a.rows - first);
         packRows(a, first, count, width, tile.data());

@@ -1,6 +1,7 @@
 #include "SymmetricEigenvalues.h"
 
-#include <Eigen/Eigenvalues>
+#include "Tridiagonalization.h"
+
 #include <cmath>
 #include <limits>
 
@@ -137,14 +138,7 @@ class RationalQl {
 // The tridiagonal (diagonal, sub-diagonal) of symmetric m, read from its lower triangle.
 bool tridiagonalOf(const Eigen::Ref<const Eigen::MatrixXd>& m, Eigen::VectorXd& diagonal, Eigen::VectorXd& sub) {
     if (!m.allFinite()) return false;
-    if (m.rows() == 0) {
-        diagonal.resize(0);
-        sub.resize(0);
-        return true;
-    }
-    const Eigen::Tridiagonalization<Eigen::MatrixXd> tridiagonal(m);  // Q^T m Q, Householder
-    diagonal = tridiagonal.diagonal();
-    sub = tridiagonal.subDiagonal();
+    tridiagonalize(m, diagonal, sub);  // Q^T m Q, Householder
     return true;
 }
 
