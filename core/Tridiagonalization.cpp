@@ -12,10 +12,7 @@ namespace headscope {
 namespace {
 
 using Eigen::Index;
-using simd::kLanes;
-using simd::load;
-using simd::Packet;
-using simd::store;
+using namespace simd;  // Packet, kLanes, load, store, wholePackets
 
 using ConstVector = Eigen::Map<const Eigen::VectorXd>;
 
@@ -71,7 +68,7 @@ void tridiagonalize(const Eigen::Ref<const Eigen::MatrixXd>& m, Eigen::VectorXd&
     off_diagonal.resize(std::max<Index>(n - 1, 0));
     if (n == 0) return;
     // A (ld, n): m in full, rows padded to whole packets; then v, w, y, next (ld) each.
-    const Index ld = simd::wholePackets(n);
+    const Index ld = wholePackets(n);
     std::vector<double> buffer(ld * (n + 4), 0.0);
     double* a = buffer.data();
     for (Index j = 0; j < n; ++j) {
@@ -94,7 +91,7 @@ void tridiagonalize(const Eigen::Ref<const Eigen::MatrixXd>& m, Eigen::VectorXd&
         // H A H = A - v w^T - w v^T with w = tau y - (tau^2 / 2)(y . v) v.
         const double half = 0.5 * tau * tau * ConstVector(y, size).dot(ConstVector(v, size));
         for (Index i = 0; i < size; ++i) w[i] = tau * y[i] - half * v[i];
-        for (Index i = size; i < simd::wholePackets(size); ++i) v[i] = w[i] = 0;  // rows past the block stay finite
+        for (Index i = size; i < wholePackets(size); ++i) v[i] = w[i] = 0;  // rows past the block stay finite
         double* last = a + (size - 1) * ld;  // the next step's column, updated first
         for (Index i = 0; i < size; ++i) last[i] -= v[i] * w[size - 1] + w[i] * v[size - 1];
         diagonal(size - 1) = last[size - 1];
@@ -102,7 +99,7 @@ void tridiagonalize(const Eigen::Ref<const Eigen::MatrixXd>& m, Eigen::VectorXd&
         double next_tau = 0;
         off_diagonal(size - 2) = reflectorToLast(last, size - 1, next, next_tau);
         // The rest of the block: update it, and form y = A next on the way.
-        const Index rows = size - 1, row_packets = simd::wholePackets(rows) / kLanes;
+        const Index rows = size - 1, row_packets = wholePackets(rows) / kLanes;
         for (Index i = 0; i < row_packets * kLanes; ++i) y[i] = 0;
         for (Index i = rows; i < row_packets * kLanes; ++i) next[i] = 0;
         Index p = 0;
