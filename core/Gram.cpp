@@ -114,7 +114,7 @@ void accumulateBlock(const double* tile, Index count, Index width, Index i0, Ind
 
 template <typename Scalar>
 Eigen::MatrixXd gram(const StridedMatrix<Scalar>& a) {
-    const Index width = wholePackets(a.cols);           // columns padded to whole packets
+    const Index width = wholePackets(a.cols);                 // columns padded to whole packets
     Eigen::MatrixXd g = Eigen::MatrixXd::Zero(width, width);  // (width, width), lower blocks summed
     std::vector<double> tile(kTileRows * width, 0.0);         // (kTileRows, width), row-major
     for (Index first = 0; first < a.rows; first += kTileRows) {

@@ -77,14 +77,14 @@ void tridiagonalize(const Eigen::Ref<const Eigen::MatrixXd>& m, Eigen::VectorXd&
     }
     double *v = a + ld * n, *w = v + ld, *y = w + ld, *next = y + ld;
 
-    // Step on the active block A(0 .. size-1, 0 .. size-1): its last column's reflector zeroes
-    // all but the entry next to the diagonal, which becomes the off-diagonal.
-    Index size = n;
+    // Each step takes the active block A(0 .. size-1, 0 .. size-1) and its reflector v (size),
+    // the last column's, which zeroed all but the entry next to the diagonal: that entry is
+    // the off-diagonal, and H A H (size, size) is left to reduce, given y = A v (size).
     diagonal(n - 1) = a[(n - 1) * ld + n - 1];
     if (n == 1) return;
     double tau = 0;
     off_diagonal(n - 2) = reflectorToLast(a + (n - 1) * ld, n - 1, v, tau);
-    size = n - 1;  // the block H A H still to reduce; y = A v over it
+    Index size = n - 1;
     for (Index j = 0; j < size; ++j)
         for (Index i = 0; i < size; ++i) y[i] += a[j * ld + i] * v[j];
     for (;;) {
