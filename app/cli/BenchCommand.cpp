@@ -54,61 +54,66 @@ struct GeometryFigures {
     double gemm_gflops_all_cores = 0, all_cores_floor_ms = 0;
 };
 
-// Single-core multiply-add rate (GFLOP/s counting one multiply-add as two operations) of a plain
-// Eigen sgemm of the forward's projection shape: X (n, d) times W (d, d). Median of the runs.
-double gemmGflopsPerCore(int n, int d, int runs) {
-    const Eigen::MatrixXf x = Eigen::MatrixXf::Random(n, d), w = Eigen::MatrixXf::Random(d, d);
-    Eigen::MatrixXf y(n, d);
-    std::vector<double> rates;
-    const double flops = 2.0 * n * d * double(d);
-    const int repeats = std::max(1, int(2e8 / flops));  // about 0.1 s a run at 100 GFLOP/s
-    for (int run = 0; run < runs + 1; ++run) {
-        const auto t0 = Clock::now();
-        for (int r = 0; r < repeats; ++r) y.noalias() = x * w;
-        const double ms = msSince(t0);
-        if (run > 0) rates.push_back(flops * repeats / (ms * 1e6));
+// The floor's sgemm: a plain Eigen product of the forward's projection shape, X (n, d) times
+// W (d, d), timed one sample at a time, so that the all-cores samples can be taken between the
+// timed runs whose floor they are. Rates are in GFLOP/s, one multiply-add counting as two
+// operations.
+class FloorGemm {
+  public:
+    FloorGemm(int n, int d) : flops_(2.0 * n * d * double(d)), repeats_(std::max(1, int(2e8 / flops_))) {
+        for (int t = 0; t < workerThreads(); ++t) {  // a copy per thread: no sharing between cores
+            x_.push_back(Eigen::MatrixXf::Random(n, d));
+            w_.push_back(Eigen::MatrixXf::Random(d, d));
+            y_.emplace_back(n, d);
+        }
     }
-    volatile float sink = y(0, 0);
-    (void)sink;
-    return median(rates);
-}
+    ~FloorGemm() {
+        volatile float sink = y_[0](0, 0);  // keeps the products observable
+        (void)sink;
+    }
 
-// The same sgemm on every worker thread at once, each its own copy: GFLOP/s of all the cores
-// together. Below threads x the single-core rate where the cores share execution units or
-// memory bandwidth (SMT siblings, a virtual machine's vCPUs). Median of the runs.
-double gemmGflopsAllCores(int n, int d, int runs) {
-    const int threads = workerThreads();
-    std::vector<Eigen::MatrixXf> x, w, y;
-    for (int t = 0; t < threads; ++t)
-        x.push_back(Eigen::MatrixXf::Random(n, d)), w.push_back(Eigen::MatrixXf::Random(d, d)), y.emplace_back(n, d);
-    const double flops = 2.0 * n * d * double(d);
-    const int repeats = std::max(1, int(2e8 / flops));
-    const auto products = [&](int t) {
-        for (int r = 0; r < repeats; ++r) y[t].noalias() = x[t] * w[t];
-    };
-    std::vector<double> rates;
-    for (int run = 0; run < runs + 1; ++run) {
+    // One core's rate: the products on the calling thread alone, once untimed first (the floor
+    // is the rate with the matrices in the caches).
+    double sampleOneCore() {
+        products(0);
+        const auto t0 = Clock::now();
+        products(0);
+        return flops_ * repeats_ / (msSince(t0) * 1e6);
+    }
+
+    // Every core's rate together: each worker thread runs its own copy at once. Below threads x
+    // the single-core rate where the cores share execution units or memory bandwidth (SMT
+    // siblings, a virtual machine's vCPUs).
+    double sampleAllCores() {
+        const int threads = int(y_.size());
         std::atomic<int> ready{0};
         std::atomic<bool> go{false};
         std::vector<std::thread> others;
         for (int t = 1; t < threads; ++t)
             others.emplace_back([&, t] {
+                products(t);  // warm, untimed
                 ++ready;
                 while (!go) std::this_thread::yield();
                 products(t);
             });
-        while (ready < threads - 1) std::this_thread::yield();  // every thread started: none begins late
+        products(0);
+        while (ready < threads - 1) std::this_thread::yield();  // every thread warm: none begins late
         const auto t0 = Clock::now();
         go = true;
         products(0);
         for (auto& other : others) other.join();
-        const double ms = msSince(t0);
-        if (run > 0) rates.push_back(flops * repeats * threads / (ms * 1e6));
+        return flops_ * repeats_ * threads / (msSince(t0) * 1e6);
     }
-    volatile float sink = y[0](0, 0);
-    (void)sink;
-    return median(rates);
-}
+
+  private:
+    void products(int t) {
+        for (int r = 0; r < repeats_; ++r) y_[t].noalias() = x_[t] * w_[t];
+    }
+
+    const double flops_;
+    const int repeats_;  // products per sample: about 2 ms at 100 GFLOP/s, at least one
+    std::vector<Eigen::MatrixXf> x_, w_, y_;
+};
 
 GeometryFigures measure(std::string name, int d_model, int heads, int n, int runs, int naive_runs, int naive_heads) {
     GeometryFigures g{std::move(name), d_model, heads, n, runs, naive_runs, naive_heads};
@@ -120,9 +125,27 @@ GeometryFigures measure(std::string name, int d_model, int heads, int n, int run
     const Weights w = makeWeights(c);
     const Input input = makeInput(c);
     const AttentionOptions options = AttentionOptions::from(c);
-    std::vector<double> fwd, spec, both, naive;
+    std::vector<double> fwd, spec, both, naive, per_core, all_cores;
     volatile double sink = 0;  // keeps results observable
+    // First as many runs untimed and the naive baseline, then the peak memory: what they need,
+    // before the floor's matrices exist (they are not HeadScope's).
+    for (int run = 0; run < runs + 1; ++run) {
+        const Results r = forward(options, w, input.query.X, input.key_value.X);
+        sink = sink + r.output(0, 0) + headSpectra(w)[0].qk.singular_values(0);
+    }
+    for (int run = 0; run < naive_runs; ++run) {
+        const auto t0 = Clock::now();
+        const auto s = naiveHeadSpectra(w, 0, naive_heads);
+        naive.push_back(msSince(t0) * heads / naive_heads);
+        sink = sink + s[0].qk.singular_values(0);
+    }
+    g.peak_mib = peakMemoryMiB();
+
+    FloorGemm floor(n, d_model);
     for (int run = 0; run < runs + 1; ++run) {  // run 0 warms caches and thread pools
+        // Every core's rate just before the run it is the floor of: both cores must be free at
+        // once, and how often they are drifts within minutes on a shared machine.
+        const double every_core = floor.sampleAllCores();
         const auto t0 = Clock::now();
         const Results r = forward(options, w, input.query.X, input.key_value.X);
         const double f = msSince(t0);
@@ -132,22 +155,17 @@ GeometryFigures measure(std::string name, int d_model, int heads, int n, int run
         sink = sink + r.output(0, 0) + s[0].qk.singular_values(0);
         if (run == 0) continue;
         fwd.push_back(f), spec.push_back(sp), both.push_back(f + sp);
+        all_cores.push_back(every_core);
     }
-    for (int run = 0; run < naive_runs; ++run) {
-        const auto t0 = Clock::now();
-        const auto s = naiveHeadSpectra(w, 0, naive_heads);
-        naive.push_back(msSince(t0) * heads / naive_heads);
-        sink = sink + s[0].qk.singular_values(0);
-    }
+    for (int sample = 0; sample < std::max(3, std::min(runs, 9)); ++sample) per_core.push_back(floor.sampleOneCore());
     g.forward_ms = median(fwd), g.spectra_ms = median(spec), g.forward_plus_spectra_ms = median(both);
     g.naive_spectra_ms = median(naive);
-    g.peak_mib = peakMemoryMiB();
     const Cost cost = computeCost(c, n, n);
     g.forward_multiply_adds = double(cost.projection_flops) + double(cost.attention_flops_all_heads);
-    g.gemm_gflops_per_core = gemmGflopsPerCore(n, d_model, std::max(3, std::min(runs, 9)));
+    g.gemm_gflops_per_core = median(per_core);
     const int threads = workerThreads();
     g.floor_ms = 2.0 * g.forward_multiply_adds / (g.gemm_gflops_per_core * 1e9 * threads) * 1e3;
-    g.gemm_gflops_all_cores = gemmGflopsAllCores(n, d_model, std::max(3, std::min(runs, 9)));
+    g.gemm_gflops_all_cores = median(all_cores);
     g.all_cores_floor_ms = 2.0 * g.forward_multiply_adds / (g.gemm_gflops_all_cores * 1e9) * 1e3;
     return g;
 }
