@@ -263,6 +263,92 @@ private slots:
         }
     }
 
+    // The query-key map's words (the demo's 11 tokens, 22 points) at the tab's size at 1x and
+    // 2x fonts and at the export's size: each word beside its own point, inside the plot, over
+    // no other word, no point, nor the variance note, the legend or the note counting the
+    // words left out; no point under a note or the legend; the keys the arrows point to always
+    // named.
+    void queryKeyMapWordsNeverOverlap_data() {
+        QTest::addColumn<QSize>("size");
+        QTest::addColumn<double>("font_scale");
+        QTest::addColumn<int>("at_least");  // words shown, of 22
+        QTest::newRow("tab 1x") << QSize(690, 400) << 1.0 << 19;
+        QTest::newRow("tab 2x") << QSize(690, 400) << 2.0 << 8;
+        QTest::newRow("export 1x") << QSize(1100, 820) << 1.0 << 22;
+        QTest::newRow("full HD 2x") << QSize(1000, 560) << 2.0 << 14;
+    }
+    void queryKeyMapWordsNeverOverlap() {
+        QFETCH(QSize, size);
+        QFETCH(double, font_scale);
+        QFETCH(int, at_least);
+        ViewOptions options;
+        options.font_scale = font_scale;
+        QueryKeyMapView map;
+        map.setOptions(options);
+        map.setAnalysis(analysisOf(64, 8, 8));
+        map.resize(size);
+        map.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&map));
+        map.replotNow();
+        QCustomPlot* plot = map.plot();
+        const QueryKeyMap& m = map.map();
+        const int points = int(m.query_tokens.size() + m.key_tokens.size());
+        QCOMPARE(points, 22);
+        const auto box = [](const QCPItemText* t) {
+            return QRectF(t->topLeft->pixelPosition(), t->bottomRight->pixelPosition()).normalized();
+        };
+        const auto pixel = [&](double x, double y) { return QPointF(plot->xAxis->coordToPixel(x), plot->yAxis->coordToPixel(y)); };
+        struct Point { QPointF at; QString token; double radius; };
+        std::vector<Point> marks;
+        for (int i = 0; i < int(m.query_tokens.size()); ++i)
+            marks.push_back({pixel(m.query_points(i, 0), m.query_points(i, 1)), QString::fromStdString(m.query_tokens[i]),
+                             4 * std::max(1.0, font_scale * 0.8)});
+        for (int j = 0; j < int(m.key_tokens.size()); ++j)
+            marks.push_back({pixel(m.key_points(j, 0), m.key_points(j, 1)), QString::fromStdString(m.key_tokens[j]),
+                             5 * std::max(1.0, font_scale * 0.8)});
+        std::vector<QRectF> notes{plot->legend->outerRect()}, words;
+        QStringList shown;
+        for (int i = 0; i < plot->itemCount(); ++i) {
+            auto* text = qobject_cast<QCPItemText*>(plot->item(i));
+            if (!text || !text->visible() || text->text().isEmpty()) continue;
+            const bool note = text->position->type() == QCPItemPosition::ptAxisRectRatio;
+            (note ? notes : words).push_back(box(text));
+            if (!note) shown << text->text();
+        }
+        const QString where = QStringLiteral("%1 x %2 at %3x").arg(size.width()).arg(size.height()).arg(font_scale);
+        const QRectF inside = QRectF(plot->axisRect()->rect()).adjusted(-0.5, -0.5, 0.5, 0.5);
+        for (const Point& p : marks) {
+            const QRectF mark(p.at.x() - p.radius, p.at.y() - p.radius, 2 * p.radius, 2 * p.radius);
+            QVERIFY2(inside.contains(mark), qPrintable(where + ": point outside the plot: " + p.token));
+            for (const QRectF& n : notes) QVERIFY2(!n.intersects(mark), qPrintable(where + ": point under a note: " + p.token));
+        }
+        for (std::size_t w = 0; w < words.size(); ++w) {
+            const QString& word = shown[int(w)];
+            QVERIFY2(inside.contains(words[w]), qPrintable(where + ": word cut: " + word));
+            for (std::size_t o = 0; o < w; ++o)
+                QVERIFY2(!words[w].intersects(words[o]), qPrintable(where + ": " + word + " over " + shown[int(o)]));
+            for (const QRectF& n : notes) QVERIFY2(!words[w].intersects(n), qPrintable(where + ": word under a note: " + word));
+            bool beside = false;  // within its point's clearance (marker radius + 2 px, the ring's for the selected)
+            for (const Point& p : marks) {
+                const double dx = std::max({words[w].left() - p.at.x(), 0.0, p.at.x() - words[w].right()});
+                const double dy = std::max({words[w].top() - p.at.y(), 0.0, p.at.y() - words[w].bottom()});
+                const QRectF mark(p.at.x() - p.radius, p.at.y() - p.radius, 2 * p.radius, 2 * p.radius);
+                QVERIFY2(!words[w].intersects(mark), qPrintable(where + ": " + word + " over the point of " + p.token));
+                if (p.token == word && std::hypot(dx, dy) <= p.radius + 2.5) beside = true;
+            }
+            QVERIFY2(beside, qPrintable(where + ": " + word + " is not beside its point"));
+        }
+        QVERIFY2(shown.size() >= at_least, qPrintable(where + QStringLiteral(": %1 words shown").arg(shown.size())));
+        QCOMPARE(map.pointLabels().size(), shown.size());
+        for (int key : m.most_attended)
+            QVERIFY2(shown.contains(QString::fromStdString(m.key_tokens[std::size_t(key)])),
+                     qPrintable(where + ": the arrows' key " + QString::fromStdString(m.key_tokens[std::size_t(key)])));
+        // The words left out are counted on the plot.
+        const int left_out = points - int(shown.size());
+        QCOMPARE(map.leftOutText().isEmpty(), left_out == 0);
+        if (left_out > 0) QVERIFY2(map.leftOutText().startsWith(QString::number(left_out) + " word"), qPrintable(map.leftOutText()));
+    }
+
     // The per-token views at the tab's size on a projector: nothing demands more width than
     // the tab has, every title line and axis label fits, the variance note keeps off the legend.
     void tokenViewsFitTheTabAt2x() {

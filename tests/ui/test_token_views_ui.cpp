@@ -195,6 +195,8 @@ private slots:
         const auto a = analysisOf(c);
         QueryKeyMapView view;
         view.resize(1000, 800);
+        view.show();  // the words are placed in the plot's pixels
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
         view.setAnalysis(a);
         view.setHead(1);
         view.replotNow();

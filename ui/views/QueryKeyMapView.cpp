@@ -9,6 +9,7 @@
 
 #include "HeadColors.h"
 #include "Heatmap.h"
+#include "LabelPlacement.h"
 #include "TextFit.h"
 
 namespace headscope::ui {
@@ -56,7 +57,14 @@ QueryKeyMapView::QueryKeyMapView(QWidget* parent) : QWidget(parent) {
     deferred_ = new DeferredRefresh(this, [this]() { refresh(); });
 }
 
-QStringList QueryKeyMapView::pointLabels() const { return labels_; }
+QStringList QueryKeyMapView::pointLabels() const {
+    QStringList shown;
+    for (const PointLabel& label : point_labels_)
+        if (label.text->visible()) shown << label.text->text();
+    return shown;
+}
+
+QString QueryKeyMapView::leftOutText() const { return left_out_ && left_out_->visible() ? left_out_->text() : QString(); }
 QString QueryKeyMapView::varianceText() const { return variance_variants_.value(0); }
 
 void QueryKeyMapView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
@@ -108,7 +116,14 @@ void QueryKeyMapView::fitToRoom() {
         if (!line.isEmpty()) lines << line;
     }
     title_->setText(lines.join(QLatin1Char('\n')));
+    // The legend in one row where it fits across, else one entry under the other: the band
+    // it takes over the points stays low.
+    plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
     fit::layOut(plot_);
+    if (plot_->legend->outerRect().width() > plot_->axisRect()->rect().width() - 8) {
+        plot_->legend->setFillOrder(QCPLayoutGrid::foRowsFirst);
+        fit::layOut(plot_);
+    }
     const QRect r = plot_->axisRect()->rect();
     const auto pick = [](const QStringList& variants, const QFont& font, double room) {
         const QString text = fit::longestThatFits(variants, font, room);
@@ -128,22 +143,88 @@ void QueryKeyMapView::fitToRoom() {
     plot_->yAxis->setLabel(pick(axis_labels_[1], plot_->yAxis->labelFont(), r.height()));
 }
 
-// Both axes one scale (a unit is as long across as up), framing every point with room for labels.
 void QueryKeyMapView::equalScale() {
     if (!has_map_) return;
-    QCPAxisRect* rect = plot_->axisRect();
-    const double w = std::max(50, rect->width()), h = std::max(50, rect->height());
+    left_out_->setVisible(false);
+    frame(0);
+    const int left_out = placeLabels();
+    if (left_out == 0) return;
+    // The note that says so goes along the bottom, below the points.
+    left_out_->setText(leftOutWords(left_out));
+    left_out_->setVisible(true);
+    const QRectF note(left_out_->topLeft->pixelPosition(), left_out_->bottomRight->pixelPosition());
+    frame(note.normalized().height() + 4);
+    const int still = placeLabels();
+    left_out_->setText(leftOutWords(still));
+    left_out_->setVisible(still > 0);
+}
+
+QString QueryKeyMapView::leftOutWords(int count) {
+    return QStringLiteral("%1 word%2 left out for room: hover a point").arg(count).arg(count == 1 ? "" : "s");
+}
+
+// Both axes one scale (a unit is as long across as up), framing every point with room for
+// labels, below the band the variance note and the legend take along the top and above
+// bottom_band pixels.
+void QueryKeyMapView::frame(double bottom_band) {
+    const QRect r = plot_->axisRect()->rect();
+    double top_band = 0;
+    if (variance_ && !variance_->text().isEmpty()) top_band = variance_->bottomRight->pixelPosition().y() - r.top();
+    if (plot_->legend->visible()) top_band = std::max(top_band, plot_->legend->outerRect().bottom() - double(r.top()));
+    top_band = std::clamp(top_band + 4, 0.0, r.height() / 3.0);
+    bottom_band = std::clamp(bottom_band, 0.0, r.height() / 4.0);
+    const double w = std::max(50, r.width()), h = std::max(50.0, r.height() - top_band - bottom_band);
     double xs = std::max(x_data_.size(), 1e-9), ys = std::max(y_data_.size(), 1e-9);
     const double per_px = std::max(xs / w, ys / h) * 1.18;  // 18% room for labels
     plot_->xAxis->setRange(x_data_.center(), per_px * w, Qt::AlignCenter);
-    plot_->yAxis->setRange(y_data_.center(), per_px * h, Qt::AlignCenter);
+    const double bottom = y_data_.center() - per_px * (h / 2 + bottom_band);
+    plot_->yAxis->setRange(bottom, bottom + per_px * (h + top_band + bottom_band));
+}
+
+int QueryKeyMapView::placeLabels() {
+    fit::layOut(plot_);  // the axis rect as the new ranges' tick labels leave it
+    const QRectF bounds = QRectF(plot_->axisRect()->rect()).adjusted(1, 1, -1, -1);
+    const auto pixel = [&](const QPointF& at) {
+        return QPointF(plot_->xAxis->coordToPixel(at.x()), plot_->yAxis->coordToPixel(at.y()));
+    };
+    const auto box = [](const QCPItemText* text) {
+        return QRectF(text->topLeft->pixelPosition(), text->bottomRight->pixelPosition()).normalized();
+    };
+    std::vector<QRectF> obstacles;
+    for (const Marker& m : markers_) {
+        const QPointF p = pixel(m.at);
+        obstacles.push_back(QRectF(p.x() - m.size / 2, p.y() - m.size / 2, m.size, m.size));
+    }
+    if (variance_ && !variance_->text().isEmpty()) obstacles.push_back(box(variance_));
+    if (plot_->legend->visible()) obstacles.push_back(plot_->legend->outerRect());
+    if (left_out_->visible()) obstacles.push_back(box(left_out_));
+    std::vector<placement::Wanted> wanted;
+    for (const PointLabel& label : point_labels_) {
+        label.text->position->setCoords(label.at);  // to measure it
+        wanted.push_back({pixel(label.at), box(label.text).size(), label.marker / 2 + 2, label.keep});
+    }
+    const std::vector<QRectF> placed = placement::placeLabels(wanted, obstacles, bounds);
+    int left_out = 0;
+    for (std::size_t i = 0; i < placed.size(); ++i) {
+        QCPItemText* text = point_labels_[i].text;
+        text->setVisible(!placed[i].isEmpty());
+        if (placed[i].isEmpty()) {
+            ++left_out;
+            continue;
+        }
+        text->position->setCoords(plot_->xAxis->pixelToCoord(placed[i].center().x()),
+                                  plot_->yAxis->pixelToCoord(placed[i].center().y()));
+    }
+    return left_out;
 }
 
 void QueryKeyMapView::refresh() {
     plot_->clearItems();
     variance_ = nullptr;
+    left_out_ = nullptr;
     links_.clear();
-    labels_.clear();
+    point_labels_.clear();
+    markers_.clear();
     has_map_ = false;
     if (!analysis_ || analysis_->results.heads.empty()) {
         title_->setText(QStringLiteral("No analysis yet"));
@@ -180,27 +261,51 @@ void QueryKeyMapView::refresh() {
         line->setLayer(QStringLiteral("grid"));
         links_ << qMakePair(i, j);
     }
-    // Labels: every point, or for crowded maps only the selected and most-attended ones.
+    // Labels: every point, or for crowded maps only the selected and most-attended ones; placed
+    // (and those without room left out) once the axes have their ranges, in equalScale().
     const bool all_labels = n_q + n_kv <= kMaxLabels;
     QSet<int> key_marks;
     for (int j : map_.most_attended) key_marks.insert(j);
-    const QFont label_font = heatmap::font(kLabelPt, s);
-    const auto label = [&](double x, double y, const std::string& token, const QColor& colour, bool bold, bool below) {
+    const double query_marker = 8 * std::max(1.0, s * 0.8), key_marker = 10 * std::max(1.0, s * 0.8);
+    const auto label = [&](double x, double y, const std::string& token, const QColor& colour, bool selected,
+                           double marker) {
         auto* t = new QCPItemText(plot_);
         t->position->setCoords(x, y);
-        t->setPositionAlignment(Qt::AlignHCenter | (below ? Qt::AlignTop : Qt::AlignBottom));
-        t->setPadding(QMargins(0, 4, 0, 4));
+        t->setPositionAlignment(Qt::AlignCenter);
+        t->setPadding(QMargins(2, 1, 2, 1));
         t->setText(QString::fromStdString(token));
-        t->setFont(bold ? heatmap::font(kLabelPt, s, true) : label_font);
+        t->setFont(heatmap::font(kLabelPt, s, selected));
         t->setColor(colour.darker(140));
-        labels_ << t->text();
+        // A ringed point's label clears the ring.
+        point_labels_.push_back({t, QPointF(x, y), selected, selected ? kRingPx : marker});
     };
+    // In the order they claim room: the selected cell's words, the keys the arrows point to,
+    // the queries, the other keys.
+    const auto selected_query = [&](int i) { return i == cell_row_; };
+    const auto selected_key = [&](int j) { return j == cell_col_; };
     for (int i = 0; i < n_q; ++i)
-        if (all_labels || i == cell_row_ || i == n_q - 1)
-            label(qx[i], qy[i], map_.query_tokens[std::size_t(i)], kQueryColor, i == cell_row_, false);
+        if (selected_query(i)) label(qx[i], qy[i], map_.query_tokens[std::size_t(i)], kQueryColor, true, query_marker);
     for (int j = 0; j < n_kv; ++j)
-        if (all_labels || j == cell_col_ || key_marks.contains(j))
-            label(kx[j], ky[j], map_.key_tokens[std::size_t(j)], kKeyColor, j == cell_col_, true);
+        if (selected_key(j)) label(kx[j], ky[j], map_.key_tokens[std::size_t(j)], kKeyColor, true, key_marker);
+    for (int j = 0; j < n_kv; ++j)
+        if (!selected_key(j) && key_marks.contains(j))
+            label(kx[j], ky[j], map_.key_tokens[std::size_t(j)], kKeyColor, false, key_marker);
+    for (int i = 0; i < n_q; ++i)
+        if (!selected_query(i) && (all_labels || i == n_q - 1))
+            label(qx[i], qy[i], map_.query_tokens[std::size_t(i)], kQueryColor, false, query_marker);
+    for (int j = 0; j < n_kv; ++j)
+        if (!selected_key(j) && !key_marks.contains(j) && all_labels)
+            label(kx[j], ky[j], map_.key_tokens[std::size_t(j)], kKeyColor, false, key_marker);
+    for (int i = 0; i < n_q; ++i) markers_.push_back({QPointF(qx[i], qy[i]), selected_query(i) ? kRingPx : query_marker});
+    for (int j = 0; j < n_kv; ++j) markers_.push_back({QPointF(kx[j], ky[j]), selected_key(j) ? kRingPx : key_marker});
+    left_out_ = new QCPItemText(plot_);
+    left_out_->position->setType(QCPItemPosition::ptAxisRectRatio);
+    left_out_->position->setCoords(0.01, 0.99);
+    left_out_->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+    left_out_->setFont(heatmap::font(kTickPt, s));
+    left_out_->setColor(QColor(90, 90, 90));
+    left_out_->setBrush(QColor(255, 255, 255, 220));
+    left_out_->setPadding(QMargins(4, 2, 4, 2));
     // The selected cell, ringed.
     QVector<double> rx, ry;
     if (cell_row_ >= 0 && cell_row_ < n_q) rx << qx[cell_row_], ry << qy[cell_row_];

@@ -2,9 +2,10 @@
 // The selected head's queries and keys as points (AttentionViz's joint embedding, Yeh et al.
 // 2023): every query vector q_i and key vector k_j, scaled so that q . k is the logit,
 // projected together onto their first two principal components (core's queryKeyMap()).
-// Queries and keys in two colours and shapes, each point labelled with its token, a line from
-// each query to the key it attends to most; the share of variance the two components explain
-// is written on the plot. Both axes have the same scale: distances on screen are distances in
+// Queries and keys in two colours and shapes, each point labelled with its token (beside it,
+// clear of the other words and points; left out and counted where there is no room), a line
+// from each query to the key it attends to most; the share of variance the two components
+// explain is written on the plot, above the points. Both axes have the same scale: distances on screen are distances in
 // the plane. The selected cell's query and key are ringed.
 
 #include <QWidget>
@@ -37,7 +38,8 @@ public:
     QCPCurve* keyGraph() const { return keys_; }
     // The query -> most-attended-key lines drawn: (query, key) pairs.
     QList<QPair<int, int>> links() const { return links_; }
-    QStringList pointLabels() const;  // the token labels written
+    QStringList pointLabels() const;  // the token labels shown (placed clear of each other)
+    QString leftOutText() const;      // how many labels had no room, or "" when none
     QString varianceText() const;
 
     // More points than this: only the selected, hovered and most-attended points are labelled.
@@ -54,7 +56,10 @@ protected:
 
 private:
     void refresh();
-    void equalScale();
+    void equalScale();  // the axes' ranges and the labels' places for the plot's size
+    void frame(double bottom_band);
+    int placeLabels();  // each label beside its point, clear of the others; how many had no room
+    static QString leftOutWords(int count);
     void fitToRoom();  // the title, axis labels and variance note for the plot's size
     DeferredRefresh* deferred_ = nullptr;  // no work while in a hidden tab
 
@@ -69,9 +74,23 @@ private:
     QCPCurve* keys_ = nullptr;
     QCPCurve* ring_ = nullptr;
     QCPItemText* variance_ = nullptr;
+    QCPItemText* left_out_ = nullptr;  // "3 words left out for room: hover a point"
+    // A point's word and what it claims room around: its marker (or the ring), in pixels.
+    struct PointLabel {
+        QCPItemText* text;
+        QPointF at;  // the point, plot coordinates
+        bool keep;   // the selected cell's words: shown even without a free place
+        double marker;
+    };
+    struct Marker {
+        QPointF at;
+        double size;  // pixels across
+    };
+    std::vector<PointLabel> point_labels_;  // in the order they claim room
+    std::vector<Marker> markers_;           // every point's
+    static constexpr double kRingPx = 23;   // the selected cell's ring, pen included
     QStringList variance_variants_, title_lines_[2], axis_labels_[2];  // wordings, longest first
     QList<QPair<int, int>> links_;
-    QStringList labels_;
     QCPRange x_data_, y_data_;
 };
 
