@@ -17,6 +17,7 @@
 #include "HeadGridView.h"
 #include "Heatmap.h"
 #include "MainWindow.h"
+#include "ModelOverviewView.h"
 #include "QueryKeyMapView.h"
 #include "ScoreBreakdownView.h"
 #include "TokenLinesView.h"
@@ -260,6 +261,27 @@ private slots:
                 }
             QVERIFY2(shown >= 2, qPrintable(QStringLiteral("%1 words on an axis").arg(shown)));
             checkTickLabels(axis, grid->viewport(), QStringLiteral("grid at 2x"));
+        }
+    }
+
+    // The Model tab before a model is open: its invitation is wrapped to the tab, whole, at
+    // 1x and 2x fonts.
+    void modelTabInvitationFitsTheTab() {
+        for (double scale : {1.0, 2.0}) {
+            ModelOverviewView overview;
+            ViewOptions options;
+            options.font_scale = scale;
+            overview.setOptions(options);
+            overview.resize(560, 380);
+            overview.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&overview));
+            overview.replot();
+            auto* title = qobject_cast<QCPTextElement*>(overview.plotLayout()->elementAt(0));
+            QVERIFY(title);
+            for (const QString& line : title->text().split(QLatin1Char('\n')))
+                QVERIFY2(QFontMetricsF(title->font()).horizontalAdvance(line) <= overview.viewport().width(),
+                         qPrintable(QStringLiteral("at %1x: ").arg(scale) + line));
+            QCOMPARE(title->text().simplified(), QStringLiteral("Open a GPT-2 model (File > Open model) to see every layer's heads"));
         }
     }
 

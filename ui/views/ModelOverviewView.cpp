@@ -16,8 +16,9 @@ ModelOverviewView::ModelOverviewView(QWidget* parent) : QCustomPlot(parent) {
     setInteractions(QCP::Interactions());
     setMinimumSize(240, 200);
     plotLayout()->clear();
-    title_ = new QCPTextElement(this, tr("Open a GPT-2 model (File > Open model) to see every layer's heads"));
+    title_ = new QCPTextElement(this, QString());
     plotLayout()->addElement(0, 0, title_);
+    fitLabels();  // and again at each resize
     deferred_ = new DeferredRefresh(this, [this]() { refresh(); });
 }
 
@@ -35,7 +36,9 @@ void ModelOverviewView::refresh() {
     const int layers = trace_ ? static_cast<int>(trace_->layers.size()) : 0;
     const int heads = layers > 0 ? static_cast<int>(trace_->layers[0].attention.heads.size()) : 0;
     if (layers != layers_ || heads != heads_) rebuild(layers, heads);
+    if (layers == 0) title_variants_.clear();  // the invitation to open one again
     fill();
+    fitLabels();
     replot(rpQueuedReplot);
 }
 
@@ -105,13 +108,17 @@ void ModelOverviewView::fill() {
     title_variants_ = {tr("Every layer's heads: attention weights on the %1 tokens · click one to show it").arg(n),
                        tr("Rows: layers, columns: heads · %1 tokens · click one to show it").arg(n),
                        tr("Rows: layers, columns: heads")};
-    fitLabels();
     frameSelection();
 }
 
 void ModelOverviewView::fitLabels() {
-    if (title_variants_.isEmpty()) return;
-    const QString title = fit::longestThatFits(title_variants_, title_->font(), viewport().width() - 8);
+    const double room = viewport().width() - 8;
+    if (title_variants_.isEmpty()) {  // no model: the sentence whole, wrapped to the width
+        title_->setText(fit::wrapLines(tr("Open a GPT-2 model (File > Open model) to see every layer's heads"),
+                                       title_->font(), room));
+        return;
+    }
+    const QString title = fit::longestThatFits(title_variants_, title_->font(), room);
     title_->setText(title.isEmpty() ? title_variants_.back() : title);
     fit::layOut(this);
     // "L3 H7" when the panels are wide enough, "3.7" when not, nothing when even that crowds.
