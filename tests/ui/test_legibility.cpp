@@ -397,6 +397,20 @@ private slots:
         for (int i = 0; i < plot->plotLayout()->elementCount(); ++i)
             if (auto* text = qobject_cast<QCPTextElement*>(plot->plotLayout()->elementAt(i)))
                 QVERIFY2(fits(text->text(), text->font(), plot->viewport().width()), qPrintable(text->text()));
+        // The hover hint takes at most two lines of the room the controls leave it (or none:
+        // it stays whole in the tooltip); in a wide tab at 1x it is the whole sentence.
+        const QString whole = QStringLiteral("Hover a word to see only its lines and their weights.");
+        auto* hint = lines.findChild<QLabel*>(QStringLiteral("token_lines_hint"));
+        QVERIFY(hint);
+        QVERIFY2(QFontMetricsF(hint->font()).horizontalAdvance(hint->text()) <= 1.8 * hint->width(), qPrintable(hint->text()));
+        QVERIFY2(hint->height() <= 2.5 * QFontMetricsF(hint->font()).lineSpacing(), qPrintable(QString::number(hint->height())));
+        QCOMPARE(hint->toolTip(), whole);
+        TokenLinesView wide;
+        wide.setAnalysis(analysis);
+        wide.resize(1000, 500);
+        wide.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&wide));
+        QCOMPARE(wide.findChild<QLabel*>(QStringLiteral("token_lines_hint"))->text(), whole);
 
         QueryKeyMapView map;
         map.setOptions(large);

@@ -74,10 +74,12 @@ TokenLinesView::TokenLinesView(QWidget* parent) : QWidget(parent) {
     heads_edit_->setPlaceholderText(tr("e.g. 0, 2, 5"));
     heads_edit_->setMaximumWidth(160);
     bar->addWidget(heads_edit_);
-    auto* hint = new QLabel(tr("Hover a word to see only its lines and their weights."), this);
-    hint->setWordWrap(true);  // at large fonts it takes two lines, never the controls' width
-    hint->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-    bar->addWidget(hint, 1);
+    hint_ = new QLabel(this);
+    hint_->setObjectName(QStringLiteral("token_lines_hint"));
+    hint_->setWordWrap(true);  // at large fonts two lines, never the controls' width
+    hint_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    hint_->installEventFilter(this);  // its wording follows its width
+    bar->addWidget(hint_, 1);
     connect(mode_box_, &QComboBox::currentIndexChanged, this, [this](int index) {
         mode_ = static_cast<HeadMode>(index);
         applyHeadBox();
@@ -392,7 +394,17 @@ void TokenLinesView::fitToWidth() {
     }
 }
 
+// The hint in the longest wording that fits two lines of the room the controls leave it.
+void TokenLinesView::fitHint() {
+    static const QStringList variants{tr("Hover a word to see only its lines and their weights."),
+                                      tr("Hover a word: its lines only.")};
+    const QString text = fit::longestThatFits(variants, hint_->font(), 1.8 * hint_->width());
+    hint_->setText(text);
+    hint_->setToolTip(variants.front());
+}
+
 bool TokenLinesView::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == hint_ && (event->type() == QEvent::Resize || event->type() == QEvent::FontChange)) fitHint();
     if (watched == plot_) {
         if (event->type() == QEvent::Resize && analysis_) {
             plot_->setViewport(QRect(QPoint(0, 0), static_cast<QResizeEvent*>(event)->size()));

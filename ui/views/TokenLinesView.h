@@ -19,6 +19,7 @@
 
 class QComboBox;
 class QLineEdit;
+class QLabel;
 
 namespace headscope::ui {
 
@@ -75,6 +76,7 @@ private:
     DeferredRefresh* deferred_ = nullptr;  // no work while in a hidden tab
     bool lines_stale_ = false;             // analysis or heads changed since rebuildLines()
     void applyHeadBox();
+    void fitHint();
     // Token index under pos on side 0 / 1, or -1.
     int tokenAt(const QPointF& pos, int* side) const;
     double rowY(int side, int index) const;  // 0 at the top, 1 at the bottom
@@ -89,6 +91,7 @@ private:
     bool thin_omitted_ = false;
     QComboBox* mode_box_ = nullptr;
     QLineEdit* heads_edit_ = nullptr;
+    QLabel* hint_ = nullptr;  // "Hover a word ...", worded for its width
     QCustomPlot* plot_ = nullptr;
     QCPTextElement* title_ = nullptr;
     QCPLayoutGrid* legend_ = nullptr;  // "head 0  head 1 ..." each in its colour
