@@ -489,6 +489,20 @@ private slots:
                 QVERIFY2(text->outerRect().height() + 1 >= lines * QFontMetricsF(text->font()).height() * 0.95,
                          qPrintable("squeezed: " + text->text()));
             }
+        // At 2x the title gives the ranks and counts in at most four lines, the panels in sight;
+        // with room, the sentences with their formulas.
+        QVERIFY2(view.title().count(QLatin1Char('\n')) <= 3, qPrintable(view.title()));
+        QVERIFY2(view.title().contains("W_QK,i has rank 8 ≤ 8") && view.title().contains("W_OV,i has rank 8 ≤ 8") &&
+                     view.title().count("1,024 vs 4,096 parameters") == 2, qPrintable(view.title()));
+        CircuitView wide;
+        wide.setAnalysis(analysis);
+        wide.setCircuits(std::make_shared<const Circuits>(headCircuits(analysis->weights(), 0)));
+        wide.resize(1000, 600);
+        wide.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&wide));
+        wide.replotNow();
+        QVERIFY2(wide.title().contains("(2·d_model·d_k)") && wide.title().contains("rank 8 ≤ min(d_k, d_model) = 8"),
+                 qPrintable(wide.title()));
         for (int m = 0; m < 6; ++m) {
             QCPAxisRect* rect = view.colorMap(static_cast<CircuitView::Matrix>(m))->keyAxis()->axisRect();
             for (QCPAxis* axis : {rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft)}) {

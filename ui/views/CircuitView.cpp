@@ -140,7 +140,15 @@ void CircuitView::refresh() {
         if (!formed) heatmap::setCellRanges(panels_[m]->rect(), d, d);
     }
     const HeadSpectra& spectra = analysis_->spectra[std::size_t(head_)];
-    QStringList lines;
+    QStringList lines, compact;  // compact: the ranks and counts without the formulas
+    if (rows_ != Rows::OV) {
+        compact << QStringLiteral("Head %1: W_QK,i has rank %2 ≤ %3 · %4 vs %5 parameters")
+                       .arg(head_).arg(spectra.qk.rank).arg(rankBound(d_k, d, d)).arg(count(2LL * d * d_k), count(1LL * d * d));
+    }
+    if (rows_ == Rows::OV) compact << QStringLiteral("Head %1:").arg(head_);
+    if (rows_ != Rows::QK)
+        compact << QStringLiteral("W_OV,i has rank %1 ≤ %2 · %3 vs %4 parameters")
+                       .arg(spectra.ov.rank).arg(rankBound(d_v, d, d)).arg(count(2LL * d * d_v), count(1LL * d * d));
     if (rows_ != Rows::OV)
         lines << QStringLiteral("Head %1: W_QK,i is %2 × %2 but has rank %3 ≤ min(d_k, d_model) = %4\n"
                                 "%5 parameters as two factors (2·d_model·d_k) vs %6 merged (d_model²)")
@@ -153,7 +161,9 @@ void CircuitView::refresh() {
         lines << (d > kMaxWindowCircuitDModel ? QStringLiteral("The %1 × %1 products are not drawn in the window; "
                                             "headscope-cli export writes them").arg(d)
                            : QStringLiteral("forming the products…"));
+    if (!formed) compact << lines.back();
     title_text_ = lines.join(QLatin1Char('\n'));
+    compact_title_ = compact.join(QLatin1Char('\n'));
     title_->setFont(heatmap::font(kTitlePt, s, true));
     wrapTitle();
     plot_->replot(QCustomPlot::rpQueuedReplot);
@@ -161,7 +171,11 @@ void CircuitView::refresh() {
 
 void CircuitView::wrapTitle() {
     const int width = plot_->width() < 200 ? 1000 : plot_->width() - 12;
-    title_->setText(fit::wrapLines(title_text_, title_->font(), width, false));
+    // The sentences with their formulas while they wrap to a few lines; past that (a small
+    // tab at large fonts) the ranks and counts alone, so the panels stay in sight.
+    const QString whole = fit::wrapLines(title_text_, title_->font(), width, false);
+    title_->setText(whole.count(QLatin1Char('\n')) < kMaxTitleLines ? whole
+                                                                    : fit::wrapLines(compact_title_, title_->font(), width));
     // The page: the wrapped title and about 9 lines of numbers per row of panels.
     const double line = QFontMetricsF(heatmap::font(kTickPt, options_.font_scale)).height();
     const int rows = rows_ == Rows::Both ? 2 : 1;

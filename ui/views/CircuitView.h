@@ -49,7 +49,9 @@ protected:
 private:
     void refresh();
     void wrapTitle();
-    QString title_text_;  // before wrapping
+    QString title_text_;     // before wrapping
+    QString compact_title_;  // the same ranks and counts, without the formulas
+    static constexpr int kMaxTitleLines = 5;  // wrapped wider, the compact title instead
     DeferredRefresh* deferred_ = nullptr;  // no work while in a hidden tab
 
     Rows rows_;
