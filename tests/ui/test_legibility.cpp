@@ -462,6 +462,13 @@ private slots:
                      qPrintable(QStringLiteral("a chart %1 px tall for %2 px numbers (page %3 px)")
                                     .arg(chart->rect().height()).arg(tick_line).arg(page->height())));
         QVERIFY(score.arithmetic().contains("q_i · k_j = Σ"));
+        // Its title names the cell in at most four lines (the whole sentence stays in title()).
+        auto* heading = qobject_cast<QCPTextElement*>(page->plotLayout()->elementAt(0));
+        QVERIFY(heading);
+        QVERIFY2(heading->text().count(QLatin1Char('\n')) <= 3, qPrintable(heading->text()));
+        QVERIFY2(heading->text().contains("query 10 “tired” → key 1") && heading->text().contains("no cell selected"),
+                 qPrintable(heading->text()));
+        QVERIFY(score.title().contains("click a cell in the Heads tab"));
     }
 
     // The circuits tab at 2x in the 1024 x 768 window: the long title wraps whole, the page

@@ -172,6 +172,9 @@ void ScoreBreakdownView::refresh() {
                       .arg(b.head).arg(b.row).arg(quoted(b.query_token)).arg(b.col).arg(quoted(b.key_token))
                       .arg(chosen ? QString() : QStringLiteral("\n(no cell selected: the last query and the key it "
                                                                "attends to most; click a cell in the Heads tab)"));
+    title_compact_ = QStringLiteral("Head %1: query %2 %3 → key %4 %5%6")
+                         .arg(b.head).arg(b.row).arg(quoted(b.query_token)).arg(b.col).arg(quoted(b.key_token))
+                         .arg(chosen ? QString() : QStringLiteral("\n(no cell selected: the last query, its most-attended key)"));
     title_->setTextColor(headColor(b.head).darker(130));
 
     const QString dims = QStringLiteral("dimension of head %1 (0 … d_k−1 = %2)").arg(b.head).arg(b.d_k - 1);
@@ -241,7 +244,10 @@ void ScoreBreakdownView::fitToRoom() {
     // wording its chart's side holds; numbers are thinned to the charts' height and width.
     if (!has_breakdown_) return;
     const double width = plot_->viewport().width() - 12;
-    title_->setText(fit::wrapLines(title_full_, title_->font(), width));
+    // The whole title while it wraps to a few lines; past that (a small tab at large fonts) the
+    // cell and a shorter note, so the charts stay in sight.
+    const QString whole = fit::wrapLines(title_full_, title_->font(), width);
+    title_->setText(whole.count(QLatin1Char('\n')) < kMaxTitleLines ? whole : fit::wrapLines(title_compact_, title_->font(), width));
     text_->setText(fit::wrapLines(text_full_, text_->font(), width, false));  // "q_i · k_j" is a product
     // The page is as tall as its wrapped words plus charts of a readable height (the scroll
     // area scrolls when the tab is shorter).
