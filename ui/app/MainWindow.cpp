@@ -3,23 +3,15 @@
 #include <algorithm>
 
 #include <QAction>
-#include <QApplication>
-#include <QClipboard>
 #include <QCloseEvent>
 #include <QDockWidget>
-#include <QEventLoop>
-#include <QFileDialog>
 #include <QFileInfo>
-#include <QInputDialog>
 #include <QIcon>
-#include <QImageWriter>
 #include <QMenuBar>
-#include <QMessageBox>
 #include <QScreen>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
-#include <QTimer>
 
 #include "AboutDialog.h"
 #include "CircuitView.h"
@@ -34,7 +26,6 @@
 #include "ViewBinding.h"
 #include "ControlsDock.h"
 #include "Export.h"
-#include "ExportDialog.h"
 #include "HeadDetailDialog.h"
 #include "HeadGridView.h"
 #include "LessonDock.h"
@@ -55,15 +46,11 @@ const Setting<QByteArray> kGeometry{"main_window/geometry", QByteArray()};
 const Setting<QByteArray> kState{"main_window/state", QByteArray()};
 const Setting<QString> kLastConfig{"session/last_config", QString()};  // JSON, as in session files
 const Setting<QString> kLastPath{"session/last_path", QString()};
-const Setting<QString> kLastDir{"files/last_dir", QString()};
 const Setting<bool> kShowLogits{"view/show_logits", false};
 const Setting<bool> kSharedScale{"view/shared_scale", true};
 const Setting<double> kFontScale{"view/font_scale", 1.0};
 
 constexpr double kZoomStep = 1.25, kMinFontScale = 0.5, kMaxFontScale = 3.0;
-QString sessionFilter() {
-    return QObject::tr("HeadScope sessions (*.headscope.json);;JSON files (*.json);;All files (*)");
-}
 
 }  // namespace
 
@@ -385,333 +372,6 @@ void MainWindow::showHead(int head) {
     detail_->show();
     detail_->raise();
     detail_->activateWindow();
-}
-
-void MainWindow::setSessionPath(const QString& path) {
-    session_path_ = path;
-    setWindowTitle(path.isEmpty() ? QStringLiteral("HeadScope")
-                                  : QStringLiteral("%1 \u2014 HeadScope").arg(QFileInfo(path).fileName()));
-}
-
-bool MainWindow::openSession(const QString& path, QString* error) {
-    try {
-        const io::SessionData data = io::loadSessionData(path.toStdString());  // view settings too, when saved
-        setViewOptions(applyViewSettings(options_, data.view));
-        setConfig(data.config);
-        setSessionPath(path);
-        rememberFile(path);
-        return true;
-    } catch (const std::exception& e) {
-        const QString message = QString::fromStdString(e.what());
-        if (error) *error = message;
-        else QMessageBox::warning(this, tr("Cannot open session"), message);  // the message names the file
-        return false;
-    }
-}
-
-bool MainWindow::saveSession(const QString& path, QString* error) {
-    try {
-        io::saveSession(path.toStdString(), io::SessionData{session_->config(), viewSettings(options_)});
-        setSessionPath(path);
-        rememberFile(path);
-        status_->showNote(tr("Saved %1").arg(path));
-        return true;
-    } catch (const std::exception& e) {
-        const QString message = QString::fromStdString(e.what());
-        if (error) *error = message;
-        else QMessageBox::warning(this, tr("Cannot save session"), message);  // the message names the file
-        return false;
-    }
-}
-
-void MainWindow::rememberFile(const QString& path) {
-    if (!window_options_.use_settings) return;  // screenshots and tests leave the user's settings alone
-    recent_->add(path);
-    kLastDir.set(QFileInfo(path).absolutePath());
-}
-
-void MainWindow::openDialog() {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open session"), kLastDir.get(), sessionFilter());
-    if (!path.isEmpty()) openSession(path);
-}
-
-bool MainWindow::save() { return session_path_.isEmpty() ? saveAs() : saveSession(session_path_); }
-
-bool MainWindow::saveAs() {
-    const QString start = session_path_.isEmpty() ? kLastDir.get() : session_path_;
-    QString path = QFileDialog::getSaveFileName(this, tr("Save session"), start, sessionFilter());
-    if (path.isEmpty()) return false;
-    if (!path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive)) path += QStringLiteral(".headscope.json");
-    return saveSession(path);
-}
-
-void MainWindow::exportDialog() {
-    const std::shared_ptr<const Analysis> analysis = session_->analysis();
-    if (!analysis) return;
-    ExportDialog dialog(analysis->config.heads, session_->head(), this);
-    if (dialog.exec() != QDialog::Accepted) return;
-    const ExportRequest r = dialog.request();
-    QString error;
-    bool ok = false;
-    switch (r.what) {
-        case ExportRequest::What::CurrentView:
-            ok = saveCurrentTab(r.path, r.format, r.scale, &error);
-            break;
-        case ExportRequest::What::View:
-            ok = exportView(r.view, *analysis, r.head, options_, r.path, r.format, r.scale, &error,
-                            session_->circuits().get(), session_->cellRow(), session_->cellColumn());
-            break;
-        case ExportRequest::What::OneHead:
-            ok = exportHead(*analysis, r.head, options_, r.path, r.format, r.scale, &error);
-            break;
-        case ExportRequest::What::AllHeads:
-            ok = exportHeadGrid(*analysis, options_, r.path, r.format, r.scale, &error);
-            break;
-    }
-    if (ok) status_->showNote(tr("Exported %1").arg(r.path));
-    else QMessageBox::warning(this, tr("Export failed"), tr("%1\n\n%2").arg(r.path, error));
-}
-
-QCustomPlot* MainWindow::currentPlot() const {
-    QWidget* tab = tabs_->currentWidget();
-    if (tab == grid_) return grid_;
-    if (tab == projections_) return projections_->plot();
-    if (tab == circuits_) return circuits_->plot();
-    if (tab == breakdown_) return breakdown_->plot();
-    if (tab == token_lines_) return token_lines_->plot();
-    if (tab == qk_map_) return qk_map_->plot();
-    return nullptr;  // the costs: a text view
-}
-
-bool MainWindow::saveCurrentTab(const QString& path, ImageFormat format, double scale, QString* error) {
-    if (QCustomPlot* plot = currentPlot()) return savePlot(plot, path, format, plot->width(), plot->height(), scale, error);
-    return saveWidget(tabs_->currentWidget(), path, format, scale, error);
-}
-
-bool MainWindow::openModel(const QString& directory, QString* error) {
-    if (!error) {
-        session_->openModel(directory);
-        return true;
-    }
-    QString reason;
-    bool opened = false;
-    QEventLoop loop;
-    const auto ok = connect(session_, &Session::sourceChanged, &loop, [&]() { opened = true; loop.quit(); });
-    const auto bad = connect(session_, &Session::failed, &loop, [&](const QString& message) { reason = message; loop.quit(); });
-    session_->openModel(directory);
-    loop.exec();
-    disconnect(ok);
-    disconnect(bad);
-    *error = reason;
-    return opened;
-}
-
-void MainWindow::setText(const QString& text) {
-    Config config = session_->config();
-    config.text = text.toStdString();
-    setConfig(config);
-}
-
-void MainWindow::openModelDialog() {
-    const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a GPT-2 model directory (config.json, "
-                                                                   "model.safetensors, vocab.json, merges.txt)"),
-                                                          kLastDir.get());
-    if (dir.isEmpty()) return;
-    status_->showNote(tr("Loading %1\u2026").arg(dir));
-    session_->openModel(dir);
-}
-
-void MainWindow::openLayerDialog() {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open an nn.MultiheadAttention state dict"),
-                                                      kLastDir.get(), tr("safetensors (*.safetensors);;All files (*)"));
-    if (path.isEmpty()) return;
-    bool ok = false;
-    const int heads = QInputDialog::getInt(this, tr("Heads"), tr("Number of heads of this layer (num_heads):"), 8, 1,
-                                           Limits::kMaxHeads, 1, &ok);
-    if (!ok) return;
-    const QString prefix = QInputDialog::getText(this, tr("Prefix"),
-                                                 tr("Prefix of the tensor names (e.g. layers.0.self_attn.), or empty:"),
-                                                 QLineEdit::Normal, QString(), &ok);
-    if (!ok) return;
-    session_->openLayer(path, heads, prefix.trimmed());
-}
-
-void MainWindow::onSourceChanged() {
-    const WeightSource& source = session_->source();
-    model_dock_->setVisible(!source.generated());
-    if (source.model) {
-        controls_->setGeometryFixed(true, tr("Fixed by the trained model; text, mask and temperature stay live."));
-        // A text the vocabulary cannot encode becomes one it can: its first tokens, twice.
-        Config config = session_->config();
-        try {
-            source.model->tokenizer.encode(config.text);
-        } catch (const std::exception&) {
-            std::vector<int> ids;
-            for (int i = 0; i < std::min(6, source.model->config.vocab_size); ++i) ids.push_back(i);
-            ids.insert(ids.end(), ids.begin(), ids.end());
-            config.text = source.model->tokenizer.decode(ids);
-        }
-        config.source_text.clear();
-        config.mask = MaskKind::Causal;
-        config.padded_keys.clear();
-        setConfig(constrained(config, source));
-        tabs_->setCurrentWidget(overview_);
-    } else if (source.loaded) {
-        controls_->setGeometryFixed(true, tr("Fixed by the loaded layer; the input stays live."));
-        setConfig(constrained(session_->config(), source));
-    } else {
-        controls_->setGeometryFixed(false);
-        setConfig(session_->config());
-    }
-}
-
-void MainWindow::copyView() {
-    if (QCustomPlot* plot = currentPlot()) {
-        copyToClipboard(plot);
-    } else if (QClipboard* clipboard = QApplication::clipboard()) {
-        clipboard->setPixmap(tabs_->currentWidget()->grab());
-    }
-    status_->showNote(tr("Copied the %1 tab to the clipboard").arg(tabs_->tabText(tabs_->currentIndex()).remove('&')));
-}
-
-bool MainWindow::waitForCompleteUpdate(int timeout_ms, QString* error) {
-    QString reason;
-    const auto done = [&]() {
-        if (!session_->problems().isEmpty()) reason = session_->problems().join(QLatin1Char(' '));
-        return !reason.isEmpty() || (updates_shown_ > 0 && !session_->busy());
-    };
-    QEventLoop loop;
-    QTimer timer;
-    timer.setSingleShot(true);
-    connect(&timer, &QTimer::timeout, &loop, &QEventLoop::quit);
-    const auto check = [&]() { if (done()) loop.quit(); };
-    connect(session_, &Session::busyChanged, &loop, check);
-    connect(session_, &Session::invalid, &loop, check);
-    connect(session_, &Session::failed, &loop, [&](const QString& message) { reason = message; loop.quit(); });
-    connect(this, &MainWindow::analysisShown, &loop, check);
-    if (!done()) {
-        timer.start(timeout_ms);
-        loop.exec();
-    }
-    if (reason.isEmpty() && !done()) reason = tr("no result after %1 ms").arg(timeout_ms);
-    if (error) *error = reason;
-    return reason.isEmpty();
-}
-
-bool MainWindow::showTab(const QString& name, QString* error) {
-    QStringList names;
-    for (int i = 0; i < tabs_->count(); ++i) {
-        const QString title = tabs_->tabText(i).remove(QLatin1Char('&'));
-        if (title.compare(name.trimmed(), Qt::CaseInsensitive) == 0) {
-            tabs_->setCurrentIndex(i);
-            return true;
-        }
-        names << title;
-    }
-    if (error) *error = tr("no tab called \"%1\" (there are: %2)").arg(name, names.join(QStringLiteral(", ")));
-    return false;
-}
-
-bool MainWindow::saveScreenshot(const QString& path, QString* error) {
-    QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);  // pending layouts first
-    redrawNow();
-    const QPixmap pixmap = grab();
-    const QByteArray suffix = QFileInfo(path).suffix().toLower().toLatin1();
-    const char* format = QImageWriter::supportedImageFormats().contains(suffix) ? nullptr : "PNG";
-    if (!pixmap.isNull() && pixmap.save(path, format)) return true;
-    if (error) *error = tr("cannot write the screenshot to %1").arg(path);
-    return false;
-}
-
-// --- teaching: presets, lessons, presentation mode ------------------------------------------
-
-void MainWindow::applyPreset(const lessons::Preset& preset) {
-    ViewOptions o = options_;
-    o.cell_numbers = false;  // a preset without numbers in the cells turns them off
-    setViewOptions(applyViewSettings(o, preset.session.view));
-    setConfig(preset.session.config);
-    status_->showNote(tr("Preset: %1").arg(QString::fromStdString(preset.name)));
-}
-
-void MainWindow::applyLessonStep(const lessons::LessonStep& step) {
-    ViewOptions o = options_;
-    o.cell_numbers = false;
-    o.show_logits = step.show == "logits";
-    o = applyViewSettings(o, step.session.view);
-    if (presentation_) o.font_scale = std::max(o.font_scale, options_.font_scale);
-    setViewOptions(o);
-    setConfig(step.session.config);
-    session_->setHead(step.head);
-    showView(step.show);
-}
-
-bool MainWindow::openLesson(int number, QString* error) {
-    QString why;
-    const std::optional<lessons::Lesson> lesson = loadLesson(number, &why);
-    if (!lesson) {
-        if (error) *error = why;
-        else QMessageBox::warning(this, tr("Cannot open the lesson"), why);
-        return false;
-    }
-    if (!lesson_dock_) {
-        lesson_dock_ = new LessonDock(this);
-        addDockWidget(Qt::RightDockWidgetArea, lesson_dock_);
-        resizeDocks({lesson_dock_}, {320}, Qt::Horizontal);
-        applyFontScale();
-    }
-    lesson_dock_->show();
-    lesson_dock_->raise();
-    lesson_dock_->setLesson(*lesson);
-    return true;
-}
-
-void MainWindow::showView(const std::string& show) {
-    QWidget* tab = grid_;
-    if (show == "projections") tab = projections_;
-    else if (show == "circuits" || show == "circuit_ov") tab = circuits_;
-    else if (show == "costs") tab = costs_;
-    tabs_->setCurrentWidget(tab);
-    if (show == "spectra" || show == "spectrum_ov" || show == "ranks") {
-        spectrum_dock_->show();
-        spectrum_dock_->raise();
-    }
-}
-
-void MainWindow::setPresentationMode(bool on) {
-    if (on == presentation_) return;
-    presentation_ = on;
-    presentation_action_->setChecked(on);
-    if (on) {
-        options_before_presentation_ = options_;
-        state_before_presentation_ = saveState();
-        ViewOptions o = options_;
-        o.font_scale = std::max(o.font_scale, 1.75);
-        setViewOptions(o);
-        // High contrast around the plots (the plots keep their white paper and black ink).
-        QPalette p = palette();
-        p.setColor(QPalette::Window, Qt::black);
-        p.setColor(QPalette::WindowText, Qt::white);
-        p.setColor(QPalette::Base, QColor(16, 16, 16));
-        p.setColor(QPalette::Text, Qt::white);
-        p.setColor(QPalette::Button, QColor(40, 40, 40));
-        p.setColor(QPalette::ButtonText, Qt::white);
-        p.setColor(QPalette::Highlight, QColor(255, 216, 77));
-        p.setColor(QPalette::HighlightedText, Qt::black);
-        setPalette(p);
-        controls_->hide();  // F6 brings them back when needed
-        spectrum_dock_->hide();  // the heads get the height; lesson steps on spectra show it again
-        grid_->setHoverHighlight(true);
-        showFullScreen();
-        status_->showNote(tr("Presentation mode: F5 to leave, F6 for the controls, Page Up / Page Down for lesson steps"));
-    } else {
-        setPalette(QPalette());
-        grid_->setHoverHighlight(false);
-        ViewOptions o = options_;
-        o.font_scale = options_before_presentation_.font_scale;
-        setViewOptions(o);
-        restoreState(state_before_presentation_);
-        full_screen_->isChecked() ? showFullScreen() : showNormal();
-    }
 }
 
 }  // namespace headscope::ui

@@ -1,0 +1,284 @@
+// MainWindow's files: sessions (open, save, recent), export of views and screenshots, GPT-2
+// models and their layers, and the waits the command line and tests use.
+#include "MainWindow.h"
+
+#include <QApplication>
+#include <QClipboard>
+#include <QDockWidget>
+#include <QEventLoop>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QImageWriter>
+#include <QInputDialog>
+#include <QMessageBox>
+#include <QPixmap>
+#include <QTabWidget>
+#include <QTimer>
+
+#include "CircuitView.h"
+#include "ControlsDock.h"
+#include "Export.h"
+#include "ExportDialog.h"
+#include "FusedProjectionsView.h"
+#include "HeadGridView.h"
+#include "ModelDock.h"
+#include "ModelOverviewView.h"
+#include "QueryKeyMapView.h"
+#include "RecentFiles.h"
+#include "ScoreBreakdownView.h"
+#include "Session.h"
+#include "Setting.h"
+#include "StatusPanel.h"
+#include "Teaching.h"
+#include "TokenLinesView.h"
+#include "io/SessionFile.h"
+
+namespace headscope::ui {
+
+namespace {
+
+const Setting<QString> kLastDir{"files/last_dir", QString()};
+
+QString sessionFilter() {
+    return QObject::tr("HeadScope sessions (*.headscope.json);;JSON files (*.json);;All files (*)");
+}
+
+}  // namespace
+
+void MainWindow::setSessionPath(const QString& path) {
+    session_path_ = path;
+    setWindowTitle(path.isEmpty() ? QStringLiteral("HeadScope")
+                                  : QStringLiteral("%1 \u2014 HeadScope").arg(QFileInfo(path).fileName()));
+}
+
+bool MainWindow::openSession(const QString& path, QString* error) {
+    try {
+        const io::SessionData data = io::loadSessionData(path.toStdString());  // view settings too, when saved
+        setViewOptions(applyViewSettings(options_, data.view));
+        setConfig(data.config);
+        setSessionPath(path);
+        rememberFile(path);
+        return true;
+    } catch (const std::exception& e) {
+        const QString message = QString::fromStdString(e.what());
+        if (error) *error = message;
+        else QMessageBox::warning(this, tr("Cannot open session"), message);  // the message names the file
+        return false;
+    }
+}
+
+bool MainWindow::saveSession(const QString& path, QString* error) {
+    try {
+        io::saveSession(path.toStdString(), io::SessionData{session_->config(), viewSettings(options_)});
+        setSessionPath(path);
+        rememberFile(path);
+        status_->showNote(tr("Saved %1").arg(path));
+        return true;
+    } catch (const std::exception& e) {
+        const QString message = QString::fromStdString(e.what());
+        if (error) *error = message;
+        else QMessageBox::warning(this, tr("Cannot save session"), message);  // the message names the file
+        return false;
+    }
+}
+
+void MainWindow::rememberFile(const QString& path) {
+    if (!window_options_.use_settings) return;  // screenshots and tests leave the user's settings alone
+    recent_->add(path);
+    kLastDir.set(QFileInfo(path).absolutePath());
+}
+
+void MainWindow::openDialog() {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open session"), kLastDir.get(), sessionFilter());
+    if (!path.isEmpty()) openSession(path);
+}
+
+bool MainWindow::save() { return session_path_.isEmpty() ? saveAs() : saveSession(session_path_); }
+
+bool MainWindow::saveAs() {
+    const QString start = session_path_.isEmpty() ? kLastDir.get() : session_path_;
+    QString path = QFileDialog::getSaveFileName(this, tr("Save session"), start, sessionFilter());
+    if (path.isEmpty()) return false;
+    if (!path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive)) path += QStringLiteral(".headscope.json");
+    return saveSession(path);
+}
+
+void MainWindow::exportDialog() {
+    const std::shared_ptr<const Analysis> analysis = session_->analysis();
+    if (!analysis) return;
+    ExportDialog dialog(analysis->config.heads, session_->head(), this);
+    if (dialog.exec() != QDialog::Accepted) return;
+    const ExportRequest r = dialog.request();
+    QString error;
+    bool ok = false;
+    switch (r.what) {
+        case ExportRequest::What::CurrentView:
+            ok = saveCurrentTab(r.path, r.format, r.scale, &error);
+            break;
+        case ExportRequest::What::View:
+            ok = exportView(r.view, *analysis, r.head, options_, r.path, r.format, r.scale, &error,
+                            session_->circuits().get(), session_->cellRow(), session_->cellColumn());
+            break;
+        case ExportRequest::What::OneHead:
+            ok = exportHead(*analysis, r.head, options_, r.path, r.format, r.scale, &error);
+            break;
+        case ExportRequest::What::AllHeads:
+            ok = exportHeadGrid(*analysis, options_, r.path, r.format, r.scale, &error);
+            break;
+    }
+    if (ok) status_->showNote(tr("Exported %1").arg(r.path));
+    else QMessageBox::warning(this, tr("Export failed"), tr("%1\n\n%2").arg(r.path, error));
+}
+
+QCustomPlot* MainWindow::currentPlot() const {
+    QWidget* tab = tabs_->currentWidget();
+    if (tab == grid_) return grid_;
+    if (tab == projections_) return projections_->plot();
+    if (tab == circuits_) return circuits_->plot();
+    if (tab == breakdown_) return breakdown_->plot();
+    if (tab == token_lines_) return token_lines_->plot();
+    if (tab == qk_map_) return qk_map_->plot();
+    return nullptr;  // the costs: a text view
+}
+
+bool MainWindow::saveCurrentTab(const QString& path, ImageFormat format, double scale, QString* error) {
+    if (QCustomPlot* plot = currentPlot()) return savePlot(plot, path, format, plot->width(), plot->height(), scale, error);
+    return saveWidget(tabs_->currentWidget(), path, format, scale, error);
+}
+
+bool MainWindow::openModel(const QString& directory, QString* error) {
+    if (!error) {
+        session_->openModel(directory);
+        return true;
+    }
+    QString reason;
+    bool opened = false;
+    QEventLoop loop;
+    const auto ok = connect(session_, &Session::sourceChanged, &loop, [&]() { opened = true; loop.quit(); });
+    const auto bad = connect(session_, &Session::failed, &loop, [&](const QString& message) { reason = message; loop.quit(); });
+    session_->openModel(directory);
+    loop.exec();
+    disconnect(ok);
+    disconnect(bad);
+    *error = reason;
+    return opened;
+}
+
+void MainWindow::setText(const QString& text) {
+    Config config = session_->config();
+    config.text = text.toStdString();
+    setConfig(config);
+}
+
+void MainWindow::openModelDialog() {
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a GPT-2 model directory (config.json, "
+                                                                   "model.safetensors, vocab.json, merges.txt)"),
+                                                          kLastDir.get());
+    if (dir.isEmpty()) return;
+    status_->showNote(tr("Loading %1\u2026").arg(dir));
+    session_->openModel(dir);
+}
+
+void MainWindow::openLayerDialog() {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open an nn.MultiheadAttention state dict"),
+                                                      kLastDir.get(), tr("safetensors (*.safetensors);;All files (*)"));
+    if (path.isEmpty()) return;
+    bool ok = false;
+    const int heads = QInputDialog::getInt(this, tr("Heads"), tr("Number of heads of this layer (num_heads):"), 8, 1,
+                                           Limits::kMaxHeads, 1, &ok);
+    if (!ok) return;
+    const QString prefix = QInputDialog::getText(this, tr("Prefix"),
+                                                 tr("Prefix of the tensor names (e.g. layers.0.self_attn.), or empty:"),
+                                                 QLineEdit::Normal, QString(), &ok);
+    if (!ok) return;
+    session_->openLayer(path, heads, prefix.trimmed());
+}
+
+void MainWindow::onSourceChanged() {
+    const WeightSource& source = session_->source();
+    model_dock_->setVisible(!source.generated());
+    if (source.model) {
+        controls_->setGeometryFixed(true, tr("Fixed by the trained model; text, mask and temperature stay live."));
+        // A text the vocabulary cannot encode becomes one it can: its first tokens, twice.
+        Config config = session_->config();
+        try {
+            source.model->tokenizer.encode(config.text);
+        } catch (const std::exception&) {
+            std::vector<int> ids;
+            for (int i = 0; i < std::min(6, source.model->config.vocab_size); ++i) ids.push_back(i);
+            ids.insert(ids.end(), ids.begin(), ids.end());
+            config.text = source.model->tokenizer.decode(ids);
+        }
+        config.source_text.clear();
+        config.mask = MaskKind::Causal;
+        config.padded_keys.clear();
+        setConfig(constrained(config, source));
+        tabs_->setCurrentWidget(overview_);
+    } else if (source.loaded) {
+        controls_->setGeometryFixed(true, tr("Fixed by the loaded layer; the input stays live."));
+        setConfig(constrained(session_->config(), source));
+    } else {
+        controls_->setGeometryFixed(false);
+        setConfig(session_->config());
+    }
+}
+
+void MainWindow::copyView() {
+    if (QCustomPlot* plot = currentPlot()) {
+        copyToClipboard(plot);
+    } else if (QClipboard* clipboard = QApplication::clipboard()) {
+        clipboard->setPixmap(tabs_->currentWidget()->grab());
+    }
+    status_->showNote(tr("Copied the %1 tab to the clipboard").arg(tabs_->tabText(tabs_->currentIndex()).remove('&')));
+}
+
+bool MainWindow::waitForCompleteUpdate(int timeout_ms, QString* error) {
+    QString reason;
+    const auto done = [&]() {
+        if (!session_->problems().isEmpty()) reason = session_->problems().join(QLatin1Char(' '));
+        return !reason.isEmpty() || (updates_shown_ > 0 && !session_->busy());
+    };
+    QEventLoop loop;
+    QTimer timer;
+    timer.setSingleShot(true);
+    connect(&timer, &QTimer::timeout, &loop, &QEventLoop::quit);
+    const auto check = [&]() { if (done()) loop.quit(); };
+    connect(session_, &Session::busyChanged, &loop, check);
+    connect(session_, &Session::invalid, &loop, check);
+    connect(session_, &Session::failed, &loop, [&](const QString& message) { reason = message; loop.quit(); });
+    connect(this, &MainWindow::analysisShown, &loop, check);
+    if (!done()) {
+        timer.start(timeout_ms);
+        loop.exec();
+    }
+    if (reason.isEmpty() && !done()) reason = tr("no result after %1 ms").arg(timeout_ms);
+    if (error) *error = reason;
+    return reason.isEmpty();
+}
+
+bool MainWindow::showTab(const QString& name, QString* error) {
+    QStringList names;
+    for (int i = 0; i < tabs_->count(); ++i) {
+        const QString title = tabs_->tabText(i).remove(QLatin1Char('&'));
+        if (title.compare(name.trimmed(), Qt::CaseInsensitive) == 0) {
+            tabs_->setCurrentIndex(i);
+            return true;
+        }
+        names << title;
+    }
+    if (error) *error = tr("no tab called \"%1\" (there are: %2)").arg(name, names.join(QStringLiteral(", ")));
+    return false;
+}
+
+bool MainWindow::saveScreenshot(const QString& path, QString* error) {
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);  // pending layouts first
+    redrawNow();
+    const QPixmap pixmap = grab();
+    const QByteArray suffix = QFileInfo(path).suffix().toLower().toLatin1();
+    const char* format = QImageWriter::supportedImageFormats().contains(suffix) ? nullptr : "PNG";
+    if (!pixmap.isNull() && pixmap.save(path, format)) return true;
+    if (error) *error = tr("cannot write the screenshot to %1").arg(path);
+    return false;
+}
+
+}  // namespace headscope::ui

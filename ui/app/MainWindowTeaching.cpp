@@ -1,0 +1,111 @@
+// MainWindow in the classroom: presets, lessons and their steps, presentation mode.
+#include "MainWindow.h"
+
+#include <QDockWidget>
+#include <QMessageBox>
+#include <QPalette>
+#include <QTabWidget>
+#include <algorithm>
+
+#include "CircuitView.h"
+#include "ControlsDock.h"
+#include "CostView.h"
+#include "FusedProjectionsView.h"
+#include "HeadGridView.h"
+#include "LessonDock.h"
+#include "Session.h"
+#include "StatusPanel.h"
+#include "Teaching.h"
+
+namespace headscope::ui {
+
+void MainWindow::applyPreset(const lessons::Preset& preset) {
+    ViewOptions o = options_;
+    o.cell_numbers = false;  // a preset without numbers in the cells turns them off
+    setViewOptions(applyViewSettings(o, preset.session.view));
+    setConfig(preset.session.config);
+    status_->showNote(tr("Preset: %1").arg(QString::fromStdString(preset.name)));
+}
+
+void MainWindow::applyLessonStep(const lessons::LessonStep& step) {
+    ViewOptions o = options_;
+    o.cell_numbers = false;
+    o.show_logits = step.show == "logits";
+    o = applyViewSettings(o, step.session.view);
+    if (presentation_) o.font_scale = std::max(o.font_scale, options_.font_scale);
+    setViewOptions(o);
+    setConfig(step.session.config);
+    session_->setHead(step.head);
+    showView(step.show);
+}
+
+bool MainWindow::openLesson(int number, QString* error) {
+    QString why;
+    const std::optional<lessons::Lesson> lesson = loadLesson(number, &why);
+    if (!lesson) {
+        if (error) *error = why;
+        else QMessageBox::warning(this, tr("Cannot open the lesson"), why);
+        return false;
+    }
+    if (!lesson_dock_) {
+        lesson_dock_ = new LessonDock(this);
+        addDockWidget(Qt::RightDockWidgetArea, lesson_dock_);
+        resizeDocks({lesson_dock_}, {320}, Qt::Horizontal);
+        applyFontScale();
+    }
+    lesson_dock_->show();
+    lesson_dock_->raise();
+    lesson_dock_->setLesson(*lesson);
+    return true;
+}
+
+void MainWindow::showView(const std::string& show) {
+    QWidget* tab = grid_;
+    if (show == "projections") tab = projections_;
+    else if (show == "circuits" || show == "circuit_ov") tab = circuits_;
+    else if (show == "costs") tab = costs_;
+    tabs_->setCurrentWidget(tab);
+    if (show == "spectra" || show == "spectrum_ov" || show == "ranks") {
+        spectrum_dock_->show();
+        spectrum_dock_->raise();
+    }
+}
+
+void MainWindow::setPresentationMode(bool on) {
+    if (on == presentation_) return;
+    presentation_ = on;
+    presentation_action_->setChecked(on);
+    if (on) {
+        options_before_presentation_ = options_;
+        state_before_presentation_ = saveState();
+        ViewOptions o = options_;
+        o.font_scale = std::max(o.font_scale, 1.75);
+        setViewOptions(o);
+        // High contrast around the plots (the plots keep their white paper and black ink).
+        QPalette p = palette();
+        p.setColor(QPalette::Window, Qt::black);
+        p.setColor(QPalette::WindowText, Qt::white);
+        p.setColor(QPalette::Base, QColor(16, 16, 16));
+        p.setColor(QPalette::Text, Qt::white);
+        p.setColor(QPalette::Button, QColor(40, 40, 40));
+        p.setColor(QPalette::ButtonText, Qt::white);
+        p.setColor(QPalette::Highlight, QColor(255, 216, 77));
+        p.setColor(QPalette::HighlightedText, Qt::black);
+        setPalette(p);
+        controls_->hide();  // F6 brings them back when needed
+        spectrum_dock_->hide();  // the heads get the height; lesson steps on spectra show it again
+        grid_->setHoverHighlight(true);
+        showFullScreen();
+        status_->showNote(tr("Presentation mode: F5 to leave, F6 for the controls, Page Up / Page Down for lesson steps"));
+    } else {
+        setPalette(QPalette());
+        grid_->setHoverHighlight(false);
+        ViewOptions o = options_;
+        o.font_scale = options_before_presentation_.font_scale;
+        setViewOptions(o);
+        restoreState(state_before_presentation_);
+        full_screen_->isChecked() ? showFullScreen() : showNormal();
+    }
+}
+
+}  // namespace headscope::ui
