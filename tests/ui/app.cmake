@@ -14,3 +14,5 @@ target_compile_definitions(test_model_window PRIVATE HEADSCOPE_SHARED_MODELS_DIR
 headscope_add_ui_test(test_legibility)
 # In front of a class (issue 7): lock hint, controls and head window at 2x, colour bars at 64 heads, lesson 1's M / M^-T step.
 headscope_add_ui_test(test_classroom_ui)
+# Edit > Undo and Redo of every configuration change.
+headscope_add_ui_test(test_undo)

@@ -12,9 +12,11 @@
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QUndoStack>
 
 #include "AboutDialog.h"
 #include "CircuitView.h"
+#include "ConfigCommand.h"
 #include "CostView.h"
 #include "FusedProjectionsView.h"
 #include "ModelDock.h"
@@ -64,6 +66,7 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     base_point_size_ = font().pointSizeF();
 
     session_ = new Session(this);
+    undo_ = new QUndoStack(this);
     tabs_ = new QTabWidget(this);
     tabs_->setObjectName(QStringLiteral("central_tabs"));
     grid_ = new HeadGridView(tabs_);
@@ -155,6 +158,7 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     }
     setViewOptions(options_);
     setConfig(config);
+    undo_->clear();  // where the program starts is not a step to undo
 }
 
 MainWindow::~MainWindow() = default;
@@ -212,6 +216,14 @@ void MainWindow::buildMenus() {
     file->addAction(tr("&Copy view"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C), this, &MainWindow::copyView);
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence(Qt::CTRL | Qt::Key_Q), this, &QWidget::close);
+
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* undo = undo_->createUndoAction(this, tr("&Undo"));
+    undo->setShortcuts(QKeySequence::Undo);
+    QAction* redo = undo_->createRedoAction(this, tr("&Redo"));
+    redo->setShortcuts(QKeySequence::Redo);
+    edit->addAction(undo);
+    edit->addAction(redo);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     full_screen_ = view->addAction(tr("&Full screen"), QKeySequence(Qt::Key_F11), this, [this](bool on) {
@@ -299,14 +311,28 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     event->accept();
 }
 
-void MainWindow::setConfig(const Config& config) {
+void MainWindow::setConfig(const Config& config, const QString& step) {
     controls_->setConfig(config);
-    onConfigEdited(config);
+    recordChange(config, step);
+    session_->setConfig(config);
+    controls_->showProblems(session_->problems());
 }
 
 void MainWindow::onConfigEdited(const Config& config) {
+    recordChange(config, {});
     session_->setConfig(config);
     controls_->showProblems(session_->problems());
+}
+
+void MainWindow::recordChange(const Config& after, const QString& step) {
+    if (restoring_ || after == session_->config()) return;
+    undo_->push(new ConfigCommand([this](const Config& config) { restoreConfig(config); }, session_->config(), after, step));
+}
+
+void MainWindow::restoreConfig(const Config& config) {
+    restoring_ = true;
+    setConfig(config);
+    restoring_ = false;
 }
 
 void MainWindow::showAnalysis(std::shared_ptr<const Analysis> analysis) {

@@ -16,6 +16,7 @@
 
 class QAction;
 class QDockWidget;
+class QUndoStack;
 class QTabWidget;
 class QCustomPlot;
 
@@ -71,8 +72,12 @@ public:
     HeadDetailDialog* headDetail() const { return detail_; }  // nullptr until a head is opened
     const ViewOptions& viewOptions() const { return options_; }
 
-    // Shows config in the controls and hands it to the session.
-    void setConfig(const Config& config);
+    // Shows config in the controls and hands it to the session: one step of Edit > Undo,
+    // named after what changed, or step when given ("preset: Rank cliff").
+    void setConfig(const Config& config, const QString& step = {});
+    // Edit > Undo / Redo: every configuration change (the controls, presets, lesson steps,
+    // the text from the command line); cleared when a session file or other weights open.
+    QUndoStack* undoStack() const { return undo_; }
 
     // Session files (.headscope.json). With error == nullptr a failure is shown in a message
     // box; otherwise it is written to *error. The window stays usable either way.
@@ -125,6 +130,8 @@ private:
     void saveSettings() const;
     void showAnalysis(std::shared_ptr<const Analysis> analysis);
     void onConfigEdited(const Config& config);
+    void recordChange(const Config& after, const QString& step);  // an undo step, unless undoing
+    void restoreConfig(const Config& config);                    // from Edit > Undo / Redo
     void redrawNow();
     void zoom(double factor);
     void applyFontScale();
@@ -160,6 +167,8 @@ private:
     StatusPanel* status_ = nullptr;
     HeadDetailDialog* detail_ = nullptr;
     RecentFiles* recent_ = nullptr;
+    QUndoStack* undo_ = nullptr;
+    bool restoring_ = false;  // an undo or redo is applying a configuration
     QAction* full_screen_ = nullptr;
     QAction* presentation_action_ = nullptr;
     QAction* positions_action_ = nullptr;  // View > Token positions on labels

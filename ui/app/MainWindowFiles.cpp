@@ -14,6 +14,7 @@
 #include <QPixmap>
 #include <QTabWidget>
 #include <QTimer>
+#include <QUndoStack>
 
 #include "CircuitView.h"
 #include "ControlsDock.h"
@@ -55,7 +56,7 @@ bool MainWindow::openSession(const QString& path, QString* error) {
     try {
         const io::SessionData data = io::loadSessionData(path.toStdString());  // view settings too, when saved
         setViewOptions(applyViewSettings(options_, data.view));
-        setConfig(data.config);
+        setConfig(data.config, tr("open %1").arg(QFileInfo(path).fileName()));
         setSessionPath(path);
         rememberFile(path);
         return true;
@@ -221,6 +222,9 @@ void MainWindow::onSourceChanged() {
         controls_->setGeometryFixed(false);
         setConfig(session_->config());
     }
+    // Steps taken with other weights (another geometry, controls fixed or free) cannot be
+    // undone into these.
+    undo_->clear();
 }
 
 void MainWindow::copyView() {

@@ -23,7 +23,7 @@ void MainWindow::applyPreset(const lessons::Preset& preset) {
     ViewOptions o = options_;
     o.cell_numbers = false;  // a preset without numbers in the cells turns them off
     setViewOptions(applyViewSettings(o, preset.session.view));
-    setConfig(preset.session.config);
+    setConfig(preset.session.config, tr("preset: %1").arg(QString::fromStdString(preset.name)));
     status_->showNote(tr("Preset: %1").arg(QString::fromStdString(preset.name)));
 }
 
@@ -34,7 +34,7 @@ void MainWindow::applyLessonStep(const lessons::LessonStep& step) {
     o = applyViewSettings(o, step.session.view);
     if (presentation_) o.font_scale = std::max(o.font_scale, options_.font_scale);
     setViewOptions(o);
-    setConfig(step.session.config);
+    setConfig(step.session.config, tr("lesson step: %1").arg(QString::fromStdString(lessons::plainText(step.title))));
     session_->setHead(step.head);
     showView(step.show);
 }

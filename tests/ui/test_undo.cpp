@@ -1,0 +1,198 @@
+// Edit > Undo and Redo: every configuration change is a step named in the controls' words;
+// undoing puts back the controls, the session and the views; a slider drag or a typed word
+// is one step, a preset, a lesson step or an opened session a named one; other weights
+// start a new history. ConfigCommand's merging is tested with explicit times.
+#include <QAction>
+#include <QPlainTextEdit>
+#include <QSlider>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QUndoStack>
+#include <QtTest>
+
+#include "ConfigCommand.h"
+#include "ControlsDock.h"
+#include "HeadGridView.h"
+#include "MainWindow.h"
+#include "Session.h"
+#include "Teaching.h"
+#include "WindowTestSupport.h"
+
+using namespace headscope;
+using namespace headscope::ui;
+using namespace headscope::ui::testing;
+using namespace std::chrono_literals;
+
+namespace {
+
+Config withHeads(int heads) {
+    Config c;
+    c.heads = heads;
+    return c;
+}
+
+// The undo action's text as the Edit menu shows it, without the shortcut's &.
+QString undoText(MainWindow& window) {
+    for (QAction* action : window.findChildren<QAction*>())
+        if (action->shortcuts().contains(QKeySequence(QKeySequence::Undo))) return action->text().remove('&');
+    return {};
+}
+
+void trigger(MainWindow& window, QKeySequence::StandardKey key) {
+    for (QAction* action : window.findChildren<QAction*>())
+        if (action->shortcuts().contains(QKeySequence(key)) && action->isEnabled()) return action->trigger();
+    QFAIL("no enabled action for the key");
+}
+
+}  // namespace
+
+class TestUndo : public QObject {
+    Q_OBJECT
+
+private slots:
+    void aStepIsAppliedOnlyByUndoAndRedo() {
+        QList<int> applied;
+        QUndoStack stack;
+        const auto apply = [&](const Config& c) { applied << c.heads; };
+        stack.push(new ConfigCommand(apply, withHeads(8), withHeads(4)));
+        QVERIFY(applied.isEmpty());  // the change was made before it was pushed
+        QCOMPARE(stack.undoText(), QStringLiteral("heads 8 → 4"));
+        stack.undo();
+        stack.redo();
+        stack.undo();
+        QCOMPARE(applied, (QList<int>{8, 4, 8}));
+    }
+
+    void oneKnobWithinASecondIsOneStep() {
+        QUndoStack stack;
+        const auto apply = [](const Config&) {};
+        const auto t0 = ConfigCommand::Clock::now();
+        stack.push(new ConfigCommand(apply, withHeads(8), withHeads(9), {}, t0));
+        stack.push(new ConfigCommand(apply, withHeads(9), withHeads(10), {}, t0 + 400ms));
+        stack.push(new ConfigCommand(apply, withHeads(10), withHeads(11), {}, t0 + 800ms));  // a drag
+        QCOMPARE(stack.count(), 1);
+        QCOMPARE(stack.undoText(), QStringLiteral("heads 8 → 11"));
+        stack.push(new ConfigCommand(apply, withHeads(11), withHeads(12), {}, t0 + 2500ms));  // a pause
+        QCOMPARE(stack.count(), 2);
+        Config wider = withHeads(12);
+        wider.d_model = 96;
+        stack.push(new ConfigCommand(apply, withHeads(12), wider, {}, t0 + 2600ms));  // another knob
+        QCOMPARE(stack.count(), 3);
+        QCOMPARE(stack.undoText(), QStringLiteral("d_model 64 → 96"));
+    }
+
+    void aDragBackToWhereItBeganLeavesNoStep() {
+        QUndoStack stack;
+        const auto apply = [](const Config&) {};
+        const auto t0 = ConfigCommand::Clock::now();
+        stack.push(new ConfigCommand(apply, withHeads(8), withHeads(9), {}, t0));
+        stack.push(new ConfigCommand(apply, withHeads(9), withHeads(8), {}, t0 + 200ms));
+        QCOMPARE(stack.count(), 0);
+    }
+
+    void namedStepsNeverMerge() {
+        QUndoStack stack;
+        const auto apply = [](const Config&) {};
+        const auto t0 = ConfigCommand::Clock::now();
+        stack.push(new ConfigCommand(apply, withHeads(8), withHeads(4), QStringLiteral("preset: Rank cliff"), t0));
+        stack.push(new ConfigCommand(apply, withHeads(4), withHeads(2), {}, t0 + 100ms));
+        stack.push(new ConfigCommand(apply, withHeads(2), withHeads(1), QStringLiteral("lesson step: one head"), t0 + 200ms));
+        QCOMPARE(stack.count(), 3);
+        QCOMPARE(stack.text(0), QStringLiteral("preset: Rank cliff"));
+    }
+
+    void undoPutsBackTheControlsTheSessionAndTheViews() {
+        MainWindow window(noSettings());
+        window.show();
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        QCOMPARE(window.undoStack()->count(), 0);  // the start is not a step
+        auto* heads = window.controls()->findChild<QSpinBox*>("heads");
+        QVERIFY(heads);
+        typeIntoSpinBox(heads, QStringLiteral("4"));
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        QCOMPARE(window.headGrid()->headCount(), 4);
+        QCOMPARE(undoText(window), QStringLiteral("Undo heads 8 → 4"));
+
+        trigger(window, QKeySequence::Undo);
+        QCOMPARE(window.session()->config().heads, 8);
+        QCOMPARE(heads->value(), 8);
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        QCOMPARE(window.headGrid()->headCount(), 8);
+        QCOMPARE(window.undoStack()->count(), 1);  // undoing is not a new step
+
+        trigger(window, QKeySequence::Redo);
+        QCOMPARE(heads->value(), 4);
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        QCOMPARE(window.headGrid()->headCount(), 4);
+    }
+
+    void aTypedWordAndASliderDragAreOneStepEach() {
+        MainWindow window(noSettings());
+        window.show();
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        auto* text = window.controls()->findChild<QPlainTextEdit*>("text");
+        QVERIFY(text);
+        const std::string before = window.session()->config().text;
+        text->moveCursor(QTextCursor::End);
+        QTest::keyClicks(text, QStringLiteral(" again"));
+        QCOMPARE(window.undoStack()->count(), 1);
+        QCOMPARE(undoText(window), QStringLiteral("Undo text"));
+        auto* slider = window.controls()->findChild<QSlider*>("d_model_slider");
+        QVERIFY(slider);
+        const int d_model = window.session()->config().d_model;
+        for (int step = 1; step <= 3; ++step) slider->setValue(slider->value() + slider->pageStep() / 2);  // a drag
+        QVERIFY(window.session()->config().d_model != d_model);
+        QCOMPARE(window.undoStack()->count(), 2);
+        trigger(window, QKeySequence::Undo);
+        QCOMPARE(window.session()->config().d_model, d_model);
+        trigger(window, QKeySequence::Undo);
+        QCOMPARE(window.session()->config().text, before);
+        QCOMPARE(text->toPlainText().toStdString(), before);
+    }
+
+    void presetsAndSessionsAreNamedSteps() {
+        MainWindow window(noSettings());
+        window.show();
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        Config mine = window.session()->config();
+        mine.text = "my own sentence";
+        mine.seed = 42;
+        window.setConfig(mine);
+        const QList<lessons::Preset> presets = loadPresets();
+        QVERIFY(!presets.isEmpty());
+        window.applyPreset(presets.front());
+        QCOMPARE(undoText(window), QStringLiteral("Undo preset: ") + QString::fromStdString(presets.front().name));
+        trigger(window, QKeySequence::Undo);
+        QVERIFY(window.session()->config() == mine);  // a preset click loses nothing
+
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("other.headscope.json"));
+        Config other = mine;
+        other.heads = 2;
+        window.setConfig(other);
+        QVERIFY(window.saveSession(path));
+        window.setConfig(mine);
+        QVERIFY(window.openSession(path));
+        QCOMPARE(undoText(window), QStringLiteral("Undo open other.headscope.json"));
+        trigger(window, QKeySequence::Undo);
+        QVERIFY(window.session()->config() == mine);
+    }
+
+    void otherWeightsStartANewHistory() {
+        MainWindow window(noSettings());
+        window.show();
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        Config c = window.session()->config();
+        c.seed = 9;
+        window.setConfig(c);
+        QCOMPARE(window.undoStack()->count(), 1);
+        QSignalSpy changed(window.session(), &Session::sourceChanged);
+        window.session()->openLayer(QStringLiteral(HEADSCOPE_TEST_DATA_DIR "/mha/self_small/weights.safetensors"), 2, QString());
+        QVERIFY(changed.wait(30000));
+        QCOMPARE(window.undoStack()->count(), 0);
+        QVERIFY(undoText(window).isEmpty() || undoText(window) == QStringLiteral("Undo"));
+    }
+};
+
+QTEST_MAIN(TestUndo)
+#include "test_undo.moc"
