@@ -84,9 +84,16 @@ std::vector<std::string> changedKnobs(const Config& before, const Config& after)
 }
 
 std::string describeChange(const Config& before, const Config& after) {
+    // Ticking or unticking Lock d_k = d_v = d_model / heads changes d_k and d_v between
+    // derived and the same explicit numbers: one change, named as the check box is.
+    const auto locked = [](const Config& c) { return c.d_k == 0 && c.d_v == 0; };
+    const bool lock_toggled = locked(before) != locked(after) && before.headDimK() == after.headDimK() &&
+                              before.headDimV() == after.headDimV();
     std::vector<std::string> parts;
+    if (lock_toggled) parts.push_back(std::string(locked(after) ? "lock" : "unlock") + " d_k = d_v = d_model / heads");
     for (const Knob& knob : knobs())
-        if (knob.differs(before, after)) parts.push_back(knob.describe(before, after));
+        if (knob.differs(before, after) && !(lock_toggled && (knob.key == std::string("d_k") || knob.key == std::string("d_v"))))
+            parts.push_back(knob.describe(before, after));
     if (parts.empty()) return before == after ? std::string() : std::string("settings");
     std::string text = parts[0];
     if (parts.size() >= 2) text += ", " + parts[1];

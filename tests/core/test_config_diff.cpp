@@ -66,6 +66,16 @@ TEST(ConfigDiff, ClearedTextsAndLongKeyListsAreShort) {
     EXPECT_EQ(describeChange(before, after), "padded keys none → 1, 2, 3, 4, 5, 6, …");
 }
 
+TEST(ConfigDiff, TheLockIsOneChange) {
+    Config locked, unlocked;
+    unlocked.d_k = unlocked.d_v = 8;  // d_model 64 / 8 heads: the same numbers, now explicit
+    EXPECT_EQ(describeChange(locked, unlocked), "unlock d_k = d_v = d_model / heads");
+    EXPECT_EQ(describeChange(unlocked, locked), "lock d_k = d_v = d_model / heads");
+    EXPECT_EQ(changedKnobs(locked, unlocked), (std::vector<std::string>{"d_k", "d_v"}));
+    unlocked.d_k = 16;  // unlocked and changed: the numbers say it
+    EXPECT_EQ(describeChange(locked, unlocked), "d_k 8 (= d_model/heads) → 16, d_v 8 (= d_model/heads) → 8");
+}
+
 TEST(ConfigDiff, TinyDifferencesInANumberStillCount) {
     Config before, after;
     after.temperature = 1.0 + 1e-12;  // shown alike, but a change

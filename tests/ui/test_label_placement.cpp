@@ -3,6 +3,7 @@
 // obstacle; the labels that come first win; a label with no free place is left out unless it
 // must be kept, and then it takes the place that overlaps least.
 #include <QtTest>
+#include <cmath>
 #include <random>
 
 #include "LabelPlacement.h"
@@ -14,10 +15,10 @@ namespace {
 const QRectF kBounds(0, 0, 400, 300);
 const QSizeF kWord(40, 14);
 
-// True when box lies at exactly clearance c from p along an axis or on a diagonal corner:
-// one of the places placeLabels offers.
+// True when box lies at clearance c from p along an axis or on a diagonal corner (give or
+// take the half pixel of rounding to whole pixels): one of the places placeLabels offers.
 bool besidePoint(const QRectF& box, const QPointF& p, double c) {
-    const double tol = 1e-9, d = c * 0.7071;
+    const double tol = 0.5 + 1e-9, d = c * 0.7071;
     const bool centred_x = std::abs(box.center().x() - p.x()) < tol;
     const bool centred_y = std::abs(box.center().y() - p.y()) < tol;
     const bool above = std::abs(box.bottom() - (p.y() - c)) < tol, below = std::abs(box.top() - (p.y() + c)) < tol;
@@ -81,6 +82,47 @@ private slots:
         const auto placed = placeLabels({{QPointF(200, 150), kWord, 5}, {QPointF(200, 140), kWord, 5}}, {}, kBounds);
         QCOMPARE(placed[0], QRectF(180, 131, 40, 14));
         QVERIFY(!placed[1].isEmpty() && !placed[1].intersects(placed[0]));
+    }
+
+    void placesAreWholePixels() {
+        const auto placed = placeLabels({{QPointF(100.3, 80.6), QSizeF(41, 15), 4.5}, {QPointF(100.3, 80.6), kWord, 4.5}}, {}, kBounds);
+        for (const QRectF& box : placed) {
+            QVERIFY(!box.isEmpty());
+            QCOMPARE(box.left(), std::round(box.left()));
+            QCOMPARE(box.top(), std::round(box.top()));
+        }
+    }
+
+    void aKeptLabelWithNoPlaceInsideIsPushedInside() {
+        // A word wider than the plot is tall and near its corner: no place fits the bounds.
+        const QRectF small(0, 0, 60, 30);
+        const auto placed = placeLabels({{QPointF(55, 5), QSizeF(50, 14), 5, true}, {QPointF(55, 5), QSizeF(50, 14), 5}}, {}, small);
+        QVERIFY(!placed[0].isEmpty());
+        QVERIFY(small.contains(placed[0]));
+        QVERIFY(placed[1].isEmpty());  // not kept: left out
+    }
+
+    void thousandsOfPointsArePlaced() {
+        // The largest map: 8192 queries and keys; every point an obstacle, a word for each of
+        // 2000 (the most-attended keys of a long text). Whatever is shown is clear of all else.
+        std::mt19937 random(11);
+        std::uniform_real_distribution<double> x(0, 6000), y(0, 3000);
+        std::vector<QRectF> markers;
+        std::vector<Wanted> wanted;
+        for (int i = 0; i < 16384; ++i) {
+            const QPointF p(x(random), y(random));
+            markers.push_back(QRectF(p.x() - 4, p.y() - 4, 8, 8));
+            if (i < 2000) wanted.push_back({p, QSizeF(50, 14), 6});
+        }
+        const QRectF bounds(0, 0, 6000, 3000);
+        const auto placed = placeLabels(wanted, markers, bounds);
+        int shown = 0;
+        for (std::size_t i = 0; i < placed.size(); ++i) {
+            if (placed[i].isEmpty()) continue;
+            ++shown;
+            QVERIFY(bounds.contains(placed[i]));
+        }
+        QVERIFY2(shown > 0 && shown < 2000, qPrintable(QString::number(shown)));
     }
 
     void aCrowdNeverOverlaps() {

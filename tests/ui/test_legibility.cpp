@@ -286,28 +286,36 @@ private slots:
     }
 
     // The query-key map's words (the demo's 11 tokens, 22 points) at the tab's size at 1x and
-    // 2x fonts and at the export's size: each word beside its own point, inside the plot, over
-    // no other word, no point, nor the variance note, the legend or the note counting the
-    // words left out; no point under a note or the legend; the keys the arrows point to always
-    // named.
+    // 2x fonts and at the export's size, with and without a selected cell: each word beside
+    // its own point, inside the plot, over no other word, no point (nor the selected cell's
+    // ring), nor the variance note, the legend or the note counting the hidden words; no point
+    // under a note or the legend; the selected cell's words always shown; at 1x the keys the
+    // arrows point to always named.
     void queryKeyMapWordsNeverOverlap_data() {
         QTest::addColumn<QSize>("size");
         QTest::addColumn<double>("font_scale");
-        QTest::addColumn<int>("at_least");  // words shown, of 22
-        QTest::newRow("tab 1x") << QSize(690, 400) << 1.0 << 19;
-        QTest::newRow("tab 2x") << QSize(690, 400) << 2.0 << 8;
-        QTest::newRow("export 1x") << QSize(1100, 820) << 1.0 << 22;
-        QTest::newRow("full HD 2x") << QSize(1000, 560) << 2.0 << 14;
+        QTest::addColumn<int>("at_least");  // words shown, of 22 (DejaVu Sans, as on Debian)
+        QTest::addColumn<int>("cell_row");
+        QTest::addColumn<int>("cell_col");
+        QTest::newRow("tab 1x") << QSize(690, 400) << 1.0 << 19 << -1 << -1;
+        QTest::newRow("tab 2x") << QSize(690, 400) << 2.0 << 8 << -1 << -1;
+        QTest::newRow("export 1x") << QSize(1100, 820) << 1.0 << 22 << -1 << -1;
+        QTest::newRow("full HD 2x") << QSize(1000, 560) << 2.0 << 14 << -1 << -1;
+        QTest::newRow("tab 1x, a cell selected") << QSize(690, 400) << 1.0 << 18 << 4 << 7;
+        QTest::newRow("tab 2x, a cell selected") << QSize(690, 400) << 2.0 << 6 << 9 << 1;
     }
     void queryKeyMapWordsNeverOverlap() {
         QFETCH(QSize, size);
         QFETCH(double, font_scale);
         QFETCH(int, at_least);
+        QFETCH(int, cell_row);
+        QFETCH(int, cell_col);
         ViewOptions options;
         options.font_scale = font_scale;
         QueryKeyMapView map;
         map.setOptions(options);
         map.setAnalysis(analysisOf(64, 8, 8));
+        map.setCell(cell_row, cell_col);
         map.resize(size);
         map.show();
         QVERIFY(QTest::qWaitForWindowExposed(&map));
@@ -319,53 +327,68 @@ private slots:
         const auto box = [](const QCPItemText* t) {
             return QRectF(t->topLeft->pixelPosition(), t->bottomRight->pixelPosition()).normalized();
         };
-        const auto pixel = [&](double x, double y) { return QPointF(plot->xAxis->coordToPixel(x), plot->yAxis->coordToPixel(y)); };
+        const auto pixel = [&](const QPointF& at) { return QPointF(plot->xAxis->coordToPixel(at.x()), plot->yAxis->coordToPixel(at.y())); };
+        const double ring = 23.0 / 2;  // the selected cell's ring, pen included
         struct Point { QPointF at; QString token; double radius; };
         std::vector<Point> marks;
         for (int i = 0; i < int(m.query_tokens.size()); ++i)
-            marks.push_back({pixel(m.query_points(i, 0), m.query_points(i, 1)), QString::fromStdString(m.query_tokens[i]),
-                             4 * std::max(1.0, font_scale * 0.8)});
+            marks.push_back({pixel(QPointF(m.query_points(i, 0), m.query_points(i, 1))), QString::fromStdString(m.query_tokens[i]),
+                             i == cell_row ? ring : 4 * std::max(1.0, font_scale * 0.8)});
         for (int j = 0; j < int(m.key_tokens.size()); ++j)
-            marks.push_back({pixel(m.key_points(j, 0), m.key_points(j, 1)), QString::fromStdString(m.key_tokens[j]),
-                             5 * std::max(1.0, font_scale * 0.8)});
+            marks.push_back({pixel(QPointF(m.key_points(j, 0), m.key_points(j, 1))), QString::fromStdString(m.key_tokens[j]),
+                             j == cell_col ? ring : 5 * std::max(1.0, font_scale * 0.8)});
         std::vector<QRectF> notes{plot->legend->outerRect()}, words;
-        QStringList shown;
         for (int i = 0; i < plot->itemCount(); ++i) {
             auto* text = qobject_cast<QCPItemText*>(plot->item(i));
             if (!text || !text->visible() || text->text().isEmpty()) continue;
-            const bool note = text->position->type() == QCPItemPosition::ptAxisRectRatio;
-            (note ? notes : words).push_back(box(text));
-            if (!note) shown << text->text();
+            (text->position->type() == QCPItemPosition::ptAxisRectRatio ? notes : words).push_back(box(text));
         }
+        const auto shown = map.shownLabels();  // (word, its point), in the order of the boxes
+        QCOMPARE(int(words.size()), shown.size());
         const QString where = QStringLiteral("%1 x %2 at %3x").arg(size.width()).arg(size.height()).arg(font_scale);
         const QRectF inside = QRectF(plot->axisRect()->rect()).adjusted(-0.5, -0.5, 0.5, 0.5);
+        for (const QRectF& n : notes) QVERIFY2(inside.contains(n), qPrintable(where + ": a note or the legend leaves the plot"));
         for (const Point& p : marks) {
             const QRectF mark(p.at.x() - p.radius, p.at.y() - p.radius, 2 * p.radius, 2 * p.radius);
             QVERIFY2(inside.contains(mark), qPrintable(where + ": point outside the plot: " + p.token));
             for (const QRectF& n : notes) QVERIFY2(!n.intersects(mark), qPrintable(where + ": point under a note: " + p.token));
         }
         for (std::size_t w = 0; w < words.size(); ++w) {
-            const QString& word = shown[int(w)];
+            const QString& word = shown[int(w)].first;
             QVERIFY2(inside.contains(words[w]), qPrintable(where + ": word cut: " + word));
             for (std::size_t o = 0; o < w; ++o)
-                QVERIFY2(!words[w].intersects(words[o]), qPrintable(where + ": " + word + " over " + shown[int(o)]));
+                QVERIFY2(!words[w].intersects(words[o]), qPrintable(where + ": " + word + " over " + shown[int(o)].first));
             for (const QRectF& n : notes) QVERIFY2(!words[w].intersects(n), qPrintable(where + ": word under a note: " + word));
-            bool beside = false;  // within its point's clearance (marker radius + 2 px, the ring's for the selected)
             for (const Point& p : marks) {
-                const double dx = std::max({words[w].left() - p.at.x(), 0.0, p.at.x() - words[w].right()});
-                const double dy = std::max({words[w].top() - p.at.y(), 0.0, p.at.y() - words[w].bottom()});
                 const QRectF mark(p.at.x() - p.radius, p.at.y() - p.radius, 2 * p.radius, 2 * p.radius);
                 QVERIFY2(!words[w].intersects(mark), qPrintable(where + ": " + word + " over the point of " + p.token));
-                if (p.token == word && std::hypot(dx, dy) <= p.radius + 2.5) beside = true;
             }
-            QVERIFY2(beside, qPrintable(where + ": " + word + " is not beside its point"));
+            // Beside its own point: within its clearance (marker or ring radius + 2 px) and
+            // the pixel of rounding.
+            const QPointF own = pixel(shown[int(w)].second);
+            const double dx = std::max({words[w].left() - own.x(), 0.0, own.x() - words[w].right()});
+            const double dy = std::max({words[w].top() - own.y(), 0.0, own.y() - words[w].bottom()});
+            double radius = 0;
+            for (const Point& p : marks)
+                if (std::hypot(p.at.x() - own.x(), p.at.y() - own.y()) < 1e-6 && p.token == word) radius = std::max(radius, p.radius);
+            QVERIFY2(radius > 0, qPrintable(where + ": " + word + " names no point of its token"));
+            QVERIFY2(std::hypot(dx, dy) <= radius + 3, qPrintable(where + ": " + word + " is not beside its point"));
         }
         QVERIFY2(shown.size() >= at_least, qPrintable(where + QStringLiteral(": %1 words shown").arg(shown.size())));
         QCOMPARE(map.pointLabels().size(), shown.size());
-        for (int key : m.most_attended)
-            QVERIFY2(shown.contains(QString::fromStdString(m.key_tokens[std::size_t(key)])),
-                     qPrintable(where + ": the arrows' key " + QString::fromStdString(m.key_tokens[std::size_t(key)])));
-        // The words left out are counted on the plot.
+        QStringList shown_words;
+        for (const auto& label : shown) shown_words << label.first;
+        if (cell_row >= 0) {  // the selected cell's words, whatever the room
+            QVERIFY(shown.contains(qMakePair(QString::fromStdString(m.query_tokens[cell_row]),
+                                             QPointF(m.query_points(cell_row, 0), m.query_points(cell_row, 1)))));
+            QVERIFY(shown.contains(qMakePair(QString::fromStdString(m.key_tokens[cell_col]),
+                                             QPointF(m.key_points(cell_col, 0), m.key_points(cell_col, 1)))));
+        } else if (font_scale == 1.0) {
+            for (int key : m.most_attended)
+                QVERIFY2(shown_words.contains(QString::fromStdString(m.key_tokens[std::size_t(key)])),
+                         qPrintable(where + ": the arrows' key " + QString::fromStdString(m.key_tokens[std::size_t(key)])));
+        }
+        // The hidden words are counted on the plot.
         const int left_out = points - int(shown.size());
         QCOMPARE(map.leftOutText().isEmpty(), left_out == 0);
         if (left_out > 0) QVERIFY2(map.leftOutText().startsWith(QString::number(left_out) + " word"), qPrintable(map.leftOutText()));

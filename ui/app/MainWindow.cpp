@@ -325,8 +325,10 @@ void MainWindow::onConfigEdited(const Config& config) {
 }
 
 void MainWindow::recordChange(const Config& after, const QString& step) {
-    if (restoring_ || after == session_->config()) return;
-    undo_->push(new ConfigCommand([this](const Config& config) { restoreConfig(config); }, session_->config(), after, step));
+    // As the session will hold it: with trained weights their geometry wins.
+    const Config effective = constrained(after, session_->source());
+    if (restoring_ || effective == session_->config()) return;
+    undo_->push(new ConfigCommand([this](const Config& config) { restoreConfig(config); }, session_->config(), effective, step));
 }
 
 void MainWindow::restoreConfig(const Config& config) {

@@ -76,7 +76,8 @@ public:
     // named after what changed, or step when given ("preset: Rank cliff").
     void setConfig(const Config& config, const QString& step = {});
     // Edit > Undo / Redo: every configuration change (the controls, presets, lesson steps,
-    // the text from the command line); cleared when a session file or other weights open.
+    // the text from the command line); cleared when a session file opens or other weights
+    // (a model, a layer file, generated weights again) replace the current ones.
     QUndoStack* undoStack() const { return undo_; }
 
     // Session files (.headscope.json). With error == nullptr a failure is shown in a message
@@ -168,6 +169,7 @@ private:
     HeadDetailDialog* detail_ = nullptr;
     RecentFiles* recent_ = nullptr;
     QUndoStack* undo_ = nullptr;
+    std::weak_ptr<const void> undo_weights_;  // the model or layer file the history belongs to (none: generated)
     bool restoring_ = false;  // an undo or redo is applying a configuration
     QAction* full_screen_ = nullptr;
     QAction* presentation_action_ = nullptr;

@@ -56,7 +56,8 @@ bool MainWindow::openSession(const QString& path, QString* error) {
     try {
         const io::SessionData data = io::loadSessionData(path.toStdString());  // view settings too, when saved
         setViewOptions(applyViewSettings(options_, data.view));
-        setConfig(data.config, tr("open %1").arg(QFileInfo(path).fileName()));
+        setConfig(data.config);
+        undo_->clear();  // another document: its own history (undoing into it would save over it)
         setSessionPath(path);
         rememberFile(path);
         return true;
@@ -222,9 +223,12 @@ void MainWindow::onSourceChanged() {
         controls_->setGeometryFixed(false);
         setConfig(session_->config());
     }
-    // Steps taken with other weights (another geometry, controls fixed or free) cannot be
-    // undone into these.
-    undo_->clear();
+    // Steps taken with other weights (another model or layer file, or none) cannot be undone
+    // into these; another layer of the same model keeps the history.
+    const std::shared_ptr<const void> weights = source.model ? std::shared_ptr<const void>(source.model)
+                                                              : std::shared_ptr<const void>(source.loaded);
+    if (weights.owner_before(undo_weights_) || undo_weights_.owner_before(weights)) undo_->clear();
+    undo_weights_ = weights;
 }
 
 void MainWindow::copyView() {

@@ -141,13 +141,12 @@ void CircuitView::refresh() {
     }
     const HeadSpectra& spectra = analysis_->spectra[std::size_t(head_)];
     QStringList lines, compact;  // compact: the ranks and counts without the formulas
-    if (rows_ != Rows::OV) {
+    if (rows_ != Rows::OV)
         compact << QStringLiteral("Head %1: W_QK,i has rank %2 ≤ %3 · %4 vs %5 parameters")
                        .arg(head_).arg(spectra.qk.rank).arg(rankBound(d_k, d, d)).arg(count(2LL * d * d_k), count(1LL * d * d));
-    }
-    if (rows_ == Rows::OV) compact << QStringLiteral("Head %1:").arg(head_);
     if (rows_ != Rows::QK)
-        compact << QStringLiteral("W_OV,i has rank %1 ≤ %2 · %3 vs %4 parameters")
+        compact << QStringLiteral("%1W_OV,i has rank %2 ≤ %3 · %4 vs %5 parameters")
+                       .arg(rows_ == Rows::OV ? QStringLiteral("Head %1: ").arg(head_) : QString())
                        .arg(spectra.ov.rank).arg(rankBound(d_v, d, d)).arg(count(2LL * d * d_v), count(1LL * d * d));
     if (rows_ != Rows::OV)
         lines << QStringLiteral("Head %1: W_QK,i is %2 × %2 but has rank %3 ≤ min(d_k, d_model) = %4\n"
@@ -174,7 +173,7 @@ void CircuitView::wrapTitle() {
     // The sentences with their formulas while they wrap to a few lines; past that (a small
     // tab at large fonts) the ranks and counts alone, so the panels stay in sight.
     const QString whole = fit::wrapLines(title_text_, title_->font(), width, false);
-    title_->setText(whole.count(QLatin1Char('\n')) < kMaxTitleLines ? whole
+    title_->setText(whole.count(QLatin1Char('\n')) + 1 <= kMaxTitleLines ? whole
                                                                     : fit::wrapLines(compact_title_, title_->font(), width));
     // The page: the wrapped title and about 9 lines of numbers per row of panels.
     const double line = QFontMetricsF(heatmap::font(kTickPt, options_.font_scale)).height();

@@ -51,7 +51,7 @@ private:
     void wrapTitle();
     QString title_text_;     // before wrapping
     QString compact_title_;  // the same ranks and counts, without the formulas
-    static constexpr int kMaxTitleLines = 5;  // wrapped wider, the compact title instead
+    static constexpr int kMaxTitleLines = 5;  // the whole title up to this many lines, else the compact one
     DeferredRefresh* deferred_ = nullptr;  // no work while in a hidden tab
 
     Rows rows_;

@@ -23,7 +23,8 @@ struct Wanted {
 // of twelve places around its point (above, below, right, left, the four corners, then above
 // and below shifted half a box sideways), clearance pixels from it, that lies inside `bounds` and overlaps no box placed before it
 // and no obstacle (markers, notes, legend). A label with no such place is left out, or if
-// keep, takes the place inside bounds that overlaps least.
+// keep, takes the place inside bounds that overlaps least (with none inside, the first place
+// moved inside). Places are on whole pixels, as text is drawn.
 std::vector<QRectF> placeLabels(const std::vector<Wanted>& labels, const std::vector<QRectF>& obstacles,
                                 const QRectF& bounds);
 

@@ -64,6 +64,13 @@ QStringList QueryKeyMapView::pointLabels() const {
     return shown;
 }
 
+QList<QPair<QString, QPointF>> QueryKeyMapView::shownLabels() const {
+    QList<QPair<QString, QPointF>> shown;
+    for (const PointLabel& label : point_labels_)
+        if (label.text->visible()) shown << qMakePair(label.text->text(), label.at);
+    return shown;
+}
+
 QString QueryKeyMapView::leftOutText() const { return left_out_ && left_out_->visible() ? left_out_->text() : QString(); }
 QString QueryKeyMapView::varianceText() const { return variance_variants_.value(0); }
 
@@ -149,8 +156,9 @@ void QueryKeyMapView::equalScale() {
     frame(0);
     const int left_out = placeLabels();
     if (left_out == 0) return;
-    // The note that says so goes along the bottom, below the points.
-    left_out_->setText(leftOutWords(left_out));
+    // The note that says so goes along the bottom, below the points; measured with as many
+    // digits as any count it may show.
+    left_out_->setText(leftOutWords(static_cast<int>(point_labels_.size())));
     left_out_->setVisible(true);
     const QRectF note(left_out_->topLeft->pixelPosition(), left_out_->bottomRight->pixelPosition());
     frame(note.normalized().height() + 4);
@@ -159,8 +167,15 @@ void QueryKeyMapView::equalScale() {
     left_out_->setVisible(still > 0);
 }
 
-QString QueryKeyMapView::leftOutWords(int count) {
-    return QStringLiteral("%1 word%2 left out for room: hover a point").arg(count).arg(count == 1 ? "" : "s");
+// "3 words hidden for lack of room: hover a point to name it", in the longest wording the
+// plot's width holds.
+QString QueryKeyMapView::leftOutWords(int count) const {
+    const QString words = QStringLiteral("%1 word%2").arg(count).arg(count == 1 ? "" : "s");
+    const QStringList variants{words + QStringLiteral(" hidden for lack of room: hover a point to name it"),
+                               words + QStringLiteral(" hidden: hover a point"), words + QStringLiteral(" hidden")};
+    const double room = plot_->axisRect()->rect().width() - 16;  // the note's padding and margin
+    const QString text = fit::longestThatFits(variants, left_out_->font(), room);
+    return text.isEmpty() ? variants.back() : text;
 }
 
 // Both axes one scale (a unit is as long across as up), framing every point with room for
@@ -200,7 +215,7 @@ int QueryKeyMapView::placeLabels() {
     if (left_out_->visible()) obstacles.push_back(box(left_out_));
     std::vector<placement::Wanted> wanted;
     for (const PointLabel& label : point_labels_) {
-        label.text->position->setCoords(label.at);  // to measure it
+        label.text->position->setCoords(label.at);  // to measure it (the size does not depend on where)
         wanted.push_back({pixel(label.at), box(label.text).size(), label.marker / 2 + 2, label.keep});
     }
     const std::vector<QRectF> placed = placement::placeLabels(wanted, obstacles, bounds);
@@ -212,8 +227,9 @@ int QueryKeyMapView::placeLabels() {
             ++left_out;
             continue;
         }
-        text->position->setCoords(plot_->xAxis->pixelToCoord(placed[i].center().x()),
-                                  plot_->yAxis->pixelToCoord(placed[i].center().y()));
+        // Anchored at its top left, on a whole pixel: drawn exactly where it was placed.
+        text->position->setCoords(plot_->xAxis->pixelToCoord(placed[i].left()),
+                                  plot_->yAxis->pixelToCoord(placed[i].top()));
     }
     return left_out;
 }
@@ -271,7 +287,7 @@ void QueryKeyMapView::refresh() {
                            double marker) {
         auto* t = new QCPItemText(plot_);
         t->position->setCoords(x, y);
-        t->setPositionAlignment(Qt::AlignCenter);
+        t->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
         t->setPadding(QMargins(2, 1, 2, 1));
         t->setText(QString::fromStdString(token));
         t->setFont(heatmap::font(kLabelPt, s, selected));

@@ -40,6 +40,8 @@ public:
     QList<QPair<int, int>> links() const { return links_; }
     QStringList pointLabels() const;  // the token labels shown (placed clear of each other)
     QString leftOutText() const;      // how many labels had no room, or "" when none
+    // Each word shown with the point it names (plot coordinates), in the order they were placed.
+    QList<QPair<QString, QPointF>> shownLabels() const;
     QString varianceText() const;
 
     // More points than this: only the selected, hovered and most-attended points are labelled.
@@ -59,7 +61,7 @@ private:
     void equalScale();  // the axes' ranges and the labels' places for the plot's size
     void frame(double bottom_band);
     int placeLabels();  // each label beside its point, clear of the others; how many had no room
-    static QString leftOutWords(int count);
+    QString leftOutWords(int count) const;
     void fitToRoom();  // the title, axis labels and variance note for the plot's size
     DeferredRefresh* deferred_ = nullptr;  // no work while in a hidden tab
 
@@ -74,7 +76,7 @@ private:
     QCPCurve* keys_ = nullptr;
     QCPCurve* ring_ = nullptr;
     QCPItemText* variance_ = nullptr;
-    QCPItemText* left_out_ = nullptr;  // "3 words left out for room: hover a point"
+    QCPItemText* left_out_ = nullptr;  // "3 words hidden for lack of room: hover a point to name it"
     // A point's word and what it claims room around: its marker (or the ring), in pixels.
     struct PointLabel {
         QCPItemText* text;

@@ -247,7 +247,7 @@ void ScoreBreakdownView::fitToRoom() {
     // The whole title while it wraps to a few lines; past that (a small tab at large fonts) the
     // cell and a shorter note, so the charts stay in sight.
     const QString whole = fit::wrapLines(title_full_, title_->font(), width);
-    title_->setText(whole.count(QLatin1Char('\n')) < kMaxTitleLines ? whole : fit::wrapLines(title_compact_, title_->font(), width));
+    title_->setText(whole.count(QLatin1Char('\n')) + 1 <= kMaxTitleLines ? whole : fit::wrapLines(title_compact_, title_->font(), width));
     text_->setText(fit::wrapLines(text_full_, text_->font(), width, false));  // "q_i · k_j" is a product
     // The page is as tall as its wrapped words plus charts of a readable height (the scroll
     // area scrolls when the tab is shorter).

@@ -77,7 +77,7 @@ private:
     QCPTextElement* text_ = nullptr;
     QString title_full_, text_full_;       // unwrapped
     QString title_compact_;                // the cell alone, for a title that would wrap too far
-    static constexpr int kMaxTitleLines = 4;
+    static constexpr int kMaxTitleLines = 4;  // the whole title up to this many lines, else the compact one
     QStringList label_variants_[4][2];     // per chart: x and y label wordings, longest first
     QScrollArea* scroll_ = nullptr;         // the page scrolls when the tab is short
     QCPAxisRect* rects_[4] = {};
