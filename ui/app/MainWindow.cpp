@@ -140,7 +140,7 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
         controls_->showProblems({message});
         status_->showFailure(message);
     });
-    connect(controls_, &ControlsDock::configEdited, this, &MainWindow::onConfigEdited);
+    connect(controls_, &ControlsDock::configEdited, this, [this](const Config& config) { onConfigEdited(config); });
     connect(grid_, &HeadGridView::headActivated, this, &MainWindow::showHead);
     connect(grid_, &HeadGridView::cellHovered, session_, &Session::setHover);
 
@@ -313,13 +313,11 @@ void MainWindow::closeEvent(QCloseEvent* event) {
 
 void MainWindow::setConfig(const Config& config, const QString& step) {
     controls_->setConfig(config);
-    recordChange(config, step);
-    session_->setConfig(config);
-    controls_->showProblems(session_->problems());
+    onConfigEdited(config, step);
 }
 
-void MainWindow::onConfigEdited(const Config& config) {
-    recordChange(config, {});
+void MainWindow::onConfigEdited(const Config& config, const QString& step) {
+    recordChange(config, step);
     session_->setConfig(config);
     controls_->showProblems(session_->problems());
 }

@@ -130,7 +130,7 @@ private:
     void restoreSettings();
     void saveSettings() const;
     void showAnalysis(std::shared_ptr<const Analysis> analysis);
-    void onConfigEdited(const Config& config);
+    void onConfigEdited(const Config& config, const QString& step = {});  // from the controls, or setConfig
     void recordChange(const Config& after, const QString& step);  // an undo step, unless undoing
     void restoreConfig(const Config& config);                    // from Edit > Undo / Redo
     void redrawNow();

@@ -282,6 +282,7 @@ void QueryKeyMapView::refresh() {
     const bool all_labels = n_q + n_kv <= kMaxLabels;
     QSet<int> key_marks;
     for (int j : map_.most_attended) key_marks.insert(j);
+    // Marker sizes (pixels across), drawn below and kept clear of by the words.
     const double query_marker = 8 * std::max(1.0, s * 0.8), key_marker = 10 * std::max(1.0, s * 0.8);
     const auto label = [&](double x, double y, const std::string& token, const QColor& colour, bool selected,
                            double marker) {
@@ -359,9 +360,9 @@ void QueryKeyMapView::refresh() {
         axis->setTickLabelFont(heatmap::font(kTickPt, s));
     }
     plot_->legend->setFont(heatmap::font(kTickPt, s));
-    queries_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, kQueryColor, kQueryColor, 8 * std::max(1.0, s * 0.8)));
+    queries_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, kQueryColor, kQueryColor, query_marker));
     keys_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssTriangle, QPen(kKeyColor, 2), kKeyColor.lighter(150),
-                                           10 * std::max(1.0, s * 0.8)));
+                                           key_marker));
     fitToRoom();
     equalScale();
     plot_->replot(QCustomPlot::rpQueuedReplot);
