@@ -30,7 +30,7 @@ struct Analysis {
     Cost cost;
     std::optional<Equivalence> equivalence;  // absent until computed (it costs O(n d^2) a head)
     // Empty when the weights were generated from the config (random, untrained); otherwise
-    // what they were loaded from, e.g. "GPT-2 nano-sort, layer 1 of 3" (model/Gpt2Forward.h).
+    // what they were loaded from, e.g. "GPT-2 nano-sort, layer 1 of 3" (model/Forward.h).
     std::string model_name;
 
     // Wall-clock milliseconds of each stage.
@@ -70,7 +70,7 @@ bool sameLayer(const Analysis& a, const Analysis& b);
 
 // Singular values and rank of each head's unmasked logits Q_i K_g^T * factor (n_q, n_kv),
 // from the thin factors; heads in parallel for large inputs. Shared by analyze() and by
-// the analysis of one layer of a loaded model (model/Gpt2Forward.h).
+// the analysis of one layer of a loaded model (model/Forward.h).
 std::vector<Spectrum> logitsSpectra(const Weights& weights, const Results& results, const AttentionOptions& options,
                                     double rank_rtol = 0);
 

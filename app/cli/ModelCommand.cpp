@@ -20,7 +20,7 @@
 #include "io/IoError.h"
 #include "io/MatrixExport.h"
 #include "io/Npy.h"
-#include "model/Gpt2Forward.h"
+#include "model/Forward.h"
 
 namespace headscope::cli {
 
@@ -42,9 +42,9 @@ struct LayerReport {
     std::vector<HeadSpectra> spectra;
 };
 
-nlohmann::json reportJson(const model::Gpt2Model& m, const model::Trace& trace, const std::vector<LayerReport>& layers,
+nlohmann::json reportJson(const model::Model& m, const model::Trace& trace, const std::vector<LayerReport>& layers,
                           const std::vector<model::NextToken>& next) {
-    const model::Gpt2Config& c = m.config;
+    const model::ModelConfig& c = m.config;
     nlohmann::json j;
     j["checkpoint"] = m.directory;
     j["model"] = {{"n_layer", c.n_layer},         {"n_head", c.n_head},         {"n_embd", c.n_embd},
@@ -53,7 +53,7 @@ nlohmann::json reportJson(const model::Gpt2Model& m, const model::Trace& trace, 
                   {"tied_output", m.tiedOutput()}, {"activation", c.activation_name}};
     j["ids"] = trace.ids;
     j["tokens"] = nlohmann::json::array();
-    for (int id : trace.ids) j["tokens"].push_back(m.tokenizer.hasId(id) ? m.tokenizer.decode({id}) : "");
+    for (int id : trace.ids) j["tokens"].push_back(m.tokenizer->hasId(id) ? m.tokenizer->decode({id}) : "");
     j["token_labels"] = trace.tokens;
     j["mask"] = toString(trace.options.attention.mask);
     j["temperature"] = trace.options.attention.temperature;
@@ -84,15 +84,15 @@ nlohmann::json reportJson(const model::Gpt2Model& m, const model::Trace& trace, 
     j["next_tokens"] = nlohmann::json::array();
     for (const model::NextToken& t : next)
         j["next_tokens"].push_back({{"id", t.id},
-                                    {"token", m.tokenizer.hasId(t.id) ? m.tokenizer.decode({t.id}) : ""},
+                                    {"token", m.tokenizer->hasId(t.id) ? m.tokenizer->decode({t.id}) : ""},
                                     {"label", t.token},
                                     {"probability", t.probability}});
     return j;
 }
 
-void printReport(const model::Gpt2Model& m, const model::Trace& trace, const std::vector<LayerReport>& layers,
+void printReport(const model::Model& m, const model::Trace& trace, const std::vector<LayerReport>& layers,
                  const std::vector<model::NextToken>& next) {
-    const model::Gpt2Config& c = m.config;
+    const model::ModelConfig& c = m.config;
     std::printf("GPT-2 checkpoint %s: %d layers x %d heads, d_model %d (d_k %d), vocabulary %d, context %d, %s, %lld parameters\n",
                 m.directory.c_str(), c.n_layer, c.n_head, c.n_embd, c.headDim(), c.vocab_size, c.n_positions,
                 m.dtype.c_str(), m.parameterCount());
@@ -166,13 +166,13 @@ int runModel(const QStringList& arguments, int argc, char** argv) {
     } catch (const io::IoError& e) {
         throw UsageError(e.what());
     }
-    const model::Gpt2Config& c = m->config;
+    const model::ModelConfig& c = m->config;
     std::vector<int> ids = given_ids;
     if (parser.isSet("text")) {
         const std::string text = parser.value("text").toStdString();
         if (text.empty()) throw UsageError("--text is empty: type some words");
         try {
-            ids = m->tokenizer.encode(text);
+            ids = m->tokenizer->encode(text);
         } catch (const text::TokenizerError& e) {
             throw UsageError(std::string("--text cannot be tokenised: ") + e.what());
         }
@@ -191,7 +191,7 @@ int runModel(const QStringList& arguments, int argc, char** argv) {
 
     model::Trace trace;
     try {
-        trace = model::runGpt2(*m, ids, options);
+        trace = model::runModel(*m, ids, options);
     } catch (const std::invalid_argument& e) {
         throw UsageError(e.what());
     }

@@ -21,6 +21,7 @@
 #include "io/Quote.h"
 #include "io/MappedFile.h"
 #include "io/Safetensors.h"
+#include "text/Gpt2Tokenizer.h"
 
 namespace headscope::io {
 
@@ -174,7 +175,7 @@ private:
 // Model.safetensors' tensors by the name without prefix, with their shapes checked.
 class TensorTable {
 public:
-    TensorTable(const std::string& path, const model::Gpt2Config& config) : path_(path) {
+    TensorTable(const std::string& path, const model::ModelConfig& config) : path_(path) {
         SafetensorsReader reader(path);  // validates the header against the file (IoError)
         const std::vector<std::string> names = reader.names();
         const bool prefixed = reader.contains("transformer.wte.weight");
@@ -270,7 +271,7 @@ private:
 
 }  // namespace
 
-model::Gpt2Config readGpt2Config(const std::string& path) {
+model::ModelConfig readGpt2Config(const std::string& path) {
     const auto fail = [&](const std::string& why) { throw IoError("cannot read GPT-2 config '" + path + "': " + why); };
     std::error_code error;
     if (!fs::exists(path, error)) fail("the file does not exist");
@@ -288,7 +289,7 @@ model::Gpt2Config readGpt2Config(const std::string& path) {
 
     if (config.contains("model_type") && config["model_type"] != "gpt2")
         fail("\"model_type\" is " + quote(config["model_type"].dump(), 40) + "; only \"gpt2\" checkpoints can be opened");
-    model::Gpt2Config c;
+    model::ModelConfig c;
     c.n_layer = intField(config, "n_layer", 1, 256, path);
     c.n_head = intField(config, "n_head", 1, Limits::kMaxHeads, path);
     c.n_embd = intField(config, "n_embd", 1, Limits::kMaxDModel, path);
@@ -341,9 +342,9 @@ model::ModelPtr loadGpt2Checkpoint(const std::string& directory) {
             throw IoError("cannot open GPT-2 checkpoint '" + directory + "': it has no " + name +
                           (std::string(name) == "model.safetensors" ? " (pytorch_model.bin cannot be read: save with safe_serialization=True)" : ""));
 
-    auto model = std::make_shared<model::Gpt2Model>();
+    auto model = std::make_shared<model::Model>();
     model->directory = directory;
-    model::Gpt2Config& c = model->config;
+    model::ModelConfig& c = model->config;
     c = readGpt2Config((dir / "config.json").string());
     const std::string weights_path = (dir / "model.safetensors").string();
 
@@ -404,7 +405,7 @@ model::ModelPtr loadGpt2Checkpoint(const std::string& directory) {
         columns(wpe, model->wpe_t);
         const int heads = c.n_head, d_k = c.headDim();
         for (const BlockSources& s : blocks) {
-            model::Gpt2Block block;
+            model::Block block;
             vector(s.ln_1_w, block.ln_1.weight);
             vector(s.ln_1_b, block.ln_1.bias);
             Weights& w = block.attention;
@@ -438,18 +439,20 @@ model::ModelPtr loadGpt2Checkpoint(const std::string& directory) {
         throw IoError("cannot load '" + weights_path + "': not enough memory for its weights");
     }
 
+    std::shared_ptr<const text::Gpt2Tokenizer> tokenizer;
     try {
-        model->tokenizer =
-            text::Gpt2Tokenizer::fromFiles((dir / "vocab.json").string(), (dir / "merges.txt").string());
+        tokenizer = std::make_shared<const text::Gpt2Tokenizer>(
+            text::Gpt2Tokenizer::fromFiles((dir / "vocab.json").string(), (dir / "merges.txt").string()));
     } catch (const std::invalid_argument& e) {
         throw IoError("cannot read vocabulary '" + (dir / "vocab.json").string() + "': " + e.what());
     }
-    if (model->tokenizer.idLimit() > c.vocab_size) {
-        const int id = model->tokenizer.idLimit() - 1;
+    if (tokenizer->idLimit() > c.vocab_size) {
+        const int id = tokenizer->idLimit() - 1;
         throw IoError("cannot open GPT-2 checkpoint '" + directory + "': vocab.json has token id " + std::to_string(id) +
-                      " (" + quote(model->tokenizer.vocabString(id)) + ") but config.json says vocab_size " +
+                      " (" + quote(tokenizer->vocabString(id)) + ") but config.json says vocab_size " +
                       std::to_string(c.vocab_size));
     }
+    model->tokenizer = std::move(tokenizer);
     return model;
 }
 

@@ -20,12 +20,12 @@
 
 #include <string>
 
-#include "model/Gpt2Model.h"
+#include "model/Model.h"
 
 namespace headscope::io {
 
 // config.json alone (IoError for missing keys, bad values, unsupported options).
-model::Gpt2Config readGpt2Config(const std::string& config_json);
+model::ModelConfig readGpt2Config(const std::string& config_json);
 
 model::ModelPtr loadGpt2Checkpoint(const std::string& directory);
 

@@ -25,12 +25,9 @@
 #include <utility>
 #include <vector>
 
-namespace headscope::text {
+#include "text/Tokenizer.h"
 
-// Text the tokenizer cannot encode (invalid UTF-8, a character the vocabulary lacks).
-struct TokenizerError : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
+namespace headscope::text {
 
 // bytes_to_unicode: byte b -> the UTF-8 of the character that stands for it. (256)
 const std::array<std::string, 256>& byteToUnicode();
@@ -43,7 +40,7 @@ std::optional<std::size_t> invalidUtf8Offset(std::string_view text);
 // "I'll  go!" -> "I" | "'ll" | " " | " go" | "!"
 std::vector<std::string> preTokenize(std::string_view utf8);
 
-class Gpt2Tokenizer {
+class Gpt2Tokenizer : public Tokenizer {
 public:
     Gpt2Tokenizer();  // empty vocabulary: encode() fails on any text
     // vocab: token (byte-level string) -> id; merges: pairs in rank order (rank = index).
@@ -54,25 +51,25 @@ public:
     static Gpt2Tokenizer fromFiles(const std::string& vocab_json, const std::string& merges_txt);
 
     // GPT-2's ids for the text; TokenizerError for invalid UTF-8 or a missing symbol.
-    std::vector<int> encode(std::string_view utf8) const;
+    std::vector<int> encode(std::string_view utf8) const override;
 
     // The bytes the ids stand for (may be invalid UTF-8 where a character is split across
     // ids). Unknown ids are std::out_of_range.
     std::string decodeBytes(const std::vector<int>& ids) const;
     // Same, with every invalid UTF-8 sequence replaced by U+FFFD: always valid UTF-8.
-    std::string decode(const std::vector<int>& ids) const;
+    std::string decode(const std::vector<int>& ids) const override;
 
     // One token as a reader should see it: its decoded text with a space shown as '␣'
     // (U+2423), newline as '↵', tab as '→', other control bytes and bytes that are not
     // UTF-8 on their own (part of a split character) as \xNN.
-    std::string displayText(int id) const;
+    std::string displayText(int id) const override;
 
     // The vocabulary string of an id ("Ġthe"), or std::out_of_range.
     const std::string& vocabString(int id) const;
     std::optional<int> idOf(const std::string& vocab_string) const;
-    bool hasId(int id) const;
+    bool hasId(int id) const override;
     // One past the largest id in vocab.json.
-    int idLimit() const { return static_cast<int>(id_to_token_.size()); }
+    int idLimit() const override { return static_cast<int>(id_to_token_.size()); }
     std::size_t vocabularySize() const { return token_to_id_.size(); }
     std::size_t mergeCount() const { return ranks_.size(); }
 

@@ -3,7 +3,7 @@
 // runs, each in a fresh child process so peak memory is the load's own:
 //   open   loadGpt2Checkpoint() wall time (config, memory-mapped safetensors, tokenizer)
 //   peak   the child's peak resident memory (VmHWM) after opening, and its ratio to the file
-//   fwd    runGpt2() on 64 tokens: every layer, every head's logits and weights, last logits
+//   fwd    runModel() on 64 tokens: every layer, every head's logits and weights, last logits
 // Usage: bench_gpt2 [--runs N] [--dtype F32|F16|BF16] [--dir DIR] [--keep]
 // GPT-2's real vocab.json / merges.txt are used when HEADSCOPE_GPT2_VOCAB_DIR has them, else a
 // synthetic 50257-token vocabulary (ids are given directly, so the text path is not timed).
@@ -26,7 +26,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/Gpt2Checkpoint.h"
-#include "model/Gpt2Forward.h"
+#include "model/Forward.h"
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
@@ -166,7 +166,7 @@ RunFigures measureInChild(const fs::path& dir, int forwards) {
         for (int run = 0; run < forwards + 1; ++run) {  // run 0 warms up
             const auto t = Clock::now();
             const double c = cpuMs();
-            const auto trace = headscope::model::runGpt2(*model, ids);
+            const auto trace = headscope::model::runModel(*model, ids);
             if (run > 0) times.push_back(msSince(t)), cpu.push_back(cpuMs() - c);
             if (trace.layers.back().attention.heads.back().weights.hasNaN()) std::abort();
         }

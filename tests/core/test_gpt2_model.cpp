@@ -13,7 +13,7 @@
 
 #include "io/Gpt2Checkpoint.h"
 #include "io/Npy.h"
-#include "model/Gpt2Forward.h"
+#include "model/Forward.h"
 
 namespace fs = std::filesystem;
 using namespace headscope;
@@ -84,11 +84,11 @@ TEST_P(Gpt2MatchesPyTorch, AttentionWithin1e5AndLogitsWithin1e4) {
     EXPECT_EQ(m->dtype, spec["dtype"].get<std::string>());
     EXPECT_EQ(m->tiedOutput(), spec["tied"].get<bool>());
     const std::vector<int> ids = spec["ids"];
-    EXPECT_EQ(m->tokenizer.encode(spec["text"].get<std::string>()), ids);
+    EXPECT_EQ(m->tokenizer->encode(spec["text"].get<std::string>()), ids);
 
     model::ForwardOptions options;
     options.all_logits = true;
-    const model::Trace trace = model::runGpt2(*m, ids, options);
+    const model::Trace trace = model::runModel(*m, ids, options);
     const double attention = maxAttentionDiff(trace, io::readNpy((dir / "expected_attention.npy").string()));
     const double logits = maxMatrixDiff(trace.logits, io::readNpy((dir / "expected_logits.npy").string()));
     std::printf("%s: max |attention - torch| = %.3g, max |logits - torch| = %.3g\n", GetParam().c_str(), attention,
@@ -105,8 +105,8 @@ TEST(Gpt2Forward, LastPositionLogitsEqualTheLastRowOfAllLogits) {
     const std::vector<int> ids = {1, 2, 3, 4};
     model::ForwardOptions all;
     all.all_logits = true;
-    const model::Trace full = model::runGpt2(*m, ids, all);
-    const model::Trace last = model::runGpt2(*m, ids);
+    const model::Trace full = model::runModel(*m, ids, all);
+    const model::Trace last = model::runModel(*m, ids);
     ASSERT_EQ(last.logits.rows(), 1);
     EXPECT_LT((full.logits.bottomRows(1) - last.logits).cwiseAbs().maxCoeff(), 1e-5);
 }
@@ -114,13 +114,13 @@ TEST(Gpt2Forward, LastPositionLogitsEqualTheLastRowOfAllLogits) {
 TEST(Gpt2Forward, AttentionOptionsPassThroughToEveryLayer) {
     const model::ModelPtr m = loadCase("f32_prefix_tied");
     const std::vector<int> ids = {0, 1, 2, 3, 4};
-    const model::Trace base = model::runGpt2(*m, ids);
+    const model::Trace base = model::runModel(*m, ids);
     // Causal by default: nothing above the diagonal.
     EXPECT_EQ(base.layers[1].attention.heads[1].weights.triangularView<Eigen::StrictlyUpper>().toDenseMatrix().cwiseAbs().maxCoeff(), 0.0f);
 
     model::ForwardOptions hot;
     hot.attention.temperature = 2.0;
-    const model::Trace warm = model::runGpt2(*m, ids, hot);
+    const model::Trace warm = model::runModel(*m, ids, hot);
     // Layer 0 sees the same input, so its logits are exactly halved.
     const Eigen::MatrixXf& a = base.layers[0].attention.heads[0].logits;
     const Eigen::MatrixXf& b = warm.layers[0].attention.heads[0].logits;
@@ -129,22 +129,22 @@ TEST(Gpt2Forward, AttentionOptionsPassThroughToEveryLayer) {
 
     model::ForwardOptions padded;
     padded.attention.padded_keys = {0};
-    const model::Trace p = model::runGpt2(*m, ids, padded);
+    const model::Trace p = model::runModel(*m, ids, padded);
     for (const auto& layer : p.layers)
         for (const auto& head : layer.attention.heads) EXPECT_EQ(head.weights.col(0).cwiseAbs().maxCoeff(), 0.0f);
 
     model::ForwardOptions open;
     open.attention.mask = MaskKind::None;
-    const model::Trace o = model::runGpt2(*m, ids, open);
+    const model::Trace o = model::runModel(*m, ids, open);
     EXPECT_GT(o.layers[0].attention.heads[0].weights(0, 4), 0.0f);
 }
 
 TEST(Gpt2Forward, RefusesEmptyTooLongAndUnknownInputsWithOneSentence) {
     const model::ModelPtr m = loadCase("f32_untied");
-    EXPECT_THROW(model::runGpt2(*m, {}), std::invalid_argument);
-    EXPECT_THROW(model::runGpt2(*m, std::vector<int>(17, 1)), std::invalid_argument);  // n_positions 16
+    EXPECT_THROW(model::runModel(*m, {}), std::invalid_argument);
+    EXPECT_THROW(model::runModel(*m, std::vector<int>(17, 1)), std::invalid_argument);  // n_positions 16
     try {
-        model::runGpt2(*m, {1, 12});
+        model::runModel(*m, {1, 12});
         FAIL();
     } catch (const std::invalid_argument& e) {
         EXPECT_THAT(e.what(), ::testing::HasSubstr("token id 12"));
@@ -153,7 +153,7 @@ TEST(Gpt2Forward, RefusesEmptyTooLongAndUnknownInputsWithOneSentence) {
 
 TEST(Gpt2Forward, TopNextTokensAreSortedProbabilities) {
     const model::ModelPtr m = loadCase("f32_untied");
-    const model::Trace trace = model::runGpt2(*m, {0, 1, 2});
+    const model::Trace trace = model::runModel(*m, {0, 1, 2});
     const auto next = model::topNextTokens(*m, trace, 20);
     ASSERT_EQ(next.size(), 12u);  // k is capped by the vocabulary
     double sum = 0;
@@ -165,12 +165,12 @@ TEST(Gpt2Forward, TopNextTokensAreSortedProbabilities) {
     Eigen::Index best = 0;
     trace.logits.row(0).maxCoeff(&best);
     EXPECT_EQ(next[0].id, best);
-    EXPECT_EQ(next[0].token, m->tokenizer.displayText(next[0].id));
+    EXPECT_EQ(next[0].token, m->tokenizer->displayText(next[0].id));
 }
 
 TEST(Gpt2LayerAnalysis, HoldsTheLayersWeightsInputResultsAndSpectra) {
     const model::ModelPtr m = loadCase("f32_prefix_tied");
-    const model::Trace trace = model::runGpt2(*m, {11, 10, 2, 10, 11});
+    const model::Trace trace = model::runModel(*m, {11, 10, 2, 10, 11});
     const Analysis a = model::layerAnalysis(*m, trace, 1);
     EXPECT_EQ(a.config.d_model, 8);
     EXPECT_EQ(a.config.heads, 2);
@@ -196,7 +196,7 @@ TEST(NanoSort, PredictsZeroAndGreedilySortsTheDigits) {
     SKIP_WITHOUT_MODEL("nano-sort");
     const model::ModelPtr m = io::loadGpt2Checkpoint((kModels / "nano-sort").string());
     const std::vector<int> ids = {2, 0, 1, 1, 0, 2};
-    const model::Trace trace = model::runGpt2(*m, ids);
+    const model::Trace trace = model::runModel(*m, ids);
     const auto next = model::topNextTokens(*m, trace, 3);
     EXPECT_EQ(next[0].id, 0);
     EXPECT_EQ(next[0].token, "0");
@@ -207,9 +207,9 @@ TEST(NanoSort, PredictsZeroAndGreedilySortsTheDigits) {
 TEST(Induction, LayerOneHeadsAttendToTheTokenAfterThePreviousOccurrence) {
     SKIP_WITHOUT_MODEL("induction");
     const model::ModelPtr m = io::loadGpt2Checkpoint((kModels / "induction").string());
-    const std::vector<int> ids = m->tokenizer.encode("qxvkzjwbpfmy qxvkzjwbpfmy qxvkzjwbpfmy");
+    const std::vector<int> ids = m->tokenizer->encode("qxvkzjwbpfmy qxvkzjwbpfmy qxvkzjwbpfmy");
     ASSERT_EQ(ids.size(), 38u);
-    const model::Trace trace = model::runGpt2(*m, ids);
+    const model::Trace trace = model::runModel(*m, ids);
     const int from = 13, to = 38;  // the second and third copies
     const auto after_earlier_occurrence = [&](int q, int key) {
         for (int p = 0; p + 1 < q; ++p)

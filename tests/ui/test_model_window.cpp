@@ -20,7 +20,7 @@
 #include "SpectrumView.h"
 #include "io/Gpt2Checkpoint.h"
 #include "io/MhaLoader.h"
-#include "model/Gpt2Forward.h"
+#include "model/Forward.h"
 
 using namespace headscope;
 using namespace headscope::ui;
@@ -66,7 +66,7 @@ private slots:
 
         // The reference: core's forward pass on the same ids.
         const model::ModelPtr model = io::loadGpt2Checkpoint(kInduction.toStdString());
-        const model::Trace trace = model::runGpt2(*model, model->tokenizer.encode(kRepeated.toStdString()));
+        const model::Trace trace = model::runModel(*model, model->tokenizer->encode(kRepeated.toStdString()));
         const auto shown = window.session()->analysis();
         QCOMPARE(shown->nQuery(), 38);
         for (int h = 0; h < 4; ++h)

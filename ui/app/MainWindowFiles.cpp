@@ -204,12 +204,12 @@ void MainWindow::onSourceChanged() {
         // A text the vocabulary cannot encode becomes one it can: its first tokens, twice.
         Config config = session_->config();
         try {
-            source.model->tokenizer.encode(config.text);
+            source.model->tokenizer->encode(config.text);
         } catch (const std::exception&) {
             std::vector<int> ids;
             for (int i = 0; i < std::min(6, source.model->config.vocab_size); ++i) ids.push_back(i);
             ids.insert(ids.end(), ids.begin(), ids.end());
-            config.text = source.model->tokenizer.decode(ids);
+            config.text = source.model->tokenizer->decode(ids);
         }
         config.source_text.clear();
         config.mask = MaskKind::Causal;

@@ -49,7 +49,7 @@ void ModelDock::refreshSource() {
     const WeightSource& source = session_->source();
     const QSignalBlocker block(layer_);
     if (source.model) {
-        const model::Gpt2Config& c = source.model->config;
+        const model::ModelConfig& c = source.model->config;
         name_->setText(tr("<b>GPT-2</b> %1<br>%2 layers × %3 heads, d_model %4, %5 parameters (%6)")
                            .arg(QString::fromStdString(source.model->directory).toHtmlEscaped())
                            .arg(c.n_layer).arg(c.n_head).arg(c.n_embd)

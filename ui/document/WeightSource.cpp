@@ -8,7 +8,7 @@ Config constrained(const Config& config, const WeightSource& source) {
     Config c = config;
     const Weights* w = source.loaded ? &source.loaded->weights : nullptr;
     if (source.model) {
-        const model::Gpt2Config& m = source.model->config;
+        const model::ModelConfig& m = source.model->config;
         c.d_model = m.n_embd;
         c.heads = c.kv_heads = m.n_head;
         c.d_k = c.d_v = m.headDim();
@@ -37,8 +37,8 @@ SourceResult computeAnalysis(const Config& config, const WeightSource& source, c
         result.analysis = std::move(analysis);
         return result;
     }
-    const model::Gpt2Model& m = *source.model;
-    const std::vector<int> ids = m.tokenizer.encode(config.text);  // throws with the character it lacks
+    const model::Model& m = *source.model;
+    const std::vector<int> ids = m.tokenizer->encode(config.text);  // throws with the character it lacks
     if (ids.empty()) throw std::invalid_argument("the text has no tokens: type some");
     const int n = static_cast<int>(ids.size());
     if (n > m.config.n_positions)
@@ -55,7 +55,7 @@ SourceResult computeAnalysis(const Config& config, const WeightSource& source, c
                             old->options.attention.padded_keys == options.attention.padded_keys &&
                             old->options.attention.temperature == options.attention.temperature;
     result.model = source.model;
-    result.trace = same_input ? previous.trace : std::make_shared<const model::Trace>(model::runGpt2(m, ids, options));
+    result.trace = same_input ? previous.trace : std::make_shared<const model::Trace>(model::runModel(m, ids, options));
     result.next_tokens = same_input ? previous.next_tokens : model::topNextTokens(m, *result.trace, 10);
     result.analysis = std::make_shared<const Analysis>(
         model::layerAnalysis(m, *result.trace, source.layer, config.rank_rtol));

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "Analysis.h"
-#include "model/Gpt2Forward.h"
-#include "model/Gpt2Model.h"
+#include "model/Forward.h"
+#include "model/Model.h"
 
 namespace headscope::ui {
 

@@ -10,7 +10,7 @@
 
 #include "DeferredRefresh.h"
 #include "ViewOptions.h"
-#include "model/Gpt2Forward.h"
+#include "model/Forward.h"
 
 namespace headscope::ui {
 

@@ -1,4 +1,4 @@
-#include "model/Gpt2Forward.h"
+#include "model/Forward.h"
 
 #include <algorithm>
 #include <chrono>
@@ -64,7 +64,7 @@ Eigen::MatrixXf layerNorm(const Eigen::Ref<const Eigen::MatrixXf>& x, const Laye
     return y;
 }
 
-double traceBytes(const Gpt2Config& c, int n) {
+double traceBytes(const ModelConfig& c, int n) {
     // Per layer: LN_1 output, Q, K, V, concat, output (n, d each), per head logits and
     // weights (n, n) and output (n, d_k), the mask (n, n) booleans.
     const double per_layer = 4.0 * (6.0 * n * c.n_embd + 2.0 * c.n_head * double(n) * n + double(n) * c.n_embd) +
@@ -72,8 +72,8 @@ double traceBytes(const Gpt2Config& c, int n) {
     return per_layer * c.n_layer;
 }
 
-Trace runGpt2(const Gpt2Model& model, const std::vector<int>& ids, const ForwardOptions& options) {
-    const Gpt2Config& c = model.config;
+Trace runModel(const Model& model, const std::vector<int>& ids, const ForwardOptions& options) {
+    const ModelConfig& c = model.config;
     const int n = static_cast<int>(ids.size());
     if (n == 0) throw std::invalid_argument("the input has no tokens");
     if (n > c.n_positions)
@@ -89,7 +89,7 @@ Trace runGpt2(const Gpt2Model& model, const std::vector<int>& ids, const Forward
     trace.options = options;
     trace.options.attention.scale = c.scale_attn_weights;
     for (int id : ids)
-        trace.tokens.push_back(model.tokenizer.hasId(id) ? model.tokenizer.displayText(id) : "<" + std::to_string(id) + ">");
+        trace.tokens.push_back(model.tokenizer->hasId(id) ? model.tokenizer->displayText(id) : "<" + std::to_string(id) + ">");
     const bool parallel = double(n) * c.n_embd * c.n_inner > 1e6;
 
     // X_0 = wte[ids] + wpe[0..n)  (n, d)
@@ -98,7 +98,7 @@ Trace runGpt2(const Gpt2Model& model, const std::vector<int>& ids, const Forward
 
     trace.layers.reserve(model.blocks.size());
     Eigen::MatrixXf hidden, mlp, projected;
-    for (const Gpt2Block& block : model.blocks) {
+    for (const Block& block : model.blocks) {
         LayerTrace layer;
         layer.attention_input = layerNorm(x, block.ln_1, c.layer_norm_epsilon);  // (n, d)
         layer.attention = headscope::forward(trace.options.attention, block.attention, layer.attention_input,
@@ -124,7 +124,7 @@ Trace runGpt2(const Gpt2Model& model, const std::vector<int>& ids, const Forward
     return trace;
 }
 
-std::vector<NextToken> topNextTokens(const Gpt2Model& model, const Trace& trace, int k) {
+std::vector<NextToken> topNextTokens(const Model& model, const Trace& trace, int k) {
     const Eigen::VectorXd logits = trace.logits.bottomRows(1).transpose().cast<double>();  // (vocab)
     const double top = logits.maxCoeff();
     const Eigen::VectorXd p = (logits.array() - top).exp().matrix();
@@ -137,19 +137,19 @@ std::vector<NextToken> topNextTokens(const Gpt2Model& model, const Trace& trace,
     std::vector<NextToken> next;
     for (int i = 0; i < k; ++i) {
         const int id = order[i];
-        next.push_back({id, model.tokenizer.hasId(id) ? model.tokenizer.displayText(id) : "<" + std::to_string(id) + ">",
+        next.push_back({id, model.tokenizer->hasId(id) ? model.tokenizer->displayText(id) : "<" + std::to_string(id) + ">",
                         p(id) / sum});
     }
     return next;
 }
 
-std::vector<int> greedyContinuation(const Gpt2Model& model, std::vector<int> ids, int steps,
+std::vector<int> greedyContinuation(const Model& model, std::vector<int> ids, int steps,
                                     const ForwardOptions& options) {
     ForwardOptions last_only = options;
     last_only.all_logits = false;
     std::vector<int> added;
     for (int step = 0; step < steps && static_cast<int>(ids.size()) <= model.config.n_positions; ++step) {
-        const Trace trace = runGpt2(model, ids, last_only);
+        const Trace trace = runModel(model, ids, last_only);
         Eigen::Index best = 0;
         trace.logits.row(0).maxCoeff(&best);
         ids.push_back(static_cast<int>(best));
@@ -158,12 +158,12 @@ std::vector<int> greedyContinuation(const Gpt2Model& model, std::vector<int> ids
     return added;
 }
 
-Analysis layerAnalysis(const Gpt2Model& model, const Trace& trace, int layer, double rank_rtol) {
+Analysis layerAnalysis(const Model& model, const Trace& trace, int layer, double rank_rtol) {
     if (layer < 0 || layer >= static_cast<int>(trace.layers.size()))
         throw std::invalid_argument("layer " + std::to_string(layer) + " does not exist (the model has " +
                                     std::to_string(trace.layers.size()) + " layers: 0 to " +
                                     std::to_string(int(trace.layers.size()) - 1) + ")");
-    const Gpt2Config& c = model.config;
+    const ModelConfig& c = model.config;
     const AttentionOptions& options = trace.options.attention;
     Analysis a;
     Config& config = a.config;
@@ -171,7 +171,7 @@ Analysis layerAnalysis(const Gpt2Model& model, const Trace& trace, int layer, do
     config.heads = config.kv_heads = c.n_head;
     config.d_k = config.d_v = c.headDim();
     config.bias = true;
-    config.text = model.tokenizer.decode(std::vector<int>(trace.ids.begin(), trace.ids.end()));
+    config.text = model.tokenizer->decode(std::vector<int>(trace.ids.begin(), trace.ids.end()));
     config.seq_len = 0;
     config.source_text.clear();
     config.mask = options.mask;

@@ -13,7 +13,7 @@
 
 #include "Analysis.h"
 #include "Engine.h"
-#include "model/Gpt2Model.h"
+#include "model/Model.h"
 
 namespace headscope::model {
 
@@ -35,7 +35,7 @@ struct LayerTrace {
 
 struct Trace {
     std::vector<int> ids;
-    std::vector<std::string> tokens;  // display text of each id (Gpt2Tokenizer::displayText)
+    std::vector<std::string> tokens;  // display text of each id (Tokenizer::displayText)
     ForwardOptions options;           // as used (scale set from the model)
     std::vector<LayerTrace> layers;
     Eigen::MatrixXf logits;           // (n, vocab) with all_logits, else (1, vocab): the last position
@@ -44,7 +44,7 @@ struct Trace {
 
 // ids must be non-empty, at most n_positions long, each a row of wte; std::invalid_argument
 // (one sentence) otherwise.
-Trace runGpt2(const Gpt2Model& model, const std::vector<int>& ids, const ForwardOptions& options = {});
+Trace runModel(const Model& model, const std::vector<int>& ids, const ForwardOptions& options = {});
 
 // LayerNorm over each row: (x - mean) / sqrt(var + eps) * weight + bias. (n, d) -> (n, d)
 Eigen::MatrixXf layerNorm(const Eigen::Ref<const Eigen::MatrixXf>& x, const LayerNorm& ln, double epsilon);
@@ -56,20 +56,20 @@ struct NextToken {
 };
 
 // The k most probable next tokens after the last position (softmax of its logits, double).
-std::vector<NextToken> topNextTokens(const Gpt2Model& model, const Trace& trace, int k);
+std::vector<NextToken> topNextTokens(const Model& model, const Trace& trace, int k);
 
 // Greedy decoding: appends the arg-max next token `steps` times, or until the input would
 // be longer than n_positions (no sliding window); returns only the new ids.
-std::vector<int> greedyContinuation(const Gpt2Model& model, std::vector<int> ids, int steps,
+std::vector<int> greedyContinuation(const Model& model, std::vector<int> ids, int steps,
                                     const ForwardOptions& options = {});
 
 // One layer of a model and trace as an Analysis, so every view and export of a single
 // layer shows it: config (d_model, heads, d_k, d_v, mask, temperature, text), weights
 // (the block's attention), input tokens and X = LN_1 output, results, W_QK/W_OV spectra,
 // logits spectra and cost, exactly as analyze() fills them. No equivalence (addEquivalence).
-Analysis layerAnalysis(const Gpt2Model& model, const Trace& trace, int layer, double rank_rtol = 0);
+Analysis layerAnalysis(const Model& model, const Trace& trace, int layer, double rank_rtol = 0);
 
 // Estimated bytes a trace of n tokens keeps (every head's logits and weights, per layer).
-double traceBytes(const Gpt2Config& config, int n);
+double traceBytes(const ModelConfig& config, int n);
 
 }  // namespace headscope::model

@@ -1,6 +1,7 @@
 #pragma once
-// A GPT-2 language model (Radford et al. 2019; Hugging Face GPT2LMHeadModel), immutable
-// once loaded and shared by everything that shows it: std::shared_ptr<const Gpt2Model>.
+// A decoder-only language model, loaded once: today the GPT-2 family (Radford et al. 2019;
+// Hugging Face GPT2LMHeadModel). Immutable
+// once loaded and shared by everything that shows it: std::shared_ptr<const Model>.
 // Row-vector layout as in core/Weights.h: activations are (n, d_model), X W.
 //   block l: a = X + Attn(LN_1(X)),  X' = a + MLP(LN_2(a)),  MLP(x) = gelu(x W_fc + b_fc) W_proj + b_proj
 //   logits = LN_f(X_L) wte^T (or lm_head^T when the checkpoint has an untied lm_head)
@@ -16,7 +17,7 @@
 #include <vector>
 
 #include "Weights.h"
-#include "text/Gpt2Tokenizer.h"
+#include "text/Tokenizer.h"
 
 namespace headscope::model {
 
@@ -26,7 +27,7 @@ enum class Activation {
     Relu,      // "relu"
 };
 
-struct Gpt2Config {
+struct ModelConfig {
     int n_layer = 0;
     int n_head = 0;
     int n_embd = 0;       // d_model
@@ -46,7 +47,7 @@ struct LayerNorm {
     Eigen::RowVectorXf weight, bias;  // (d_model)
 };
 
-struct Gpt2Block {
+struct Block {
     LayerNorm ln_1;
     Weights attention;          // W_Q, W_K, W_V (d, d), W_O (d, d), biases (d)
     LayerNorm ln_2;
@@ -56,14 +57,14 @@ struct Gpt2Block {
     Eigen::RowVectorXf b_proj;  // (d)
 };
 
-struct Gpt2Model {
-    Gpt2Config config;
+struct Model {
+    ModelConfig config;
     Eigen::MatrixXf wte_t;      // token embeddings as columns (d, vocab_size): column t is token t
     Eigen::MatrixXf wpe_t;      // position embeddings as columns (d, n_positions)
-    std::vector<Gpt2Block> blocks;
+    std::vector<Block> blocks;
     LayerNorm ln_f;
     Eigen::MatrixXf lm_head_t;  // untied output embedding (d, vocab_size); empty when tied to wte
-    text::Gpt2Tokenizer tokenizer;
+    std::shared_ptr<const text::Tokenizer> tokenizer;  // never null once loaded
     std::string directory;      // where it was loaded from
     std::string dtype;          // of the stored weights: F32, F16 or BF16
 
@@ -73,6 +74,6 @@ struct Gpt2Model {
     long long parameterCount() const;
 };
 
-using ModelPtr = std::shared_ptr<const Gpt2Model>;
+using ModelPtr = std::shared_ptr<const Model>;
 
 }  // namespace headscope::model

@@ -1,0 +1,35 @@
+#pragma once
+// What a model's tokenizer does for HeadScope, whatever its format: text -> ids, and each
+// id back to text a reader can see. Implementations: Gpt2Tokenizer (vocab.json +
+// merges.txt). Thread-safe: every const member may be called from several threads.
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace headscope::text {
+
+// Text the tokenizer cannot encode (invalid UTF-8, a character the vocabulary lacks).
+struct TokenizerError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+class Tokenizer {
+public:
+    virtual ~Tokenizer() = default;
+
+    // The model's ids for the text (special tokens the format adds, such as a BOS, included);
+    // TokenizerError with one sentence when the text cannot be encoded.
+    virtual std::vector<int> encode(std::string_view utf8) const = 0;
+    // The text of the ids, always valid UTF-8 (invalid sequences become U+FFFD).
+    virtual std::string decode(const std::vector<int>& ids) const = 0;
+    // One token as a reader should see it: a space shown as '␣' (U+2423), newline as '↵',
+    // tab as '→', bytes that are not UTF-8 on their own as \xNN.
+    virtual std::string displayText(int id) const = 0;
+    virtual bool hasId(int id) const = 0;
+    // One past the largest id.
+    virtual int idLimit() const = 0;
+};
+
+}  // namespace headscope::text
