@@ -145,7 +145,7 @@ std::unique_ptr<BpeModel> makeModel(const json& spec) {
             if (merge.is_string()) {  // "a b"
                 const std::string& text = merge.get_ref<const std::string&>();
                 const std::size_t space = text.find(' ');
-                if (space == std::string::npos) throw std::invalid_argument(where + " " + io::quote(text) + " is not two symbols separated by a space");
+                if (space == std::string::npos || text.find(' ', space + 1) != std::string::npos) throw std::invalid_argument(where + " " + io::quote(text) + " is not two symbols separated by a space");
                 merges.emplace_back(text.substr(0, space), text.substr(space + 1));
             } else if (merge.is_array() && merge.size() == 2 && merge[0].is_string() && merge[1].is_string()) {  // ["a", "b"]
                 merges.emplace_back(merge[0].get<std::string>(), merge[1].get<std::string>());
@@ -205,6 +205,19 @@ std::shared_ptr<const Tokenizer> loadTokenizerJson(const std::string& path) {
     try {
         std::unique_ptr<BpeModel> model = makeModel(member(spec, "model"));
         std::vector<AddedToken> added = addedTokens(member(spec, "added_tokens"));
+        // As the library (AddedVocabulary::add_tokens): a token the model has takes the model's
+        // id; another takes the next id after the vocabulary and the added tokens so far. The
+        // file's ids agree in every real file; where they do not, the library's win.
+        long long next_id = static_cast<long long>(model->vocab().size());
+        for (AddedToken& token : added) {
+            if (const auto it = model->vocab().find(token.content); it != model->vocab().end()) {
+                token.id = it->second;
+            } else {
+                if (next_id > kMaxId) throw std::invalid_argument("it has too many added tokens");
+                token.id = static_cast<int>(next_id);
+            }
+            next_id = std::max(next_id, static_cast<long long>(token.id) + 1);
+        }
         std::unordered_map<std::string, int> added_ids;
         for (const AddedToken& token : added) added_ids.emplace(token.content, token.id);
         const auto token_id = [&](const std::string& content) {

