@@ -170,7 +170,12 @@ Decoder makeDecoder(const nlohmann::json& spec) {
                                 " is not supported (supported: Sequence, ByteLevel, Metaspace, Replace, ByteFallback, Fuse, Strip)");
 }
 
-PostProcessor makePostProcessor(const nlohmann::json& spec, const std::function<int(const std::string&)>& token_id) {
+PostProcessor makePostProcessor(const nlohmann::json& spec, const std::function<int(const std::string&)>& token_id,
+                                const std::function<bool(int)>& has_id) {
+    const auto checked = [&](int id, const std::string& what) {
+        if (!has_id(id)) throw std::invalid_argument("the post-processor adds id " + std::to_string(id) + " (" + what + "), which has no token");
+        return id;
+    };
     if (spec.is_null()) return {};
     const std::string type = typeOf(spec, "post_processor");
     if (type == "ByteLevel") return {};  // offsets only: the ids are unchanged
@@ -179,7 +184,7 @@ PostProcessor makePostProcessor(const nlohmann::json& spec, const std::function<
         if (it == spec.end() || !it->is_array()) throw std::invalid_argument("the post_processor Sequence has no \"processors\" list");
         std::vector<PostProcessor> steps;
         for (const auto& step : *it)
-            if (PostProcessor post = makePostProcessor(step, token_id)) steps.push_back(std::move(post));
+            if (PostProcessor post = makePostProcessor(step, token_id, has_id)) steps.push_back(std::move(post));
         return [steps](std::vector<int> ids) {
             for (const auto& step : steps) ids = step(std::move(ids));
             return ids;
@@ -190,7 +195,7 @@ PostProcessor makePostProcessor(const nlohmann::json& spec, const std::function<
             const auto it = spec.find(key);
             if (it == spec.end() || !it->is_array() || it->size() != 2 || !(*it)[1].is_number_integer())
                 throw std::invalid_argument("the " + type + "'s \"" + key + "\" is not [token, id]");
-            return (*it)[1].get<int>();
+            return checked((*it)[1].get<int>(), key);
         };
         const int cls = idOf("cls"), sep = idOf("sep");
         return [cls, sep](std::vector<int> ids) {
@@ -213,7 +218,7 @@ PostProcessor makePostProcessor(const nlohmann::json& spec, const std::function<
             std::vector<int>& list = special[name];
             for (const auto& id : *ids) {
                 if (!id.is_number_integer()) throw std::invalid_argument("the template's special token " + io::quote(name) + " has an id that is not a whole number");
-                list.push_back(id.get<int>());
+                list.push_back(checked(id.get<int>(), io::quote(name)));
             }
         }
     const auto single = spec.find("single");

@@ -228,7 +228,11 @@ std::shared_ptr<const Tokenizer> loadTokenizerJson(const std::string& path) {
         Normalizer normalizer = makeNormalizer(member(spec, "normalizer"));
         PreTokenizer pre_tokenizer = makePreTokenizer(member(spec, "pre_tokenizer"));
         Decoder decoder = makeDecoder(member(spec, "decoder"));
-        PostProcessor post_processor = makePostProcessor(member(spec, "post_processor"), token_id);
+        const auto has_id = [&](int id) {
+            return model->tokenOf(id) != nullptr ||
+                   std::any_of(added.begin(), added.end(), [id](const AddedToken& token) { return token.id == id; });
+        };
+        PostProcessor post_processor = makePostProcessor(member(spec, "post_processor"), token_id, has_id);
         return std::make_shared<JsonTokenizer>(std::move(*model), std::move(added), std::move(normalizer),
                                                std::move(pre_tokenizer), std::move(decoder), std::move(post_processor));
     } catch (const std::invalid_argument& error) {

@@ -34,12 +34,14 @@ struct Decoder {
     std::function<std::string(std::string)> display;  // one token -> its bytes, nothing stripped
 };
 
-// Each returns an empty function for JSON null. token_ids resolves a special token's
-// content to its id (post-processors), or throws std::invalid_argument.
+// Each returns an empty function for JSON null. For the post-processor, token_id resolves a
+// special token's content to its id (or throws std::invalid_argument) and has_id says whether
+// an id the file gives has a token (an id without one is refused).
 Normalizer makeNormalizer(const nlohmann::json& spec);
 PreTokenizer makePreTokenizer(const nlohmann::json& spec);
 Decoder makeDecoder(const nlohmann::json& spec);
-PostProcessor makePostProcessor(const nlohmann::json& spec, const std::function<int(const std::string&)>& token_id);
+PostProcessor makePostProcessor(const nlohmann::json& spec, const std::function<int(const std::string&)>& token_id,
+                                const std::function<bool(int)>& has_id);
 
 // A Replace's or Split's "pattern" ({"String": ...} or {"Regex": ...}): text -> the
 // non-overlapping matches [begin, end), left to right.
