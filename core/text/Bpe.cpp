@@ -44,23 +44,26 @@ BpeModel::BpeModel(std::unordered_map<std::string, int> vocab, const std::vector
                                         " both have id " + std::to_string(id));
         id_to_token_[id] = &token;
     }
-    const auto idOf = [&](const std::string& token, const std::string& role) {
+    // The id of a token the merges or the unknown token name; the message is built only on failure.
+    const auto idOf = [&](const std::string& token, const auto& role) {
         const auto it = vocab_.find(token);
-        if (it == vocab_.end()) throw std::invalid_argument(role + " " + io::quote(token) + " is not in the vocabulary");
+        if (it == vocab_.end()) throw std::invalid_argument(role() + " " + io::quote(token) + " is not in the vocabulary");
         return it->second;
     };
     const std::size_t prefix = options_.continuing_subword_prefix.size();
     merges_.reserve(merges.size());
+    std::string merged;
     for (std::size_t rank = 0; rank < merges.size(); ++rank) {
         const auto& [left, right] = merges[rank];
-        const std::string what = "merge " + std::to_string(rank) + "'s";
-        const int left_id = idOf(left, what + " first part");
-        const int right_id = idOf(right, what + " second part");
+        const auto role = [rank](const char* part) { return [rank, part] { return "merge " + std::to_string(rank) + "'s " + part; }; };
+        const int left_id = idOf(left, role("first part"));
+        const int right_id = idOf(right, role("second part"));
         const bool prefixed = prefix > 0 && right.compare(0, prefix, options_.continuing_subword_prefix) == 0;
-        const int merged_id = idOf(left + (prefixed ? right.substr(prefix) : right), what + " result");
+        merged.assign(left).append(right, prefixed ? prefix : 0, std::string::npos);
+        const int merged_id = idOf(merged, role("result"));
         merges_.insert_or_assign(pairKey(left_id, right_id), std::make_pair(static_cast<int>(rank), merged_id));  // as the library: the last rank wins
     }
-    if (options_.unk_token) unk_id_ = idOf(*options_.unk_token, "the unknown token");
+    if (options_.unk_token) unk_id_ = idOf(*options_.unk_token, [] { return std::string("the unknown token"); });
 }
 
 const std::string* BpeModel::tokenOf(int id) const {

@@ -116,10 +116,13 @@ const json& member(const json& object, const char* key) {
     return it == object.end() ? null_value : *it;
 }
 
-int idValue(const json& value, const std::string& what) {
-    if (!value.is_number_integer()) throw std::invalid_argument("the id of " + what + " is not a whole number");
+// what() names the token for a message, built only on failure.
+template <class What>
+int idValue(const json& value, const What& what) {
+    if (!value.is_number_integer()) throw std::invalid_argument("the id of " + what() + " is not a whole number");
     const auto id = value.get<long long>();
-    if (id < 0 || id > kMaxId) throw std::invalid_argument("the id " + std::to_string(id) + " of " + what + " is outside 0.." + std::to_string(kMaxId));
+    if (id < 0 || id > kMaxId)
+        throw std::invalid_argument("the id " + std::to_string(id) + " of " + what() + " is outside 0.." + std::to_string(kMaxId));
     return static_cast<int>(id);
 }
 
@@ -134,23 +137,24 @@ std::unique_ptr<BpeModel> makeModel(const json& spec) {
     if (!vocab_json.is_object() || vocab_json.empty()) throw std::invalid_argument("the BPE model has no \"vocab\" of token -> id");
     std::unordered_map<std::string, int> vocab;
     vocab.reserve(vocab_json.size());
-    for (const auto& [token, value] : vocab_json.items()) vocab.emplace(token, idValue(value, "token " + io::quote(token)));
+    for (auto it = vocab_json.begin(); it != vocab_json.end(); ++it)
+        vocab.emplace(it.key(), idValue(it.value(), [&] { return "token " + io::quote(it.key()); }));
     const json& merges_json = member(spec, "merges");
     if (!merges_json.is_null() && !merges_json.is_array()) throw std::invalid_argument("the BPE model's \"merges\" is not a list");
     std::vector<std::pair<std::string, std::string>> merges;
     if (merges_json.is_array()) {
         merges.reserve(merges_json.size());
         for (const json& merge : merges_json) {
-            const std::string where = "merge " + std::to_string(merges.size());
+            const auto where = [&] { return "merge " + std::to_string(merges.size()); };
             if (merge.is_string()) {  // "a b"
                 const std::string& text = merge.get_ref<const std::string&>();
                 const std::size_t space = text.find(' ');
-                if (space == std::string::npos || text.find(' ', space + 1) != std::string::npos) throw std::invalid_argument(where + " " + io::quote(text) + " is not two symbols separated by a space");
+                if (space == std::string::npos || text.find(' ', space + 1) != std::string::npos) throw std::invalid_argument(where() + " " + io::quote(text) + " is not two symbols separated by a space");
                 merges.emplace_back(text.substr(0, space), text.substr(space + 1));
             } else if (merge.is_array() && merge.size() == 2 && merge[0].is_string() && merge[1].is_string()) {  // ["a", "b"]
                 merges.emplace_back(merge[0].get<std::string>(), merge[1].get<std::string>());
             } else {
-                throw std::invalid_argument(where + " is neither \"a b\" nor [\"a\", \"b\"]");
+                throw std::invalid_argument(where() + " is neither \"a b\" nor [\"a\", \"b\"]");
             }
         }
     }
@@ -176,7 +180,7 @@ std::vector<AddedToken> addedTokens(const json& list) {
             throw std::invalid_argument("added token " + std::to_string(tokens.size()) + " has no \"content\" string");
         AddedToken token;
         token.content = entry["content"].get<std::string>();
-        token.id = idValue(member(entry, "id"), "added token " + io::quote(token.content));
+        token.id = idValue(member(entry, "id"), [&] { return "added token " + io::quote(token.content); });
         if (invalidUtf8Offset(token.content)) throw std::invalid_argument("added token " + std::to_string(token.id) + " is not valid UTF-8");
         token.single_word = boolField(entry, "single_word", false);
         token.lstrip = boolField(entry, "lstrip", false);
