@@ -243,6 +243,8 @@ std::shared_ptr<const Tokenizer> loadTokenizerJson(const std::string& path) {
         fail(error.what());
     } catch (const json::exception&) {
         fail("a field has the wrong JSON type");
+    } catch (const TokenizerError& error) {  // normalising an added token with a pattern that fails
+        fail(error.what());
     }
     return nullptr;  // not reached
 }
