@@ -253,6 +253,17 @@ TEST_F(TokenizerJsonFile, MalformedModelsAreRefused) {
     EXPECT_THAT(loadError(spec), HasSubstr("outside 0..10000000"));
     spec["model"]["vocab"]["d"] = 0;
     EXPECT_THAT(loadError(spec), HasSubstr("both have id 0"));
+    spec["model"]["vocab"]["d"] = "seven";
+    EXPECT_THAT(loadError(spec), HasSubstr("the id of token 'd' is not a whole number"));
+    spec["model"]["vocab"]["d"] = 1.5;
+    EXPECT_THAT(loadError(spec), HasSubstr("the id of token 'd' is not a whole number"));
+    spec = minimalSpec();
+    spec["model"]["merges"] = nlohmann::json::array({nlohmann::json::array({"a"})});
+    EXPECT_THAT(loadError(spec), HasSubstr("merge 0 is neither"));
+    spec["model"]["merges"] = nlohmann::json::array({nlohmann::json::array({"a", "b", "c"})});
+    EXPECT_THAT(loadError(spec), HasSubstr("merge 0 is neither"));
+    spec["model"]["merges"] = "a b";
+    EXPECT_THAT(loadError(spec), HasSubstr("\"merges\" is not a list"));
     spec = minimalSpec();
     spec["model"]["vocab"] = nlohmann::json::array();
     EXPECT_THAT(loadError(spec), HasSubstr("no \"vocab\""));
