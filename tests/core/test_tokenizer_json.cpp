@@ -208,6 +208,15 @@ TEST_F(TokenizerJsonFile, AMinimalFileEncodesWithItsMergesAndAddedToken) {
     EXPECT_THROW(tokenizer->encode("abd"), TokenizerError) << "no token for 'd' and no unknown token";
 }
 
+TEST_F(TokenizerJsonFile, AddedTokensAreFoundLeftmostLongestFirst) {
+    auto spec = minimalSpec();
+    spec["added_tokens"].push_back({{"id", 6}, {"content", "cab"}, {"special", false}, {"normalized", false}});
+    spec["added_tokens"].push_back({{"id", 7}, {"content", "cabab"}, {"special", false}, {"normalized", false}});
+    const auto tokenizer = loadTokenizerJson(write(spec));
+    EXPECT_THAT(tokenizer->encode("ccababcab"), ElementsAre(2, 7, 6));
+    EXPECT_THAT(tokenizer->encode("cabcab<s>"), ElementsAre(6, 6, 5));
+}
+
 TEST_F(TokenizerJsonFile, MissingOrNotJsonOrNotAnObject) {
     EXPECT_THAT(loadError(path("absent.json")), HasSubstr("does not exist"));
     EXPECT_THAT(loadError(writeFile("{\"model\": ", "cut.json")), HasSubstr("not valid JSON"));
