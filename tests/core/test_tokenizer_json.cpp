@@ -153,7 +153,7 @@ TEST(TokenizerJsonShared, RefusesTextThatIsNotUtf8NamingTheByteOffset) {
     if (!fs::exists(kShared / "neox-induction")) GTEST_SKIP() << kShared << " is absent";
     for (const char* name : {"neox-induction", "llama-induction"}) {
         const auto tokenizer = loadTokenizerJson((kShared / name / "tokenizer.json").string());
-        for (const std::string bad : {std::string("ab\xFF" "c"), std::string("ab\xC3"), std::string("ab\xED\xA0\x80"),
+        for (const std::string& bad : {std::string("ab\xFF" "c"), std::string("ab\xC3"), std::string("ab\xED\xA0\x80"),
                                       std::string("ab\xC0\xAF")}) {
             try {
                 tokenizer->encode(bad);
