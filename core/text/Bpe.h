@@ -37,6 +37,11 @@ public:
     // merge whose parts or result are not in the vocabulary, an unknown token not in it.
     BpeModel(std::unordered_map<std::string, int> vocab, const std::vector<std::pair<std::string, std::string>>& merges,
              Options options);
+    // Movable, not copyable: id_to_token_ points into vocab_'s nodes, which a move keeps.
+    BpeModel(BpeModel&&) = default;
+    BpeModel& operator=(BpeModel&&) = default;
+    BpeModel(const BpeModel&) = delete;
+    BpeModel& operator=(const BpeModel&) = delete;
 
     std::vector<int> tokenize(const std::string& word) const;
 
