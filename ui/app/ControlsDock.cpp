@@ -135,9 +135,10 @@ QWidget* ControlsDock::buildLayerGroup() {
     heads_ = makeSpin(group, "heads", 1, Limits::kMaxHeads,
         tr("How many attention heads read the sentence in parallel. Each head has its own query, key "
            "and value projections and draws its own heatmap."));
-    addRow(form, tr("H&eads"), heads_);
+    addRow(form, tr("He&ads"), heads_);  // Alt+E is the Edit menu
 
-    lock_ = makeCheck(group, "lock_dims", tr("&Lock d_k = d_v = d_model / heads"),
+    // Alt+L is the Lessons menu; Alt+C (Scale's before) is free of the menus.
+    lock_ = makeCheck(group, "lock_dims", tr("Lo&ck d_k = d_v = d_model / heads"),
         tr("Ticked: every head gets an equal slice of d_model, as in \"Attention Is All You Need\". "
            "Untick to choose d_k and d_v freely."));
     form->addRow(lock_);
@@ -162,7 +163,18 @@ QWidget* ControlsDock::buildLayerGroup() {
         edited();
     });
     connect(d_model_slider_, &QSlider::valueChanged, this, &ControlsDock::onSliderMoved);
-    connect(heads_, &QSpinBox::valueChanged, this, &ControlsDock::edited);
+    // K/V heads equal to heads is ordinary multi-head attention: it follows heads ("= heads")
+    // instead of staying put and making fewer heads an error. Fewer K/V heads than heads is
+    // grouped-query attention chosen on purpose: it stays, and the problems say if it no
+    // longer divides the heads.
+    connect(heads_, &QSpinBox::valueChanged, this, [this](int heads) {
+        if (kv_heads_->value() == shown_heads_ || kv_heads_->value() > heads) {
+            const QSignalBlocker block(kv_heads_);
+            kv_heads_->setValue(0);
+        }
+        shown_heads_ = heads;
+        edited();
+    });
     connect(lock_, &QCheckBox::toggled, this, &ControlsDock::edited);
     connect(d_k_, &QSpinBox::valueChanged, this, &ControlsDock::edited);
     connect(d_v_, &QSpinBox::valueChanged, this, &ControlsDock::edited);
@@ -189,7 +201,7 @@ QWidget* ControlsDock::buildInputGroup() {
     seq_len_ = makeSpin(group, "seq_len", 0, Limits::kMaxSeqLen,
         tr("Used only when the input text is empty: this many random tokens instead of a sentence."));
     seq_len_->setSpecialValueText(tr("off (use the text)"));
-    addRow(form, tr("&Random tokens"), seq_len_);
+    addRow(form, tr("Random toke&ns"), seq_len_);  // Alt+R is the Presets menu
 
     connect(text_, &QPlainTextEdit::textChanged, this, &ControlsDock::edited);
     connect(source_text_, &QPlainTextEdit::textChanged, this, &ControlsDock::edited);
@@ -211,7 +223,7 @@ QWidget* ControlsDock::buildAttentionGroup() {
                          "None: every token may look at every token, as in BERT."));
     addRow(form, tr("M&ask"), mask_);
 
-    scale_ = makeCheck(group, "scale", tr("S&cale logits by 1/\u221Ad_k"),
+    scale_ = makeCheck(group, "scale", tr("Scale logits b&y 1/\u221Ad_k"),
         tr("Divide each query-key dot product by \u221Ad_k before the softmax, as in the paper. Without it, "
            "large d_k makes the scores large and the softmax picks almost a single token."));
     form->addRow(scale_);
@@ -445,6 +457,7 @@ void ControlsDock::setConfig(const Config& c) {
     d_model_->setValue(c.d_model);
     d_model_slider_->setValue(sliderPosition(c.d_model));
     heads_->setValue(c.heads);
+    shown_heads_ = c.heads;
     lock_->setChecked(c.d_k == 0 && c.d_v == 0);
     d_k_->setValue(c.headDimK());
     d_v_->setValue(c.headDimV());
@@ -489,10 +502,15 @@ void ControlsDock::showProblems(const QStringList& reported) {
     for (const QString& problem : reported) problems << withLockHint(problem);
     problems_ = problems;
     // Contradictory inputs are not errors, but must not pass silently.
-    QString note;
+    QStringList notes;
     if (seq_len_->value() > 0 && !text_->toPlainText().trimmed().isEmpty())
-        note = tr("Random tokens %1 is ignored while the text box holds text: clear the text to use "
-                  "%1 random tokens, or set Random tokens to off.").arg(seq_len_->value());
+        notes << tr("Random tokens %1 is ignored while the text box holds text: clear the text to use "
+                    "%1 random tokens, or set Random tokens to off.").arg(seq_len_->value());
+    // Not refused (it computes), but never silent: a causal mask across two sentences (issue 21).
+    if (MaskKind(mask_->currentData().toInt()) == MaskKind::Causal && !source_text_->toPlainText().trimmed().isEmpty())
+        notes << tr("The causal mask applies to cross-attention too: query i sees only source tokens 0 to i. "
+                    "Decoders leave cross-attention unmasked: set Mask to none.");
+    const QString note = notes.join(QLatin1Char(' '));
     if (problems.isEmpty() && !note.isEmpty()) {
         problems_label_->setText(tr("<b>Note.</b> %1").arg(note.toHtmlEscaped()));
         problems_label_->show();

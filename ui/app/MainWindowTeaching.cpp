@@ -78,6 +78,7 @@ void MainWindow::setPresentationMode(bool on) {
     if (on) {
         options_before_presentation_ = options_;
         state_before_presentation_ = saveState();
+        maximized_before_presentation_ = isMaximized() || room_ != Room::Wide;
         ViewOptions o = options_;
         o.font_scale = std::max(o.font_scale, 1.75);
         setViewOptions(o);
@@ -104,7 +105,16 @@ void MainWindow::setPresentationMode(bool on) {
         o.font_scale = options_before_presentation_.font_scale;
         setViewOptions(o);
         restoreState(state_before_presentation_);
-        full_screen_->isChecked() ? showFullScreen() : showNormal();
+        // Back to a window that fits the screen (issue 21), not the geometry full screen replaced.
+        if (full_screen_->isChecked()) {
+            showFullScreen();
+        } else if (maximized_before_presentation_) {
+            showMaximized();
+            fitToScreen();
+        } else {
+            showNormal();
+            fitToScreen();
+        }
     }
 }
 

@@ -42,7 +42,7 @@ QList<int> edges(int extent, int width) {
 FusedProjectionsView::FusedProjectionsView(QWidget* parent) : QWidget(parent) {
     plot_ = new QCustomPlot(this);
     plot_->setObjectName(QStringLiteral("projections_plot"));
-    plot_->setMinimumSize(320, 240);  // not the sum of eight panels: the docks keep their room
+    plot_->setMinimumSize(320, 180);  // not the sum of eight panels: the docks keep their room
     plot_->setInteractions(QCP::Interactions());
     plot_->installEventFilter(this);
     plot_->plotLayout()->clear();
