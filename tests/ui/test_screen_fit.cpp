@@ -6,7 +6,10 @@
 //    screen, and its minimum size does not exceed it;
 //  - still so after View > Larger to twice the font size, after a restored geometry larger than
 //    the screen, and after presentation mode (F5) on and off;
-//  - every shown dock's title (a title bar, or a tab beside another dock) is whole, never "Co...".
+//  - every shown dock's title (a title bar, or a tab beside another dock) is whole, never "Co...";
+//  - at 1024 x 768 and scale 1 the Heads tab shows the selected head large with every one of
+//    the demo's 11 words on both axes (focus and context); where there is no room for it
+//    (1024 x 768 at 2x) the grid alone, never a large head cut by the window's edge.
 #include <QAbstractButton>
 #include <QDockWidget>
 #include <QMenuBar>
@@ -17,7 +20,10 @@
 
 #include "WindowTestSupport.h"
 #include "ControlsDock.h"
+#include "HeadDetailView.h"
+#include "HeadsTab.h"
 #include "MainWindow.h"
+#include "Session.h"
 
 using namespace headscope::ui;
 using namespace headscope::ui::testing;
@@ -123,6 +129,34 @@ private slots:
         QVERIFY2(window.waitForCompleteUpdate(60000, &error), qPrintable(error));
         checkFits(window, QStringLiteral("first window"));
         qInfo("first window %dx%d", window.frameGeometry().width(), window.frameGeometry().height());
+
+        // Focus and context (View > Selected head large): the selected head large, a word on every
+        // row and column, and the window still within the screen.
+        QAction* large = window.findChild<QAction*>(QStringLiteral("head_focus_action"));
+        QVERIFY(large);
+        large->trigger();
+        checkFits(window, QStringLiteral("selected head large"));
+        HeadDetailView* focus = window.headFocus();
+        if (!window.headsTab()->focusShown()) {
+            QVERIFY2(available_.width() < 1000 || available_.height() < 600,
+                     qPrintable(QStringLiteral("no large head on a screen of %1").arg(describe(available_))));
+            return;
+        }
+        QVERIFY2(inside(window.headsTab()->rect(), QRect(focus->mapTo(window.headsTab(), QPoint(0, 0)), focus->size())),
+                 "the large head is cut by the tab");
+        focus->replotNow();
+        const auto* a = window.session()->analysis().get();
+        QVERIFY(a);
+        QStringList words;
+        for (const std::string& t : a->input.query.tokens) words << QString::fromStdString(t);
+        QCOMPARE(words.size(), 11);
+        QCPAxisRect* rect = focus->plot()->axisRect();
+        for (QCPAxis* axis : {rect->axis(QCPAxis::atLeft), rect->axis(QCPAxis::atBottom)}) {
+            auto ticker = qSharedPointerDynamicCast<QCPAxisTickerText>(axis->ticker());
+            QVERIFY2(ticker && axis->tickLabels(), "the large head's axis shows positions, not words");
+            QCOMPARE(QStringList(ticker->ticks().values()), words);
+        }
+        qInfo("large head %dx%d, axis rect %dx%d", focus->width(), focus->height(), rect->width(), rect->height());
     }
 
     void fitsAtTwiceTheFontSize() {

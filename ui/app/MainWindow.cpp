@@ -29,7 +29,9 @@
 #include "ControlsDock.h"
 #include "Export.h"
 #include "HeadDetailDialog.h"
+#include "HeadDetailView.h"
 #include "HeadGridView.h"
+#include "HeadsTab.h"
 #include "LessonDock.h"
 #include "RecentFiles.h"
 #include "Resources.h"
@@ -75,7 +77,10 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     token_lines_->setObjectName(QStringLiteral("token_lines_view"));
     qk_map_ = new QueryKeyMapView(tabs_);
     qk_map_->setObjectName(QStringLiteral("qk_map_view"));
-    tabs_->addTab(grid_, tr("&Heads"));
+    focus_ = new HeadDetailView;
+    focus_->setObjectName(QStringLiteral("head_focus"));
+    heads_tab_ = new HeadsTab(grid_, focus_, tabs_);
+    tabs_->addTab(heads_tab_, tr("&Heads"));
     tabs_->addTab(projections_, tr("&Projections"));
     tabs_->addTab(circuits_, tr("C&ircuits"));
     tabs_->addTab(costs_, tr("C&osts"));
@@ -88,7 +93,8 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
                          tr("Lines from each query word to each key word, opacity = weight, one colour per head."));
     tabs_->setTabToolTip(tabs_->addTab(qk_map_, tr("&Q-K map")),
                          tr("The selected head's queries and keys as points on their first two principal components."));
-    tabs_->setTabToolTip(0, tr("Every head's attention. Click a head to select it, double-click to open it large."));
+    tabs_->setTabToolTip(0, tr("The selected head large, every head beside it. Click a head to select it, "
+                               "double-click to open it with its numbers."));
     tabs_->setTabToolTip(1, tr("The fused W_Q, W_K, W_V, W_O and the activations X, Q, K, V, with head blocks."));
     tabs_->setTabToolTip(2, tr("The selected head's W_QK = W_Q W_K^T and W_OV = W_V W_O with their factors."));
     tabs_->setTabToolTip(3, tr("Parameters and multiply-adds of each variant, with the formulas."));
@@ -100,6 +106,8 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     buildMenus();
 
     bindView(session_, grid_);
+    bindView(session_, focus_);
+    connect(focus_, &HeadDetailView::cellHovered, session_, &Session::setHover);
     bindView(session_, projections_);
     bindView(session_, circuits_);
     bindView(session_, costs_);
@@ -249,6 +257,10 @@ void MainWindow::buildMenus() {
                                         });
     positions_action_->setCheckable(true);
     positions_action_->setObjectName(QStringLiteral("token_positions"));
+    QAction* focus = view->addAction(tr("Selected &head large"), this, [this](bool on) { heads_tab_->setFocusWanted(on); });
+    focus->setObjectName(QStringLiteral("head_focus_action"));
+    focus->setCheckable(true);
+    focus->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_H));
 
     presentation_action_ = view->addAction(tr("&Presentation mode"), QKeySequence(Qt::Key_F5), this,
                                            [this](bool on) { setPresentationMode(on); });
@@ -339,6 +351,7 @@ void MainWindow::setViewOptions(const ViewOptions& options) {
     qk_map_->setOptions(options_);
     overview_->setOptions(options_);
     if (detail_) detail_->setOptions(options_);
+    focus_->setOptions(options_);
     applyFontScale();
 }
 

@@ -33,6 +33,8 @@ class QueryKeyMapView;
 class ScoreBreakdownView;
 class TokenLinesView;
 class HeadDetailDialog;
+class HeadDetailView;
+class HeadsTab;
 class HeadGridView;
 class LessonDock;
 class RankTableView;
@@ -58,6 +60,9 @@ public:
     Session* session() const { return session_; }
     ControlsDock* controls() const { return controls_; }
     HeadGridView* headGrid() const { return grid_; }
+    // The Heads tab: the selected head large (headFocus) beside the grid of every head.
+    HeadsTab* headsTab() const { return heads_tab_; }
+    HeadDetailView* headFocus() const { return focus_; }
     SpectrumView* spectrumView() const { return spectrum_; }
     RankTableView* rankTable() const { return rank_table_; }
     FusedProjectionsView* projectionsView() const { return projections_; }
@@ -174,6 +179,8 @@ private:
     Session* session_ = nullptr;
     ControlsDock* controls_ = nullptr;
     HeadGridView* grid_ = nullptr;
+    HeadDetailView* focus_ = nullptr;
+    HeadsTab* heads_tab_ = nullptr;
     QTabWidget* tabs_ = nullptr;
     FusedProjectionsView* projections_ = nullptr;
     CircuitView* circuits_ = nullptr;

@@ -12,6 +12,7 @@
 #include "CostView.h"
 #include "FusedProjectionsView.h"
 #include "HeadGridView.h"
+#include "HeadsTab.h"
 #include "LessonDock.h"
 #include "Session.h"
 #include "StatusPanel.h"
@@ -60,7 +61,7 @@ bool MainWindow::openLesson(int number, QString* error) {
 }
 
 void MainWindow::showView(const std::string& show) {
-    QWidget* tab = grid_;
+    QWidget* tab = heads_tab_;
     if (show == "projections") tab = projections_;
     else if (show == "circuits" || show == "circuit_ov") tab = circuits_;
     else if (show == "costs") tab = costs_;
