@@ -7,7 +7,9 @@
 //  - a preset's name leaves the status line with the next change;
 //  - a causal mask on cross-attention is said, in the controls and over the heads;
 //  - the Score tab says a fully masked row is 0/0, and names each bias term with "=" (it
-//    wrote "x_i W_i^Q b_k^T 0", which reads as a product with zero).
+//    wrote "x_i W_i^Q b_k^T 0", which reads as a product with zero);
+//  - the Projections title says sliced heads (the identity initialiser, lesson 3 step 2) read
+//    only their slice, and learned ones the whole embedding (it said "whole" for both).
 #include <QAbstractButton>
 #include <QDockWidget>
 #include <QLabel>
@@ -18,6 +20,7 @@
 #include "WindowTestSupport.h"
 #include "ControlsDock.h"
 #include "MainWindow.h"
+#include "FusedProjectionsView.h"
 #include "HeadGridView.h"
 #include "ScoreBreakdownView.h"
 #include "Session.h"
@@ -161,6 +164,27 @@ private slots:
         QVERIFY2(text.contains(QStringLiteral("x_i W_i^Q b_kᵀ = ")) && text.contains(QStringLiteral("b_q b_kᵀ = ")),
                  qPrintable(text));
         QVERIFY2(!text.contains(QRegularExpression(QStringLiteral("b_kᵀ -?[0-9]"))), qPrintable(text));
+    }
+
+    void projectionsTitleSaysWhatEachHeadReads() {
+        MainWindow window(noSettings());
+        window.resize(1400, 900);
+        window.show();
+        QVERIFY(window.showTab(QStringLiteral("Projections")));
+        Config c;  // d_model 64, 8 heads of d_k 8
+        window.setConfig(c);
+        QString error;
+        QVERIFY2(window.waitForCompleteUpdate(60000, &error), qPrintable(error));
+        window.projectionsView()->replotNow();
+        QVERIFY2(window.projectionsView()->title().contains(QStringLiteral("all 64 rows")),
+                 qPrintable(window.projectionsView()->title()));
+        c.init = InitKind::Identity;
+        window.setConfig(c);
+        QVERIFY2(window.waitForCompleteUpdate(60000, &error), qPrintable(error));
+        window.projectionsView()->replotNow();
+        const QString title = window.projectionsView()->title();
+        QVERIFY2(title.contains(QRegularExpression(QStringLiteral("only its|its own"))) && !title.contains(QStringLiteral("all 64")),
+                 qPrintable(title));
     }
 };
 
