@@ -3,6 +3,9 @@
 //   headscope --screenshot OUT.png   renders the window after the first complete update
 //                                    (analysis on every view, equivalence shown) and exits
 //   headscope --tab NAME             starts on that tab (with --screenshot: pictures of any view)
+//   headscope --screenshot OUT.png --screen 1024x768
+//                                    renders what a screen of that many pixels shows, the window
+//                                    maximised on it (at QT_SCALE_FACTOR, QT_FONT_DPI)
 
 #include <cstdio>
 #include <cstring>
@@ -11,6 +14,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QIcon>
+#include <QRegularExpression>
 
 #include "MainWindow.h"
 #include "Memory.h"
@@ -70,6 +74,11 @@ int main(int argc, char* argv[]) {
         QStringLiteral("Start on the tab NAME (Heads, Projections, Circuits, Costs, Model, Score, Token lines, Q-K map)."),
         QStringLiteral("NAME"));
     parser.addOption(tab);
+    const QCommandLineOption screen_size(QStringLiteral("screen"),
+        QStringLiteral("With --screenshot: lay the window out as it is shown, maximised, on a screen of WxH pixels "
+                       "(e.g. 1024x768; QT_SCALE_FACTOR applies) and render exactly that."),
+        QStringLiteral("WxH"));
+    parser.addOption(screen_size);
     const bool parsed = parser.parse(app->arguments());
     if (parser.isSet(QStringLiteral("help-all"))) parser.process(*app);  // prints Qt's options too, exits 0
     if (parser.isSet(QStringLiteral("help"))) parser.showHelp(0);
@@ -79,10 +88,20 @@ int main(int argc, char* argv[]) {
     if (files.size() > 1) return fail(QStringLiteral("give at most one session file"));
 
     const bool shoot = parser.isSet(screenshot);
+    QSize screen_pixels;
+    if (parser.isSet(screen_size)) {
+        const QRegularExpressionMatch m =
+            QRegularExpression(QStringLiteral("^(\\d{3,5})x(\\d{3,5})$")).match(parser.value(screen_size));
+        if (!m.hasMatch()) return fail(QStringLiteral("--screen wants WxH in pixels, e.g. 1024x768"));
+        if (!shoot) return fail(QStringLiteral("--screen goes with --screenshot"));
+        screen_pixels = QSize(m.captured(1).toInt(), m.captured(2).toInt());
+    }
     QString error_text;
     headscope::ui::MainWindowOptions options;
     options.use_settings = !shoot;  // screenshots start from the same state on every machine
     headscope::ui::MainWindow window(options);
+    if (screen_pixels.isValid()) window.layOutAsOnScreen(screen_pixels);
+    else if (!shoot) window.fitToScreen();  // --screenshot alone renders the window at its own size
     window.show();
     if (!files.isEmpty()) {
         QString error;  // interactive: a message box explains, the demo stays on screen

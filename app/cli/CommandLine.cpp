@@ -6,6 +6,8 @@
 #include <exception>
 #include <filesystem>
 #include <iostream>
+#include <optional>
+#include <string>
 #include <unistd.h>
 
 #include "Memory.h"
@@ -16,27 +18,67 @@ namespace headscope::cli {
 
 namespace {
 
-// Every command and every option its parser accepts (keep in step with app/cli/*.cpp).
-constexpr const char* kUsage =
-    "usage: headscope-cli <command> [options]\n"
-    "commands:\n"
-    "  info    [config options] [--json]      configuration, costs, spectra, ranks, equivalence\n"
-    "  export  [config options] --out DIR [--format png,svg,pdf,csv,npy] [--scale S]\n"
-    "  run     --weights F.safetensors --heads H --query X.npy [--key-value Y.npy]\n"
-    "          [--mask none|causal] [--pad-keys LIST] [--prefix P] [--format png,svg,pdf|none] --out DIR\n"
-    "  model   --checkpoint DIR (--text \"...\" | --ids 1,2,3) [--layer L] [--mask causal|none]\n"
-    "          [--temperature T] [--json] [--out DIR [--format png,svg,pdf,csv,npy] [--scale S]]\n"
-    "          a GPT-2 directory: tokens, ids, ranks per layer and head, top-10 next tokens;\n"
-    "          --out writes attention_layer_L.npy (heads, n, n) and layer_L/ as export does\n"
-    "  lesson  N --out DIR [--format png,svg,pdf] [--scale S]   slides of lesson N (one image per step)\n"
-    "          and lesson-N.md, a handout with the live numbers;  lesson --list\n"
-    "  bench   [--json] [--runs N] [--no-gui | --gui-only] [--quick]   timings at BERT-base and a large\n"
-    "          geometry, against a GEMM floor measured in the same run, and of the window's updates\n"
+// Every command and every option its parser accepts (keep in step with app/cli/*.cpp): each
+// command's own lines, printed alone by `headscope-cli <command> --help`, all of them by --help.
+struct CommandHelp {
+    const char* name;
+    const char* lines;
+    bool config_options;  // takes the config options below
+};
+constexpr CommandHelp kCommands[] = {
+    {"info", "  info    [config options] [--json]      configuration, costs, spectra, ranks, equivalence\n", true},
+    {"export", "  export  [config options] --out DIR [--format png,svg,pdf,csv,npy] [--scale S]\n", true},
+    {"run",
+     "  run     --weights F.safetensors --heads H --query X.npy [--key-value Y.npy]\n"
+     "          [--mask none|causal] [--pad-keys LIST] [--prefix P] [--format png,svg,pdf|none] --out DIR\n",
+     false},
+    {"model",
+     "  model   --checkpoint DIR (--text \"...\" | --ids 1,2,3) [--layer L] [--mask causal|none]\n"
+     "          [--temperature T] [--json] [--out DIR [--format png,svg,pdf,csv,npy] [--scale S]]\n"
+     "          a GPT-2 directory: tokens, ids, ranks per layer and head, top-10 next tokens;\n"
+     "          --out writes attention_layer_L.npy (heads, n, n) and layer_L/ as export does\n",
+     false},
+    {"lesson",
+     "  lesson  N --out DIR [--format png,svg,pdf] [--scale S]   slides of lesson N (one image per step)\n"
+     "          and lesson-N.md, a handout with the live numbers;  lesson --list\n",
+     false},
+    {"bench",
+     "  bench   [--json] [--runs N] [--no-gui | --gui-only] [--quick]   timings at BERT-base and a large\n"
+     "          geometry, against a GEMM floor measured in the same run, and of the window's updates\n",
+     false},
+};
+constexpr const char* kConfigOptions =
     "config options: --d-model N --heads H [--d-k N] [--d-v N] [--kv-heads N]\n"
     "                (--text \"...\" | --seq-len N) [--source-text \"...\"] [--mask none|causal]\n"
     "                [--pad-keys LIST] [--no-scale] [--temperature T] [--seed S]\n"
-    "                [--init xavier|normal|identity] [--sigma S] [--no-bias] [--rank-rtol R] [--session FILE]\n"
-    "'headscope-cli <command> --help' is not needed: every option is listed above.\n";
+    "                [--init xavier|normal|identity] [--sigma S] [--no-bias] [--rank-rtol R] [--session FILE]\n";
+
+std::string usage() {
+    std::string text = "usage: headscope-cli <command> [options]\ncommands:\n";
+    for (const CommandHelp& c : kCommands) text += c.lines;
+    text += kConfigOptions;
+    text += "'headscope-cli <command> --help' shows one command's options.\n";
+    return text;
+}
+
+// `headscope-cli <command> --help`: that command's lines (and the config options it takes).
+std::optional<std::string> commandHelp(const QString& command) {
+    for (const CommandHelp& c : kCommands) {
+        if (command != QLatin1String(c.name)) continue;
+        std::string text = "usage: headscope-cli " + std::string(c.name) + " [options]\n" + c.lines;
+        if (c.config_options) text += kConfigOptions;
+        return text;
+    }
+    return std::nullopt;
+}
+
+bool asksForHelp(const QStringList& arguments) {
+    for (const QString& argument : arguments) {
+        if (argument == QLatin1String("--")) return false;  // what follows is not an option
+        if (argument == QLatin1String("--help") || argument == QLatin1String("-h")) return true;
+    }
+    return false;
+}
 
 // The directory of the running executable (/proc/self/exe follows symlinks), else argv[0]'s.
 std::filesystem::path executableDirectory(const char* argv0) {
@@ -64,7 +106,7 @@ void execWidgetsCommand(char** argv) {
 int commandLineMain(int argc, char** argv, const Dispatch& dispatch) {
     keepFreedMemory();
     if (argc < 2 || QString(argv[1]) == "--help" || QString(argv[1]) == "-h" || QString(argv[1]) == "help") {
-        std::fputs(kUsage, argc < 2 ? stderr : stdout);
+        std::fputs(usage().c_str(), argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
     }
     if (QString(argv[1]) == "--version") {
@@ -74,6 +116,11 @@ int commandLineMain(int argc, char** argv, const Dispatch& dispatch) {
     const QString command = QString::fromLocal8Bit(argv[1]);
     QStringList rest;
     for (int i = 2; i < argc; ++i) rest << QString::fromLocal8Bit(argv[i]);
+    // `<command> --help` is answered here, by both programs, without a display or a QApplication.
+    if (const std::optional<std::string> help = commandHelp(command); help && asksForHelp(rest)) {
+        std::fputs(help->c_str(), stdout);
+        return 0;
+    }
     try {
         const std::optional<int> status = dispatch(command, rest, argc, argv);
         if (!status)

@@ -94,6 +94,7 @@ const std::vector<std::pair<std::string, std::string>>& placeholders() {
         {"bound_logits", "min(d_k, n_q, n_kv)"},
         {"min_rank_logits", "smallest logits rank over the heads"},
         {"max_rank_logits", "largest logits rank over the heads"},
+        {"rank_logits_range", "the logits ranks over the heads: \"8 in every head\" or \"6 to 8\""},
         {"sigma_qk_max", "largest singular value of W_QK,i"},
         {"params_factored", "parameters of W_i^Q and W_i^K: 2 d_model d_k"},
         {"params_merged", "parameters of one merged W_QK,i: d_model^2"},
@@ -153,6 +154,8 @@ std::map<std::string, std::string> placeholderValues(const Analysis& input, int 
     for (const RankRow& r : ranks) lo = std::min(lo, r.logits), hi = std::max(hi, r.logits);
     v["min_rank_logits"] = count(lo);
     v["max_rank_logits"] = count(hi);
+    // "8 in every head", never "between 8 and 8" (issue 21).
+    v["rank_logits_range"] = lo == hi ? count(lo) + " in every head" : count(lo) + " to " + count(hi);
     const Eigen::VectorXd& sv = a->spectra.at(head).qk.singular_values;
     v["sigma_qk_max"] = number(sv.size() ? sv(0) : 0.0, "%.3g");
 

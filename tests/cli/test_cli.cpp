@@ -279,3 +279,29 @@ TEST(Bench, QuickJsonReportsEveryFigureConsistently) {
     EXPECT_GT(j["gui_frame_same_weights_ms"].get<double>(), 0.0);
     EXPECT_LE(j["gui_frame_same_weights_ms"].get<double>(), j["gui_update_same_weights_ms"].get<double>());
 }
+
+// `<command> --help` (issue 21: `headscope-cli-widgets export --help` said "Unknown option
+// 'help'" and exited 2): every command of both programs prints its own usage and exits 0,
+// with no display (runCli unsets it) and nothing on stderr.
+TEST(Help, EveryCommandOfBothProgramsAnswersHelp) {
+    const std::string widgets =
+        (std::filesystem::path(HEADSCOPE_CLI).parent_path() / "headscope-cli-widgets").string();
+    for (const std::string& program : {std::string(HEADSCOPE_CLI), widgets}) {
+        for (const std::string command : {"info", "export", "run", "model", "lesson", "bench"}) {
+            for (const std::string flag : {"--help", "-h"}) {
+                const CliResult r = runProgram(program, {command, flag});
+                SCOPED_TRACE(program + " " + command + " " + flag);
+                EXPECT_EQ(r.status, 0) << r.err;
+                EXPECT_EQ(r.err, "");
+                EXPECT_THAT(r.out, HasSubstr("usage: headscope-cli " + command + " [options]"));
+                EXPECT_THAT(r.out, HasSubstr("  " + command + " "));  // its own line of the usage
+            }
+        }
+        // After other options too, and config options listed where the command takes them.
+        const CliResult r = runProgram(program, {"export", "--heads", "4", "--help"});
+        EXPECT_EQ(r.status, 0) << r.err;
+        EXPECT_THAT(r.out, HasSubstr("config options: --d-model N --heads H"));
+    }
+    // An unknown command stays an error, help or not.
+    EXPECT_EQ(runCli({"nonsense", "--help"}).status, 2);
+}

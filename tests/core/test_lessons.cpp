@@ -19,6 +19,7 @@
 
 using namespace headscope;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 namespace {
 
@@ -133,6 +134,15 @@ TEST(LessonFiles, QuotedNumbersEqualTheEngineForEachStep) {
 }
 
 // The words the lessons teach, checked on the filled text.
+// A slide has no status line (issue 21: "Look at: the status line" on slides without one):
+// a step that names it also names what the slide itself shows.
+TEST(LessonFiles, LookAtNeverNamesOnlyTheStatusLine) {
+    for (int n = 1; n <= 6; ++n)
+        for (const auto& step : lessonFile(n).steps)
+            if (step.look_at.find("status line") != std::string::npos)
+                EXPECT_THAT(step.look_at, HasSubstr("above")) << "lesson " << n << ": " << step.look_at;
+}
+
 TEST(LessonFiles, KeyStepsSayWhatTheEngineComputes) {
     const lessons::Lesson one = lessonFile(1);
     {
@@ -160,6 +170,11 @@ TEST(LessonFiles, KeyStepsSayWhatTheEngineComputes) {
         const Analysis b = analyze(step.session.config, true);
         const auto w = lessons::placeholderValues(b, step.head);
         EXPECT_EQ(asCount(w.at("max_rank_logits")), std::min<long long>(step.session.config.headDimK(), b.nQuery()));
+        // "8 in every head" or "6 to 8", never "between 8 and 8" (issue 21).
+        const std::string& lo = w.at("min_rank_logits");
+        const std::string& hi = w.at("max_rank_logits");
+        EXPECT_EQ(w.at("rank_logits_range"), lo == hi ? lo + " in every head" : lo + " to " + hi);
+        EXPECT_THAT(lessons::fillTemplate(step.text, w), Not(HasSubstr("between " + lo + " and " + lo)));
     }
     const lessons::Lesson three = lessonFile(3);
     const Analysis id = analyze(three.steps[1].session.config, true);

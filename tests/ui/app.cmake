@@ -17,3 +17,5 @@ headscope_add_ui_test(test_classroom_ui)
 # Edit > Undo and Redo of every configuration change.
 headscope_add_ui_test(test_undo)
 target_compile_definitions(test_undo PRIVATE HEADSCOPE_SHARED_MODELS_DIR="${HEADSCOPE_SHARED_MODELS_DIR}")
+# Small things a class trips on (issue 21): Ctrl+- and Ctrl+0, Alt keys, K/V heads following heads.
+headscope_add_ui_test(test_class_keys)

@@ -20,6 +20,7 @@
 #include "Circuits.h"
 #include "Export.h"
 #include "HeadGridView.h"
+#include "HeadsTab.h"
 #include "MainWindow.h"
 #include "QueryKeyMap.h"
 #include "QueryKeyMapView.h"
@@ -262,7 +263,7 @@ private slots:
         window.resize(1024, 768);
         window.show();
         QVERIFY(window.waitForCompleteUpdate(60000));
-        QCOMPARE(window.centralTabs()->currentWidget(), static_cast<QWidget*>(window.headGrid()));
+        QCOMPARE(window.centralTabs()->currentWidget(), static_cast<QWidget*>(window.headsTab()));  // the grid (and the large head)
         ScoreBreakdownView* breakdown = window.scoreBreakdownView();
         TokenLinesView* lines = window.tokenLinesView();
         QueryKeyMapView* map = window.queryKeyMapView();

@@ -36,21 +36,6 @@ QString toText(const std::string& s) { return QString::fromStdString(s); }
 
 constexpr int kSliderSteps = 1200;
 
-// A combo box no wider than its field's row needs: its longest item ("Identity (no projection)")
-// must not widen the dock at 2x fonts; the row wraps under its label instead.
-void keepNarrow(QComboBox* combo) {
-    combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    combo->setMinimumContentsLength(8);
-}
-
-// ... but never narrower than the item it shows: its row wraps under the label first.
-void fitShownItem(QComboBox* combo) {
-    QStyleOptionComboBox option;
-    option.initFrom(combo);
-    const QSize text(combo->fontMetrics().horizontalAdvance(combo->currentText()) + 8, combo->fontMetrics().height());
-    combo->setMinimumWidth(combo->style()->sizeFromContents(QStyle::CT_ComboBox, &option, text, combo).width());
-}
-
 // d_model -> logarithmic slider position and back: position p shows 4096^(p / steps).
 int sliderPosition(int d_model) {
     return int(std::lround(kSliderSteps * std::log(double(std::max(1, d_model))) / std::log(double(Limits::kMaxDModel))));
@@ -135,9 +120,10 @@ QWidget* ControlsDock::buildLayerGroup() {
     heads_ = makeSpin(group, "heads", 1, Limits::kMaxHeads,
         tr("How many attention heads read the sentence in parallel. Each head has its own query, key "
            "and value projections and draws its own heatmap."));
-    addRow(form, tr("H&eads"), heads_);
+    addRow(form, tr("He&ads"), heads_);  // Alt+E is the Edit menu
 
-    lock_ = makeCheck(group, "lock_dims", tr("&Lock d_k = d_v = d_model / heads"),
+    // Alt+L is the Lessons menu; Alt+C (Scale's before) is free of the menus.
+    lock_ = makeCheck(group, "lock_dims", tr("Lo&ck d_k = d_v = d_model / heads"),
         tr("Ticked: every head gets an equal slice of d_model, as in \"Attention Is All You Need\". "
            "Untick to choose d_k and d_v freely."));
     form->addRow(lock_);
@@ -162,7 +148,18 @@ QWidget* ControlsDock::buildLayerGroup() {
         edited();
     });
     connect(d_model_slider_, &QSlider::valueChanged, this, &ControlsDock::onSliderMoved);
-    connect(heads_, &QSpinBox::valueChanged, this, &ControlsDock::edited);
+    // K/V heads equal to heads is ordinary multi-head attention: it follows heads ("= heads")
+    // instead of staying put and making fewer heads an error. Fewer K/V heads than heads is
+    // grouped-query attention chosen on purpose: it stays, and the problems say if it no
+    // longer divides the heads.
+    connect(heads_, &QSpinBox::valueChanged, this, [this](int heads) {
+        if (kv_heads_->value() == shown_heads_ || kv_heads_->value() > heads) {
+            const QSignalBlocker block(kv_heads_);
+            kv_heads_->setValue(0);
+        }
+        shown_heads_ = heads;
+        edited();
+    });
     connect(lock_, &QCheckBox::toggled, this, &ControlsDock::edited);
     connect(d_k_, &QSpinBox::valueChanged, this, &ControlsDock::edited);
     connect(d_v_, &QSpinBox::valueChanged, this, &ControlsDock::edited);
@@ -189,142 +186,11 @@ QWidget* ControlsDock::buildInputGroup() {
     seq_len_ = makeSpin(group, "seq_len", 0, Limits::kMaxSeqLen,
         tr("Used only when the input text is empty: this many random tokens instead of a sentence."));
     seq_len_->setSpecialValueText(tr("off (use the text)"));
-    addRow(form, tr("&Random tokens"), seq_len_);
+    addRow(form, tr("Random toke&ns"), seq_len_);  // Alt+R is the Presets menu
 
     connect(text_, &QPlainTextEdit::textChanged, this, &ControlsDock::edited);
     connect(source_text_, &QPlainTextEdit::textChanged, this, &ControlsDock::edited);
     connect(seq_len_, &QSpinBox::valueChanged, this, &ControlsDock::edited);
-    return group;
-}
-
-QWidget* ControlsDock::buildAttentionGroup() {
-    auto* group = new QGroupBox(tr("Attention"));
-    auto* form = new QFormLayout(group);
-    form->setRowWrapPolicy(QFormLayout::WrapLongRows);  // large fonts: a field under its label
-
-    mask_ = new QComboBox(group);
-    mask_->setObjectName(QStringLiteral("mask"));
-    keepNarrow(mask_);
-    mask_->addItem(tr("none (sees all)"), int(MaskKind::None));
-    mask_->addItem(tr("causal (GPT)"), int(MaskKind::Causal));
-    mask_->setToolTip(tr("Causal: each token may only look at itself and the tokens before it, as in GPT. "
-                         "None: every token may look at every token, as in BERT."));
-    addRow(form, tr("M&ask"), mask_);
-
-    scale_ = makeCheck(group, "scale", tr("S&cale logits by 1/\u221Ad_k"),
-        tr("Divide each query-key dot product by \u221Ad_k before the softmax, as in the paper. Without it, "
-           "large d_k makes the scores large and the softmax picks almost a single token."));
-    form->addRow(scale_);
-
-    temperature_ = new QDoubleSpinBox(group);
-    temperature_->setObjectName(QStringLiteral("temperature"));
-    temperature_->setRange(0.01, 100.0);
-    temperature_->setDecimals(3);
-    temperature_->setSingleStep(0.1);
-    temperature_->setKeyboardTracking(false);
-    temperature_->setAccelerated(true);
-    temperature_->setToolTip(tr("The logits are divided by this number before the softmax. Above 1 spreads "
-                                "attention over more tokens, below 1 sharpens it; 1 changes nothing."));
-    addRow(form, tr("&Temperature"), temperature_);
-
-    padded_keys_ = new QLineEdit(group);
-    padded_keys_->setObjectName(QStringLiteral("padded_keys"));
-    padded_keys_->setPlaceholderText(tr("none, e.g. 0, 3"));
-    padded_keys_->setValidator(
-        new QRegularExpressionValidator(QRegularExpression(QStringLiteral("[0-9, ]{0,200}")), padded_keys_));
-    padded_keys_->setToolTip(tr("Key positions treated as padding: no query may attend to them (grey columns). "
-                                "Pad key 0 under a causal mask and the first query has nothing left to attend "
-                                "to: PyTorch gives NaN there, HeadScope gives zero weights."));
-    addRow(form, tr("&Padded keys"), padded_keys_);
-
-    connect(padded_keys_, &QLineEdit::textEdited, this, &ControlsDock::edited);
-    connect(mask_, &QComboBox::currentIndexChanged, this, [this]() { fitShownItem(mask_); });
-    connect(mask_, &QComboBox::currentIndexChanged, this, &ControlsDock::edited);
-    connect(scale_, &QCheckBox::toggled, this, &ControlsDock::edited);
-    connect(temperature_, &QDoubleSpinBox::valueChanged, this, &ControlsDock::edited);
-    return group;
-}
-
-QWidget* ControlsDock::buildWeightsGroup() {
-    auto* group = new QGroupBox(tr("Weights"));
-    auto* form = new QFormLayout(group);
-    form->setRowWrapPolicy(QFormLayout::WrapLongRows);  // large fonts: a field under its label
-
-    init_ = new QComboBox(group);
-    init_->setObjectName(QStringLiteral("init"));
-    keepNarrow(init_);
-    init_->addItem(tr("Xavier uniform"), int(InitKind::Xavier));
-    init_->addItem(tr("Normal (small \u03C3)"), int(InitKind::Normal));
-    init_->addItem(tr("Identity (no projection)"), int(InitKind::Identity));
-    init_->setToolTip(tr("How the weights are made: Xavier uniform, the default of PyTorch's "
-                         "nn.MultiheadAttention; a normal distribution with a small standard deviation; or "
-                         "W_Q = W_K = W_V = W_O = I (needs heads \u00D7 d_k = d_model): with one head that is "
-                         "attention with no projection (Q = K = V = X), with h heads each head reads only its "
-                         "d_model/h slice of the embedding."));
-    addRow(form, tr("I&nitialiser"), init_);
-
-    seed_ = new QLineEdit(group);
-    seed_->setObjectName(QStringLiteral("seed"));
-    seed_->setValidator(new QRegularExpressionValidator(QRegularExpression(QStringLiteral("\\d{1,20}")), seed_));
-    seed_->setToolTip(tr("Seed of the random weights and word vectors. The same seed gives the same numbers "
-                         "on every computer; a new seed gives a new random layer."));
-    auto* next = new QToolButton(group);
-    next->setObjectName(QStringLiteral("next_seed"));
-    next->setText(tr("Ne&w"));
-    next->setToolTip(tr("Next seed: draw a new random layer."));
-    auto* seed_row = new QWidget(group);
-    auto* seed_box = new QHBoxLayout(seed_row);
-    seed_box->setContentsMargins(0, 0, 0, 0);
-    seed_box->addWidget(seed_, 1);
-    seed_box->addWidget(next, 0);
-    addRow(form, tr("&Seed"), seed_row, seed_);
-
-    rank_rtol_ = new QDoubleSpinBox(group);
-    rank_rtol_->setObjectName(QStringLiteral("rank_rtol"));
-    rank_rtol_->setDecimals(8);
-    rank_rtol_->setRange(0.0, 0.5);
-    rank_rtol_->setSingleStep(1e-4);
-    rank_rtol_->setKeyboardTracking(false);
-    rank_rtol_->setSpecialValueText(tr("NumPy default"));
-    rank_rtol_->setToolTip(tr("Singular values at or below this fraction of the largest count as zero when "
-                              "ranks are counted. 0 uses NumPy's matrix_rank default (\u03C3_max \u00B7 "
-                              "d_model \u00B7 machine epsilon)."));
-    addRow(form, tr("Rank &tolerance"), rank_rtol_);
-
-    bias_ = makeCheck(group, "bias", tr("&Biases"),
-        tr("Add a learned offset (bias) after each projection. Many modern models leave them out."));
-    form->addRow(bias_);
-
-    connect(init_, &QComboBox::currentIndexChanged, this, [this]() { fitShownItem(init_); });
-    connect(init_, &QComboBox::currentIndexChanged, this, &ControlsDock::edited);
-    connect(seed_, &QLineEdit::textEdited, this, &ControlsDock::edited);
-    connect(next, &QToolButton::clicked, this, [this]() {
-        bool ok = false;
-        const qulonglong seed = seed_->text().toULongLong(&ok);
-        seed_->setText(QString::number(ok ? seed + 1 : 0));
-        edited();
-    });
-    connect(bias_, &QCheckBox::toggled, this, &ControlsDock::edited);
-    connect(rank_rtol_, &QDoubleSpinBox::valueChanged, this, &ControlsDock::edited);
-    return group;
-}
-
-QWidget* ControlsDock::buildViewGroup() {
-    auto* group = new QGroupBox(tr("View"));
-    auto* column = new QVBoxLayout(group);
-    const auto bind = [group, column](QAction* action, const char* name, const QString& text, const QString& tip) {
-        auto* box = makeCheck(group, name, text, tip);
-        action->setToolTip(tip);
-        box->setChecked(action->isChecked());
-        connect(box, &QCheckBox::toggled, action, &QAction::setChecked);
-        connect(action, &QAction::toggled, box, &QCheckBox::setChecked);
-        column->addWidget(box);
-    };
-    bind(logits_action_, "show_logits", tr("Show l&ogits (scores before the softmax)"),
-         tr("Show the raw scores q\u00B7k (logits) before the softmax instead of the attention weights after it."));
-    bind(shared_scale_action_, "shared_scale", tr("Shared colo&ur scale for all heads"),
-         tr("One colour scale for every head, so colours can be compared between heads. Untick to stretch "
-            "each head's colours over its own range."));
     return group;
 }
 
@@ -445,6 +311,7 @@ void ControlsDock::setConfig(const Config& c) {
     d_model_->setValue(c.d_model);
     d_model_slider_->setValue(sliderPosition(c.d_model));
     heads_->setValue(c.heads);
+    shown_heads_ = c.heads;
     lock_->setChecked(c.d_k == 0 && c.d_v == 0);
     d_k_->setValue(c.headDimK());
     d_v_->setValue(c.headDimV());
@@ -489,10 +356,15 @@ void ControlsDock::showProblems(const QStringList& reported) {
     for (const QString& problem : reported) problems << withLockHint(problem);
     problems_ = problems;
     // Contradictory inputs are not errors, but must not pass silently.
-    QString note;
+    QStringList notes;
     if (seq_len_->value() > 0 && !text_->toPlainText().trimmed().isEmpty())
-        note = tr("Random tokens %1 is ignored while the text box holds text: clear the text to use "
-                  "%1 random tokens, or set Random tokens to off.").arg(seq_len_->value());
+        notes << tr("Random tokens %1 is ignored while the text box holds text: clear the text to use "
+                    "%1 random tokens, or set Random tokens to off.").arg(seq_len_->value());
+    // Not refused (it computes), but never silent: a causal mask across two sentences (issue 21).
+    if (MaskKind(mask_->currentData().toInt()) == MaskKind::Causal && !source_text_->toPlainText().trimmed().isEmpty())
+        notes << tr("The causal mask applies to cross-attention too: query i sees only source tokens 0 to i. "
+                    "Decoders leave cross-attention unmasked: set Mask to none.");
+    const QString note = notes.join(QLatin1Char(' '));
     if (problems.isEmpty() && !note.isEmpty()) {
         problems_label_->setText(tr("<b>Note.</b> %1").arg(note.toHtmlEscaped()));
         problems_label_->show();

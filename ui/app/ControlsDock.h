@@ -71,6 +71,7 @@ private:
     void updateDerivedDims();
 
     bool geometry_fixed_ = false;
+    int shown_heads_ = 0;  // heads before the spin box changed (K/V heads follows it)
     Config base_;  // fields the dock has no widget for (init sigma)
     QStringList problems_;
 

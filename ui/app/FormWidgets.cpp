@@ -1,6 +1,7 @@
 #include "FormWidgets.h"
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QEvent>
 #include <QFontMetrics>
 #include <QFormLayout>
@@ -8,6 +9,7 @@
 #include <QPlainTextEdit>
 #include <QSpinBox>
 #include <QStyle>
+#include <QStyleOptionComboBox>
 
 namespace headscope::ui {
 
@@ -86,6 +88,18 @@ QPlainTextEdit* makeTextEdit(QWidget* parent, const char* name, int lines, const
     edit->setToolTip(tip);
     edit->setProperty("headscope_lines", lines);
     return edit;
+}
+
+void keepNarrow(QComboBox* combo) {
+    combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    combo->setMinimumContentsLength(8);
+}
+
+void fitShownItem(QComboBox* combo) {
+    QStyleOptionComboBox option;
+    option.initFrom(combo);
+    const QSize text(combo->fontMetrics().horizontalAdvance(combo->currentText()) + 8, combo->fontMetrics().height());
+    combo->setMinimumWidth(combo->style()->sizeFromContents(QStyle::CT_ComboBox, &option, text, combo).width());
 }
 
 void addRow(QFormLayout* form, const QString& label, QWidget* field, QWidget* buddy) {

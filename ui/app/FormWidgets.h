@@ -5,6 +5,7 @@
 #include <QString>
 
 class QCheckBox;
+class QComboBox;
 class QFontMetrics;
 class QFormLayout;
 class QPlainTextEdit;
@@ -21,6 +22,12 @@ QPlainTextEdit* makeTextEdit(QWidget* parent, const char* name, int lines, const
 
 // text broken at spaces into lines no wider than width for fm ("&" mnemonics not counted).
 QString wrapText(const QString& text, const QFontMetrics& fm, int width);
+
+// A combo box no wider than its field's row needs: its longest item ("Identity (no projection)")
+// must not widen the dock at 2x fonts; the row wraps under its label instead ...
+void keepNarrow(QComboBox* combo);
+// ... but never narrower than the item it shows: its row wraps under the label first.
+void fitShownItem(QComboBox* combo);
 
 // A form row whose label carries a mnemonic (&Heads) and points at its field.
 void addRow(QFormLayout* form, const QString& label, QWidget* field, QWidget* buddy = nullptr);

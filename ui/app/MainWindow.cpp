@@ -29,7 +29,9 @@
 #include "ControlsDock.h"
 #include "Export.h"
 #include "HeadDetailDialog.h"
+#include "HeadDetailView.h"
 #include "HeadGridView.h"
+#include "HeadsTab.h"
 #include "LessonDock.h"
 #include "RecentFiles.h"
 #include "Resources.h"
@@ -44,15 +46,7 @@ namespace headscope::ui {
 
 namespace {
 
-const Setting<QByteArray> kGeometry{"main_window/geometry", QByteArray()};
-const Setting<QByteArray> kState{"main_window/state", QByteArray()};
-const Setting<QString> kLastConfig{"session/last_config", QString()};  // JSON, as in session files
-const Setting<QString> kLastPath{"session/last_path", QString()};
-const Setting<bool> kShowLogits{"view/show_logits", false};
-const Setting<bool> kSharedScale{"view/shared_scale", true};
-const Setting<double> kFontScale{"view/font_scale", 1.0};
-
-constexpr double kZoomStep = 1.25, kMinFontScale = 0.5, kMaxFontScale = 3.0;
+constexpr double kZoomStep = 1.25;
 
 }  // namespace
 
@@ -83,7 +77,10 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     token_lines_->setObjectName(QStringLiteral("token_lines_view"));
     qk_map_ = new QueryKeyMapView(tabs_);
     qk_map_->setObjectName(QStringLiteral("qk_map_view"));
-    tabs_->addTab(grid_, tr("&Heads"));
+    focus_ = new HeadDetailView;
+    focus_->setObjectName(QStringLiteral("head_focus"));
+    heads_tab_ = new HeadsTab(grid_, focus_, tabs_);
+    tabs_->addTab(heads_tab_, tr("&Heads"));
     tabs_->addTab(projections_, tr("&Projections"));
     tabs_->addTab(circuits_, tr("C&ircuits"));
     tabs_->addTab(costs_, tr("C&osts"));
@@ -96,7 +93,8 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
                          tr("Lines from each query word to each key word, opacity = weight, one colour per head."));
     tabs_->setTabToolTip(tabs_->addTab(qk_map_, tr("&Q-K map")),
                          tr("The selected head's queries and keys as points on their first two principal components."));
-    tabs_->setTabToolTip(0, tr("Every head's attention. Click a head to select it, double-click to open it large."));
+    tabs_->setTabToolTip(0, tr("The selected head large, every head beside it. Click a head to select it, "
+                               "double-click to open it with its numbers."));
     tabs_->setTabToolTip(1, tr("The fused W_Q, W_K, W_V, W_O and the activations X, Q, K, V, with head blocks."));
     tabs_->setTabToolTip(2, tr("The selected head's W_QK = W_Q W_K^T and W_OV = W_V W_O with their factors."));
     tabs_->setTabToolTip(3, tr("Parameters and multiply-adds of each variant, with the formulas."));
@@ -108,6 +106,8 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     buildMenus();
 
     bindView(session_, grid_);
+    bindView(session_, focus_);
+    connect(focus_, &HeadDetailView::cellHovered, session_, &Session::setHover);
     bindView(session_, projections_);
     bindView(session_, circuits_);
     bindView(session_, costs_);
@@ -147,18 +147,11 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     const QRect available = screen() ? screen()->availableGeometry() : QRect(0, 0, 1400, 900);
     resize(std::min(1400, available.width()), std::min(900, available.height()));
     Config config;
-    if (window_options_.use_settings) restoreSettings();
-    if (window_options_.use_settings && !kLastConfig.get().isEmpty()) {
-        try {
-            config = io::configFromJson(kLastConfig.get().toStdString());
-            setSessionPath(kLastPath.get());
-        } catch (const std::exception&) {
-            config = Config{};  // a damaged setting must not stop the program
-        }
-    }
+    if (window_options_.use_settings) config = restoreSettings();
     setViewOptions(options_);
     setConfig(config);
     undo_->clear();  // where the program starts is not a step to undo
+    initial_state_ = saveState();  // View > Normal size goes back to it
 }
 
 MainWindow::~MainWindow() = default;
@@ -167,6 +160,7 @@ void MainWindow::buildDocks() {
     controls_ = new ControlsDock(this);
     addDockWidget(Qt::LeftDockWidgetArea, controls_);
     auto* split = new QSplitter(Qt::Horizontal, this);
+    spectrum_split_ = split;
     spectrum_ = new SpectrumView(split);
     spectrum_->setObjectName(QStringLiteral("spectrum_view"));
     rank_table_ = new RankTableView(split);
@@ -181,13 +175,7 @@ void MainWindow::buildDocks() {
     spectrum_dock_ = new QDockWidget(tr("Spectra and ranks of W_QK and W_OV"), this);
     spectrum_dock_->setObjectName(QStringLiteral("spectrum_dock"));
     spectrum_dock_->setWidget(split);
-    // When the dock is too small for both spectra (a projector, large fonts), its title says
-    // where W_OV went.
-    connect(spectrum_, &SpectrumView::arrangementChanged, this, [this]() {
-        const QString hidden = spectrum_->hiddenPanelNote();
-        spectrum_dock_->setWindowTitle(hidden.isEmpty() ? tr("Spectra and ranks of W_QK and W_OV")
-                                                        : tr("Spectrum of W_QK and ranks · %1").arg(hidden));
-    });
+    connect(spectrum_, &SpectrumView::arrangementChanged, this, &MainWindow::updateSpectrumTitle);
     // Below the grid: the two spectra side by side get a wide, log-friendly shape, and the
     // heatmaps keep the full height they need for readable token labels.
     addDockWidget(Qt::BottomDockWidgetArea, spectrum_dock_);
@@ -230,10 +218,19 @@ void MainWindow::buildMenus() {
         on ? showFullScreen() : showNormal();
     });
     full_screen_->setCheckable(true);
+    // Each key once: the platform's ZoomOut is Ctrl+- itself on Linux, and a sequence given twice
+    // is ambiguous, so it did nothing (issue 21).
+    const auto keys = [](QList<QKeySequence> sequences) {
+        QList<QKeySequence> unique;
+        for (const QKeySequence& k : sequences)
+            if (!k.isEmpty() && !unique.contains(k)) unique << k;
+        return unique;
+    };
     QAction* larger = view->addAction(tr("&Larger"), this, [this]() { zoom(kZoomStep); });
-    larger->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Equal), QKeySequence(QKeySequence::ZoomIn)});
+    larger->setShortcuts(keys({QKeySequence(Qt::CTRL | Qt::Key_Equal), QKeySequence(QKeySequence::ZoomIn)}));
     QAction* smaller = view->addAction(tr("&Smaller"), this, [this]() { zoom(1 / kZoomStep); });
-    smaller->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Minus), QKeySequence(QKeySequence::ZoomOut)});
+    smaller->setShortcuts(keys({QKeySequence(Qt::CTRL | Qt::Key_Minus), QKeySequence(QKeySequence::ZoomOut)}));
+    // Normal size: the fonts and the docks as the window first showed them.
     view->addAction(tr("&Normal size"), QKeySequence(Qt::CTRL | Qt::Key_0), this, [this]() { zoom(0); });
     view->addSeparator();
     view->addAction(controls_->logitsAction());
@@ -260,6 +257,10 @@ void MainWindow::buildMenus() {
                                         });
     positions_action_->setCheckable(true);
     positions_action_->setObjectName(QStringLiteral("token_positions"));
+    QAction* focus = view->addAction(tr("Selected &head large"), this, [this](bool on) { heads_tab_->setFocusWanted(on); });
+    focus->setObjectName(QStringLiteral("head_focus_action"));
+    focus->setCheckable(true);
+    focus->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_H));
 
     presentation_action_ = view->addAction(tr("&Presentation mode"), QKeySequence(Qt::Key_F5), this,
                                            [this](bool on) { setPresentationMode(on); });
@@ -287,24 +288,6 @@ void MainWindow::buildMenus() {
     help->addAction(tr("&About HeadScope"), this, [this]() { AboutDialog(this).exec(); });
 }
 
-void MainWindow::restoreSettings() {
-    if (!restoreGeometry(kGeometry.get())) resize(1400, 900);
-    restoreState(kState.get());
-    options_.show_logits = kShowLogits.get();
-    options_.shared_scale = kSharedScale.get();
-    options_.font_scale = std::clamp(kFontScale.get(), kMinFontScale, kMaxFontScale);
-}
-
-void MainWindow::saveSettings() const {
-    kGeometry.set(saveGeometry());
-    kState.set(saveState());
-    kLastConfig.set(QString::fromStdString(io::configToJson(session_->config())));
-    kLastPath.set(session_path_);
-    kShowLogits.set(options_.show_logits);
-    kSharedScale.set(options_.shared_scale);
-    kFontScale.set(options_.font_scale);
-}
-
 void MainWindow::closeEvent(QCloseEvent* event) {
     if (window_options_.use_settings) saveSettings();
     if (detail_) detail_->close();
@@ -317,6 +300,8 @@ void MainWindow::setConfig(const Config& config, const QString& step) {
 }
 
 void MainWindow::onConfigEdited(const Config& config, const QString& step) {
+    // A preset's name leaves the status line with the first change after it (issue 21).
+    if (!step.startsWith(QStringLiteral("preset: "))) status_->clearNoteStartingWith(tr("Preset: "));
     recordChange(config, step);
     session_->setConfig(config);
     controls_->showProblems(session_->problems());
@@ -366,6 +351,7 @@ void MainWindow::setViewOptions(const ViewOptions& options) {
     qk_map_->setOptions(options_);
     overview_->setOptions(options_);
     if (detail_) detail_->setOptions(options_);
+    focus_->setOptions(options_);
     applyFontScale();
 }
 
@@ -373,8 +359,14 @@ void MainWindow::zoom(double factor) {
     ViewOptions o = options_;
     o.font_scale = factor == 0 ? 1.0 : std::clamp(o.font_scale * factor, kMinFontScale, kMaxFontScale);
     setViewOptions(o);
-    // Room for the labels, but never more than 40% of the window: the views need it more.
-    resizeDocks({controls_}, {std::min(int(360 * std::max(1.0, o.font_scale)), width() * 2 / 5)}, Qt::Horizontal);
+    if (factor == 0 && !initial_state_.isEmpty()) {
+        restoreState(initial_state_);
+        resizeDocks({controls_}, {std::min(360, room_ == Room::Wide ? width() * 2 / 5 : width() * 3 / 10)}, Qt::Horizontal);
+        return;
+    }
+    // Room for the labels, but never more than 40% of the window (30% on a small screen).
+    const int share = room_ == Room::Wide ? width() * 2 / 5 : width() * 3 / 10;
+    resizeDocks({controls_}, {std::min(int(360 * std::max(1.0, o.font_scale)), share)}, Qt::Horizontal);
 }
 
 void MainWindow::applyFontScale() {

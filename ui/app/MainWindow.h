@@ -16,6 +16,7 @@
 
 class QAction;
 class QDockWidget;
+class QSplitter;
 class QUndoStack;
 class QTabWidget;
 class QCustomPlot;
@@ -32,6 +33,8 @@ class QueryKeyMapView;
 class ScoreBreakdownView;
 class TokenLinesView;
 class HeadDetailDialog;
+class HeadDetailView;
+class HeadsTab;
 class HeadGridView;
 class LessonDock;
 class RankTableView;
@@ -57,6 +60,9 @@ public:
     Session* session() const { return session_; }
     ControlsDock* controls() const { return controls_; }
     HeadGridView* headGrid() const { return grid_; }
+    // The Heads tab: the selected head large (headFocus) beside the grid of every head.
+    HeadsTab* headsTab() const { return heads_tab_; }
+    HeadDetailView* headFocus() const { return focus_; }
     SpectrumView* spectrumView() const { return spectrum_; }
     RankTableView* rankTable() const { return rank_table_; }
     FusedProjectionsView* projectionsView() const { return projections_; }
@@ -111,6 +117,23 @@ public:
     // equivalence residuals shown too). False, with the reason, when the config is invalid,
     // the engine failed or timeout_ms passed.
     bool waitForCompleteUpdate(int timeout_ms, QString* error = nullptr);
+    // The window on the screen it is on (issue 21): 1400 x 900, centred, where that fits with a
+    // frame; maximised to the available area where it does not (a projector, 2x scaling). A
+    // restored geometry larger than the screen is clamped. The docks are arranged for the room
+    // (arrangeDocks). Called before the first show and on leaving presentation mode.
+    void fitToScreen();
+    // How the docks share a window of this size (logical pixels). Wide: the controls on the
+    // left, spectra below the views. Compact (under 1280 x 800): the spectra a tab beside the
+    // controls, the controls at most 30% of the width, so the views keep the height. Small
+    // (under 800 x 560: 1024 x 768 at 2x): the docks closed, the views take the window (F6
+    // and View bring the docks back, as tabs on the left).
+    enum class Room { Wide, Compact, Small };
+    static Room roomFor(const QSize& size);
+    void arrangeDocks(Room room);
+    Room room() const { return room_; }
+    // Lays the window out as it is shown, maximised, on a screen of screen_size device pixels
+    // at the current device pixel ratio (QT_SCALE_FACTOR): for --screen and the README.
+    void layOutAsOnScreen(const QSize& screen_size);
     // Draws the views now and saves the whole window (QWidget::grab) to path.
     bool saveScreenshot(const QString& path, QString* error = nullptr);
     // Brings the tab named name forward ("heads", "Q-K map": its title, any case, without the
@@ -127,7 +150,9 @@ protected:
 private:
     void buildDocks();
     void buildMenus();
-    void restoreSettings();
+    Config restoreSettings();  // geometry, dock state, view options; returns the last configuration
+    void clampToScreen();
+    void updateSpectrumTitle();  // long below the views, short as a tab  // a geometry larger than the available screen becomes the screen
     void saveSettings() const;
     void showAnalysis(std::shared_ptr<const Analysis> analysis);
     void onConfigEdited(const Config& config, const QString& step = {});  // from the controls, or setConfig
@@ -149,10 +174,13 @@ private:
     QCustomPlot* currentPlot() const;  // the plot of the visible tab, or nullptr
     bool saveCurrentTab(const QString& path, ImageFormat format, double scale, QString* error);
 
+    static constexpr double kMinFontScale = 0.5, kMaxFontScale = 3.0;
     MainWindowOptions window_options_;
     Session* session_ = nullptr;
     ControlsDock* controls_ = nullptr;
     HeadGridView* grid_ = nullptr;
+    HeadDetailView* focus_ = nullptr;
+    HeadsTab* heads_tab_ = nullptr;
     QTabWidget* tabs_ = nullptr;
     FusedProjectionsView* projections_ = nullptr;
     CircuitView* circuits_ = nullptr;
@@ -165,6 +193,8 @@ private:
     SpectrumView* spectrum_ = nullptr;
     RankTableView* rank_table_ = nullptr;
     QDockWidget* spectrum_dock_ = nullptr;
+    QSplitter* spectrum_split_ = nullptr;  // spectra | rank table; one above the other in a narrow dock
+    Room room_ = Room::Wide;
     StatusPanel* status_ = nullptr;
     HeadDetailDialog* detail_ = nullptr;
     RecentFiles* recent_ = nullptr;
@@ -178,6 +208,8 @@ private:
     bool presentation_ = false;
     ViewOptions options_before_presentation_;
     QByteArray state_before_presentation_;
+    bool maximized_before_presentation_ = false;
+    QByteArray initial_state_;  // the docks as first arranged for the screen (View > Normal size)
     ViewOptions options_;
     QString session_path_;
     int updates_shown_ = 0;

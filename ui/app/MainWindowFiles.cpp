@@ -22,6 +22,7 @@
 #include "ExportDialog.h"
 #include "FusedProjectionsView.h"
 #include "HeadGridView.h"
+#include "HeadsTab.h"
 #include "ModelDock.h"
 #include "ModelOverviewView.h"
 #include "QueryKeyMapView.h"
@@ -134,7 +135,7 @@ void MainWindow::exportDialog() {
 
 QCustomPlot* MainWindow::currentPlot() const {
     QWidget* tab = tabs_->currentWidget();
-    if (tab == grid_) return grid_;
+    if (tab == heads_tab_) return grid_;  // the grid of every head, as exports draw it
     if (tab == projections_) return projections_->plot();
     if (tab == circuits_) return circuits_->plot();
     if (tab == breakdown_) return breakdown_->plot();

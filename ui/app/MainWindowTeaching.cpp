@@ -12,6 +12,7 @@
 #include "CostView.h"
 #include "FusedProjectionsView.h"
 #include "HeadGridView.h"
+#include "HeadsTab.h"
 #include "LessonDock.h"
 #include "Session.h"
 #include "StatusPanel.h"
@@ -60,7 +61,7 @@ bool MainWindow::openLesson(int number, QString* error) {
 }
 
 void MainWindow::showView(const std::string& show) {
-    QWidget* tab = grid_;
+    QWidget* tab = heads_tab_;
     if (show == "projections") tab = projections_;
     else if (show == "circuits" || show == "circuit_ov") tab = circuits_;
     else if (show == "costs") tab = costs_;
@@ -78,6 +79,7 @@ void MainWindow::setPresentationMode(bool on) {
     if (on) {
         options_before_presentation_ = options_;
         state_before_presentation_ = saveState();
+        maximized_before_presentation_ = isMaximized() || room_ != Room::Wide;
         ViewOptions o = options_;
         o.font_scale = std::max(o.font_scale, 1.75);
         setViewOptions(o);
@@ -104,7 +106,16 @@ void MainWindow::setPresentationMode(bool on) {
         o.font_scale = options_before_presentation_.font_scale;
         setViewOptions(o);
         restoreState(state_before_presentation_);
-        full_screen_->isChecked() ? showFullScreen() : showNormal();
+        // Back to a window that fits the screen (issue 21), not the geometry full screen replaced.
+        if (full_screen_->isChecked()) {
+            showFullScreen();
+        } else if (maximized_before_presentation_) {
+            showMaximized();
+            fitToScreen();
+        } else {
+            showNormal();
+            fitToScreen();
+        }
     }
 }
 

@@ -140,6 +140,10 @@ void StatusPanel::showEquivalence(const Analysis& a) {
 
 void StatusPanel::showNote(const QString& text) { note_->setText(text); }
 
+void StatusPanel::clearNoteStartingWith(const QString& prefix) {
+    if (note_->text().startsWith(prefix)) note_->clear();
+}
+
 void StatusPanel::showFailure(const QString& message) {
     timing_->setText(tr("computation failed: %1").arg(message));
 }

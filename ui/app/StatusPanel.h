@@ -24,6 +24,7 @@ public:
     void showAnalysis(const Analysis& analysis, double update_ms);
     void showEquivalence(const Analysis& analysis);
     void showNote(const QString& text);  // hovered cell, "saved to ..." notes
+    void clearNoteStartingWith(const QString& prefix);  // a note that no longer holds ("Preset: ...")
     void showFailure(const QString& message);
 
     // Everything shown, one fact per line (for tests and the clipboard).

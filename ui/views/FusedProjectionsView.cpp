@@ -42,7 +42,7 @@ QList<int> edges(int extent, int width) {
 FusedProjectionsView::FusedProjectionsView(QWidget* parent) : QWidget(parent) {
     plot_ = new QCustomPlot(this);
     plot_->setObjectName(QStringLiteral("projections_plot"));
-    plot_->setMinimumSize(320, 240);  // not the sum of eight panels: the docks keep their room
+    plot_->setMinimumSize(320, 180);  // not the sum of eight panels: the docks keep their room
     plot_->setInteractions(QCP::Interactions());
     plot_->installEventFilter(this);
     plot_->plotLayout()->clear();
@@ -158,13 +158,31 @@ void FusedProjectionsView::refresh() {
         scales_[row]->axis()->setLabel(row == 0 ? QStringLiteral("weight") : QStringLiteral("activation"));
         scales_[row]->axis()->setLabelFont(tick_font);
     }
-    title_variants_ = {
-        QStringLiteral("Fused projections: every head's block of W_Q spans all %1 rows (d_model): "
-                       "each head reads the whole embedding · head %2 outlined").arg(w.dModel()).arg(head_),
-        QStringLiteral("Every head's block of W_Q spans all %1 rows (d_model) · head %2 outlined")
-            .arg(w.dModel()).arg(head_),
-        QStringLiteral("Each head reads all %1 rows · head %2 outlined").arg(w.dModel()).arg(head_),
-        QStringLiteral("head %1 outlined").arg(head_)};
+    // Whether each head reads only its own slice of the embedding (the identity initialiser) or
+    // all of it: W_Q (d_model, h d_k), head i's block W_Q.middleCols(i d_k, d_k) zero outside rows
+    // i d_k .. (i+1) d_k - 1. Random or trained weights fail at the first block (issue 21: the
+    // title said "each head reads the whole embedding" under lesson 3's sliced heads).
+    bool sliced = h * w.d_k == w.dModel();
+    for (int i = 0; sliced && i < h; ++i) {
+        const auto block = w.queryHead(i);
+        sliced = block.topRows(i * w.d_k).isZero(0) && block.bottomRows(block.rows() - (i + 1) * w.d_k).isZero(0);
+    }
+    if (sliced)
+        title_variants_ = {
+            QStringLiteral("Fused projections: head i's block of W_Q is zero outside rows i·d_k to (i+1)·d_k − 1: "
+                           "each head reads only its own %1 of the %2 coordinates · head %3 outlined")
+                .arg(w.d_k).arg(w.dModel()).arg(head_),
+            QStringLiteral("Each head's block of W_Q is zero outside its own %1 rows · head %2 outlined").arg(w.d_k).arg(head_),
+            QStringLiteral("Each head reads only its %1 rows · head %2 outlined").arg(w.d_k).arg(head_),
+            QStringLiteral("head %1 outlined").arg(head_)};
+    else
+        title_variants_ = {
+            QStringLiteral("Fused projections: every head's block of W_Q spans all %1 rows (d_model): "
+                           "each head reads the whole embedding · head %2 outlined").arg(w.dModel()).arg(head_),
+            QStringLiteral("Every head's block of W_Q spans all %1 rows (d_model) · head %2 outlined")
+                .arg(w.dModel()).arg(head_),
+            QStringLiteral("Each head reads all %1 rows · head %2 outlined").arg(w.dModel()).arg(head_),
+            QStringLiteral("head %1 outlined").arg(head_)};
     gqa_note_ = kv < h ? QStringLiteral("Grouped-query attention: %1 key/value heads, each shared by %2 query heads")
                              .arg(kv).arg(group)
                        : QString();

@@ -274,6 +274,8 @@ void HeadDetailView::onMouseMove(QMouseEvent* event) {
     }
 }
 
+void HeadDetailView::setInfoShown(bool on) { info_scroll_->setVisible(on); }
+
 void HeadDetailView::fitInfoWidth() {
     // Wide enough for its numbers at the font's size, never more than 40% of the window.
     const double info_scale = std::min(options_.font_scale, 1.6);

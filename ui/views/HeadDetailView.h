@@ -33,6 +33,7 @@ public:
     QCPColorScale* colorScale() const { return scale_; }
     QCustomPlot* plot() const { return plot_; }  // the heatmap, with a title and the key numbers
     QString infoText() const;                    // the side panel, as plain text
+    void setInfoShown(bool on);                  // the side panel (off in the Heads tab's large head)
 
     void replotNow();
 

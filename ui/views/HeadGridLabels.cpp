@@ -17,7 +17,9 @@ namespace {
 
 QString maskWords(const Analysis& a) {
     QStringList parts;
-    if (a.config.mask == MaskKind::Causal) parts << QStringLiteral("causal mask");
+    if (a.config.mask == MaskKind::Causal)
+        parts << (a.config.source_text.empty() ? QStringLiteral("causal mask")
+                                               : QStringLiteral("causal mask across two sentences (query i sees source 0..i)"));
     if (!a.config.padded_keys.empty()) parts << QStringLiteral("padded keys");
     if (parts.isEmpty()) parts << QStringLiteral("mask");
     return parts.join(QStringLiteral(" + "));
@@ -78,6 +80,8 @@ void HeadGridView::updateTexts() {
     if (compact_texts_) {  // one line: where the weights come from, and what grey means
         subtitle = heatmap::weightsOrigin(a).section(QStringLiteral(": no pattern"), 0, 0);
         if (masked) subtitle += QStringLiteral(" · grey = masked");
+        if (a.config.mask == MaskKind::Causal && !a.config.source_text.empty())
+            subtitle += QStringLiteral(" · causal across two sentences");
     }
     if (!fully_masked_rows_.isEmpty())
         subtitle += compact_texts_ ? QStringLiteral(" · hatched: every key masked (0/0), shown as 0")

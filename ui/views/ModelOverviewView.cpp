@@ -14,7 +14,7 @@ namespace headscope::ui {
 ModelOverviewView::ModelOverviewView(QWidget* parent) : QCustomPlot(parent) {
     setObjectName(QStringLiteral("model_overview"));
     setInteractions(QCP::Interactions());
-    setMinimumSize(240, 200);
+    setMinimumSize(240, 160);  // 1280 x 720 at 2x (640 x 360) has room for it
     plotLayout()->clear();
     title_ = new QCPTextElement(this, QString());
     plotLayout()->addElement(0, 0, title_);

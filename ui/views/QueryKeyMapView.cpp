@@ -30,7 +30,7 @@ QCPCurve* scatter(QCustomPlot* plot, const QColor& colour, QCPScatterStyle::Scat
 QueryKeyMapView::QueryKeyMapView(QWidget* parent) : QWidget(parent) {
     plot_ = new QCustomPlot(this);
     plot_->setObjectName(QStringLiteral("qk_map_plot"));
-    plot_->setMinimumSize(320, 240);
+    plot_->setMinimumSize(320, 180);  // 1280 x 720 at 2x (640 x 360) has room for it
     plot_->setInteractions(QCP::Interactions());
     plot_->setAutoAddPlottableToLegend(false);
     plot_->plotLayout()->insertRow(0);

@@ -211,6 +211,10 @@ void ScoreBreakdownView::refresh() {
                                 "break down.").arg(QString::fromStdString(b.reason));
         if (a.results.allowed.row(b.row).any())
             lines << QStringLiteral("Pick a key this query may see (a coloured cell in its row).");
+        else  // the whole row: what the softmax makes of it, not only of this cell
+            lines << QStringLiteral("Every key of query %1 is masked: its softmax row is 0/0 (a sum of exp(−∞) = 0 "
+                                    "divided by 0). PyTorch gives NaN there; HeadScope gives the whole row weight 0.")
+                         .arg(b.row);
     } else {
         const QString scale = a.config.scale ? QStringLiteral("× 1/√d_k = 1/√%1").arg(b.d_k)
                                              : QStringLiteral("× 1 (scaling off)");
@@ -218,12 +222,18 @@ void ScoreBreakdownView::refresh() {
                      .arg(num(b.dot, 5), scale, num(b.temperature), num(b.logit, 5), num(b.engine_logit, 5));
         if (b.bilinear) {
             const BilinearScore& q = *b.bilinear;
-            QString terms = QStringLiteral("x_i W_QK,i x_jᵀ = %1").arg(num(q.main, 5));
+            // Each term named with "=" before its value: "b_q b_kᵀ = 0", never "b_q b_kᵀ 0", which
+            // reads as a product with zero (issue 21).
             if (a.weights().hasBias())
-                terms += QStringLiteral(" + x_i W_i^Q b_kᵀ %1 + b_q W_i^Kᵀ x_jᵀ %2 + b_q b_kᵀ %3")
-                             .arg(num(q.query_bias), num(q.key_bias), num(q.bias_bias));
-            lines << QStringLiteral("Through W_QK,i = W_i^Q W_i^Kᵀ: %1 = %2  →  logit %3;  difference %4 (float rounding)")
-                         .arg(terms, num(q.sum, 5), num(q.logit, 5), num(q.difference, 2));
+                lines << QStringLiteral("Through W_QK,i = W_i^Q W_i^Kᵀ: x_i W_QK,i x_jᵀ = %1, x_i W_i^Q b_kᵀ = %2, "
+                                        "b_q W_i^Kᵀ x_jᵀ = %3, b_q b_kᵀ = %4; their sum %5  →  logit %6;  "
+                                        "difference %7 (float rounding)")
+                             .arg(num(q.main, 5), num(q.query_bias), num(q.key_bias), num(q.bias_bias), num(q.sum, 5),
+                                  num(q.logit, 5), num(q.difference, 2));
+            else
+                lines << QStringLiteral("Through W_QK,i = W_i^Q W_i^Kᵀ: x_i W_QK,i x_jᵀ = %1  →  logit %2;  difference %3 "
+                                        "(float rounding)")
+                             .arg(num(q.main, 5), num(q.logit, 5), num(q.difference, 2));
         } else {
             lines << (a.weights().dModel() > kMaxWindowCircuitDModel
                           ? QStringLiteral("W_QK,i (%1 × %1) is not formed in the window; headscope-cli export shows "

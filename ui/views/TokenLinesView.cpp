@@ -91,7 +91,7 @@ TokenLinesView::TokenLinesView(QWidget* parent) : QWidget(parent) {
 
     plot_ = new QCustomPlot(this);
     plot_->setObjectName(QStringLiteral("token_lines_plot"));
-    plot_->setMinimumSize(320, 240);
+    plot_->setMinimumSize(320, 180);  // 1280 x 720 at 2x (640 x 360) has room for it
     plot_->setInteractions(QCP::Interactions());
     plot_->setAutoAddPlottableToLegend(false);
     plot_->plotLayout()->clear();

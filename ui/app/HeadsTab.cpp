@@ -1,0 +1,70 @@
+#include "HeadsTab.h"
+
+#include <algorithm>
+
+#include <QResizeEvent>
+#include <QSplitter>
+#include <QVBoxLayout>
+
+#include "HeadDetailView.h"
+#include "HeadGridView.h"
+
+namespace headscope::ui {
+
+HeadsTab::HeadsTab(HeadGridView* grid, HeadDetailView* focus, QWidget* parent)
+    : QWidget(parent), grid_(grid), focus_(focus) {
+    setObjectName(QStringLiteral("heads_tab"));
+    split_ = new QSplitter(Qt::Horizontal, this);
+    split_->setChildrenCollapsible(false);
+    split_->addWidget(focus_);
+    split_->addWidget(grid_);
+    split_->setStretchFactor(0, 3);  // the selected head gets three fifths
+    split_->setStretchFactor(1, 2);
+    focus_->setInfoShown(false);     // the numbers are one double click away (the head window)
+    auto* layout = new QVBoxLayout(this);
+    layout->setSizeConstraint(QLayout::SetNoConstraint);  // minimumSizeHint() is the tab's minimum
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(split_);
+}
+
+namespace {
+
+// The size a layout will not go below, as Qt's layouts reckon it: a set minimum wins over the
+// hint in each direction (the views set theirs; QCustomPlot's hint grows with its fonts).
+QSize minimumOf(const QWidget* w) {
+    const QSize set = w->minimumSize(), hint = w->minimumSizeHint();  // QWidget's: public
+    return QSize(set.width() > 0 ? set.width() : hint.width(), set.height() > 0 ? set.height() : hint.height());
+}
+
+}  // namespace
+
+QSize HeadsTab::minimumSizeHint() const { return minimumOf(grid_); }
+
+bool HeadsTab::focusShown() const { return wanted_ && !focus_->isHidden(); }
+
+void HeadsTab::setFocusWanted(bool on) {
+    wanted_ = on;
+    arrange(size());
+}
+
+void HeadsTab::resizeEvent(QResizeEvent* event) {
+    arrange(event->size());
+    QWidget::resizeEvent(event);
+}
+
+void HeadsTab::arrange(const QSize& size) {
+    // Wider than tall: side by side; else the thumbnails below the large head.
+    const bool wide = size.width() >= size.height();
+    const QSize focus_min = minimumOf(focus_), grid_min = minimumOf(grid_);
+    const int handle = split_->handleWidth();
+    const bool room = wide ? size.width() >= focus_min.width() + grid_min.width() + handle &&
+                                 size.height() >= std::max(focus_min.height(), grid_min.height())
+                           : size.height() >= focus_min.height() + grid_min.height() + handle &&
+                                 size.width() >= std::max(focus_min.width(), grid_min.width());
+    const bool shown = wanted_ && room;
+    const Qt::Orientation orientation = wide ? Qt::Horizontal : Qt::Vertical;
+    if (split_->orientation() != orientation) split_->setOrientation(orientation);
+    if (focus_->isHidden() == shown) focus_->setVisible(shown);
+}
+
+}  // namespace headscope::ui

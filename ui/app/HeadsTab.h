@@ -1,0 +1,47 @@
+#pragma once
+// The Heads tab (issue 21, focus and context): the selected head large, with a word on every
+// row and column that fits (HeadDetailView, its number panel off), and every head beside it in
+// the head grid as thumbnails that select on a click. Side by side where the tab is wider than
+// tall, the thumbnails below where it is taller; where the tab has no room for the large head
+// at a readable size (1024 x 768 at 2x) the grid alone. View > Selected head large (Ctrl+Shift+H)
+// turns the large head on and off; off at start for now: the grid's own legibility tests
+// (test_legibility, test_lessons_ui, test_classroom_ui) assume the grid has the whole tab.
+
+#include <QWidget>
+
+class QSplitter;
+
+namespace headscope::ui {
+
+class HeadDetailView;
+class HeadGridView;
+
+class HeadsTab : public QWidget {
+    Q_OBJECT
+
+public:
+    HeadsTab(HeadGridView* grid, HeadDetailView* focus, QWidget* parent = nullptr);
+
+    HeadGridView* grid() const { return grid_; }
+    HeadDetailView* focus() const { return focus_; }
+    // Whether the large head is wanted (View > Selected head large) and whether it is shown now.
+    void setFocusWanted(bool on);
+    bool focusWanted() const { return wanted_; }
+    bool focusShown() const;
+
+    // The grid's minimum: the large head gives way on a small tab instead of widening the window.
+    QSize minimumSizeHint() const override;
+
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
+private:
+    void arrange(const QSize& size);
+
+    HeadGridView* grid_;
+    HeadDetailView* focus_;
+    QSplitter* split_;
+    bool wanted_ = false;
+};
+
+}  // namespace headscope::ui

@@ -1,0 +1,149 @@
+// MainWindow on the screen it is on (issue 21): its first geometry, the docks arranged for the
+// room there is, a restored geometry clamped, and the settings that carry them between runs.
+#include "MainWindow.h"
+
+#include <algorithm>
+
+#include <QDockWidget>
+#include <QGuiApplication>
+#include <QScreen>
+#include <QSplitter>
+#include <QStatusBar>
+
+#include "ControlsDock.h"
+#include "LessonDock.h"
+#include "Session.h"
+#include "Setting.h"
+#include "SpectrumView.h"
+#include "StatusPanel.h"
+#include "io/SessionFile.h"
+
+namespace headscope::ui {
+
+namespace {
+
+const Setting<QByteArray> kGeometry{"main_window/geometry", QByteArray()};
+const Setting<QByteArray> kState{"main_window/state", QByteArray()};
+const Setting<QString> kLastConfig{"session/last_config", QString()};  // JSON, as in session files
+const Setting<QString> kLastPath{"session/last_path", QString()};
+const Setting<bool> kShowLogits{"view/show_logits", false};
+const Setting<bool> kSharedScale{"view/shared_scale", true};
+const Setting<double> kFontScale{"view/font_scale", 1.0};
+
+// The window HeadScope opens at where the screen has room for it and a window frame.
+constexpr QSize kPreferredSize(1400, 900);
+constexpr QSize kFrameAllowance(16, 48);  // a title bar and borders a window manager adds
+
+}  // namespace
+
+Config MainWindow::restoreSettings() {
+    if (!restoreGeometry(kGeometry.get())) resize(kPreferredSize);
+    restoreState(kState.get());
+    options_.show_logits = kShowLogits.get();
+    options_.shared_scale = kSharedScale.get();
+    options_.font_scale = std::clamp(kFontScale.get(), kMinFontScale, kMaxFontScale);
+    if (kLastConfig.get().isEmpty()) return Config{};
+    try {
+        const Config config = io::configFromJson(kLastConfig.get().toStdString());
+        setSessionPath(kLastPath.get());
+        return config;
+    } catch (const std::exception&) {
+        return Config{};  // a damaged setting must not stop the program
+    }
+}
+
+void MainWindow::saveSettings() const {
+    kGeometry.set(saveGeometry());
+    kState.set(saveState());
+    kLastConfig.set(QString::fromStdString(io::configToJson(session_->config())));
+    kLastPath.set(session_path_);
+    kShowLogits.set(options_.show_logits);
+    kSharedScale.set(options_.shared_scale);
+    kFontScale.set(options_.font_scale);
+}
+
+void MainWindow::updateSpectrumTitle() {
+    if (room_ != Room::Wide) {
+        spectrum_dock_->setWindowTitle(tr("Spectra and ranks"));  // a tab beside the controls: short
+        return;
+    }
+    // When the dock is too small for both spectra (large fonts), its title says where W_OV went.
+    const QString hidden = spectrum_->hiddenPanelNote();
+    spectrum_dock_->setWindowTitle(hidden.isEmpty() ? tr("Spectra and ranks of W_QK and W_OV")
+                                                    : tr("Spectrum of W_QK and ranks \u00B7 %1").arg(hidden));
+}
+
+MainWindow::Room MainWindow::roomFor(const QSize& size) {
+    if (size.width() < 800 || size.height() < 560) return Room::Small;
+    if (size.width() < 1280 || size.height() < 800) return Room::Compact;
+    return Room::Wide;
+}
+
+void MainWindow::arrangeDocks(Room room) {
+    const bool changed = room != room_;  // the docks the user opened or closed since stay so
+    room_ = room;
+    if (room == Room::Wide) {
+        spectrum_split_->setOrientation(Qt::Horizontal);
+        if (dockWidgetArea(spectrum_dock_) != Qt::BottomDockWidgetArea || !tabifiedDockWidgets(spectrum_dock_).isEmpty())
+            addDockWidget(Qt::BottomDockWidgetArea, spectrum_dock_);
+        updateSpectrumTitle();  // its long title back
+        return;
+    }
+    // The spectra and the rank table one above the other in a tab beside the controls: the
+    // views keep the window's height, and the tab titles are short enough to be read whole.
+    spectrum_split_->setOrientation(Qt::Vertical);
+    updateSpectrumTitle();
+    if (dockWidgetArea(controls_) != Qt::LeftDockWidgetArea) addDockWidget(Qt::LeftDockWidgetArea, controls_);
+    if (!tabifiedDockWidgets(controls_).contains(spectrum_dock_)) tabifyDockWidget(controls_, spectrum_dock_);
+    if (!changed) return;
+    if (room == Room::Small) {
+        // A quarter of a projector at 2x: the views first; F6 and View bring the docks back.
+        controls_->hide();
+        spectrum_dock_->hide();
+        status_->showNote(tr("F6: the controls"));
+    } else {
+        controls_->show();
+        controls_->raise();
+    }
+    initial_state_ = saveState();
+}
+
+void MainWindow::clampToScreen() {
+    const QScreen* shown_on = screen() ? screen() : QGuiApplication::primaryScreen();
+    if (!shown_on) return;
+    const QRect available = shown_on->availableGeometry();
+    QRect g = geometry();
+    g.setSize(g.size().boundedTo(available.size()));
+    // Slid back onto the screen where it hangs over an edge.
+    g.moveLeft(std::clamp(g.left(), available.left(), available.right() + 1 - g.width()));
+    g.moveTop(std::clamp(g.top(), available.top(), available.bottom() + 1 - g.height()));
+    if (g != geometry()) setGeometry(g);
+}
+
+void MainWindow::fitToScreen() {
+    const QScreen* shown_on = screen() ? screen() : QGuiApplication::primaryScreen();
+    if (!shown_on) return;
+    const QRect available = shown_on->availableGeometry();
+    const QSize room = available.size() - kFrameAllowance;
+    if (isFullScreen()) {
+        // as it is
+    } else if (isMaximized() || geometry().width() > room.width() || geometry().height() > room.height()) {
+        // Too large for a frame around it: maximised. Without a window manager (Xvfb) nothing
+        // maximises the window, so it also takes the available area itself.
+        setGeometry(available);
+        setWindowState(windowState() | Qt::WindowMaximized);
+    } else {
+        clampToScreen();
+    }
+    arrangeDocks(roomFor(available.size()));
+    if (room_ != Room::Wide) resizeDocks({controls_}, {std::min(360, available.width() * 3 / 10)}, Qt::Horizontal);
+}
+
+void MainWindow::layOutAsOnScreen(const QSize& screen_size) {
+    const double ratio = devicePixelRatioF() > 0 ? devicePixelRatioF() : 1.0;
+    const QSize logical(int(screen_size.width() / ratio), int(screen_size.height() / ratio));
+    arrangeDocks(roomFor(logical));
+    resize(logical);
+}
+
+}  // namespace headscope::ui
