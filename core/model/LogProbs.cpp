@@ -5,6 +5,13 @@
 
 namespace headscope::model {
 
+std::string unknownToken(int id) {
+    std::string text(1, '<');
+    text += std::to_string(id);
+    text += '>';
+    return text;
+}
+
 TokenLogProbs tokenLogProbs(const Model& model, const Trace& trace) {
     const int n = trace.n();
     if (trace.logits.rows() != n)
@@ -22,7 +29,7 @@ TokenLogProbs tokenLogProbs(const Model& model, const Trace& trace) {
         TokenLogProb t;
         t.position = p;
         t.id = id;
-        t.token = model.tokenizer->hasId(id) ? model.tokenizer->displayText(id) : "<" + std::to_string(id) + ">";
+        t.token = model.tokenizer->hasId(id) ? model.tokenizer->displayText(id) : unknownToken(id);
         t.logprob = logits(id) - top - log_sum;
         t.top = best == id;
         sum += t.logprob;

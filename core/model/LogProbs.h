@@ -25,6 +25,9 @@ struct TokenLogProbs {
     double loss = 0;                   // mean negative log-likelihood; 0 when nothing is predicted
 };
 
+// "<id>": the display text of an id the tokenizer lacks.
+std::string unknownToken(int id);
+
 // The trace must hold every position's logits (ForwardOptions::all_logits); std::invalid_argument
 // otherwise.
 TokenLogProbs tokenLogProbs(const Model& model, const Trace& trace);

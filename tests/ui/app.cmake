@@ -17,3 +17,6 @@ headscope_add_ui_test(test_classroom_ui)
 # Edit > Undo and Redo of every configuration change.
 headscope_add_ui_test(test_undo)
 target_compile_definitions(test_undo PRIVATE HEADSCOPE_SHARED_MODELS_DIR="${HEADSCOPE_SHARED_MODELS_DIR}")
+# Knocking heads out (issue 23): the document, the strip and heatmap, the heads' menus, the dock's list.
+headscope_add_ui_test(test_ablation_ui)
+target_compile_definitions(test_ablation_ui PRIVATE HEADSCOPE_SHARED_MODELS_DIR="${HEADSCOPE_SHARED_MODELS_DIR}")
