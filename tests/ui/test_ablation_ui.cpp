@@ -112,8 +112,13 @@ private slots:
         QVERIFY2(tab->strip()->title().contains(QStringLiteral("1.0, 1.1, 1.2, 1.3")), qPrintable(tab->strip()->title()));
         // The heatmap marks the heads off and they contribute nothing.
         QCOMPARE(tab->attribution()->colorMap()->data()->cell(2, 1), 0.0);
-        if (!qEnvironmentVariableIsEmpty("HEADSCOPE_SHOT_DIR"))
-            tab->grab().save(QDir(qEnvironmentVariable("HEADSCOPE_SHOT_DIR")).filePath("ablation_tab.png"));
+        if (!qEnvironmentVariableIsEmpty("HEADSCOPE_SHOT_DIR")) {  // for looking at it (and the README)
+            AblationTab shot(session);
+            shot.resize(900, 600);
+            shot.show();
+            QTest::qWait(50);
+            shot.grab().save(QDir(qEnvironmentVariable("HEADSCOPE_SHOT_DIR")).filePath("ablation.png"));
+        }
 
         // The dock lists the four heads; one click restores one.
         AblationList* list = window.modelDock()->findChild<AblationList*>();
