@@ -17,6 +17,7 @@
 #include "HeadMenus.h"
 #include "MainWindow.h"
 #include "ModelDock.h"
+#include "ModelOverviewView.h"
 #include "Session.h"
 #include "TokenLogProbView.h"
 #include "WindowTestSupport.h"
@@ -110,6 +111,7 @@ private slots:
         qInfo("induction, layer 1 off: loss %.3f -> %.3f", ablated->before.loss, ablated->after.loss);
         QVERIFY(ablated->lossChange() > 2.0);
         QVERIFY2(tab->strip()->title().contains(QStringLiteral("1.0, 1.1, 1.2, 1.3")), qPrintable(tab->strip()->title()));
+        QVERIFY(window.modelOverview()->ablation().contains(1, 3));  // framed in red, named "off"
         // The heatmap marks the heads off and they contribute nothing.
         QCOMPARE(tab->attribution()->colorMap()->data()->cell(2, 1), 0.0);
         if (!qEnvironmentVariableIsEmpty("HEADSCOPE_SHOT_DIR")) {  // for looking at it (and the README)
@@ -118,6 +120,10 @@ private slots:
             shot.show();
             QTest::qWait(50);
             shot.grab().save(QDir(qEnvironmentVariable("HEADSCOPE_SHOT_DIR")).filePath("ablation.png"));
+            window.centralTabs()->setCurrentWidget(window.modelOverview());
+            QTest::qWait(50);
+            window.grab().save(QDir(qEnvironmentVariable("HEADSCOPE_SHOT_DIR")).filePath("ablation_window.png"));
+            window.centralTabs()->setCurrentWidget(tab);
         }
 
         // The dock lists the four heads; one click restores one.
@@ -148,6 +154,7 @@ private slots:
         QCOMPARE(restored->after.loss, intact->before.loss);
         QCOMPARE(barValues(tab->strip()->beforeBars()), intact_bars);
         QVERIFY(!tab->strip()->afterBars()->visible());
+        QVERIFY(window.modelOverview()->ablation().empty());
         QCOMPARE(session->analysis()->results.heads[2].output, intact_trace->layers[1].attention.heads[2].output);
     }
 

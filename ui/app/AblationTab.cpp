@@ -6,6 +6,7 @@
 
 #include "AttributionView.h"
 #include "HeadMenus.h"
+#include "ModelOverviewView.h"
 #include "Session.h"
 #include "TokenLogProbView.h"
 
@@ -48,6 +49,10 @@ AblationTab* addAblationTab(Session* session, QTabWidget* tabs, HeadGridView* gr
                         AblationTab::tr("What knocked-out heads cost a loaded model: each token's log-probability before "
                                         "and after, and each head's direct contribution to the predicted token's logit."));
     installHeadMenus(session, grid, overview, ranks, tab->attribution());
+    if (overview)  // knocked-out heads framed in red and named "off" in the Model tab
+        QObject::connect(session, &Session::changed, overview, [session, overview]() {
+            overview->setAblation(session->trace() ? session->trace()->options.ablation : model::Ablation{});
+        });
     return tab;
 }
 
