@@ -34,8 +34,11 @@ constexpr CommandHelp kCommands[] = {
      false},
     {"model",
      "  model   --checkpoint DIR (--text \"...\" | --ids 1,2,3) [--layer L] [--mask causal|none]\n"
-     "          [--temperature T] [--json] [--out DIR [--format png,svg,pdf,csv,npy] [--scale S]]\n"
-     "          a GPT-2 directory: tokens, ids, ranks per layer and head, top-10 next tokens;\n"
+     "          [--temperature T] [--ablate L.H,L.H [--ablate-mode zero|mean]] [--json]\n"
+     "          [--out DIR [--format png,svg,pdf,csv,npy] [--scale S]]\n"
+     "          a GPT-2 directory: tokens, ids, ranks per layer and head, top-10 next tokens, the\n"
+     "          log-probability of each actual next token and the loss; --ablate knocks heads out\n"
+     "          (zero: they write nothing; mean: their mean output) and shows before and after;\n"
      "          --out writes attention_layer_L.npy (heads, n, n) and layer_L/ as export does\n",
      false},
     {"lesson",

@@ -6,9 +6,12 @@
 //                               (images: attention_weights.png, spectrum_qk.png, ...;
 //                               csv/npy: the layer's matrices, as exportMatrices names them)
 // --layer L restricts the ranks, the JSON attention and the files to layer L.
+// Every report carries the log-probability of each actual next token and the loss; --ablate
+// L.H,... [--ablate-mode zero|mean] knocks heads out and reports before and after (ModelAblation.h).
 #include <QApplication>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -16,6 +19,7 @@
 #include "Spectrum.h"
 #include "cli/Arguments.h"
 #include "cli/Commands.h"
+#include "cli/ModelAblation.h"
 #include "io/Gpt2Checkpoint.h"
 #include "io/IoError.h"
 #include "io/MatrixExport.h"
@@ -125,6 +129,8 @@ int runModel(const QStringList& arguments, int argc, char** argv) {
         {"layer", "Report and write only layer L (default: every layer).", "L"},
         {"mask", "Attention mask: causal (GPT-2's, the default) or none.", "causal|none"},
         {"temperature", "Softmax temperature T of every head (logits / T; default 1).", "T"},
+        {"ablate", "Knock out these heads (LAYER.HEAD, comma-separated, e.g. 1.0,1.1) and show what changes.", "LIST"},
+        {"ablate-mode", "With --ablate: zero (the head writes nothing, the default) or mean (its mean output over the input's positions).", "zero|mean"},
         {"json", "Print one JSON object instead of text."},
         {"out", "Directory for attention_layer_<L>.npy and layer_<L>/ exports (created if missing).", "DIR"},
         {"format", "With --out: comma-separated png, svg, pdf, csv, npy for layer_<L>/ (default png).", "LIST"},
@@ -180,7 +186,8 @@ int runModel(const QStringList& arguments, int argc, char** argv) {
     if (static_cast<int>(ids.size()) > c.n_positions)
         throw UsageError("the input is " + std::to_string(ids.size()) + " tokens long but this model reads at most " +
                          std::to_string(c.n_positions) + " (n_positions)");
-    if (model::traceBytes(c, static_cast<int>(ids.size())) > Limits::kMaxBytes)
+    // Every head's attention, and every position's logits (for the log-probabilities).
+    if (model::traceBytes(c, static_cast<int>(ids.size())) + 4.0 * double(ids.size()) * c.vocab_size > Limits::kMaxBytes)
         throw UsageError("every head's attention for " + std::to_string(ids.size()) + " tokens would need more than 4 GiB: use a shorter input");
     std::vector<int> layer_indices;
     if (parser.isSet("layer")) {
@@ -189,9 +196,17 @@ int runModel(const QStringList& arguments, int argc, char** argv) {
         for (int l = 0; l < c.n_layer; ++l) layer_indices.push_back(l);
     }
 
+    options.all_logits = true;  // the log-probability of every actual next token
+    options.ablation = ablationFromOptions(parser, c);
     model::Trace trace;
+    std::optional<model::Trace> before;
     try {
         trace = model::runModel(*m, ids, options);
+        if (!options.ablation.empty()) {
+            model::ForwardOptions intact = options;
+            intact.ablation = {};
+            before = model::runModel(*m, ids, intact);
+        }
     } catch (const std::invalid_argument& e) {
         throw UsageError(e.what());
     }
@@ -199,10 +214,14 @@ int runModel(const QStringList& arguments, int argc, char** argv) {
     for (int l : layer_indices) layers.push_back({l, headSpectra(m->blocks[l].attention)});
     const auto next = model::topNextTokens(*m, trace, kTopTokens);
 
-    if (parser.isSet("json"))
-        std::cout << reportJson(*m, trace, layers, next).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-    else
+    if (parser.isSet("json")) {
+        nlohmann::json j = reportJson(*m, trace, layers, next);
+        addAblationJson(j, *m, trace, before);
+        std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    } else {
         printReport(*m, trace, layers, next);
+        printAblation(*m, trace, before);
+    }
 
     if (!parser.isSet("out")) return 0;
     const std::filesystem::path out = parser.value("out").toStdString();

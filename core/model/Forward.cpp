@@ -65,9 +65,9 @@ Eigen::MatrixXf layerNorm(const Eigen::Ref<const Eigen::MatrixXf>& x, const Laye
 }
 
 double traceBytes(const ModelConfig& c, int n) {
-    // Per layer: LN_1 output, Q, K, V, concat, output (n, d each), per head logits and
+    // Per layer: residual, LN_1 output, Q, K, V, concat, output (n, d each), per head logits and
     // weights (n, n) and output (n, d_k), the mask (n, n) booleans.
-    const double per_layer = 4.0 * (6.0 * n * c.n_embd + 2.0 * c.n_head * double(n) * n + double(n) * c.n_embd) +
+    const double per_layer = 4.0 * (7.0 * n * c.n_embd + 2.0 * c.n_head * double(n) * n + double(n) * c.n_embd) +
                              double(n) * n;
     return per_layer * c.n_layer;
 }
@@ -83,6 +83,8 @@ Trace runModel(const Model& model, const std::vector<int>& ids, const ForwardOpt
         if (ids[i] < 0 || ids[i] >= c.vocab_size)
             throw std::invalid_argument("token id " + std::to_string(ids[i]) + " (position " + std::to_string(i) +
                                         ") is outside this model's vocabulary 0.." + std::to_string(c.vocab_size - 1));
+
+    checkAblation(options.ablation, c.n_layer, c.n_head);
 
     Trace trace;
     trace.ids = ids;
@@ -100,9 +102,11 @@ Trace runModel(const Model& model, const std::vector<int>& ids, const ForwardOpt
     Eigen::MatrixXf hidden, mlp, projected;
     for (const Block& block : model.blocks) {
         LayerTrace layer;
+        layer.residual = x;
         layer.attention_input = layerNorm(x, block.ln_1, c.layer_norm_epsilon);  // (n, d)
         layer.attention = headscope::forward(trace.options.attention, block.attention, layer.attention_input,
                                              layer.attention_input);
+        ablateLayer(options.ablation, static_cast<int>(trace.layers.size()), block.attention, layer.attention);
         x += layer.attention.output;                                             // residual (n, d)
         hidden = layerNorm(x, block.ln_2, c.layer_norm_epsilon);                 // (n, d)
         linearTransposed(hidden, block.W_fc_t, block.b_fc, mlp, parallel);      // (n, n_inner)
@@ -112,6 +116,7 @@ Trace runModel(const Model& model, const std::vector<int>& ids, const ForwardOpt
         trace.layers.push_back(std::move(layer));
     }
 
+    trace.final_residual = x;
     // logits (n or 1, vocab) = LN_f(X_L) E^T, the vocabulary split between two threads.
     const Eigen::MatrixXf final_hidden =
         layerNorm(options.all_logits ? x : Eigen::MatrixXf(x.bottomRows(1)), model.ln_f, c.layer_norm_epsilon);

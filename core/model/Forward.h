@@ -13,6 +13,7 @@
 
 #include "Analysis.h"
 #include "Engine.h"
+#include "model/Ablation.h"
 #include "model/Model.h"
 
 namespace headscope::model {
@@ -26,9 +27,11 @@ struct ForwardOptions {
         return causal;
     }();
     bool all_logits = false;  // logits for every position, not only the last one
+    Ablation ablation;        // heads knocked out (model/Ablation.h); checked against the model
 };
 
 struct LayerTrace {
+    Eigen::MatrixXf residual;         // X_l, the residual stream entering the block (n, d)
     Eigen::MatrixXf attention_input;  // LN_1(X_l) (n, d)
     Results attention;                // Q, K, V (n, d), heads' logits/weights (n, n), output (n, d)
 };
@@ -36,14 +39,16 @@ struct LayerTrace {
 struct Trace {
     std::vector<int> ids;
     std::vector<std::string> tokens;  // display text of each id (Tokenizer::displayText)
-    ForwardOptions options;           // as used (scale set from the model)
+    ForwardOptions options;           // as used (scale set from the model; ablation: the heads that were off)
     std::vector<LayerTrace> layers;
+    Eigen::MatrixXf final_residual;   // X_L, before the final norm (n, d)
     Eigen::MatrixXf logits;           // (n, vocab) with all_logits, else (1, vocab): the last position
     int n() const { return static_cast<int>(ids.size()); }
 };
 
-// ids must be non-empty, at most n_positions long, each a row of wte; std::invalid_argument
-// (one sentence) otherwise.
+// ids must be non-empty, at most n_positions long, each a row of wte, and the ablated heads
+// must exist; std::invalid_argument (one sentence) otherwise. The ablated heads' outputs are
+// replaced after each block's attention (ablateLayer), before the residual adds them.
 Trace runModel(const Model& model, const std::vector<int>& ids, const ForwardOptions& options = {});
 
 // LayerNorm over each row: (x - mean) / sqrt(var + eps) * weight + bias. (n, d) -> (n, d)

@@ -19,3 +19,6 @@ headscope_add_ui_test(test_undo)
 target_compile_definitions(test_undo PRIVATE HEADSCOPE_SHARED_MODELS_DIR="${HEADSCOPE_SHARED_MODELS_DIR}")
 # Small things a class trips on (issue 21): Ctrl+- and Ctrl+0, Alt keys, K/V heads following heads.
 headscope_add_ui_test(test_class_keys)
+# Knocking heads out (issue 23): the document, the strip and heatmap, the heads' menus, the dock's list.
+headscope_add_ui_test(test_ablation_ui)
+target_compile_definitions(test_ablation_ui PRIVATE HEADSCOPE_SHARED_MODELS_DIR="${HEADSCOPE_SHARED_MODELS_DIR}")

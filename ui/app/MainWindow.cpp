@@ -19,6 +19,7 @@
 #include "ConfigCommand.h"
 #include "CostView.h"
 #include "FusedProjectionsView.h"
+#include "AblationTab.h"
 #include "ModelDock.h"
 #include "ModelOverviewView.h"
 #include "QueryKeyMapView.h"
@@ -116,6 +117,7 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     bindView(session_, breakdown_);
     bindView(session_, token_lines_);
     bindView(session_, qk_map_);
+    ablation_ = addAblationTab(session_, tabs_, grid_, overview_, rank_table_);  // and the heads' right-click menus
     connect(grid_, &HeadGridView::cellClicked, session_, [this](int head, int row, int col) {
         session_->setHead(head);
         session_->setCell(row, col);
@@ -350,6 +352,7 @@ void MainWindow::setViewOptions(const ViewOptions& options) {
     token_lines_->setOptions(options_);
     qk_map_->setOptions(options_);
     overview_->setOptions(options_);
+    ablation_->setOptions(options_);
     if (detail_) detail_->setOptions(options_);
     focus_->setOptions(options_);
     applyFontScale();

@@ -23,6 +23,7 @@ class QCustomPlot;
 
 namespace headscope::ui {
 
+class AblationTab;
 class CircuitView;
 class ControlsDock;
 class CostView;
@@ -74,6 +75,7 @@ public:
     QTabWidget* centralTabs() const { return tabs_; }
     ModelOverviewView* modelOverview() const { return overview_; }
     ModelDock* modelDock() const { return model_dock_; }
+    AblationTab* ablationTab() const { return ablation_; }
     StatusPanel* statusPanel() const { return status_; }
     HeadDetailDialog* headDetail() const { return detail_; }  // nullptr until a head is opened
     const ViewOptions& viewOptions() const { return options_; }
@@ -186,6 +188,7 @@ private:
     CircuitView* circuits_ = nullptr;
     CostView* costs_ = nullptr;
     ModelOverviewView* overview_ = nullptr;
+    AblationTab* ablation_ = nullptr;  // knocking heads out (HeadMenus, AblationTab)
     ModelDock* model_dock_ = nullptr;
     ScoreBreakdownView* breakdown_ = nullptr;
     TokenLinesView* token_lines_ = nullptr;

@@ -8,6 +8,7 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include "AblationList.h"
 #include "Session.h"
 
 namespace headscope::ui {
@@ -35,6 +36,7 @@ ModelDock::ModelDock(Session* session, QWidget* parent) : QDockWidget(tr("Loaded
     layout->addLayout(form);
     layout->addWidget(new QLabel(tr("Next token:"), body));
     layout->addWidget(next_, 1);
+    layout->addWidget(new AblationList(session_, body));
     layout->addWidget(generated_);
     setWidget(body);
 

@@ -89,6 +89,21 @@ public:
     void useGeneratedWeights();
     void setLayer(int layer);  // clamped to the model's layers
 
+    // Knocking a loaded model's heads out (model/Ablation.h; SessionAblation.cpp). The set and its
+    // mode are part of the source: the worker runs the model intact and with the heads off, every
+    // view shows the ablated run, and effects() compares the two. Generated weights and a loaded
+    // layer have no next token to lose: canAblate() is false and these do nothing.
+    bool canAblate() const { return source_.model != nullptr; }
+    const model::Ablation& ablation() const { return source_.ablation; }
+    void setAblation(model::Ablation ablation);  // heads the model lacks are dropped
+    void knockOut(int layer, int head);
+    void restore(int layer, int head);
+    void restoreAll();
+    void setAblationMode(model::AblationMode mode);
+    // GPT-2 only: the run without heads off (trace() itself when none are), and what the heads off changed.
+    std::shared_ptr<const model::Trace> intactTrace() const { return result_.intact; }
+    std::shared_ptr<const model::AblationEffects> effects() const { return result_.effects; }
+
 public slots:
     void setConfig(const headscope::Config& config);
     void setHead(int head);
@@ -111,6 +126,7 @@ signals:
     void hoverChanged(const QString& text);
     void circuitsReady(std::shared_ptr<const headscope::Circuits> circuits);
     void sourceChanged();  // a model or layer was opened or closed, or the layer changed
+    void ablationChanged();  // heads were knocked out or restored, or the mode changed (before the recompute)
 
 protected:
     bool event(QEvent* event) override;

@@ -50,13 +50,35 @@ SourceResult computeAnalysis(const Config& config, const WeightSource& source, c
                                         std::to_string(n) + " tokens are numbered 0 to " + std::to_string(n - 1));
     model::ForwardOptions options;
     options.attention = AttentionOptions::from(config);
-    const model::Trace* old = previous.model == source.model ? previous.trace.get() : nullptr;
-    const bool same_input = old && old->ids == ids && old->options.attention.mask == options.attention.mask &&
-                            old->options.attention.padded_keys == options.attention.padded_keys &&
-                            old->options.attention.temperature == options.attention.temperature;
+    options.all_logits = double(n) * m.config.n_embd * m.config.vocab_size <= kMaxAllLogitsMacs;
+    const bool same_model = previous.model == source.model;
+    const auto reusable = [&](const model::Trace* old, const model::Ablation& ablation) {
+        return old && old->ids == ids && old->options.attention.mask == options.attention.mask &&
+               old->options.attention.padded_keys == options.attention.padded_keys &&
+               old->options.attention.temperature == options.attention.temperature &&
+               old->options.all_logits == options.all_logits && old->options.ablation == ablation;
+    };
     result.model = source.model;
-    result.trace = same_input ? previous.trace : std::make_shared<const model::Trace>(model::runModel(m, ids, options));
-    result.next_tokens = same_input ? previous.next_tokens : model::topNextTokens(m, *result.trace, 10);
+    // The intact run, then (with heads off) the ablated one: each reused when its input is unchanged.
+    const model::Ablation none;
+    if (same_model && reusable(previous.intact.get(), none)) {
+        result.intact = previous.intact;
+    } else {
+        result.intact = std::make_shared<const model::Trace>(model::runModel(m, ids, options));
+    }
+    if (source.ablation.empty()) {
+        result.trace = result.intact;
+    } else if (same_model && reusable(previous.trace.get(), source.ablation)) {
+        result.trace = previous.trace;
+    } else {
+        options.ablation = source.ablation;
+        result.trace = std::make_shared<const model::Trace>(model::runModel(m, ids, options));
+    }
+    const bool same_runs = previous.trace == result.trace && previous.intact == result.intact;
+    result.next_tokens = same_runs ? previous.next_tokens : model::topNextTokens(m, *result.trace, 10);
+    result.effects = same_runs && previous.effects ? previous.effects
+                                                  : std::make_shared<const model::AblationEffects>(
+                                                        model::ablationEffects(m, *result.intact, *result.trace));
     result.analysis = std::make_shared<const Analysis>(
         model::layerAnalysis(m, *result.trace, source.layer, config.rank_rtol));
     return result;

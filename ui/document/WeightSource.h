@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "Analysis.h"
+#include "model/AblationEffects.h"
 #include "model/Forward.h"
 #include "model/Model.h"
 
@@ -21,6 +22,7 @@ struct WeightSource {
     model::ModelPtr model;                      // a GPT-2 model, or null
     int layer = 0;                              // the model's layer shown
     std::shared_ptr<const LoadedWeights> loaded;  // a loaded attention layer, or null
+    model::Ablation ablation;                   // a model's heads knocked out (empty otherwise)
 
     bool generated() const { return !model && !loaded; }
     bool operator==(const WeightSource&) const = default;
@@ -31,14 +33,21 @@ struct SourceResult {
     std::shared_ptr<const model::Trace> trace;       // GPT-2 only: every layer
     model::ModelPtr model;                           // the model the trace was computed with
     std::vector<model::NextToken> next_tokens;       // GPT-2 only: top 10 after the last token
+    std::shared_ptr<const model::Trace> intact;      // GPT-2 only: the run without heads off (== trace when none are)
+    std::shared_ptr<const model::AblationEffects> effects;  // GPT-2 only: log-probabilities, attribution
 };
+
+// Every position's logits (for the per-token log-probabilities) are computed while
+// n * d_model * vocab stays under this many multiply-adds (GPT-2 small: about 100 tokens).
+constexpr double kMaxAllLogitsMacs = 4e9;
 
 // The config as the source fixes it: a model or loaded layer sets d_model, heads, d_k, d_v,
 // kv_heads and biases; everything else (text, mask, temperature, rank tolerance) is kept.
 Config constrained(const Config& config, const WeightSource& source);
 
-// Runs on the worker. previous: the last result (its trace is reused when only the layer or the
-// rank tolerance changed). Throws std::exception with one sentence on bad input (text the
+// Runs on the worker. previous: the last result (its traces are reused when only the layer, the
+// rank tolerance or, for the intact run, the heads off changed). With heads off the model runs twice:
+// intact and ablated. Throws std::exception with one sentence on bad input (text the
 // vocabulary cannot encode, too many tokens, a padded key past the end).
 // forward_done, for generated or loaded weights whose spectra must be computed, receives the
 // analysis as soon as its forward pass is done; its spectra and logits spectra are being filled

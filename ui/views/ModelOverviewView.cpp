@@ -49,6 +49,14 @@ void ModelOverviewView::setSelection(int layer, int head) {
     replot(rpQueuedReplot);
 }
 
+void ModelOverviewView::setAblation(const model::Ablation& ablation) {
+    if (ablation == ablation_) return;
+    ablation_ = ablation;
+    frameSelection();
+    fitLabels();
+    replot(rpQueuedReplot);
+}
+
 void ModelOverviewView::setOptions(const ViewOptions& options) {
     options_ = options;
     title_->setFont(heatmap::font(12, options.font_scale, true));
@@ -125,7 +133,8 @@ void ModelOverviewView::fitLabels() {
     for (int l = 0; l < layers_; ++l)
         for (int h = 0; h < heads_; ++h) {
             QCPAxis* top = rects_[std::size_t(l * heads_ + h)]->axis(QCPAxis::atTop);
-            const QStringList names{QStringLiteral("L%1 H%2").arg(l).arg(h), QStringLiteral("%1.%2").arg(l).arg(h)};
+            QStringList names{QStringLiteral("L%1 H%2").arg(l).arg(h), QStringLiteral("%1.%2").arg(l).arg(h)};
+            if (ablation_.contains(l, h)) names = QStringList{names[0] + tr(" off"), names[1] + tr(" off"), tr("off")};
             top->setLabel(fit::longestThatFits(names, top->labelFont(), top->axisRect()->outerRect().width()));
         }
 }
@@ -140,7 +149,9 @@ void ModelOverviewView::frameSelection() {
     for (int l = 0; l < layers_; ++l) {
         for (int h = 0; h < heads_; ++h) {
             const bool selected = l == layer_ && h == head_;
-            const QPen pen(selected ? QColor(230, 160, 0) : QColor(90, 90, 90), selected ? 3 : 1);
+            const bool off = ablation_.contains(l, h);
+            const QPen pen(selected ? QColor(230, 160, 0) : off ? QColor(200, 30, 30) : QColor(90, 90, 90),
+                           selected ? 3 : off ? 2 : 1);
             for (QCPAxis* axis : rects_[std::size_t(l * heads_ + h)]->axes()) axis->setBasePen(pen);
         }
     }

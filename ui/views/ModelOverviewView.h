@@ -2,6 +2,7 @@
 // A whole GPT-2 model at a glance (BertViz's model view): one small attention heatmap per
 // (layer, head), layers down, heads across, every one drawn from the trace the document
 // computed. The shown layer and head are framed; clicking a panel asks for that layer and head.
+// Knocked-out heads (setAblation) are framed in red and named "off".
 
 #include <memory>
 #include <vector>
@@ -23,6 +24,8 @@ public:
     void setTrace(std::shared_ptr<const model::Trace> trace);
     void setSelection(int layer, int head);
     void setOptions(const ViewOptions& options);
+    void setAblation(const model::Ablation& ablation);
+    const model::Ablation& ablation() const { return ablation_; }
 
     int layers() const { return layers_; }
     int heads() const { return heads_; }
@@ -48,6 +51,7 @@ private:
     ViewOptions options_;
     int layers_ = 0, heads_ = 0;
     int layer_ = 0, head_ = 0;
+    model::Ablation ablation_;
     std::vector<QCPAxisRect*> rects_;
     std::vector<QCPColorMap*> maps_;
     QCPTextElement* title_ = nullptr;

@@ -1,0 +1,81 @@
+#include "model/Attribution.h"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace headscope::model {
+
+double DirectAttribution::total() const {
+    double sum = embedding + final_bias + heads.sum();
+    for (double b : attention_bias) sum += b;
+    for (double m : mlp) sum += m;
+    return sum;
+}
+
+DirectAttribution directAttribution(const Model& model, const Trace& trace, int position, int token,
+                                    const Trace* frozen) {
+    const ModelConfig& c = model.config;
+    const int n = trace.n();
+    if (position < 0) position = n - 1;
+    if (position >= n)
+        throw std::invalid_argument("position " + std::to_string(position) + " does not exist: the input has " +
+                                    std::to_string(n) + " tokens");
+    // Row of trace.logits holding `position`: all of them, or only the last.
+    const Eigen::Index logits_row = trace.logits.rows() == n ? position : (position == n - 1 ? 0 : -1);
+    if (logits_row < 0)
+        throw std::invalid_argument("the trace holds the logits of the last position only (run with all_logits)");
+    if (token < 0) {
+        Eigen::Index best = 0;
+        trace.logits.row(logits_row).maxCoeff(&best);
+        token = static_cast<int>(best);
+    }
+    if (token >= c.vocab_size)
+        throw std::invalid_argument("token " + std::to_string(token) + " is outside the vocabulary 0.." +
+                                    std::to_string(c.vocab_size - 1));
+    const Trace& norm_trace = frozen ? *frozen : trace;
+    if (norm_trace.n() != n) throw std::invalid_argument("the frozen trace has another input length");
+
+    DirectAttribution a;
+    a.position = position;
+    a.token = token;
+    a.logit = trace.logits(logits_row, token);
+
+    // sigma = sqrt(var(x_L[p]) + eps): biased variance, as torch.nn.LayerNorm
+    const Eigen::RowVectorXd x_frozen = norm_trace.final_residual.row(position).cast<double>();  // (d)
+    const double variance = (x_frozen.array() - x_frozen.mean()).square().mean();
+    a.scale = std::sqrt(variance + c.layer_norm_epsilon);
+
+    // w (d) = gamma * u_t / sigma: direct(c) = (c - mean(c)) . w
+    const Eigen::VectorXd u = model.outputEmbeddingT().col(token).cast<double>();  // (d)
+    const Eigen::VectorXd w = model.ln_f.weight.transpose().cast<double>().cwiseProduct(u) / a.scale;
+    const auto direct = [&w](const Eigen::Ref<const Eigen::RowVectorXd>& component) {
+        return (component.array() - component.mean()).matrix().dot(w.transpose());
+    };
+    a.final_bias = model.ln_f.bias.cast<double>().dot(u.transpose());
+
+    const int L = static_cast<int>(trace.layers.size());
+    a.heads = Eigen::MatrixXd::Zero(L, c.n_head);
+    a.attention_bias.assign(L, 0.0);
+    a.mlp.assign(L, 0.0);
+    a.embedding = direct(trace.layers.front().residual.row(position).cast<double>());
+    for (int l = 0; l < L; ++l) {
+        const Weights& weights = model.blocks[l].attention;
+        const Results& r = trace.layers[l].attention;
+        for (int i = 0; i < c.n_head; ++i) {
+            // c_{l,i} (d) = out_i[p] (d_v) W_O,i (d_v, d)
+            const Eigen::RowVectorXd out = r.heads[i].output.row(position).cast<double>();
+            const Eigen::RowVectorXd written = out * weights.outputHead(i).cast<double>();
+            a.heads(l, i) = direct(written);
+        }
+        if (weights.hasBias()) a.attention_bias[l] = direct(weights.b_O.cast<double>());
+        // m_l = X_{l+1}[p] - X_l[p] - attention output[p]
+        const Eigen::MatrixXf& next = l + 1 < L ? trace.layers[l + 1].residual : trace.final_residual;
+        const Eigen::RowVectorXd mlp = next.row(position).cast<double>() -
+                                       trace.layers[l].residual.row(position).cast<double>() -
+                                       r.output.row(position).cast<double>();
+        a.mlp[l] = direct(mlp);
+    }
+    return a;
+}
+
+}  // namespace headscope::model
