@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "Parallel.h"
@@ -27,7 +29,41 @@ double maxAllowedDiff(const Eigen::MatrixXf& a, const Eigen::MatrixXf& b, const 
 }  // namespace
 
 AttentionOptions AttentionOptions::from(const Config& config) {
-    return {config.mask, config.padded_keys, config.scale, config.temperature};
+    AttentionOptions options;
+    options.mask = config.mask;
+    options.padded_keys = config.padded_keys;
+    options.scale = config.scale;
+    options.temperature = config.temperature;
+    return options;
+}
+
+void rotateHeads(const Rotary& rotary, const std::vector<int>& positions, int d_k, Eigen::Ref<Eigen::MatrixXf> x) {
+    const Eigen::Index m = rotary.inverse_frequencies.size(), n = x.rows();
+    if (m == 0) return;
+    if (d_k < 1 || 2 * m > d_k || x.cols() % d_k != 0)
+        throw std::invalid_argument("rotary positions turn " + std::to_string(2 * m) +
+                                    " dimensions of each head, which does not fit heads of size " + std::to_string(d_k));
+    if (!positions.empty() && static_cast<Eigen::Index>(positions.size()) != n)
+        throw std::invalid_argument("rotary positions were given for " + std::to_string(positions.size()) +
+                                    " rows but there are " + std::to_string(n));
+    // cos/sin (n, m) of the angles t * theta_p, in float like Hugging Face's rotary embedding.
+    Eigen::MatrixXf cosine(n, m), sine(n, m);
+    for (Eigen::Index r = 0; r < n; ++r) {
+        const float t = static_cast<float>(positions.empty() ? r : positions[r]);
+        for (Eigen::Index p = 0; p < m; ++p) {
+            const float angle = t * rotary.inverse_frequencies(p);
+            cosine(r, p) = std::cos(angle);
+            sine(r, p) = std::sin(angle);
+        }
+    }
+    // Each head's halves a = dims [0, m), b = [m, 2m): a' = a cos - b sin, b' = b cos + a sin.
+    for (Eigen::Index head = 0; head < x.cols() / d_k; ++head) {
+        auto a = x.middleCols(head * d_k, m);
+        auto b = x.middleCols(head * d_k + m, m);
+        const Eigen::ArrayXXf a0 = a.array();
+        a.array() = a0 * cosine.array() - b.array() * sine.array();
+        b.array() = b.array() * cosine.array() + a0 * sine.array();
+    }
 }
 
 float AttentionOptions::logitFactor(int d_k) const {
@@ -114,6 +150,9 @@ Results forward(const AttentionOptions& options, const Weights& w, const Eigen::
         p.out.middleCols(begin, width).noalias() = p.x * p.weight.middleCols(begin, width);
         if (w.hasBias()) p.out.middleCols(begin, width).rowwise() += p.bias.segment(begin, width);
     }, parallel);
+    // Rotary: q and k turned by their positions after the bias, before the logits.
+    rotateHeads(options.rotary, options.rotary.query_positions, d_k, r.Q);
+    rotateHeads(options.rotary, options.rotary.key_positions, d_k, r.K);
 
     const float factor = options.logitFactor(d_k);
     parallelFor(h, [&](int i) {
@@ -155,6 +194,8 @@ Eigen::MatrixXf perHeadLogitsOf(const AttentionOptions& options, const Weights& 
         q.rowwise() += w.b_Q.segment(i * d_k, d_k);
         k.rowwise() += w.b_K.segment(g * d_k, d_k);
     }
+    rotateHeads(options.rotary, options.rotary.query_positions, d_k, q);
+    rotateHeads(options.rotary, options.rotary.key_positions, d_k, k);
     Eigen::MatrixXf logits = q * k.transpose();  // (n_q, n_kv)
     return logits * options.logitFactor(d_k);
 }
@@ -195,7 +236,8 @@ Equivalence checkEquivalence(const AttentionOptions& options, const Weights& w,
         const Eigen::MatrixXf& f = fused.heads[i].logits;
         const Eigen::MatrixXf per = perHeadLogitsOf(options, w, x_q, x_kv, i);
         per_head[i].fused_vs_per_head = maxAllowedDiff(f, per, fused.allowed);
-        per_head[i].factored_vs_merged = maxAllowedDiff(f, mergedLogitsOf(options, w, x_q, x_kv, i), fused.allowed);
+        if (!options.rotary.enabled())
+            per_head[i].factored_vs_merged = maxAllowedDiff(f, mergedLogitsOf(options, w, x_q, x_kv, i), fused.allowed);
         per_head[i].max_abs_logit = per.size() ? double(per.cwiseAbs().maxCoeff()) : 0.0;
     }, double(x_q.cols()) * x_q.cols() * w.d_k * w.heads > 1e6);
     Equivalence e;
@@ -205,6 +247,7 @@ Equivalence checkEquivalence(const AttentionOptions& options, const Weights& w,
         e.max_abs_logit = worse(e.max_abs_logit, h.max_abs_logit);
     }
     e.compared_cells = static_cast<long long>(fused.allowed.count()) * w.heads;
+    e.merged_compared = !options.rotary.enabled();
     return e;
 }
 
