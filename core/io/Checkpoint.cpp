@@ -29,7 +29,7 @@ model::ModelPtr loadCheckpoint(const std::string& path) {
     const nlohmann::json& type = config["model_type"];
     if (type == "llama" || type == "mistral" || type == "qwen2") return loadLlamaCheckpoint(directory);
     if (type == "gpt_neox") return loadNeoxCheckpoint(directory);
-    throw IoError("cannot open checkpoint '" + directory + "': its model_type " + quote(type.dump(), 40) +
+    throw IoError("cannot open checkpoint '" + directory + "': its model_type " + quote(type.is_string() ? type.get<std::string>() : type.dump(), 40) +
                   " is not supported (supported: gpt2, llama, mistral, qwen2, gpt_neox)");
 }
 
