@@ -17,6 +17,8 @@
 #include "io/Quote.h"
 #include "io/IoError.h"
 #include "io/JsonText.h"
+#include "text/SmallFile.h"
+#include "text/Utf8.h"
 
 namespace headscope::text {
 
@@ -28,45 +30,6 @@ constexpr std::uintmax_t kMaxVocabFileBytes = 64u << 20;
 constexpr std::uintmax_t kMaxMergesFileBytes = 64u << 20;
 constexpr int kMaxId = 10'000'000;
 constexpr std::size_t kMaxCachedPieces = 100'000;
-
-// Length of the valid UTF-8 sequence starting at text[i], or 0 when it is not one.
-std::size_t sequenceLength(std::string_view text, std::size_t i) {
-    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
-    const unsigned char b0 = byte(i);
-    if (b0 < 0x80) return 1;
-    std::size_t length;
-    std::uint32_t code;
-    if (b0 >= 0xC2 && b0 <= 0xDF) length = 2, code = b0 & 0x1F;
-    else if (b0 >= 0xE0 && b0 <= 0xEF) length = 3, code = b0 & 0x0F;
-    else if (b0 >= 0xF0 && b0 <= 0xF4) length = 4, code = b0 & 0x07;
-    else return 0;  // continuation byte, overlong lead C0/C1, or F5..FF
-    if (i + length > text.size()) return 0;
-    for (std::size_t k = 1; k < length; ++k) {
-        if ((byte(i + k) & 0xC0) != 0x80) return 0;
-        code = (code << 6) | (byte(i + k) & 0x3F);
-    }
-    if (length == 3 && (code < 0x800 || (code >= 0xD800 && code <= 0xDFFF))) return 0;  // overlong, surrogate
-    if (length == 4 && (code < 0x10000 || code > 0x10FFFF)) return 0;
-    return length;
-}
-
-std::string hexByte(unsigned char b) {
-    char text[8];
-    std::snprintf(text, sizeof text, "\\x%02X", b);
-    return text;
-}
-
-// The UTF-8 of code point c (c < 0x800 is all this file needs).
-std::string utf8Of(std::uint32_t c) {
-    std::string out;
-    if (c < 0x80) {
-        out += static_cast<char>(c);
-    } else {
-        out += static_cast<char>(0xC0 | (c >> 6));
-        out += static_cast<char>(0x80 | (c & 0x3F));
-    }
-    return out;
-}
 
 // The compiled pattern, shared by every tokenizer (PCRE2 code is read-only once compiled).
 const pcre2_code* pattern() {
@@ -108,23 +71,6 @@ std::string describeCharacter(std::string_view character) {
     return "'" + std::string(character) + "' (UTF-8 bytes " + bytes + ")";
 }
 
-std::string readSmallFile(const std::string& path, std::uintmax_t limit, const std::string& what) {
-    const auto fail = [&](const std::string& why) { throw io::IoError("cannot read " + what + " '" + path + "': " + why); };
-    std::error_code error;
-    const auto status = std::filesystem::status(path, error);
-    if (error || !std::filesystem::exists(status)) fail("the file does not exist");
-    if (!std::filesystem::is_regular_file(status)) fail("it is not a regular file");
-    const auto size = std::filesystem::file_size(path, error);
-    if (error) fail("its size cannot be determined");
-    if (size > limit) fail("it is " + std::to_string(size) + " bytes, more than the limit of " + std::to_string(limit >> 20) + " MB");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) fail("it cannot be opened");
-    std::string bytes(static_cast<std::size_t>(size), '\0');
-    in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    if (static_cast<std::uintmax_t>(in.gcount()) != size) fail("the file ended early while reading");
-    return bytes;
-}
-
 }  // namespace
 
 const std::array<std::string, 256>& byteToUnicode() {
@@ -138,19 +84,8 @@ const std::array<std::string, 256>& byteToUnicode() {
     return table;
 }
 
-std::optional<std::size_t> invalidUtf8Offset(std::string_view text) {
-    for (std::size_t i = 0; i < text.size();) {
-        const std::size_t length = sequenceLength(text, i);
-        if (length == 0) return i;
-        i += length;
-    }
-    return std::nullopt;
-}
-
 std::vector<std::string> preTokenize(std::string_view utf8) {
-    if (const auto bad = invalidUtf8Offset(utf8))
-        throw TokenizerError("the text is not valid UTF-8 (byte " + hexByte(static_cast<unsigned char>(utf8[*bad])).substr(2) +
-                             " at offset " + std::to_string(*bad) + ")");
+    requireValidUtf8(utf8);
     const pcre2_code* code = pattern();
     std::unique_ptr<pcre2_match_data, decltype(&pcre2_match_data_free)> match(
         pcre2_match_data_create_from_pattern(code, nullptr), &pcre2_match_data_free);
@@ -164,7 +99,7 @@ std::vector<std::string> preTokenize(std::string_view utf8) {
         if (rc < 0) throw TokenizerError("pre-tokenisation failed (PCRE2 error " + std::to_string(rc) + ")");
         const PCRE2_SIZE* span = pcre2_get_ovector_pointer(match.get());
         if (span[1] <= span[0]) {  // empty match: step over one character
-            start += std::max<std::size_t>(1, sequenceLength(utf8, start));
+            start += std::max<std::size_t>(1, utf8SequenceLength(utf8, start));
             continue;
         }
         if (span[0] > start) pieces.emplace_back(utf8.substr(start, span[0] - start));  // unmatched text kept
@@ -300,7 +235,7 @@ std::vector<int> Gpt2Tokenizer::encodePiece(const std::string& piece) const {
         if (it == token_to_id_.end()) {
             std::size_t start = byte_offset[s];  // the character that holds this symbol's first byte
             while (start > 0 && (static_cast<unsigned char>(piece[start]) & 0xC0) == 0x80) --start;
-            const std::size_t length = std::max<std::size_t>(1, sequenceLength(piece, start));
+            const std::size_t length = std::max<std::size_t>(1, utf8SequenceLength(piece, start));
             throw TokenizerError("the model's vocabulary has no token for the character " +
                                  describeCharacter(std::string_view(piece).substr(start, length)));
         }
@@ -344,7 +279,7 @@ std::string Gpt2Tokenizer::decodeBytes(const std::vector<int>& ids) const {
     for (const int id : ids) {
         const std::string& token = vocabString(id);
         for (std::size_t i = 0; i < token.size();) {
-            const std::size_t length = std::max<std::size_t>(1, sequenceLength(token, i));
+            const std::size_t length = std::max<std::size_t>(1, utf8SequenceLength(token, i));
             const std::string symbol = token.substr(i, length);
             const auto it = byte_of.find(symbol);
             if (it != byte_of.end()) bytes += it->second;
@@ -355,36 +290,8 @@ std::string Gpt2Tokenizer::decodeBytes(const std::vector<int>& ids) const {
     return bytes;
 }
 
-std::string Gpt2Tokenizer::decode(const std::vector<int>& ids) const {
-    const std::string bytes = decodeBytes(ids);
-    std::string text;
-    for (std::size_t i = 0; i < bytes.size();) {
-        const std::size_t length = sequenceLength(bytes, i);
-        if (length == 0) {
-            text += "\xEF\xBF\xBD";  // U+FFFD
-            ++i;
-        } else {
-            text.append(bytes, i, length);
-            i += length;
-        }
-    }
-    return text;
-}
+std::string Gpt2Tokenizer::decode(const std::vector<int>& ids) const { return replaceInvalidBytes(decodeBytes(ids)); }
 
-std::string Gpt2Tokenizer::displayText(int id) const {
-    const std::string bytes = decodeBytes({id});
-    std::string text;
-    for (std::size_t i = 0; i < bytes.size();) {
-        const auto b = static_cast<unsigned char>(bytes[i]);
-        const std::size_t length = sequenceLength(bytes, i);
-        if (b == ' ') text += "\u2423";
-        else if (b == '\n') text += "\u21B5";
-        else if (b == '\t') text += "\u2192";
-        else if (length == 0 || b < 0x20 || b == 0x7F) text += hexByte(b);
-        else text.append(bytes, i, length);
-        i += std::max<std::size_t>(1, length);
-    }
-    return text;
-}
+std::string Gpt2Tokenizer::displayText(int id) const { return displayBytes(decodeBytes({id})); }
 
 }  // namespace headscope::text

@@ -26,15 +26,12 @@
 #include <vector>
 
 #include "text/Tokenizer.h"
+#include "text/Utf8.h"  // invalidUtf8Offset
 
 namespace headscope::text {
 
 // bytes_to_unicode: byte b -> the UTF-8 of the character that stands for it. (256)
 const std::array<std::string, 256>& byteToUnicode();
-
-// Byte offset of the first invalid UTF-8 sequence (overlong forms, surrogates and code
-// points above U+10FFFF count as invalid), or nullopt when the text is valid.
-std::optional<std::size_t> invalidUtf8Offset(std::string_view text);
 
 // GPT-2's pre-tokenisation of valid UTF-8 text into pieces that concatenate to the text.
 // "I'll  go!" -> "I" | "'ll" | " " | " go" | "!"

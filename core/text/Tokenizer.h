@@ -1,7 +1,7 @@
 #pragma once
 // What a model's tokenizer does for HeadScope, whatever its format: text -> ids, and each
 // id back to text a reader can see. Implementations: Gpt2Tokenizer (vocab.json +
-// merges.txt). Thread-safe: every const member may be called from several threads.
+// merges.txt) and loadTokenizerJson's (tokenizer.json, TokenizerJson.h). Thread-safe: every const member may be called from several threads.
 
 #include <stdexcept>
 #include <string>

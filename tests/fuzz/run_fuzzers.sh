@@ -15,7 +15,7 @@ build=${1:?usage: run_fuzzers.sh BUILD_DIR [SECONDS] [TARGET ...]}
 seconds=${2:-30}
 shift $(( $# >= 2 ? 2 : 1 ))
 targets=("$@")
-((${#targets[@]})) || targets=(npy safetensors mha_loader session tokenize gpt2_config gpt2_vocab gpt2_bpe gpt2_checkpoint)
+((${#targets[@]})) || targets=(npy safetensors mha_loader session tokenize gpt2_config gpt2_vocab gpt2_bpe gpt2_checkpoint tokenizer_json)
 
 seeds_of() {
   case "$1" in

