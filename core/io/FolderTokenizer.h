@@ -1,8 +1,6 @@
 #pragma once
 // The tokenizer of a Hugging Face model folder, whatever family it belongs to:
-//   tokenizer.json            -> its vocabulary (model.vocab and added_tokens), read for
-//                                showing ids as tokens; encoding text needs text/TokenizerJson.h
-//                                (until it lands, such a model is driven by ids)
+//   tokenizer.json            -> text::loadTokenizerJson (text/TokenizerJson.h)
 //   vocab.json + merges.txt   -> text::Gpt2Tokenizer (byte-level BPE)
 // IoError when the folder has neither, when the files are damaged, or when the tokenizer
 // has ids beyond the model's vocab_size.

@@ -1,6 +1,7 @@
 #include "model/Model.h"
 
 #include <cmath>
+#include <cstdio>
 
 namespace headscope::model {
 
@@ -11,6 +12,25 @@ std::string ModelConfig::familyName() const {
     if (family == "qwen2") return "Qwen2";
     if (family == "gpt_neox") return "GPT-NeoX";
     return family;
+}
+
+std::string describeArchitecture(const Model& m) {
+    const ModelConfig& c = m.config;
+    std::string line = c.familyName();
+    line += c.norm == NormKind::RmsNorm ? ", RMSNorm" : ", LayerNorm";
+    line += c.mlp == MlpKind::Gated ? ", gated MLP " : ", MLP ";
+    line += c.activation_name;
+    if (c.rotary_dims > 0) {
+        char rope[64];
+        std::snprintf(rope, sizeof rope, ", RoPE theta %g on %g%% of each head", c.rope_theta, 100 * c.rotaryShare());
+        line += rope;
+        if (!c.rope_scaling.empty()) line += " (" + c.rope_scaling + " scaling)";
+    } else if (c.position_embedding) {
+        line += ", learned positions";
+    }
+    if (c.parallel_residual) line += ", parallel residual";
+    line += ", " + std::to_string(c.n_head) + " heads on " + std::to_string(c.kvHeads()) + " K/V heads, " + m.dtype;
+    return line;
 }
 
 Eigen::VectorXf rotaryInverseFrequencies(const ModelConfig& c) {

@@ -116,6 +116,10 @@ struct Model {
 
 using ModelPtr = std::shared_ptr<const Model>;
 
+// One line naming the architecture, e.g. "Llama, RMSNorm, gated MLP silu, RoPE theta 10000 on
+// 100% of each head, 4 heads on 2 K/V heads, F32".
+std::string describeArchitecture(const Model& model);
+
 // The rotary inverse frequencies theta_p = 1 / rope_theta^(2p / rotary_dims), p < rotary_dims / 2,
 // in float as Hugging Face computes them, with Llama 3's rope_scaling ("llama3": low
 // frequencies divided by factor, a smooth blend between low_freq and high_freq wavelengths)

@@ -292,3 +292,12 @@ TEST_F(RotaryCheckpointErrors, NonFiniteWeightIsRefused) {
     }
     EXPECT_THAT(loadError(folder), HasSubstr("has the value NaN"));
 }
+
+TEST(TrainedRotaryModel, TokenizerJsonGivesTheReadmesIds) {
+    if (!fs::exists(kModels / "llama-induction/tokenizer.json") || !fs::exists(kModels / "neox-induction/tokenizer.json"))
+        GTEST_SKIP() << "the trained checkpoints in ../shared/models are absent";
+    const model::ModelPtr llama = io::loadCheckpoint((kModels / "llama-induction").string());
+    EXPECT_EQ(llama->tokenizer->encode("abc abc"), (std::vector<int>{1, 259, 260, 261, 262, 259, 260, 261, 262}));
+    const model::ModelPtr neox = io::loadCheckpoint((kModels / "neox-induction").string());
+    EXPECT_EQ(neox->tokenizer->encode("abc abc"), (std::vector<int>{99, 100, 101, 34, 99, 100, 101}));
+}
