@@ -11,6 +11,8 @@
 #include <stdexcept>
 
 #include "Engine.h"
+#include "RotaryCircuits.h"
+#include "Spectrum.h"
 #include "Weights.h"
 #include "model/Model.h"
 
@@ -175,4 +177,89 @@ TEST(Rotary, Llama3ScalingFollowsItsThreeBands) {
     EXPECT_GT(kept, 0);
     EXPECT_GT(divided, 0);
     EXPECT_GT(blended, 0);
+}
+
+// ---- RotaryCircuits.h: W_QK,i(Delta), the split by frequency pair, the pair shares ----------
+
+TEST(RotaryCircuits, DeltaZeroIsTheUnrotatedProductAndRankStaysAtMostDk) {
+    const Weights w = randomWeights(20, 4, 2, 8, 21, false);
+    const Rotary rotary = rotaryOf(3, 10000.0);  // partial: 6 of 8 dims
+    for (int head = 0; head < 4; ++head) {
+        const ThinFactors zero = rotatedQueryKey(w, head, rotary, 0);
+        const Eigen::MatrixXd merged = w.queryHead(head).cast<double>() * w.keyHead(head).cast<double>().transpose();
+        EXPECT_LE((zero.A * zero.B.transpose() - merged).cwiseAbs().maxCoeff(), 1e-12 * merged.cwiseAbs().maxCoeff());
+        for (int delta : {-5, 0, 1, 13, 1000}) {
+            const Spectrum s = rotatedQueryKeySpectrum(w, head, rotary, delta);
+            EXPECT_LE(s.rank, 8);
+            EXPECT_EQ(s.rank, 8);  // random weights: exactly d_k
+            // Orthogonal M: the singular values of W_Q M W_K^T against an explicit SVD.
+            const ThinFactors f = rotatedQueryKey(w, head, rotary, delta);
+            const Spectrum naive = naiveProductSpectrum(f.A, f.B);
+            EXPECT_LE((s.singular_values - naive.singular_values.head(s.singular_values.size())).cwiseAbs().maxCoeff(),
+                      1e-9 * naive.singular_values(0));
+        }
+    }
+}
+
+TEST(RotaryCircuits, MergedFormWithTheRotationGivesTheEngineLogits) {
+    // x_i W_QK,i(j - i) x_j^T * factor == the rotated logit forward() computes (no biases).
+    const Weights w = randomWeights(16, 4, 2, 8, 23, false);
+    const Eigen::MatrixXf x = Eigen::MatrixXf::Random(6, 16);
+    AttentionOptions options;
+    options.rotary = rotaryOf(4, 500.0);
+    const Results r = forward(options, w, x, x);
+    double worst = 0;
+    for (int head = 0; head < 4; ++head)
+        for (int i = 0; i < 6; ++i)
+            for (int j = 0; j < 6; ++j) {
+                const ThinFactors f = rotatedQueryKey(w, head, options.rotary, j - i);
+                const double logit = (x.row(i).cast<double>() * f.A) .dot(x.row(j).cast<double>() * f.B) *
+                                     options.logitFactor(8);
+                worst = std::max(worst, std::abs(logit - double(r.heads[head].logits(i, j))));
+            }
+    std::printf("x_i W_QK(Delta) x_j^T vs engine logits: %.2e\n", worst);
+    EXPECT_LE(worst, 1e-4);
+}
+
+TEST(RotaryCircuits, PairContributionsSumToTheLogit) {
+    const Weights w = randomWeights(16, 2, 1, 10, 29, true);
+    const Eigen::MatrixXf x = Eigen::MatrixXf::Random(5, 16);
+    AttentionOptions options;
+    options.rotary = rotaryOf(3, 10000.0);  // 6 of 10 dims turned, 4 unrotated
+    const Results r = forward(options, w, x, x);
+    for (int i = 0; i < 5; ++i)
+        for (int j = 0; j < 5; ++j) {
+            // unrotated q_i, k_j of head 1 (key/value head 0), biases added
+            const Eigen::VectorXd q = (x.row(i) * w.queryHead(1) + w.b_Q.segment(10, 10)).transpose().cast<double>();
+            const Eigen::VectorXd k = (x.row(j) * w.keyHead(1) + w.b_K.segment(0, 10)).transpose().cast<double>();
+            const PairSplit split = splitByRotaryPair(options.rotary, q, k, j - i);
+            ASSERT_EQ(split.pairs.size(), 3u);
+            double sum = split.unrotated;
+            for (const RotaryPair& p : split.pairs) sum += p.contribution;
+            EXPECT_NEAR(sum, split.total, 1e-12);
+            EXPECT_NEAR(split.total * options.logitFactor(10), r.heads[1].logits(i, j), 1e-4);
+            EXPECT_NEAR(split.pairs[1].angle, split.pairs[1].frequency * (j - i), 1e-12);
+            EXPECT_NEAR(split.unrotated, q.tail(4).dot(k.tail(4)), 1e-12);
+        }
+}
+
+TEST(RotaryCircuits, PairSharesSumToOneAndFindWhereTheWeightsLive) {
+    const Weights w = randomWeights(12, 2, 2, 8, 31, false);
+    const Rotary rotary = rotaryOf(3, 10000.0);
+    const std::vector<double> shares = pairShares(w, 0, rotary);
+    ASSERT_EQ(shares.size(), 4u);  // three pairs and the unrotated part
+    double sum = 0;
+    for (double s : shares) sum += s;
+    EXPECT_NEAR(sum, 1.0, 1e-12);
+    // A head whose W_Q and W_K use only pair 1 (dims 1 and 4): all of it in that pair.
+    Weights only = w;
+    for (int c = 0; c < 8; ++c)
+        if (c != 1 && c != 4) {
+            only.W_Q.col(c).setZero();
+            only.W_K.col(c).setZero();
+        }
+    const std::vector<double> one = pairShares(only, 0, rotary);
+    EXPECT_NEAR(one[1], 1.0, 1e-12);
+    EXPECT_EQ(one[0], 0.0);
+    EXPECT_EQ(one[3], 0.0);
 }
