@@ -27,6 +27,7 @@
 
 #include "io/Gpt2Checkpoint.h"
 #include "model/Forward.h"
+#include "text/Gpt2Tokenizer.h"
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
