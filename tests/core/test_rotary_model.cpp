@@ -301,3 +301,20 @@ TEST(TrainedRotaryModel, TokenizerJsonGivesTheReadmesIds) {
     const model::ModelPtr neox = io::loadCheckpoint((kModels / "neox-induction").string());
     EXPECT_EQ(neox->tokenizer->encode("abc abc"), (std::vector<int>{99, 100, 101, 34, 99, 100, 101}));
 }
+
+TEST_F(RotaryCheckpointErrors, MistralSlidingWindowRefusesLongerInputs) {
+    const fs::path folder = copyOf("llama3_scaled");
+    rewriteConfig(folder, [](nlohmann::json& c) {
+        c["model_type"] = "mistral";
+        c["sliding_window"] = 8;
+    });
+    const model::ModelPtr m = io::loadCheckpoint(folder.string());
+    EXPECT_EQ(m->config.familyName(), "Mistral");
+    EXPECT_NO_THROW(model::runModel(*m, std::vector<int>(8, 1)));
+    try {
+        model::runModel(*m, std::vector<int>(9, 1));
+        ADD_FAILURE() << "9 tokens ran through a sliding window of 8";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_THAT(e.what(), HasSubstr("sliding window is 8"));
+    }
+}
