@@ -35,28 +35,53 @@ bool isWordCharacter(char32_t c) {
 }  // namespace
 
 AddedTokenMatcher::AddedTokenMatcher(std::vector<AddedToken> tokens, std::vector<std::string> patterns)
-    : tokens_(std::move(tokens)), patterns_(std::move(patterns)), by_first_byte_(256) {
-    for (std::size_t k = 0; k < patterns_.size(); ++k)
-        if (!patterns_[k].empty()) by_first_byte_[static_cast<unsigned char>(patterns_[k][0])].push_back(static_cast<int>(k));
-    for (auto& list : by_first_byte_)
-        std::stable_sort(list.begin(), list.end(), [&](int a, int b) { return patterns_[a].size() > patterns_[b].size(); });
+    : tokens_(std::move(tokens)), patterns_(std::move(patterns)), trie_(1) {
+    for (std::size_t k = 0; k < patterns_.size(); ++k) {
+        if (patterns_[k].empty()) continue;
+        int node = 0;
+        for (const char c : patterns_[k]) {
+            const auto byte = static_cast<unsigned char>(c);
+            auto& children = trie_[node].children;
+            const auto it = std::lower_bound(children.begin(), children.end(), std::make_pair(byte, 0),
+                                             [](const auto& a, const auto& b) { return a.first < b.first; });
+            if (it != children.end() && it->first == byte) {
+                node = it->second;
+            } else {
+                const int child = static_cast<int>(trie_.size());
+                children.insert(it, {byte, child});
+                trie_.emplace_back();  // invalidates `children`: not used after this
+                node = child;
+            }
+        }
+        if (trie_[node].token < 0) trie_[node].token = static_cast<int>(k);  // the first of equal patterns wins
+    }
+}
+
+std::pair<int, std::size_t> AddedTokenMatcher::longestMatch(std::string_view text, std::size_t at) const {
+    std::pair<int, std::size_t> best{-1, 0};
+    int node = 0;
+    for (std::size_t i = at; i < text.size(); ++i) {
+        const auto byte = static_cast<unsigned char>(text[i]);
+        const auto& children = trie_[node].children;
+        const auto it = std::lower_bound(children.begin(), children.end(), std::make_pair(byte, 0),
+                                         [](const auto& a, const auto& b) { return a.first < b.first; });
+        if (it == children.end() || it->first != byte) break;
+        node = it->second;
+        if (trie_[node].token >= 0) best = {trie_[node].token, i + 1 - at};
+    }
+    return best;
 }
 
 std::vector<Segment> AddedTokenMatcher::split(std::string_view text) const {
     std::vector<Segment> segments;
     std::size_t start_offset = 0;  // end of the last segment taken
     for (std::size_t at = 0; at < text.size();) {
-        int found = -1;
-        for (const int k : by_first_byte_[static_cast<unsigned char>(text[at])])
-            if (text.compare(at, patterns_[k].size(), patterns_[k]) == 0) {
-                found = k;
-                break;
-            }
+        const auto [found, length] = longestMatch(text, at);
         if (found < 0) {
             ++at;
             continue;
         }
-        std::size_t start = at, stop = at + patterns_[found].size();
+        std::size_t start = at, stop = at + length;
         at = stop;  // the next search starts after this match, whether it is used or not
         const AddedToken& token = tokens_[found];
         if (token.single_word) {

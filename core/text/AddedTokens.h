@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace headscope::text {
@@ -34,12 +35,20 @@ public:
     AddedTokenMatcher(std::vector<AddedToken> tokens, std::vector<std::string> patterns);
 
     std::vector<Segment> split(std::string_view text) const;
-    bool empty() const { return tokens_.empty(); }
 
 private:
+    // The longest pattern that starts at text[at], as (its token's index, its length), or index -1.
+    std::pair<int, std::size_t> longestMatch(std::string_view text, std::size_t at) const;
+
     std::vector<AddedToken> tokens_;
     std::vector<std::string> patterns_;
-    std::vector<std::vector<int>> by_first_byte_;  // (256) token indices, longest pattern first
+    // A byte trie of the patterns: time per text position bounded by the longest pattern,
+    // whatever the number of tokens.
+    struct Node {
+        std::vector<std::pair<unsigned char, int>> children;  // sorted by byte
+        int token = -1;                                       // a pattern ends here
+    };
+    std::vector<Node> trie_;
 };
 
 }  // namespace headscope::text

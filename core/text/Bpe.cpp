@@ -20,6 +20,7 @@ constexpr std::size_t kMaxCachedWordBytes = 256;  // longer words are not cached
 std::uint64_t pairKey(int left, int right) {
     return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(left)) << 32) | static_cast<std::uint32_t>(right);
 }
+constexpr std::uint64_t kGolden = 0x9E3779B97F4A7C15ull;  // Fibonacci hashing
 }  // namespace
 
 struct BpeModel::Cache {
@@ -51,7 +52,10 @@ BpeModel::BpeModel(std::unordered_map<std::string, int> vocab, const std::vector
         return it->second;
     };
     const std::size_t prefix = options_.continuing_subword_prefix.size();
-    merges_.reserve(merges.size());
+    std::size_t slots = 2;
+    while (slots < 2 * merges.size()) slots *= 2, --merge_shift_;
+    --merge_shift_;
+    merges_.assign(merges.empty() ? 0 : slots, Merge{});
     std::string merged;
     for (std::size_t rank = 0; rank < merges.size(); ++rank) {
         const auto& [left, right] = merges[rank];
@@ -61,9 +65,21 @@ BpeModel::BpeModel(std::unordered_map<std::string, int> vocab, const std::vector
         const bool prefixed = prefix > 0 && right.compare(0, prefix, options_.continuing_subword_prefix) == 0;
         merged.assign(left).append(right, prefixed ? prefix : 0, std::string::npos);
         const int merged_id = idOf(merged, role("result"));
-        merges_.insert_or_assign(pairKey(left_id, right_id), std::make_pair(static_cast<int>(rank), merged_id));  // as the library: the last rank wins
+        const std::uint64_t pair = pairKey(left_id, right_id);
+        std::size_t slot = static_cast<std::size_t>((pair * kGolden) >> merge_shift_);
+        while (merges_[slot].rank >= 0 && merges_[slot].pair != pair) slot = (slot + 1) & (merges_.size() - 1);
+        merges_[slot] = {pair, static_cast<int>(rank), merged_id};  // as the library: the last rank wins
     }
     if (options_.unk_token) unk_id_ = idOf(*options_.unk_token, [] { return std::string("the unknown token"); });
+}
+
+const BpeModel::Merge* BpeModel::findMerge(int left, int right) const {
+    if (merges_.empty()) return nullptr;
+    const std::uint64_t pair = pairKey(left, right);
+    for (std::size_t slot = static_cast<std::size_t>((pair * kGolden) >> merge_shift_);; slot = (slot + 1) & (merges_.size() - 1)) {
+        if (merges_[slot].rank < 0) return nullptr;
+        if (merges_[slot].pair == pair) return &merges_[slot];
+    }
 }
 
 const std::string* BpeModel::tokenOf(int id) const {
@@ -131,8 +147,7 @@ void BpeModel::mergeAll(std::vector<int>& ids) const {
     std::priority_queue<Candidate, std::vector<Candidate>, std::greater<>> queue;
     const auto consider = [&](int position) {
         if (position < 0 || next[position] < 0) return;
-        const auto it = merges_.find(pairKey(ids[position], ids[next[position]]));
-        if (it != merges_.end()) queue.push({it->second.first, position, it->second.second});
+        if (const Merge* merge = findMerge(ids[position], ids[next[position]])) queue.push({merge->rank, position, merge->merged_id});
     };
     for (int i = 0; i + 1 < n; ++i) consider(i);
     while (!queue.empty()) {
@@ -140,8 +155,8 @@ void BpeModel::mergeAll(std::vector<int>& ids) const {
         queue.pop();
         const int right = next[top.position];
         if (!alive[top.position] || right < 0) continue;
-        const auto it = merges_.find(pairKey(ids[top.position], ids[right]));
-        if (it == merges_.end() || it->second.second != top.merged_id) continue;  // stale
+        const Merge* merge = findMerge(ids[top.position], ids[right]);
+        if (!merge || merge->merged_id != top.merged_id) continue;  // stale
         ids[top.position] = top.merged_id;
         alive[right] = false;
         next[top.position] = next[right];

@@ -37,6 +37,11 @@ public:
     // merge whose parts or result are not in the vocabulary, an unknown token not in it.
     BpeModel(std::unordered_map<std::string, int> vocab, const std::vector<std::pair<std::string, std::string>>& merges,
              Options options);
+    // Movable, not copyable: id_to_token_ points into vocab_'s nodes, which a move keeps.
+    BpeModel(BpeModel&&) = default;
+    BpeModel& operator=(BpeModel&&) = default;
+    BpeModel(const BpeModel&) = delete;
+    BpeModel& operator=(const BpeModel&) = delete;
 
     std::vector<int> tokenize(const std::string& word) const;
 
@@ -45,7 +50,6 @@ public:
     const std::string* tokenOf(int id) const;
     // One past the largest id.
     int idLimit() const { return static_cast<int>(id_to_token_.size()); }
-    std::size_t mergeCount() const { return merges_.size(); }
 
 private:
     std::vector<int> symbolsOf(const std::string& word) const;
@@ -53,8 +57,16 @@ private:
 
     std::unordered_map<std::string, int> vocab_;
     std::vector<const std::string*> id_to_token_;  // nullptr where no token has that id
-    // (left id << 32 | right id) -> (rank, id of the merged token)
-    std::unordered_map<std::uint64_t, std::pair<int, int>> merges_;
+    // (left id, right id) -> (rank, id of the merged token), in an open-addressing table
+    // (linear probing, a power of two at least twice the merges): one cache line per lookup.
+    struct Merge {
+        std::uint64_t pair = 0;
+        int rank = -1;  // -1: an empty slot
+        int merged_id = -1;
+    };
+    const Merge* findMerge(int left, int right) const;
+    std::vector<Merge> merges_;
+    int merge_shift_ = 64;  // slot = (pair * odd constant) >> merge_shift_
     Options options_;
     std::optional<int> unk_id_;
     struct Cache;

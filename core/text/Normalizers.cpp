@@ -135,7 +135,10 @@ Normalizer makeNormalizer(const nlohmann::json& spec) {
     if (type == "Lowercase") {
         return [](std::string text) {
             std::string out;
-            forEachCharacter(text, [&](char32_t c, std::string_view) { out += utf8Of(static_cast<char32_t>(utf8proc_tolower(static_cast<utf8proc_int32_t>(c)))); });
+            forEachCharacter(text, [&](char32_t c, std::string_view) {
+                if (c == 0x130) out += "i\u0307";  // the one character whose lower case is two (as Rust's to_lowercase)
+                else out += utf8Of(static_cast<char32_t>(utf8proc_tolower(static_cast<utf8proc_int32_t>(c))));
+            });
             return out;
         };
     }

@@ -113,7 +113,7 @@ PreTokenizer byteLevel(const nlohmann::json& spec) {
     return [add_prefix_space, use_regex](std::vector<Piece> pieces) {
         std::vector<Piece> out;
         for (Piece& piece : pieces) {
-            if (add_prefix_space && piece.text.rfind(' ', 0) != 0) piece.text.insert(0, " ");
+            if (add_prefix_space && piece.text.rfind(' ', 0) != 0) piece.text = " " + piece.text;  // (not insert: GCC 12 warns falsely)
             if (!use_regex) {
                 out.push_back(std::move(piece));
                 continue;

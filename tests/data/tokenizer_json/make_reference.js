@@ -214,6 +214,7 @@ const texts = [
   'Hello World HELLO héllo Ωmega',
   '!!!???...,,, --- a.b,c',
   '  two spaces first',
+  '\u0130stanbul \u03a3\u0391\u03a3 \u1E9E STRASSE',
   'zz\u00e9\u00e9zz \u4e2d\u6587 unk\u2603run',
 ];
 
