@@ -84,10 +84,11 @@ Results forward(const Config& config, const Weights& weights, const Input& input
 //  per-head: 3h separate maps, Q_i = X_q W_i^Q + b_i^Q, K_i = X_kv W_i^K + b_i^K.
 //  merged:   X_q W_QK,i X_kv^T with W_QK,i = W_i^Q (W_i^K)^T (d_model, d_model), plus the
 //            bias terms, exactly the same bilinear form.
-// With rotary positions the per-head path rotates q and k as forward() does; the merged
-// path is skipped (merged_compared false, factored_vs_merged 0): the score is then
-// x_i W_Q R W_K^T x_j with a rotation R that depends on both positions, so no single
-// (d_model, d_model) matrix W_QK,i gives the logits.
+// With rotary positions the per-head path rotates q and k as forward() does, and the merged
+// path forms W_QK,i(Delta) = W_i^Q M(Delta) (W_g^K)^T once per distance Delta = j - i
+// (RotaryCircuits.h): no single W_QK,i gives every logit, one per distance does. It costs a
+// (d, d) product per distance and d^2 per cell, so above 2e9 multiply-adds it is skipped
+// (merged_compared false, factored_vs_merged 0).
 
 // W_QK,i = W_i^Q (W_i^K)^T (d_model, d_model), formed explicitly (for export and checks).
 Eigen::MatrixXf mergedQK(const Weights& weights, int head);
@@ -97,7 +98,7 @@ struct Equivalence {
     double factored_vs_merged = 0;  // max |logits_fused - logits_merged|
     double max_abs_logit = 0;       // scale for judging the two residuals
     long long compared_cells = 0;   // unmasked cells compared over all heads; 0: nothing to compare
-    bool merged_compared = true;    // false with rotary positions: see above
+    bool merged_compared = true;    // false when the merged rotary check was too large: see above
 };
 Equivalence checkEquivalence(const AttentionOptions& options, const Weights& weights,
                              const Eigen::Ref<const Eigen::MatrixXf>& x_q,
