@@ -64,7 +64,7 @@ int main(int argc, char* argv[]) {
         QStringLiteral("FILE"));
     parser.addOption(screenshot);
     const QCommandLineOption model_dir(QStringLiteral("model"),
-        QStringLiteral("Open the GPT-2 model directory DIR (config.json, model.safetensors, vocab.json, merges.txt)."),
+        QStringLiteral("Open the model directory DIR: GPT-2, Llama, Mistral, Qwen2 or GPT-NeoX (config.json, safetensors, tokenizer)."),
         QStringLiteral("DIR"));
     parser.addOption(model_dir);
     const QCommandLineOption text(QStringLiteral("text"), QStringLiteral("Start with this input text."),

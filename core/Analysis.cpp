@@ -74,7 +74,9 @@ std::vector<Spectrum> logitsSpectra(const Weights& w, const Results& r, const At
 
 void addEquivalence(Analysis& a) {
     a.equivalence_ms = timedMs([&] {
-        a.equivalence = checkEquivalence(AttentionOptions::from(a.config), a.weights(), a.input.query.X,
+        AttentionOptions options = AttentionOptions::from(a.config);
+        options.rotary = a.rotary;
+        a.equivalence = checkEquivalence(options, a.weights(), a.input.query.X,
                                          a.input.key_value.X, a.results);
     });
 }

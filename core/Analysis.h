@@ -32,6 +32,9 @@ struct Analysis {
     // Empty when the weights were generated from the config (random, untrained); otherwise
     // what they were loaded from, e.g. "GPT-2 nano-sort, layer 1 of 3" (model/Forward.h).
     std::string model_name;
+    // A rotary model's layer: the rotation its results were computed with (Results.Q and K
+    // are rotated); addEquivalence applies it too. Empty for everything else.
+    Rotary rotary;
 
     // Wall-clock milliseconds of each stage.
     double weights_ms = 0, input_ms = 0, forward_ms = 0, spectra_ms = 0, equivalence_ms = 0;

@@ -3,15 +3,21 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "Parallel.h"
+#include "RotaryCircuits.h"
 
 namespace headscope {
 
 namespace {
 constexpr float kMinusInf = -std::numeric_limits<float>::infinity();
 constexpr float kSmallestNormal = std::numeric_limits<float>::min();
+// Above this the merged rotary check (a (d, d) product per distance, d^2 per cell) is skipped.
+constexpr double kMaxMergedRotaryMultiplyAdds = 2e9;
 
 // max(worst, value) that lets NaN through: a NaN difference must not read as agreement.
 double worse(double worst, double value) { return std::isnan(worst) || value <= worst ? worst : value; }
@@ -27,7 +33,41 @@ double maxAllowedDiff(const Eigen::MatrixXf& a, const Eigen::MatrixXf& b, const 
 }  // namespace
 
 AttentionOptions AttentionOptions::from(const Config& config) {
-    return {config.mask, config.padded_keys, config.scale, config.temperature};
+    AttentionOptions options;
+    options.mask = config.mask;
+    options.padded_keys = config.padded_keys;
+    options.scale = config.scale;
+    options.temperature = config.temperature;
+    return options;
+}
+
+void rotateHeads(const Rotary& rotary, const std::vector<int>& positions, int d_k, Eigen::Ref<Eigen::MatrixXf> x) {
+    const Eigen::Index m = rotary.inverse_frequencies.size(), n = x.rows();
+    if (m == 0) return;
+    if (d_k < 1 || 2 * m > d_k || x.cols() % d_k != 0)
+        throw std::invalid_argument("rotary positions turn " + std::to_string(2 * m) +
+                                    " dimensions of each head, which does not fit heads of size " + std::to_string(d_k));
+    if (!positions.empty() && static_cast<Eigen::Index>(positions.size()) != n)
+        throw std::invalid_argument("rotary positions were given for " + std::to_string(positions.size()) +
+                                    " rows but there are " + std::to_string(n));
+    // cos/sin (n, m) of the angles t * theta_p, in float like Hugging Face's rotary embedding.
+    Eigen::MatrixXf cosine(n, m), sine(n, m);
+    for (Eigen::Index r = 0; r < n; ++r) {
+        const float t = static_cast<float>(positions.empty() ? r : positions[r]);
+        for (Eigen::Index p = 0; p < m; ++p) {
+            const float angle = t * rotary.inverse_frequencies(p);
+            cosine(r, p) = std::cos(angle);
+            sine(r, p) = std::sin(angle);
+        }
+    }
+    // Each head's halves a = dims [0, m), b = [m, 2m): a' = a cos - b sin, b' = b cos + a sin.
+    for (Eigen::Index head = 0; head < x.cols() / d_k; ++head) {
+        auto a = x.middleCols(head * d_k, m);
+        auto b = x.middleCols(head * d_k + m, m);
+        const Eigen::ArrayXXf a0 = a.array();
+        a.array() = a0 * cosine.array() - b.array() * sine.array();
+        b.array() = b.array() * cosine.array() + a0 * sine.array();
+    }
 }
 
 float AttentionOptions::logitFactor(int d_k) const {
@@ -114,6 +154,9 @@ Results forward(const AttentionOptions& options, const Weights& w, const Eigen::
         p.out.middleCols(begin, width).noalias() = p.x * p.weight.middleCols(begin, width);
         if (w.hasBias()) p.out.middleCols(begin, width).rowwise() += p.bias.segment(begin, width);
     }, parallel);
+    // Rotary: q and k turned by their positions after the bias, before the logits.
+    rotateHeads(options.rotary, options.rotary.query_positions, d_k, r.Q);
+    rotateHeads(options.rotary, options.rotary.key_positions, d_k, r.K);
 
     const float factor = options.logitFactor(d_k);
     parallelFor(h, [&](int i) {
@@ -155,6 +198,8 @@ Eigen::MatrixXf perHeadLogitsOf(const AttentionOptions& options, const Weights& 
         q.rowwise() += w.b_Q.segment(i * d_k, d_k);
         k.rowwise() += w.b_K.segment(g * d_k, d_k);
     }
+    rotateHeads(options.rotary, options.rotary.query_positions, d_k, q);
+    rotateHeads(options.rotary, options.rotary.key_positions, d_k, k);
     Eigen::MatrixXf logits = q * k.transpose();  // (n_q, n_kv)
     return logits * options.logitFactor(d_k);
 }
@@ -180,6 +225,50 @@ Eigen::MatrixXf mergedLogitsOf(const AttentionOptions& options, const Weights& w
     return logits * options.logitFactor(d_k);
 }
 
+// Head i's logits through the merged form with the rotation between the two positions:
+//   x_r W_QK,i(Delta) x_c^T + x_r W_i^Q M b_k^T + b_q M (W_g^K)^T x_c^T + b_q M b_k^T,
+// W_QK,i(Delta) = W_i^Q M(Delta) (W_g^K)^T (d_model, d_model) formed once per distance
+// Delta = key position - query position (RotaryCircuits.h). Only allowed cells; 0 elsewhere.
+Eigen::MatrixXf mergedRotaryLogitsOf(const AttentionOptions& options, const Weights& w,
+                                     const Eigen::Ref<const Eigen::MatrixXf>& x_q,
+                                     const Eigen::Ref<const Eigen::MatrixXf>& x_kv, int i, const MaskMatrix& allowed) {
+    const int d_k = w.d_k, g = w.kvHeadOf(i);
+    const Rotary& rotary = options.rotary;
+    const auto position = [](const std::vector<int>& given, Eigen::Index r) { return given.empty() ? int(r) : given[r]; };
+    std::map<int, std::vector<std::pair<Eigen::Index, Eigen::Index>>> cells;  // Delta -> (query, key)
+    for (Eigen::Index r = 0; r < x_q.rows(); ++r)
+        for (Eigen::Index c = 0; c < x_kv.rows(); ++c)
+            if (allowed(r, c))
+                cells[position(rotary.key_positions, c) - position(rotary.query_positions, r)].emplace_back(r, c);
+    Eigen::MatrixXf logits = Eigen::MatrixXf::Zero(x_q.rows(), x_kv.rows());  // (n_q, n_kv)
+    const Eigen::MatrixXf w_q = w.queryHead(i), w_k = w.keyHead(i);           // (d_model, d_k)
+    for (const auto& [delta, list] : cells) {
+        const Eigen::MatrixXf M = relativeRotation(rotary, d_k, delta).cast<float>();  // (d_k, d_k)
+        const Eigen::MatrixXf w_qm = w_q * M;                                          // (d_model, d_k)
+        const Eigen::MatrixXf w_qk = w_qm * w_k.transpose();                            // (d_model, d_model)
+        Eigen::VectorXf u, v;
+        float bias_bias = 0;
+        if (w.hasBias()) {
+            const Eigen::RowVectorXf b_q = w.b_Q.segment(i * d_k, d_k), b_k = w.b_K.segment(g * d_k, d_k);
+            u = w_qm * b_k.transpose();                // (d_model)
+            v = w_k * (b_q * M).transpose();           // (d_model)
+            bias_bias = (b_q * M).dot(b_k);
+        }
+        for (const auto& [r, c] : list) {
+            float score = (x_q.row(r) * w_qk).dot(x_kv.row(c));
+            if (w.hasBias()) score += x_q.row(r).dot(u.transpose()) + x_kv.row(c).dot(v.transpose()) + bias_bias;
+            logits(r, c) = score;
+        }
+    }
+    return logits * options.logitFactor(d_k);
+}
+
+// Multiply-adds of mergedRotaryLogitsOf over every head: one (d, d) product per distance, d^2 a cell.
+double mergedRotaryCost(const Weights& w, Eigen::Index n_q, Eigen::Index n_kv) {
+    const double d = w.dModel();
+    return double(w.heads) * ((double(n_q + n_kv)) * d * d * w.d_k + double(n_q) * double(n_kv) * d * d);
+}
+
 }  // namespace
 
 Eigen::MatrixXf mergedQK(const Weights& w, int head) {
@@ -191,11 +280,17 @@ Equivalence checkEquivalence(const AttentionOptions& options, const Weights& w,
                              const Eigen::Ref<const Eigen::MatrixXf>& x_kv, const Results& fused) {
     // One head at a time, reduced at once: memory O(threads n_q n_kv), not O(h n_q n_kv).
     std::vector<Equivalence> per_head(w.heads);
+    const bool merged_rotary =
+        options.rotary.enabled() && mergedRotaryCost(w, x_q.rows(), x_kv.rows()) <= kMaxMergedRotaryMultiplyAdds;
     parallelFor(w.heads, [&](int i) {
         const Eigen::MatrixXf& f = fused.heads[i].logits;
         const Eigen::MatrixXf per = perHeadLogitsOf(options, w, x_q, x_kv, i);
         per_head[i].fused_vs_per_head = maxAllowedDiff(f, per, fused.allowed);
-        per_head[i].factored_vs_merged = maxAllowedDiff(f, mergedLogitsOf(options, w, x_q, x_kv, i), fused.allowed);
+        if (!options.rotary.enabled())
+            per_head[i].factored_vs_merged = maxAllowedDiff(f, mergedLogitsOf(options, w, x_q, x_kv, i), fused.allowed);
+        else if (merged_rotary)
+            per_head[i].factored_vs_merged =
+                maxAllowedDiff(f, mergedRotaryLogitsOf(options, w, x_q, x_kv, i, fused.allowed), fused.allowed);
         per_head[i].max_abs_logit = per.size() ? double(per.cwiseAbs().maxCoeff()) : 0.0;
     }, double(x_q.cols()) * x_q.cols() * w.d_k * w.heads > 1e6);
     Equivalence e;
@@ -205,6 +300,7 @@ Equivalence checkEquivalence(const AttentionOptions& options, const Weights& w,
         e.max_abs_logit = worse(e.max_abs_logit, h.max_abs_logit);
     }
     e.compared_cells = static_cast<long long>(fused.allowed.count()) * w.heads;
+    e.merged_compared = !options.rotary.enabled() || merged_rotary;
     return e;
 }
 

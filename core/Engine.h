@@ -1,6 +1,9 @@
 #pragma once
 // The attention engine: one pure function from (options, weights, input) to results.
 //   Q = X_q W_Q + b_Q (n_q, h*d_k)   K = X_kv W_K + b_K (n_kv, kv*d_k)   V = X_kv W_V + b_V
+//   rotary (when options.rotary has frequencies): every head's Q_i and K_g rotated by their
+//           positions after the bias, so Results.Q and Results.K hold the rotated q and k
+//           the softmax sees (Rotary below)
 //   head i: logits_i = Q_i K_g^T * scale / T (n_q, n_kv), weights_i = softmax_rows(logits_i),
 //           out_i = weights_i V_g (n_q, d_v) with g = i / (h / kv)
 //   concat = [out_0 ... out_{h-1}] (n_q, h*d_v),  output = concat W_O + b_O (n_q, d_model)
@@ -18,11 +21,33 @@ namespace headscope {
 
 using MaskMatrix = Eigen::Matrix<bool, Eigen::Dynamic, Eigen::Dynamic>;
 
+// Rotary position embedding (Su et al. 2021, "RoFormer") in the rotate-half layout of
+// GPT-NeoX and Llama (Hugging Face apply_rotary_pos_emb). The first 2m dimensions of a head
+// (m = inverse_frequencies.size(), m <= d_k / 2) are two halves [a | b]; pair p = (a_p, b_p)
+// of a row at position t turns by the angle t * theta_p:
+//   a_p' = a_p cos(t theta_p) - b_p sin(t theta_p),   b_p' = b_p cos(t theta_p) + a_p sin(t theta_p)
+// and the dimensions past 2m pass unchanged (partial rotary: GPT-NeoX's rotary_pct).
+// Angles and their cos/sin are computed in float, as Hugging Face does.
+struct Rotary {
+    Eigen::VectorXf inverse_frequencies;  // (m) theta_p in radians per position; empty: no rotation
+    std::vector<int> query_positions;     // position of each query row; empty: 0 .. n_q - 1
+    std::vector<int> key_positions;       // position of each key row; empty: 0 .. n_kv - 1
+
+    bool enabled() const { return inverse_frequencies.size() > 0; }
+    int dims() const { return 2 * static_cast<int>(inverse_frequencies.size()); }  // rotated dims of a head
+};
+
+// Rotates every head of x (n, heads*d_k) in place: row r at positions[r] (or r when positions
+// is empty). cos/sin tables (n, m) are computed once per call. std::invalid_argument when
+// the rotary dims do not fit in d_k or positions has the wrong length.
+void rotateHeads(const Rotary& rotary, const std::vector<int>& positions, int d_k, Eigen::Ref<Eigen::MatrixXf> x);
+
 struct AttentionOptions {
     MaskKind mask = MaskKind::None;
     std::vector<int> padded_keys;  // key positions no query may attend to
     bool scale = true;             // multiply logits by 1/sqrt(d_k)
     double temperature = 1.0;      // divide logits by T
+    Rotary rotary;                 // none by default; a rotary model's layers set it
 
     static AttentionOptions from(const Config& config);
     float logitFactor(int d_k) const;
@@ -35,7 +60,8 @@ struct HeadResult {
 };
 
 struct Results {
-    Eigen::MatrixXf Q, K, V;       // fused projections, biases added
+    Eigen::MatrixXf Q, K, V;       // fused projections, biases added; Q and K rotated when
+                                   // options.rotary is on (the q and k the softmax sees)
     MaskMatrix allowed;            // (n_q, n_kv) true where a query may attend to a key
     std::vector<HeadResult> heads;
     Eigen::MatrixXf concat;        // (n_q, h*d_v)
@@ -58,6 +84,11 @@ Results forward(const Config& config, const Weights& weights, const Input& input
 //  per-head: 3h separate maps, Q_i = X_q W_i^Q + b_i^Q, K_i = X_kv W_i^K + b_i^K.
 //  merged:   X_q W_QK,i X_kv^T with W_QK,i = W_i^Q (W_i^K)^T (d_model, d_model), plus the
 //            bias terms, exactly the same bilinear form.
+// With rotary positions the per-head path rotates q and k as forward() does, and the merged
+// path forms W_QK,i(Delta) = W_i^Q M(Delta) (W_g^K)^T once per distance Delta = j - i
+// (RotaryCircuits.h): no single W_QK,i gives every logit, one per distance does. It costs a
+// (d, d) product per distance and d^2 per cell, so above 2e9 multiply-adds it is skipped
+// (merged_compared false, factored_vs_merged 0).
 
 // W_QK,i = W_i^Q (W_i^K)^T (d_model, d_model), formed explicitly (for export and checks).
 Eigen::MatrixXf mergedQK(const Weights& weights, int head);
@@ -67,6 +98,7 @@ struct Equivalence {
     double factored_vs_merged = 0;  // max |logits_fused - logits_merged|
     double max_abs_logit = 0;       // scale for judging the two residuals
     long long compared_cells = 0;   // unmasked cells compared over all heads; 0: nothing to compare
+    bool merged_compared = true;    // false when the merged rotary check was too large: see above
 };
 Equivalence checkEquivalence(const AttentionOptions& options, const Weights& weights,
                              const Eigen::Ref<const Eigen::MatrixXf>& x_q,

@@ -59,7 +59,9 @@ ScoreBreakdown scoreBreakdown(const Analysis& a, int head, int row, int col, con
     b.logit = b.dot * b.factor;
     b.engine_logit = hr.logits(row, col);
 
-    if (w_qk && w_qk->rows() == w.dModel() && w_qk->cols() == w.dModel()) {
+    // With rotary positions the merged form needs the rotation between the positions
+    // (RotaryCircuits.h W_QK,i(Delta)): the plain W_QK,i would not give this logit, so no bilinear split.
+    if (!a.rotary.enabled() && w_qk && w_qk->rows() == w.dModel() && w_qk->cols() == w.dModel()) {
         // x_i (d_model), x_j (d_model); W_QK,i (d_model, d_model)
         const Eigen::RowVectorXf x_i = a.input.query.X.row(row), x_j = a.input.key_value.X.row(col);
         BilinearScore s;

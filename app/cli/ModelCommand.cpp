@@ -1,4 +1,4 @@
-// headscope-cli model: a real GPT-2 checkpoint directory on an input. Prints the tokens and
+// headscope-cli model: a real checkpoint directory (GPT-2, Llama, Mistral, Qwen2, GPT-NeoX) on an input. Prints the tokens and
 // ids, every head's W_QK and W_OV rank per layer and the top-10 next tokens; --json prints
 // one JSON object instead; --out DIR writes, in layer order,
 //   attention_layer_<L>.npy     (heads, n, n) attention weights of layer L
@@ -20,7 +20,7 @@
 #include "cli/Arguments.h"
 #include "cli/Commands.h"
 #include "cli/ModelAblation.h"
-#include "io/Gpt2Checkpoint.h"
+#include "io/Checkpoint.h"
 #include "io/IoError.h"
 #include "io/MatrixExport.h"
 #include "io/Npy.h"
@@ -46,6 +46,33 @@ struct LayerReport {
     std::vector<HeadSpectra> spectra;
 };
 
+// The architecture as config.json and the weights give it.
+nlohmann::json architectureJson(const model::Model& m) {
+    const model::ModelConfig& c = m.config;
+    const bool gated = c.mlp == model::MlpKind::Gated;
+    nlohmann::json rotary = nullptr;
+    if (c.rotary_dims > 0) {
+        rotary = {{"theta", c.rope_theta}, {"dims", c.rotary_dims}, {"share", c.rotaryShare()},
+                  {"scaling", c.rope_scaling.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.rope_scaling)}};
+    }
+    return {{"family", c.familyName()},
+            {"model_type", c.family},
+            {"norm", c.norm == model::NormKind::RmsNorm ? "RMSNorm" : "LayerNorm"},
+            {"norm_epsilon", c.layer_norm_epsilon},
+            {"activation", c.activation_name},
+            {"mlp", gated ? "gated (SwiGLU: down(act(gate x) * up x))" : "plain (act(x W_in) W_out)"},
+            {"position", c.rotary_dims > 0 ? "rotary" : c.position_embedding ? "learned" : "none"},
+            {"rope", rotary},
+            {"parallel_residual", c.parallel_residual},
+            {"heads", c.n_head},
+            {"kv_heads", c.kvHeads()},
+            {"head_dim", c.headDim()},
+            {"attention_bias", !m.blocks.empty() && m.blocks[0].attention.hasBias()},
+            {"tied_output", m.tiedOutput()},
+            {"dtype", m.dtype},
+            {"parameters", m.parameterCount()}};
+}
+
 nlohmann::json reportJson(const model::Model& m, const model::Trace& trace, const std::vector<LayerReport>& layers,
                           const std::vector<model::NextToken>& next) {
     const model::ModelConfig& c = m.config;
@@ -55,6 +82,7 @@ nlohmann::json reportJson(const model::Model& m, const model::Trace& trace, cons
                   {"d_k", c.headDim()},           {"n_positions", c.n_positions}, {"vocab_size", c.vocab_size},
                   {"dtype", m.dtype},             {"parameters", m.parameterCount()},
                   {"tied_output", m.tiedOutput()}, {"activation", c.activation_name}};
+    j["architecture"] = architectureJson(m);
     j["ids"] = trace.ids;
     j["tokens"] = nlohmann::json::array();
     for (int id : trace.ids) j["tokens"].push_back(m.tokenizer->hasId(id) ? m.tokenizer->decode({id}) : "");
@@ -97,9 +125,10 @@ nlohmann::json reportJson(const model::Model& m, const model::Trace& trace, cons
 void printReport(const model::Model& m, const model::Trace& trace, const std::vector<LayerReport>& layers,
                  const std::vector<model::NextToken>& next) {
     const model::ModelConfig& c = m.config;
-    std::printf("GPT-2 checkpoint %s: %d layers x %d heads, d_model %d (d_k %d), vocabulary %d, context %d, %s, %lld parameters\n",
-                m.directory.c_str(), c.n_layer, c.n_head, c.n_embd, c.headDim(), c.vocab_size, c.n_positions,
-                m.dtype.c_str(), m.parameterCount());
+    std::printf("%s checkpoint %s: %d layers x %d heads, d_model %d (d_k %d), vocabulary %d, context %d, %s, %lld parameters\n",
+                c.familyName().c_str(), m.directory.c_str(), c.n_layer, c.n_head, c.n_embd, c.headDim(), c.vocab_size,
+                c.n_positions, m.dtype.c_str(), m.parameterCount());
+    std::printf("architecture: %s\n", model::describeArchitecture(m).c_str());
     std::printf("\n%d tokens (a space shows as \u2423):\n%9s %8s  %s\n", trace.n(), "position", "id", "token");
     for (int i = 0; i < trace.n(); ++i) std::printf("%9d %8d  %s\n", i, trace.ids[i], trace.tokens[i].c_str());
     std::string ids;
@@ -110,6 +139,8 @@ void printReport(const model::Model& m, const model::Trace& trace, const std::ve
     std::printf("ids: %s\n", ids.c_str());
     std::printf("\nranks of W_QK,i = W_i^Q W_i^K^T and W_OV,i = W_i^V W_i^O (at most d_k = %d):\n%6s %5s %8s %8s\n",
                 c.headDim(), "layer", "head", "rank QK", "rank OV");
+    if (c.rotary_dims > 0)
+        std::printf("(rotary model: W_QK,i here is the product at distance 0; the rotation between W_Q and W_K^T keeps the rank <= d_k)\n");
     for (const LayerReport& report : layers)
         for (int i = 0; i < c.n_head; ++i)
             std::printf("%6d %5d %8d %8d\n", report.layer, i, report.spectra[i].qk.rank, report.spectra[i].ov.rank);
@@ -123,11 +154,12 @@ void printReport(const model::Model& m, const model::Trace& trace, const std::ve
 int runModel(const QStringList& arguments, int argc, char** argv) {
     QCommandLineParser parser;
     parser.addOptions({
-        {"checkpoint", "Hugging Face GPT-2 directory (config.json, model.safetensors, vocab.json, merges.txt).", "DIR"},
-        {"text", "Input text, tokenised with the checkpoint's GPT-2 tokenizer.", "TEXT"},
+        {"checkpoint", "Hugging Face model directory: gpt2, llama, mistral, qwen2 or gpt_neox (config.json, "
+                       "model.safetensors or its shards, tokenizer.json or vocab.json + merges.txt).", "DIR"},
+        {"text", "Input text, tokenised with the checkpoint's tokenizer.", "TEXT"},
         {"ids", "Input token ids instead of a text, e.g. 2,0,1.", "LIST"},
         {"layer", "Report and write only layer L (default: every layer).", "L"},
-        {"mask", "Attention mask: causal (GPT-2's, the default) or none.", "causal|none"},
+        {"mask", "Attention mask: causal (the models', the default) or none.", "causal|none"},
         {"temperature", "Softmax temperature T of every head (logits / T; default 1).", "T"},
         {"ablate", "Knock out these heads (LAYER.HEAD, comma-separated, e.g. 1.0,1.1) and show what changes.", "LIST"},
         {"ablate-mode", "With --ablate: zero (the head writes nothing, the default) or mean (its mean output over the input's positions).", "zero|mean"},
@@ -168,7 +200,7 @@ int runModel(const QStringList& arguments, int argc, char** argv) {
 
     model::ModelPtr m;
     try {
-        m = io::loadGpt2Checkpoint(checkpoint);
+        m = io::loadCheckpoint(checkpoint);
     } catch (const io::IoError& e) {
         throw UsageError(e.what());
     }

@@ -178,6 +178,11 @@ const SafetensorsReader::Entry& SafetensorsReader::entry(const std::string& name
 
 const std::vector<std::int64_t>& SafetensorsReader::shape(const std::string& name) const { return entry(name).shape; }
 
+std::pair<std::uint64_t, std::uint64_t> SafetensorsReader::byteRange(const std::string& name) const {
+    const Entry& e = entry(name);
+    return {data_start_ + e.begin, e.end - e.begin};
+}
+
 const std::string& SafetensorsReader::dtype(const std::string& name) const { return entry(name).dtype; }
 
 void SafetensorsReader::fail(const std::string& why) const {

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "io/Tensor.h"
@@ -29,6 +30,9 @@ public:
     // IoError when the tensor is absent.
     const std::vector<std::int64_t>& shape(const std::string& name) const;
     const std::string& dtype(const std::string& name) const;
+    // Where the tensor's bytes are in the file: {offset from the file's start, length}, checked
+    // to lie inside the file by the constructor. IoError when the tensor is absent.
+    std::pair<std::uint64_t, std::uint64_t> byteRange(const std::string& name) const;
 
     // The tensor's values as float; IoError for dtypes other than F32, F64, F16, BF16.
     Tensor read(const std::string& name);

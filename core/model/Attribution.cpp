@@ -40,18 +40,20 @@ DirectAttribution directAttribution(const Model& model, const Trace& trace, int 
     a.token = token;
     a.logit = trace.logits(logits_row, token);
 
-    // sigma = sqrt(var(x_L[p]) + eps): biased variance, as torch.nn.LayerNorm
+    // LayerNorm: sigma = sqrt(var(x_L[p]) + eps), biased variance as torch.nn.LayerNorm, and each
+    // component centred; RMSNorm: sigma = sqrt(mean(x_L[p]^2) + eps), nothing centred, no bias.
+    const bool centred = c.norm == NormKind::LayerNorm;
     const Eigen::RowVectorXd x_frozen = norm_trace.final_residual.row(position).cast<double>();  // (d)
-    const double variance = (x_frozen.array() - x_frozen.mean()).square().mean();
-    a.scale = std::sqrt(variance + c.layer_norm_epsilon);
+    const double spread = centred ? (x_frozen.array() - x_frozen.mean()).square().mean() : x_frozen.squaredNorm() / double(x_frozen.size());
+    a.scale = std::sqrt(spread + c.layer_norm_epsilon);
 
-    // w (d) = gamma * u_t / sigma: direct(c) = (c - mean(c)) . w
+    // w (d) = gamma * u_t / sigma: direct(c) = (c - mean(c)) . w  (RMSNorm: c . w)
     const Eigen::VectorXd u = model.outputEmbeddingT().col(token).cast<double>();  // (d)
     const Eigen::VectorXd w = model.ln_f.weight.transpose().cast<double>().cwiseProduct(u) / a.scale;
-    const auto direct = [&w](const Eigen::Ref<const Eigen::RowVectorXd>& component) {
-        return (component.array() - component.mean()).matrix().dot(w.transpose());
+    const auto direct = [&w, centred](const Eigen::Ref<const Eigen::RowVectorXd>& component) {
+        return centred ? (component.array() - component.mean()).matrix().dot(w.transpose()) : component.dot(w.transpose());
     };
-    a.final_bias = model.ln_f.bias.cast<double>().dot(u.transpose());
+    a.final_bias = model.ln_f.bias.size() ? model.ln_f.bias.cast<double>().dot(u.transpose()) : 0.0;
 
     const int L = static_cast<int>(trace.layers.size());
     a.heads = Eigen::MatrixXd::Zero(L, c.n_head);

@@ -15,7 +15,7 @@
 // exactly when sigma is the scale of this very trace (the mean term is not left over: each
 // component carries its own share of it). In double from the float trace: the identity holds to
 // float rounding (tests: 1e-4 relative to the largest component).
-// Written for LayerNorm (model.ln_f); a family with RMSNorm (no centring) would skip the centring.
+// With RMSNorm (Llama, Mistral, Qwen2) sigma is the root mean square and nothing is centred.
 
 #include <Eigen/Core>
 #include <vector>

@@ -35,6 +35,9 @@ void activate(Eigen::MatrixXf& m, Activation activation) {
         case Activation::Relu:
             m = m.cwiseMax(0.0f);
             break;
+        case Activation::Silu:
+            m = (x / (1.0f + (-x).exp())).matrix();
+            break;
     }
 }
 
@@ -64,10 +67,22 @@ Eigen::MatrixXf layerNorm(const Eigen::Ref<const Eigen::MatrixXf>& x, const Laye
     return y;
 }
 
+Eigen::MatrixXf rmsNorm(const Eigen::Ref<const Eigen::MatrixXf>& x, const LayerNorm& norm, double epsilon) {
+    // x (n, d): per row mean of squares, x * rsqrt(ms + eps) * weight, in float (as HF's LlamaRMSNorm).
+    const Eigen::VectorXf inverse = (x.array().square().rowwise().mean() + float(epsilon)).rsqrt();  // (n)
+    Eigen::MatrixXf y = x.array().colwise() * inverse.array();
+    y.array().rowwise() *= norm.weight.array();
+    return y;
+}
+
+Eigen::MatrixXf normalize(const ModelConfig& c, const Eigen::Ref<const Eigen::MatrixXf>& x, const LayerNorm& norm) {
+    return c.norm == NormKind::RmsNorm ? rmsNorm(x, norm, c.layer_norm_epsilon) : layerNorm(x, norm, c.layer_norm_epsilon);
+}
+
 double traceBytes(const ModelConfig& c, int n) {
     // Per layer: residual, LN_1 output, Q, K, V, concat, output (n, d each), per head logits and
     // weights (n, n) and output (n, d_k), the mask (n, n) booleans.
-    const double per_layer = 4.0 * (7.0 * n * c.n_embd + 2.0 * c.n_head * double(n) * n + double(n) * c.n_embd) +
+    const double per_layer = 4.0 * (7.0 * n * std::max(c.n_embd, c.n_head * c.headDim()) + 2.0 * c.n_head * double(n) * n + double(n) * c.n_embd) +
                              double(n) * n;
     return per_layer * c.n_layer;
 }
@@ -85,41 +100,55 @@ Trace runModel(const Model& model, const std::vector<int>& ids, const ForwardOpt
                                         ") is outside this model's vocabulary 0.." + std::to_string(c.vocab_size - 1));
 
     checkAblation(options.ablation, c.n_layer, c.n_head);
+    if (c.sliding_window > 0 && n > c.sliding_window)
+        throw std::invalid_argument("the input has " + std::to_string(n) + " tokens but this model's sliding window is " +
+                                    std::to_string(c.sliding_window) + ": longer inputs are not supported");
 
     Trace trace;
     trace.ids = ids;
     trace.options = options;
     trace.options.attention.scale = c.scale_attn_weights;
+    trace.options.attention.rotary = Rotary{};
+    trace.options.attention.rotary.inverse_frequencies = model.inverse_frequencies;
     for (int id : ids)
         trace.tokens.push_back(model.tokenizer->hasId(id) ? model.tokenizer->displayText(id) : "<" + std::to_string(id) + ">");
     const bool parallel = double(n) * c.n_embd * c.n_inner > 1e6;
 
-    // X_0 = wte[ids] + wpe[0..n)  (n, d)
+    // X_0 = wte[ids] (+ wpe[0..n))  (n, d)
     Eigen::MatrixXf x(n, c.n_embd);
-    for (int i = 0; i < n; ++i) x.row(i) = (model.wte_t.col(ids[i]) + model.wpe_t.col(i)).transpose();
+    for (int i = 0; i < n; ++i) x.row(i) = model.wte_t.col(ids[i]).transpose();
+    if (model.wpe_t.size())
+        for (int i = 0; i < n; ++i) x.row(i) += model.wpe_t.col(i).transpose();
 
     trace.layers.reserve(model.blocks.size());
-    Eigen::MatrixXf hidden, mlp, projected;
+    Eigen::MatrixXf hidden, mlp, gate, projected;
     for (const Block& block : model.blocks) {
         LayerTrace layer;
         layer.residual = x;
-        layer.attention_input = layerNorm(x, block.ln_1, c.layer_norm_epsilon);  // (n, d)
+        layer.attention_input = normalize(c, x, block.ln_1);                    // (n, d)
         layer.attention = headscope::forward(trace.options.attention, block.attention, layer.attention_input,
                                              layer.attention_input);
         ablateLayer(options.ablation, static_cast<int>(trace.layers.size()), block.attention, layer.attention);
-        x += layer.attention.output;                                             // residual (n, d)
-        hidden = layerNorm(x, block.ln_2, c.layer_norm_epsilon);                 // (n, d)
+        // Parallel residual (NeoX): the MLP reads N_2(X_l), not N_2(X_l + attention).
+        if (!c.parallel_residual) x += layer.attention.output;                  // residual (n, d)
+        hidden = normalize(c, x, block.ln_2);                                    // (n, d)
         linearTransposed(hidden, block.W_fc_t, block.b_fc, mlp, parallel);      // (n, n_inner)
-        activate(mlp, c.activation);
+        if (c.mlp == MlpKind::Gated) {
+            linearTransposed(hidden, block.W_gate_t, block.b_gate, gate, parallel);  // (n, n_inner)
+            activate(gate, c.activation);
+            mlp.array() *= gate.array();                                         // act(x W_gate) * (x W_up)
+        } else {
+            activate(mlp, c.activation);
+        }
         linearTransposed(mlp, block.W_proj_t, block.b_proj, projected, parallel);  // (n, d)
         x += projected;
+        if (c.parallel_residual) x += layer.attention.output;
         trace.layers.push_back(std::move(layer));
     }
 
     trace.final_residual = x;
-    // logits (n or 1, vocab) = LN_f(X_L) E^T, the vocabulary split between two threads.
-    const Eigen::MatrixXf final_hidden =
-        layerNorm(options.all_logits ? x : Eigen::MatrixXf(x.bottomRows(1)), model.ln_f, c.layer_norm_epsilon);
+    // logits (n or 1, vocab) = N_f(X_L) E^T, the vocabulary split between two threads.
+    const Eigen::MatrixXf final_hidden = normalize(c, options.all_logits ? x : Eigen::MatrixXf(x.bottomRows(1)), model.ln_f);
     const Eigen::MatrixXf& embedding_t = model.outputEmbeddingT();  // (d, vocab)
     trace.logits.resize(final_hidden.rows(), embedding_t.cols());
     parallelFor(2, [&](int task) {
@@ -173,9 +202,10 @@ Analysis layerAnalysis(const Model& model, const Trace& trace, int layer, double
     Analysis a;
     Config& config = a.config;
     config.d_model = c.n_embd;
-    config.heads = config.kv_heads = c.n_head;
+    config.heads = c.n_head;
+    config.kv_heads = c.kvHeads();
     config.d_k = config.d_v = c.headDim();
-    config.bias = true;
+    config.bias = model.blocks[layer].attention.hasBias();
     config.text = model.tokenizer->decode(std::vector<int>(trace.ids.begin(), trace.ids.end()));
     config.seq_len = 0;
     config.source_text.clear();
@@ -187,7 +217,7 @@ Analysis layerAnalysis(const Model& model, const Trace& trace, int layer, double
 
     std::filesystem::path dir = std::filesystem::path(model.directory).lexically_normal();
     if (dir.filename().empty()) dir = dir.parent_path();  // "models/nano-sort/" -> "nano-sort"
-    a.model_name = "GPT-2 " + dir.filename().string() + ", layer " + std::to_string(layer) + " of " +
+    a.model_name = c.familyName() + " " + dir.filename().string() + ", layer " + std::to_string(layer) + " of " +
                    std::to_string(c.n_layer);
     a.setWeights(model.blocks[layer].attention);
     a.input.query.tokens = trace.tokens;
@@ -195,6 +225,7 @@ Analysis layerAnalysis(const Model& model, const Trace& trace, int layer, double
     a.input.key_value = a.input.query;
     a.input.cross = false;
     a.results = trace.layers[layer].attention;
+    a.rotary = options.rotary;
     const auto start = std::chrono::steady_clock::now();
     a.spectra = headSpectra(a.weights(), rank_rtol);
     a.logits = logitsSpectra(a.weights(), a.results, options, rank_rtol);

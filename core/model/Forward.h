@@ -1,11 +1,15 @@
 #pragma once
-// The exact GPT-2 forward pass over a loaded model, keeping what HeadScope shows:
-//   X_0 = wte[ids] + wpe[0..n)                                   (n, d)
-//   block l: A_l = LN_1(X_l) (the attention input), R_l = forward(attention_l, A_l)
-//            X_l' = X_l + R_l.output,  X_{l+1} = X_l' + MLP(LN_2(X_l'))
-//   logits = LN_f(X_L) * outputEmbeddingT()                      (n, vocab)
+// The exact forward pass over a loaded model of any family (model/Model.h), keeping what
+// HeadScope shows:
+//   X_0 = wte[ids] (+ wpe[0..n) when the model has position embeddings)   (n, d)
+//   block l: A_l = N_1(X_l) (the attention input), R_l = forward(attention_l, A_l) with the
+//            model's rotary frequencies (positions 0..n-1)
+//            sequential: X_l' = X_l + R_l.output,  X_{l+1} = X_l' + MLP(N_2(X_l'))
+//            parallel:   X_{l+1} = X_l + R_l.output + MLP(N_2(X_l))
+//   logits = N_f(X_L) * outputEmbeddingT()                                  (n, vocab)
 // The attention of every block is core's forward() (Engine.h) on the block's Weights, so
-// every head's Q, K, V, logits and weights are the same Results the single-layer views read.
+// every head's Q, K (rotated for rotary models), V, logits and weights are the same Results
+// the single-layer views read.
 
 #include <Eigen/Core>
 #include <string>
@@ -20,7 +24,7 @@ namespace headscope::model {
 
 struct ForwardOptions {
     // Causal mask on (GPT-2 was trained with it); temperature and padded keys pass through.
-    // `scale` is overridden by the model's scale_attn_weights.
+    // `scale` is overridden by the model's scale_attn_weights, `rotary` by the model's.
     AttentionOptions attention = [] {
         AttentionOptions causal;
         causal.mask = MaskKind::Causal;
@@ -32,14 +36,14 @@ struct ForwardOptions {
 
 struct LayerTrace {
     Eigen::MatrixXf residual;         // X_l, the residual stream entering the block (n, d)
-    Eigen::MatrixXf attention_input;  // LN_1(X_l) (n, d)
+    Eigen::MatrixXf attention_input;  // N_1(X_l) (n, d)
     Results attention;                // Q, K, V (n, d), heads' logits/weights (n, n), output (n, d)
 };
 
 struct Trace {
     std::vector<int> ids;
     std::vector<std::string> tokens;  // display text of each id (Tokenizer::displayText)
-    ForwardOptions options;           // as used (scale set from the model; ablation: the heads that were off)
+    ForwardOptions options;           // as used (scale and rotary set from the model; ablation: the heads that were off)
     std::vector<LayerTrace> layers;
     Eigen::MatrixXf final_residual;   // X_L, before the final norm (n, d)
     Eigen::MatrixXf logits;           // (n, vocab) with all_logits, else (1, vocab): the last position
@@ -53,6 +57,10 @@ Trace runModel(const Model& model, const std::vector<int>& ids, const ForwardOpt
 
 // LayerNorm over each row: (x - mean) / sqrt(var + eps) * weight + bias. (n, d) -> (n, d)
 Eigen::MatrixXf layerNorm(const Eigen::Ref<const Eigen::MatrixXf>& x, const LayerNorm& ln, double epsilon);
+// RMSNorm over each row: x / sqrt(mean(x^2) + eps) * weight. (n, d) -> (n, d)
+Eigen::MatrixXf rmsNorm(const Eigen::Ref<const Eigen::MatrixXf>& x, const LayerNorm& norm, double epsilon);
+// The model's norm (config.norm) with its epsilon.
+Eigen::MatrixXf normalize(const ModelConfig& config, const Eigen::Ref<const Eigen::MatrixXf>& x, const LayerNorm& norm);
 
 struct NextToken {
     int id = 0;

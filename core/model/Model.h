@@ -1,13 +1,18 @@
 #pragma once
-// A decoder-only language model, loaded once: today the GPT-2 family (Radford et al. 2019;
-// Hugging Face GPT2LMHeadModel). Immutable
-// once loaded and shared by everything that shows it: std::shared_ptr<const Model>.
+// A decoder-only language model, loaded once: the GPT-2, Llama (Mistral, Qwen2) and GPT-NeoX
+// (Pythia) families, as the Hugging Face modeling code computes them. Immutable once loaded
+// and shared by everything that shows it: std::shared_ptr<const Model>.
 // Row-vector layout as in core/Weights.h: activations are (n, d_model), X W.
-//   block l: a = X + Attn(LN_1(X)),  X' = a + MLP(LN_2(a)),  MLP(x) = gelu(x W_fc + b_fc) W_proj + b_proj
-//   logits = LN_f(X_L) wte^T (or lm_head^T when the checkpoint has an untied lm_head)
-// Each block's attention is a headscope::Weights (W_Q, W_K, W_V (d, h*d_k) and W_O (d, d)
-// with biases): GPT-2's Conv1D c_attn weight (d, 3d) is exactly [W_Q | W_K | W_V] and
-// c_proj is W_O, so core's forward() and headSpectra() run on it unchanged.
+//   X_0 = E[ids] (+ P[0..n) when the family has a position embedding: GPT-2)
+//   sequential block (GPT-2, Llama, NeoX with use_parallel_residual false):
+//        a = X + Attn(N_1(X)),  X' = a + MLP(N_2(a))
+//   parallel block (NeoX, Pythia):  X' = X + Attn(N_1(X)) + MLP(N_2(X))
+//   N: LayerNorm (weight, bias) or RMSNorm (weight only, x / sqrt(mean(x^2) + eps))
+//   MLP plain: act(x W_fc + b_fc) W_proj + b_proj;  gated (SwiGLU): (act(x W_gate) * (x W_fc)) W_proj
+//   logits = N_f(X_L) E^T (or lm_head^T when the output embedding is untied)
+// Each block's attention is a headscope::Weights (W_Q (d, h*d_k), W_K, W_V (d, kv*d_k),
+// W_O (h*d_k, d), optional biases); a rotary family's q and k are turned by their positions
+// inside core's forward() (Engine.h Rotary) with the model's inverse frequencies.
 // Matrices that are only multiplied (the MLP, the embeddings) are kept transposed, in the
 // memory order of the checkpoint, so loading them is one straight copy.
 
@@ -25,11 +30,24 @@ enum class Activation {
     GeluTanh,  // "gelu_new", "gelu_pytorch_tanh": 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
     GeluErf,   // "gelu": 0.5 x (1 + erf(x / sqrt 2))
     Relu,      // "relu"
+    Silu,      // "silu", "swish": x sigmoid(x) (Llama's SwiGLU gate)
+};
+
+enum class NormKind {
+    LayerNorm,  // (x - mean) / sqrt(var + eps) * weight + bias
+    RmsNorm,    // x / sqrt(mean(x^2) + eps) * weight (Llama; computed in float)
+};
+
+enum class MlpKind {
+    Plain,  // act(x W_fc + b_fc) W_proj + b_proj (GPT-2, GPT-NeoX)
+    Gated,  // (act(x W_gate) * (x W_fc)) W_proj: Llama's down(silu(gate x) * up x)
 };
 
 struct ModelConfig {
+    std::string family = "gpt2";  // config.json model_type: gpt2, llama, mistral, qwen2, gpt_neox
     int n_layer = 0;
     int n_head = 0;
+    int n_kv_head = 0;    // key/value heads (grouped-query attention); 0: n_head
     int n_embd = 0;       // d_model
     int n_positions = 0;  // longest input
     int vocab_size = 0;   // rows of wte
@@ -39,41 +57,73 @@ struct ModelConfig {
     std::string activation_name = "gelu_new";
     bool scale_attn_weights = true;  // logits * 1/sqrt(d_k)
     bool tie_word_embeddings = true; // false: the checkpoint must hold lm_head.weight
+    int head_dim = 0;     // explicit head size (Llama's head_dim); 0: n_embd / n_head
+    NormKind norm = NormKind::LayerNorm;
+    MlpKind mlp = MlpKind::Plain;
+    bool parallel_residual = false;
+    bool position_embedding = true;  // GPT-2's learned wpe; rotary families have none
+    // Rotary positions: rotary_dims of each head's d_k are turned (0: none), with base
+    // rope_theta; rope_scaling "llama3" (or "" for none) and its parameters as config.json gives them.
+    int rotary_dims = 0;
+    double rope_theta = 10000;
+    std::string rope_scaling;
+    double rope_factor = 1, rope_low_freq_factor = 1, rope_high_freq_factor = 4;
+    int rope_original_max_positions = 8192;
+    int sliding_window = 0;  // Mistral's: inputs longer than it are refused (0: none)
 
-    int headDim() const { return n_head > 0 ? n_embd / n_head : 0; }
+    int headDim() const { return head_dim > 0 ? head_dim : n_head > 0 ? n_embd / n_head : 0; }
+    int kvHeads() const { return n_kv_head > 0 ? n_kv_head : n_head; }
+    // "GPT-2", "Llama", "Mistral", "Qwen2", "GPT-NeoX"
+    std::string familyName() const;
+    // Rotated share of a head, 0..1 (rotary_dims / d_k).
+    double rotaryShare() const { return headDim() > 0 ? double(rotary_dims) / headDim() : 0; }
 };
 
 struct LayerNorm {
-    Eigen::RowVectorXf weight, bias;  // (d_model)
+    Eigen::RowVectorXf weight, bias;  // (d_model); bias empty for RMSNorm
 };
 
 struct Block {
     LayerNorm ln_1;
-    Weights attention;          // W_Q, W_K, W_V (d, d), W_O (d, d), biases (d)
+    Weights attention;          // W_Q (d, h*d_k), W_K, W_V (d, kv*d_k), W_O (h*d_k, d), biases or none
     LayerNorm ln_2;
-    Eigen::MatrixXf W_fc_t;     // c_fc weight transposed (n_inner, d): MLP in = x W_fc_t^T
-    Eigen::RowVectorXf b_fc;    // (n_inner)
-    Eigen::MatrixXf W_proj_t;   // mlp.c_proj weight transposed (d, n_inner)
-    Eigen::RowVectorXf b_proj;  // (d)
+    Eigen::MatrixXf W_fc_t;     // MLP in (n_inner, d): x W_fc_t^T (GPT-2 c_fc, NeoX dense_h_to_4h, Llama up_proj)
+    Eigen::MatrixXf W_gate_t;   // gated MLP only (n_inner, d): Llama's gate_proj; empty otherwise
+    Eigen::RowVectorXf b_fc;    // (n_inner) or empty
+    Eigen::RowVectorXf b_gate;  // (n_inner) or empty
+    Eigen::MatrixXf W_proj_t;   // MLP out (d, n_inner): GPT-2 mlp.c_proj, NeoX dense_4h_to_h, Llama down_proj
+    Eigen::RowVectorXf b_proj;  // (d) or empty
 };
 
 struct Model {
     ModelConfig config;
     Eigen::MatrixXf wte_t;      // token embeddings as columns (d, vocab_size): column t is token t
-    Eigen::MatrixXf wpe_t;      // position embeddings as columns (d, n_positions)
+    Eigen::MatrixXf wpe_t;      // position embeddings as columns (d, n_positions); empty without
+    Eigen::VectorXf inverse_frequencies;  // rotary theta_p (rotary_dims / 2), scaling applied; empty without
     std::vector<Block> blocks;
     LayerNorm ln_f;
     Eigen::MatrixXf lm_head_t;  // untied output embedding (d, vocab_size); empty when tied to wte
     std::shared_ptr<const text::Tokenizer> tokenizer;  // never null once loaded
     std::string directory;      // where it was loaded from
     std::string dtype;          // of the stored weights: F32, F16 or BF16
+    long long zero_biases = 0;  // zeros the loader put where the checkpoint has no bias (Qwen2's o_proj)
 
     bool tiedOutput() const { return lm_head_t.size() == 0; }
     // (d, vocab_size): logits = h (n, d) * outputEmbeddingT()
     const Eigen::MatrixXf& outputEmbeddingT() const { return tiedOutput() ? wte_t : lm_head_t; }
-    long long parameterCount() const;
+    long long parameterCount() const;  // as stored (zero_biases not counted)
 };
 
 using ModelPtr = std::shared_ptr<const Model>;
+
+// One line naming the architecture, e.g. "Llama, RMSNorm, gated MLP silu, RoPE theta 10000 on
+// 100% of each head, 4 heads on 2 K/V heads, F32".
+std::string describeArchitecture(const Model& model);
+
+// The rotary inverse frequencies theta_p = 1 / rope_theta^(2p / rotary_dims), p < rotary_dims / 2,
+// in float as Hugging Face computes them, with Llama 3's rope_scaling ("llama3": low
+// frequencies divided by factor, a smooth blend between low_freq and high_freq wavelengths)
+// applied. Empty when rotary_dims is 0.
+Eigen::VectorXf rotaryInverseFrequencies(const ModelConfig& config);
 
 }  // namespace headscope::model

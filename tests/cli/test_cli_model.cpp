@@ -133,3 +133,46 @@ TEST(CliModel, UsageListsTheModelCommand) {
     EXPECT_EQ(r.status, 0);
     EXPECT_THAT(r.out, HasSubstr("model   --checkpoint DIR (--text \"...\" | --ids 1,2,3) [--layer L]"));
 }
+
+// Rotary families (issue 22): the committed random Llama 3 / NeoX folders and the trained
+// llama-induction; --json names the architecture, the text report prints it in one line.
+TEST(CliModel, RotaryFamiliesNameTheirArchitecture) {
+    const fs::path llama3 = fs::path(HEADSCOPE_TEST_DATA_DIR) / "rotary" / "llama3_scaled";
+    CliResult r = runCli({"model", "--checkpoint", llama3.string(), "--ids", "3,1,4,1,5", "--json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    const auto& a = j["architecture"];
+    EXPECT_EQ(a["family"], "Llama");
+    EXPECT_EQ(a["model_type"], "llama");
+    EXPECT_EQ(a["norm"], "RMSNorm");
+    EXPECT_EQ(a["activation"], "silu");
+    EXPECT_EQ(a["kv_heads"], 1);
+    EXPECT_EQ(a["heads"], 4);
+    EXPECT_EQ(a["dtype"], "F16");
+    EXPECT_EQ(a["rope"]["theta"], 500000.0);
+    EXPECT_EQ(a["rope"]["share"], 1.0);
+    EXPECT_EQ(a["rope"]["scaling"], "llama3");
+    EXPECT_EQ(a["parameters"], j["model"]["parameters"]);
+    ASSERT_EQ(j["layers"].size(), 2u);
+
+    const fs::path neox = fs::path(HEADSCOPE_TEST_DATA_DIR) / "rotary" / "neox_sequential";
+    r = runCli({"model", "--checkpoint", neox.string(), "--ids", "3,1,4"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_THAT(r.out, ::testing::HasSubstr("GPT-NeoX checkpoint"));
+    EXPECT_THAT(r.out, ::testing::HasSubstr("architecture: GPT-NeoX, LayerNorm, MLP gelu, RoPE theta 10000 on 50% of each head"));
+
+    const fs::path trained = fs::path(HEADSCOPE_SHARED_MODELS_DIR) / "llama-induction";
+    if (!fs::exists(trained / "model.safetensors")) GTEST_SKIP() << trained << " is absent (it lives in ../shared/models)";
+    // tokenizer.json: <s> and the Llama 2 layout; the repeated string's next token is its first symbol.
+    r = runCli({"model", "--checkpoint", trained.string(), "--text", "qzxw mkbtpjqzxw mkbtpjqzxw mkbtpj", "--json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["ids"][0], 1);
+    EXPECT_EQ(j["next_tokens"][0]["token"], "q");
+}
+
+TEST(CliModel, FolderWithoutConfigJsonIsRefusedInOneLine) {
+    const CliResult r = runCli({"model", "--checkpoint", (fs::path(HEADSCOPE_TEST_DATA_DIR) / "mha").string(), "--ids", "1"});
+    EXPECT_NE(r.status, 0);
+    EXPECT_THAT(r.err, ::testing::HasSubstr("it has no config.json"));
+}

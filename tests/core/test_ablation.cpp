@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "io/Checkpoint.h"
 #include "io/Gpt2Checkpoint.h"
 #include "model/Ablation.h"
 #include "model/Attribution.h"
@@ -172,6 +173,29 @@ TEST(Attribution, EveryComponentAddsUpToTheLogit) {
                 EXPECT_NEAR(a.total(), a.logit, 1e-4 * largest);
                 for (const auto& h : ablation.heads) EXPECT_EQ(a.heads(h.layer, h.head), 0.0);
             }
+        }
+    }
+}
+
+TEST(Attribution, AddsUpToTheLogitWithRmsNormAndWithAParallelResidual) {
+    // Qwen2 (RMSNorm: nothing centred, no final bias; q/k/v biases), GPT-NeoX with a sequential
+    // residual and, where ../shared is present, the trained Llama and the parallel-residual NeoX:
+    // the components must still add up to the logit.
+    const fs::path rotary = fs::path(HEADSCOPE_TEST_DATA_DIR) / "rotary";
+    std::vector<fs::path> folders = {rotary / "qwen2_tied", rotary / "neox_sequential"};
+    for (const char* name : {"llama-induction", "neox-induction"})
+        if (fs::exists(kModels / name / "model.safetensors")) folders.push_back(kModels / name);
+    for (const fs::path& folder : folders) {
+        const std::string name = folder.filename().string();
+        const model::ModelPtr m = io::loadCheckpoint(folder.string());
+        const std::vector<int> ids = {1, 5, 9, 2, 7, 5, 9};
+        for (const model::Ablation& ablation : {model::Ablation{}, knockOut({{0, 1}})}) {
+            const model::Trace trace = model::runModel(*m, ids, allLogits(ablation));
+            const model::DirectAttribution a = model::directAttribution(*m, trace, -1);
+            const double largest = std::max({std::abs(a.embedding), a.heads.cwiseAbs().maxCoeff(), std::abs(a.logit)});
+            std::printf("%s, %zu heads off: logit %.6f, components add up to %.6f (largest %.3f)\n", name.c_str(),
+                        ablation.heads.size(), a.logit, a.total(), largest);
+            EXPECT_NEAR(a.total(), a.logit, 1e-4 * largest) << name;
         }
     }
 }

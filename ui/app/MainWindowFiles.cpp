@@ -174,8 +174,8 @@ void MainWindow::setText(const QString& text) {
 }
 
 void MainWindow::openModelDialog() {
-    const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a GPT-2 model directory (config.json, "
-                                                                   "model.safetensors, vocab.json, merges.txt)"),
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a model directory: GPT-2, Llama, Mistral, Qwen2 or "
+                                                                   "GPT-NeoX (config.json, safetensors, tokenizer)"),
                                                           kLastDir.get());
     if (dir.isEmpty()) return;
     status_->showNote(tr("Loading %1\u2026").arg(dir));

@@ -52,10 +52,12 @@ void ModelDock::refreshSource() {
     const QSignalBlocker block(layer_);
     if (source.model) {
         const model::ModelConfig& c = source.model->config;
-        name_->setText(tr("<b>GPT-2</b> %1<br>%2 layers × %3 heads, d_model %4, %5 parameters (%6)")
+        name_->setText(tr("<b>%1</b> %2<br>%3 layers × %4 heads, d_model %5, %6 parameters (%7)<br>%8")
+                           .arg(QString::fromStdString(c.familyName()))
                            .arg(QString::fromStdString(source.model->directory).toHtmlEscaped())
                            .arg(c.n_layer).arg(c.n_head).arg(c.n_embd)
-                           .arg(source.model->parameterCount()).arg(QString::fromStdString(source.model->dtype)));
+                           .arg(source.model->parameterCount()).arg(QString::fromStdString(source.model->dtype))
+                           .arg(QString::fromStdString(model::describeArchitecture(*source.model)).toHtmlEscaped()));
         layer_->setRange(0, c.n_layer - 1);
         layer_->setValue(source.layer);
         layer_->setEnabled(true);
@@ -66,7 +68,7 @@ void ModelDock::refreshSource() {
         layer_->setRange(0, 0);
         layer_->setEnabled(false);
     } else {
-        name_->setText(tr("Generated weights (random, untrained). Open a GPT-2 directory or a PyTorch "
+        name_->setText(tr("Generated weights (random, untrained). Open a model directory (GPT-2, Llama, Mistral, Qwen2, GPT-NeoX) or a PyTorch "
                           "attention layer from the File menu."));
         layer_->setRange(0, 0);
         layer_->setEnabled(false);

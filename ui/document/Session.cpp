@@ -1,6 +1,6 @@
 #include "Session.h"
 
-#include "io/Gpt2Checkpoint.h"
+#include "io/Checkpoint.h"
 #include "io/MhaLoader.h"
 
 #include <algorithm>
@@ -260,7 +260,7 @@ void Session::loadSource(std::function<WeightSource()> read) {
 void Session::openModel(const QString& directory) {
     loadSource([path = directory.toStdString()]() {
         WeightSource source;
-        source.model = io::loadGpt2Checkpoint(path);
+        source.model = io::loadCheckpoint(path);
         return source;
     });
 }

@@ -10,9 +10,10 @@ Config constrained(const Config& config, const WeightSource& source) {
     if (source.model) {
         const model::ModelConfig& m = source.model->config;
         c.d_model = m.n_embd;
-        c.heads = c.kv_heads = m.n_head;
+        c.heads = m.n_head;
+        c.kv_heads = m.kvHeads();  // grouped-query attention (Llama, Mistral, Qwen2)
         c.d_k = c.d_v = m.headDim();
-        c.bias = true;
+        c.bias = source.model->blocks.empty() || source.model->blocks[0].attention.hasBias();
         c.source_text.clear();  // a decoder attends to its own tokens
         c.seq_len = 0;
     } else if (w) {

@@ -1,0 +1,93 @@
+#include "RotaryCircuits.h"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace headscope {
+
+namespace {
+int pairsOf(const Rotary& rotary, int d_k) {
+    const int m = static_cast<int>(rotary.inverse_frequencies.size());
+    if (2 * m > d_k)
+        throw std::invalid_argument("rotary positions turn " + std::to_string(2 * m) +
+                                    " dimensions of each head, which does not fit heads of size " + std::to_string(d_k));
+    return m;
+}
+}  // namespace
+
+Eigen::MatrixXd relativeRotation(const Rotary& rotary, int d_k, int delta) {
+    const int m = pairsOf(rotary, d_k);
+    // Row-vector convention: x R(t) turns pair p by t theta_p; M(Delta) = R(-Delta).
+    Eigen::MatrixXd M = Eigen::MatrixXd::Identity(d_k, d_k);  // (d_k, d_k)
+    for (int p = 0; p < m; ++p) {
+        const double angle = -double(delta) * double(rotary.inverse_frequencies(p));
+        const double c = std::cos(angle), s = std::sin(angle);
+        // a' = a c - b s, b' = b c + a s  for the row (a, b) at dims (p, p + m)
+        M(p, p) = c;
+        M(p + m, p) = -s;
+        M(p, p + m) = s;
+        M(p + m, p + m) = c;
+    }
+    return M;
+}
+
+ThinFactors rotatedQueryKey(const Weights& w, int head, const Rotary& rotary, int delta) {
+    if (head < 0 || head >= w.heads) throw std::out_of_range("no head " + std::to_string(head));
+    const Eigen::MatrixXd M = relativeRotation(rotary, w.d_k, delta);  // (d_k, d_k)
+    ThinFactors f;
+    f.A = w.queryHead(head).cast<double>();                      // (d_model, d_k)
+    f.B = w.keyHead(head).cast<double>() * M.transpose();        // (d_model, d_k): W_K M^T
+    return f;
+}
+
+Spectrum rotatedQueryKeySpectrum(const Weights& w, int head, const Rotary& rotary, int delta, double rank_rtol) {
+    const ThinFactors f = rotatedQueryKey(w, head, rotary, delta);
+    return productSpectrum(f.A, f.B, rank_rtol);
+}
+
+PairSplit splitByRotaryPair(const Rotary& rotary, const Eigen::Ref<const Eigen::VectorXd>& q,
+                            const Eigen::Ref<const Eigen::VectorXd>& k, int delta) {
+    const int d_k = static_cast<int>(q.size());
+    if (k.size() != q.size()) throw std::invalid_argument("q and k have different sizes");
+    const int m = pairsOf(rotary, d_k);
+    PairSplit split;
+    for (int p = 0; p < m; ++p) {
+        RotaryPair pair;
+        pair.frequency = rotary.inverse_frequencies(p);
+        pair.angle = pair.frequency * delta;
+        const double a_q = q(p), b_q = q(p + m), a_k = k(p), b_k = k(p + m);
+        pair.contribution = (a_q * a_k + b_q * b_k) * std::cos(pair.angle) + (b_q * a_k - a_q * b_k) * std::sin(pair.angle);
+        split.total += pair.contribution;
+        split.pairs.push_back(pair);
+    }
+    split.unrotated = q.tail(d_k - 2 * m).dot(k.tail(d_k - 2 * m));
+    split.total += split.unrotated;
+    return split;
+}
+
+std::vector<double> pairShares(const Weights& w, int head, const Rotary& rotary) {
+    if (head < 0 || head >= w.heads) throw std::out_of_range("no head " + std::to_string(head));
+    const int d_k = w.d_k, m = pairsOf(rotary, d_k);
+    const Eigen::MatrixXd Q = w.queryHead(head).cast<double>(), K = w.keyHead(head).cast<double>();  // (d, d_k)
+    // ||A B^T||_F^2 = trace((A^T A)(B^T B)) for thin A, B: no (d, d) matrix formed.
+    const auto norm2 = [](const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
+        return ((a.transpose() * a).cwiseProduct(b.transpose() * b)).sum();
+    };
+    std::vector<double> shares;
+    double total = 0;
+    for (int p = 0; p < m; ++p) {
+        Eigen::MatrixXd a(Q.rows(), 2), b(K.rows(), 2);
+        a << Q.col(p), Q.col(p + m);
+        b << K.col(p), K.col(p + m);
+        shares.push_back(norm2(a, b));
+        total += shares.back();
+    }
+    const int rest = d_k - 2 * m;
+    shares.push_back(rest > 0 ? norm2(Q.rightCols(rest), K.rightCols(rest)) : 0.0);
+    total += shares.back();
+    for (double& s : shares) s = total > 0 ? s / total : 0.0;
+    return shares;
+}
+
+}  // namespace headscope

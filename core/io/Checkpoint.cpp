@@ -1,0 +1,36 @@
+#include "io/Checkpoint.h"
+
+#include <filesystem>
+
+#include "io/CheckpointFiles.h"
+#include "io/Gpt2Checkpoint.h"
+#include "io/IoError.h"
+#include "io/Quote.h"
+
+namespace headscope::io {
+
+namespace fs = std::filesystem;
+
+model::ModelPtr loadCheckpoint(const std::string& path) {
+    std::error_code error;
+    std::string directory = path;
+    if (fs::is_regular_file(path, error) && fs::path(path).filename() == "config.json")
+        directory = fs::path(path).has_parent_path() ? fs::path(path).parent_path().string() : fs::current_path().string();
+    if (!fs::exists(directory, error))
+        throw IoError("cannot open checkpoint '" + directory + "': the directory does not exist");
+    if (!fs::is_directory(directory, error))
+        throw IoError("cannot open checkpoint '" + directory +
+                      "': it is not a directory (give the folder holding config.json and the weights)");
+    const std::string config_path = (fs::path(directory) / "config.json").string();
+    if (!fs::exists(config_path, error))
+        throw IoError("cannot open checkpoint '" + directory + "': it has no config.json");
+    const nlohmann::json config = checkpoint::readConfigJson(config_path, "model");
+    if (!config.contains("model_type") || config["model_type"] == "gpt2") return loadGpt2Checkpoint(directory);
+    const nlohmann::json& type = config["model_type"];
+    if (type == "llama" || type == "mistral" || type == "qwen2") return loadLlamaCheckpoint(directory);
+    if (type == "gpt_neox") return loadNeoxCheckpoint(directory);
+    throw IoError("cannot open checkpoint '" + directory + "': its model_type " + quote(type.is_string() ? type.get<std::string>() : type.dump(), 40) +
+                  " is not supported (supported: gpt2, llama, mistral, qwen2, gpt_neox)");
+}
+
+}  // namespace headscope::io

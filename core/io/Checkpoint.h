@@ -1,0 +1,27 @@
+#pragma once
+// Opening any supported Hugging Face model folder: config.json's "model_type" picks the loader.
+//   gpt2 (or no model_type)     io/Gpt2Checkpoint.h
+//   llama, mistral, qwen2       io/LlamaCheckpoint.cpp: RoPE (rope_theta, rope_scaling "llama3"),
+//                               grouped-query attention, RMSNorm, SwiGLU, q/k/v biases (Qwen2)
+//   gpt_neox                    io/NeoxCheckpoint.cpp: fused per-head query_key_value, partial
+//                               rotary (rotary_pct), parallel residual, LayerNorm, GELU
+// Weights: model.safetensors or the shards of model.safetensors.index.json, F32, F16 or BF16,
+// names with or without the family's prefix (io/CheckpointFiles.h). Tokenizer:
+// io/FolderTokenizer.h. Every problem is one IoError naming the file and the problem.
+
+#include <string>
+
+#include "model/Model.h"
+
+namespace headscope::io {
+
+// `path` is the folder or its config.json.
+model::ModelPtr loadCheckpoint(const std::string& path);
+
+// The families behind it, for tests and tools that know what they open.
+model::ModelConfig readLlamaConfig(const std::string& config_json);
+model::ModelPtr loadLlamaCheckpoint(const std::string& directory);
+model::ModelConfig readNeoxConfig(const std::string& config_json);
+model::ModelPtr loadNeoxCheckpoint(const std::string& directory);
+
+}  // namespace headscope::io

@@ -1,0 +1,17 @@
+#pragma once
+// The tokenizer of a Hugging Face model folder, whatever family it belongs to:
+//   tokenizer.json            -> text::loadTokenizerJson (text/TokenizerJson.h)
+//   vocab.json + merges.txt   -> text::Gpt2Tokenizer (byte-level BPE)
+// IoError when the folder has neither, when the files are damaged, or when the tokenizer
+// has ids beyond the model's vocab_size.
+
+#include <memory>
+#include <string>
+
+#include "text/Tokenizer.h"
+
+namespace headscope::io {
+
+std::shared_ptr<const text::Tokenizer> loadFolderTokenizer(const std::string& directory, int vocab_size);
+
+}  // namespace headscope::io

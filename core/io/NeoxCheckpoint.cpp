@@ -1,0 +1,182 @@
+// GPT-NeoX folders (Pythia; Hugging Face GPTNeoXForCausalLM, modeling_gpt_neox.py is the
+// specification):
+//   config.json   hidden_size, intermediate_size, num_hidden_layers, num_attention_heads,
+//                 rotary_pct (0.25), rotary_emb_base (or rope_theta; 10000), max_position_embeddings,
+//                 layer_norm_eps (1e-5), use_parallel_residual (true), hidden_act (gelu),
+//                 attention_bias (true), tie_word_embeddings (false), vocab_size
+//   tensors       gpt_neox.embed_in.weight (vocab, d); gpt_neox.layers.{i}.{input,post_attention}_layernorm.{weight,bias},
+//                 .attention.query_key_value.{weight (3d, d), bias (3d)} whose rows are grouped per
+//                 head: viewed as (heads, 3, d_k), head h's query, key and value rows follow each
+//                 other; .attention.dense.{weight, bias}; .mlp.dense_h_to_4h.*, .mlp.dense_4h_to_h.*;
+//                 gpt_neox.final_layer_norm.*; embed_out.weight (vocab, d). "gpt_neox." optional.
+//                 Buffers skipped: attention.rotary_emb.inv_freq, attention.bias, attention.masked_bias.
+#include <filesystem>
+#include <new>
+
+#include "Config.h"
+#include "io/Checkpoint.h"
+#include "io/CheckpointFiles.h"
+#include "io/FolderTokenizer.h"
+#include "io/IoError.h"
+#include "io/Quote.h"
+
+namespace headscope::io {
+
+namespace fs = std::filesystem;
+using checkpoint::ConfigFields;
+using checkpoint::Source;
+using checkpoint::TensorTable;
+
+model::ModelConfig readNeoxConfig(const std::string& path) {
+    const nlohmann::json config = checkpoint::readConfigJson(path, "GPT-NeoX");
+    const ConfigFields f(config, path, "GPT-NeoX");
+    model::ModelConfig c;
+    c.family = f.string("model_type");
+    if (c.family != "gpt_neox") f.fail("\"model_type\" is " + quote(c.family, 40) + "; this reader takes gpt_neox");
+    c.n_layer = f.integer("num_hidden_layers", 1, 256);
+    c.n_head = f.integer("num_attention_heads", 1, Limits::kMaxHeads);
+    c.n_embd = f.integer("hidden_size", 1, Limits::kMaxDModel);
+    if (c.n_embd % c.n_head != 0)
+        f.fail("hidden_size " + std::to_string(c.n_embd) + " is not divisible by num_attention_heads " +
+               std::to_string(c.n_head));
+    c.n_positions = std::min(f.integer("max_position_embeddings", 1, 1 << 24, 2048), Limits::kMaxSeqLen);
+    c.vocab_size = f.integer("vocab_size", 1, 10'000'000);
+    c.n_inner = f.integer("intermediate_size", 1, 16 * Limits::kMaxDModel, 4 * c.n_embd);
+    c.layer_norm_epsilon = f.number("layer_norm_eps", 0, 1, 1e-5);
+    c.activation_name = f.string("hidden_act", "gelu");
+    if (c.activation_name == "gelu")
+        c.activation = model::Activation::GeluErf;
+    else if (c.activation_name == "gelu_new" || c.activation_name == "gelu_pytorch_tanh" || c.activation_name == "gelu_fast")
+        c.activation = model::Activation::GeluTanh;
+    else if (c.activation_name == "relu")
+        c.activation = model::Activation::Relu;
+    else
+        f.fail("\"hidden_act\" " + quote(c.activation_name, 40) +
+               " is not supported (supported: gelu, gelu_new, gelu_pytorch_tanh, gelu_fast, relu)");
+    c.tie_word_embeddings = f.boolean("tie_word_embeddings", false);
+    c.parallel_residual = f.boolean("use_parallel_residual", true);
+    c.norm = model::NormKind::LayerNorm;
+    c.mlp = model::MlpKind::Plain;
+    c.position_embedding = false;
+    const double rotary_pct = f.has("partial_rotary_factor") ? f.number("partial_rotary_factor", 0, 1.000001)
+                                                             : f.number("rotary_pct", 0, 1.000001, 0.25);
+    c.rotary_dims = static_cast<int>(c.headDim() * rotary_pct);  // int(head_size * rotary_pct), as HF
+    c.rotary_dims -= c.rotary_dims % 2;
+    c.rope_theta = f.has("rotary_emb_base") ? f.number("rotary_emb_base", 0, 1e12) : f.number("rope_theta", 0, 1e12, 10000.0);
+    if (f.has("rope_scaling")) f.fail("\"rope_scaling\" is set, which is not supported for gpt_neox");
+    if (!f.boolean("attention_bias", true)) f.fail("\"attention_bias\" is false, which is not supported for gpt_neox");
+    return c;
+}
+
+model::ModelPtr loadNeoxCheckpoint(const std::string& directory) {
+    const fs::path dir(directory);
+    auto model = std::make_shared<model::Model>();
+    model->directory = directory;
+    model::ModelConfig& c = model->config;
+    c = readNeoxConfig((dir / "config.json").string());
+    model->inverse_frequencies = model::rotaryInverseFrequencies(c);
+
+    checkpoint::TableLayout layout;
+    layout.family = "GPT-NeoX";
+    layout.prefixes = {"gpt_neox."};
+    layout.probe = "embed_in.weight";
+    layout.block_prefix = "layers.";
+    layout.unprefixed = {"embed_out.weight"};
+    const auto ends = [](const std::string& name, const std::string& suffix) {
+        return name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+    };
+    layout.skip = [ends](const std::string& name) {
+        return ends(name, ".rotary_emb.inv_freq") || ends(name, ".attention.bias") || ends(name, ".attention.masked_bias");
+    };
+    layout.is_weight = [](const std::string& name) {
+        return name.rfind("layers.", 0) == 0 || name.rfind("embed_in.", 0) == 0 || name.rfind("final_layer_norm.", 0) == 0 ||
+               name == "embed_out.weight";
+    };
+    std::string weights_path = (dir / "model.safetensors").string();
+    try {
+        TensorTable table(directory, layout, c.n_layer);
+        weights_path = table.path();
+        const std::int64_t d = c.n_embd, inner = c.n_inner, vocab = c.vocab_size, d_k = c.headDim();
+        const std::string says = "config.json (hidden_size " + std::to_string(d) + ", intermediate_size " +
+                                 std::to_string(inner) + ", vocab_size " + std::to_string(vocab) + ")";
+        struct BlockSources {
+            const Source *ln_1_w, *ln_1_b, *qkv_w, *qkv_b, *dense_w, *dense_b, *ln_2_w, *ln_2_b, *fc_w, *fc_b, *proj_w, *proj_b;
+        };
+        // Every shape is checked before any data is read or any matrix allocated.
+        const Source& embed = table.get("embed_in.weight", {vocab, d}, says);
+        std::vector<BlockSources> blocks;
+        for (int l = 0; l < c.n_layer; ++l) {
+            const std::string p = "layers." + std::to_string(l) + ".";
+            blocks.push_back({&table.get(p + "input_layernorm.weight", {d}, says),
+                              &table.get(p + "input_layernorm.bias", {d}, says),
+                              &table.get(p + "attention.query_key_value.weight", {3 * d, d}, says),
+                              &table.get(p + "attention.query_key_value.bias", {3 * d}, says),
+                              &table.get(p + "attention.dense.weight", {d, d}, says),
+                              &table.get(p + "attention.dense.bias", {d}, says),
+                              &table.get(p + "post_attention_layernorm.weight", {d}, says),
+                              &table.get(p + "post_attention_layernorm.bias", {d}, says),
+                              &table.get(p + "mlp.dense_h_to_4h.weight", {inner, d}, says),
+                              &table.get(p + "mlp.dense_h_to_4h.bias", {inner}, says),
+                              &table.get(p + "mlp.dense_4h_to_h.weight", {d, inner}, says),
+                              &table.get(p + "mlp.dense_4h_to_h.bias", {d}, says)});
+        }
+        const Source& ln_f_w = table.get("final_layer_norm.weight", {d}, says);
+        const Source& ln_f_b = table.get("final_layer_norm.bias", {d}, says);
+        const Source* embed_out = nullptr;
+        if (!c.tie_word_embeddings) {
+            if (!table.contains("embed_out.weight"))
+                table.fail("config.json says tie_word_embeddings false but there is no 'embed_out.weight'");
+            embed_out = &table.get("embed_out.weight", {vocab, d}, says);
+        }
+        model->dtype = checkpoint::dtypeName(embed.type);
+
+        table.open();
+        table.columns(embed, model->wte_t);
+        for (const BlockSources& s : blocks) {
+            model::Block block;
+            table.vector(*s.ln_1_w, block.ln_1.weight);
+            table.vector(*s.ln_1_b, block.ln_1.bias);
+            Weights& w = block.attention;
+            w.heads = w.kv_heads = c.n_head;
+            w.d_k = w.d_v = static_cast<int>(d_k);
+            // query_key_value (3d, d) as (heads, 3, d_k) rows: head h's q, k, v rows -> its columns of W_Q, W_K, W_V.
+            w.W_Q.resize(d, d);
+            w.W_K.resize(d, d);
+            w.W_V.resize(d, d);
+            Eigen::RowVectorXf qkv_bias;
+            table.vector(*s.qkv_b, qkv_bias);
+            w.b_Q.resize(d);
+            w.b_K.resize(d);
+            w.b_V.resize(d);
+            for (int h = 0; h < c.n_head; ++h) {
+                const Eigen::Index row = 3 * h * d_k, col = h * d_k;
+                table.rowsAsColumns(*s.qkv_w, row, d_k, w.W_Q, col);
+                table.rowsAsColumns(*s.qkv_w, row + d_k, d_k, w.W_K, col);
+                table.rowsAsColumns(*s.qkv_w, row + 2 * d_k, d_k, w.W_V, col);
+                w.b_Q.segment(col, d_k) = qkv_bias.segment(row, d_k);
+                w.b_K.segment(col, d_k) = qkv_bias.segment(row + d_k, d_k);
+                w.b_V.segment(col, d_k) = qkv_bias.segment(row + 2 * d_k, d_k);
+            }
+            table.columns(*s.dense_w, w.W_O);  // (d_out, d_in) -> W_O (h*d_k, d)
+            table.vector(*s.dense_b, w.b_O);
+            table.vector(*s.ln_2_w, block.ln_2.weight);
+            table.vector(*s.ln_2_b, block.ln_2.bias);
+            table.transposed(*s.fc_w, 0, d, block.W_fc_t);  // (inner, d)
+            table.release(*s.fc_w);
+            table.vector(*s.fc_b, block.b_fc);
+            table.transposed(*s.proj_w, 0, inner, block.W_proj_t);  // (d, inner)
+            table.release(*s.proj_w);
+            table.vector(*s.proj_b, block.b_proj);
+            model->blocks.push_back(std::move(block));
+        }
+        table.vector(ln_f_w, model->ln_f.weight);
+        table.vector(ln_f_b, model->ln_f.bias);
+        if (embed_out) table.columns(*embed_out, model->lm_head_t);
+    } catch (const std::bad_alloc&) {
+        throw IoError("cannot load '" + weights_path + "': not enough memory for its weights");
+    }
+    model->tokenizer = loadFolderTokenizer(directory, c.vocab_size);
+    return model;
+}
+
+}  // namespace headscope::io

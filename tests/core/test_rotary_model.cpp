@@ -1,0 +1,320 @@
+// The rotary families (Llama, Qwen2, GPT-NeoX) through io::loadCheckpoint and runModel:
+// every layer's attention and the last position's logits against a PyTorch forward pass
+// written from the Hugging Face modeling code (tests/data/make_rotary_reference.py), on the
+// two trained checkpoints in ../shared/models and on small random ones here (Qwen2 biases,
+// tied embeddings, explicit head_dim, Llama 3 rope scaling, F16, BF16, shards, sequential
+// NeoX); what the trained checkpoints' READMEs say a correct forward pass shows; and one
+// clear message for each folder that cannot be opened.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "TempDirTest.h"
+#include "io/Checkpoint.h"
+#include "io/IoError.h"
+#include "io/Npy.h"
+#include "model/Forward.h"
+
+namespace fs = std::filesystem;
+using namespace headscope;
+using ::testing::HasSubstr;
+
+namespace {
+
+const fs::path kCases = fs::path(HEADSCOPE_TEST_DATA_DIR) / "rotary";
+const fs::path kModels = HEADSCOPE_SHARED_MODELS_DIR;
+
+// Float32 forward passes of a few layers agree to rounding: attention weights (in [0, 1])
+// within 1e-5, logits (|logit| up to ~20) within 2e-5. Measured maxima (printed): attention
+// 2e-6 to 5e-6, logits 2e-6 to 7e-6.
+constexpr double kAttentionTolerance = 1e-5;
+constexpr double kLogitTolerance = 2e-5;
+
+std::vector<int> caseIds(const fs::path& folder) {
+    std::ifstream in(folder / "case.json");
+    return nlohmann::json::parse(in)["ids"].get<std::vector<int>>();
+}
+
+// (L, h, n, n) reference attention vs the trace; max |difference| (infinity on NaN or shape mismatch).
+double maxAttentionDiff(const model::Trace& trace, const io::Tensor& expected) {
+    const auto L = expected.shape[0], h = expected.shape[1], n = expected.shape[2];
+    if (L != static_cast<std::int64_t>(trace.layers.size()) || n != trace.n()) return INFINITY;
+    double worst = 0;
+    for (std::int64_t l = 0; l < L; ++l) {
+        if (h != static_cast<std::int64_t>(trace.layers[l].attention.heads.size())) return INFINITY;
+        for (std::int64_t i = 0; i < h; ++i)
+            for (std::int64_t q = 0; q < n; ++q)
+                for (std::int64_t k = 0; k < n; ++k) {
+                    const float got = trace.layers[l].attention.heads[i].weights(q, k);
+                    if (std::isnan(got)) return INFINITY;
+                    worst = std::max(worst, double(std::abs(expected.data[((l * h + i) * n + q) * n + k] - got)));
+                }
+    }
+    return worst;
+}
+
+double maxLogitDiff(const model::Trace& trace, const io::Tensor& expected) {
+    const Eigen::MatrixXf want = io::toMatrix(expected);
+    const Eigen::MatrixXf got = trace.logits.bottomRows(1);
+    if (got.cols() != want.cols() || got.hasNaN()) return INFINITY;
+    return (got - want).cwiseAbs().maxCoeff();
+}
+
+struct Compared {
+    double attention, logits;
+};
+
+Compared compare(const model::Model& m, const fs::path& reference) {
+    const model::Trace trace = model::runModel(m, caseIds(reference));
+    return {maxAttentionDiff(trace, io::readNpy((reference / "expected_attention.npy").string())),
+            maxLogitDiff(trace, io::readNpy((reference / "expected_logits.npy").string()))};
+}
+
+std::string loadError(const fs::path& folder) {
+    try {
+        io::loadCheckpoint(folder.string());
+    } catch (const io::IoError& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+}  // namespace
+
+// ---- the trained checkpoints ---------------------------------------------------------------
+
+class TrainedRotaryModel : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(TrainedRotaryModel, MatchesThePyTorchReferenceInEveryLayer) {
+    const std::string name = GetParam();
+    if (!fs::exists(kModels / name / "model.safetensors"))
+        GTEST_SKIP() << "the trained checkpoint " << (kModels / name) << " is absent (it lives beside the project in "
+                     << "../shared/models, never in it)";
+    const model::ModelPtr m = io::loadCheckpoint((kModels / name).string());
+    const Compared c = compare(*m, kCases / name);
+    std::printf("%s: max |attention - reference| %.2e, max |logit - reference| %.2e\n", name.c_str(), c.attention,
+                c.logits);
+    EXPECT_LE(c.attention, kAttentionTolerance);
+    EXPECT_LE(c.logits, kLogitTolerance);
+}
+
+INSTANTIATE_TEST_SUITE_P(Shared, TrainedRotaryModel, ::testing::Values("llama-induction", "neox-induction"));
+
+namespace {
+
+// From the third copy of the 11-symbol string on (positions `first`..n-1): the fraction of
+// positions where `head` of `layer` attends most to the token right after an earlier
+// occurrence of the current token, and where the prediction is the next token.
+struct Induction {
+    double attention, prediction;
+};
+Induction induction(const model::Trace& trace, int layer, int head, int first) {
+    const Eigen::MatrixXf& w = trace.layers[layer].attention.heads[head].weights;
+    int attended = 0, predicted = 0, count = 0;
+    for (int q = first; q < trace.n(); ++q, ++count) {
+        Eigen::Index key = 0, next = 0;
+        w.row(q).maxCoeff(&key);
+        attended += key >= 1 && key <= q && trace.ids[key - 1] == trace.ids[q] ? 1 : 0;
+        if (q + 1 < trace.n()) {
+            trace.logits.row(q).maxCoeff(&next);
+            predicted += next == trace.ids[q + 1] ? 1 : 0;
+        } else {
+            predicted += 1;  // nothing to predict after the last token
+        }
+    }
+    return {double(attended) / count, double(predicted) / count};
+}
+
+}  // namespace
+
+TEST(TrainedRotaryModel, LlamaHasAnInductionHeadAndPredictsFromTheThirdCopy) {
+    if (!fs::exists(kModels / "llama-induction/model.safetensors"))
+        GTEST_SKIP() << "the trained checkpoint ../shared/models/llama-induction is absent";
+    const model::ModelPtr m = io::loadCheckpoint((kModels / "llama-induction").string());
+    model::ForwardOptions options;
+    options.all_logits = true;
+    const model::Trace trace = model::runModel(*m, caseIds(kCases / "llama-induction"), options);
+    // <s> then five copies: the third copy starts at 1 + 2 * 11.
+    const Induction layer1_head2 = induction(trace, 1, 2, 1 + 22);
+    EXPECT_EQ(layer1_head2.attention, 1.0);
+    EXPECT_EQ(layer1_head2.prediction, 1.0);
+}
+
+TEST(TrainedRotaryModel, NeoxHasPreviousTokenAndInductionHeads) {
+    if (!fs::exists(kModels / "neox-induction/model.safetensors"))
+        GTEST_SKIP() << "the trained checkpoint ../shared/models/neox-induction is absent";
+    const model::ModelPtr m = io::loadCheckpoint((kModels / "neox-induction").string());
+    model::ForwardOptions options;
+    options.all_logits = true;
+    const model::Trace trace = model::runModel(*m, caseIds(kCases / "neox-induction"), options);
+    // Layer 0 head 2 attends to the previous token at every position after the first.
+    const Eigen::MatrixXf& previous = trace.layers[0].attention.heads[2].weights;
+    for (int q = 1; q < trace.n(); ++q) {
+        Eigen::Index key = 0;
+        previous.row(q).maxCoeff(&key);
+        EXPECT_EQ(key, q - 1) << "position " << q;
+    }
+    // Layer 1 heads 0 and 1 are induction heads. Head 0 is at every position of the third
+    // copy on; head 1 at all but one on this string: at position 33 (the fourth copy's first
+    // token) it prefers the very first token, 0.338 against 0.322, in the PyTorch reference too.
+    const Induction head0 = induction(trace, 1, 0, 22), head1 = induction(trace, 1, 1, 22);
+    EXPECT_EQ(head0.attention, 1.0);
+    EXPECT_GE(head1.attention, 32.0 / 33.0);
+    EXPECT_EQ(head0.prediction, 1.0);  // the prediction is right at every position from the third copy on
+}
+
+// ---- small random checkpoints: every layout detail ------------------------------------------
+
+class RandomRotaryModel : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(RandomRotaryModel, MatchesThePyTorchReferenceInEveryLayer) {
+    const fs::path folder = kCases / GetParam();
+    const model::ModelPtr m = io::loadCheckpoint(folder.string());
+    const Compared c = compare(*m, folder);
+    std::printf("%s: max |attention - reference| %.2e, max |logit - reference| %.2e\n", GetParam().c_str(), c.attention,
+                c.logits);
+    EXPECT_LE(c.attention, kAttentionTolerance);
+    EXPECT_LE(c.logits, kLogitTolerance);
+}
+
+INSTANTIATE_TEST_SUITE_P(Layouts, RandomRotaryModel,
+                         ::testing::Values("qwen2_tied", "qwen2_tied_bf16", "qwen2_tied_sharded", "llama3_scaled",
+                                           "neox_sequential"));
+
+TEST(RandomRotaryModel, ReadsTheArchitectureFromConfigJson) {
+    const model::ModelPtr qwen = io::loadCheckpoint((kCases / "qwen2_tied/config.json").string());  // config.json works too
+    EXPECT_EQ(qwen->config.familyName(), "Qwen2");
+    EXPECT_EQ(qwen->config.kvHeads(), 2);
+    EXPECT_EQ(qwen->config.headDim(), 8);
+    EXPECT_TRUE(qwen->tiedOutput());
+    EXPECT_TRUE(qwen->blocks[0].attention.hasBias());
+    EXPECT_EQ(qwen->blocks[0].attention.b_O.cwiseAbs().maxCoeff(), 0.0f);  // Qwen2 has no o_proj bias
+    EXPECT_EQ(qwen->dtype, "F32");
+    const model::ModelPtr bf16 = io::loadCheckpoint((kCases / "qwen2_tied_bf16").string());
+    EXPECT_EQ(bf16->dtype, "BF16");
+    EXPECT_EQ(bf16->parameterCount(), qwen->parameterCount());
+    const model::ModelPtr neox = io::loadCheckpoint((kCases / "neox_sequential").string());
+    EXPECT_EQ(neox->config.rotary_dims, 4);
+    EXPECT_FALSE(neox->config.parallel_residual);
+    EXPECT_EQ(neox->inverse_frequencies.size(), 2);
+}
+
+TEST(RandomRotaryModel, Bf16AndShardedCopiesGiveTheF32Attention) {
+    // BF16 keeps 8 bits of mantissa: weights move by up to 2^-9 relative, which moves the
+    // attention weights of this random 2-layer model (weights ~ N(0, 0.4^2), sharp softmaxes)
+    // by up to 3e-2 (measured, printed). Shards change nothing: exactly equal.
+    constexpr double kBf16Tolerance = 5e-2;
+    const std::vector<int> ids = caseIds(kCases / "qwen2_tied");
+    const model::Trace f32 = model::runModel(*io::loadCheckpoint((kCases / "qwen2_tied").string()), ids);
+    const model::Trace bf16 = model::runModel(*io::loadCheckpoint((kCases / "qwen2_tied_bf16").string()), ids);
+    const model::Trace sharded = model::runModel(*io::loadCheckpoint((kCases / "qwen2_tied_sharded").string()), ids);
+    double bf16_worst = 0, sharded_worst = 0;
+    for (std::size_t l = 0; l < f32.layers.size(); ++l)
+        for (std::size_t i = 0; i < f32.layers[l].attention.heads.size(); ++i) {
+            const Eigen::MatrixXf& w = f32.layers[l].attention.heads[i].weights;
+            bf16_worst = std::max(bf16_worst, double((bf16.layers[l].attention.heads[i].weights - w).cwiseAbs().maxCoeff()));
+            sharded_worst = std::max(sharded_worst, double((sharded.layers[l].attention.heads[i].weights - w).cwiseAbs().maxCoeff()));
+        }
+    std::printf("BF16 vs F32 attention: %.2e; sharded vs single file: %.2e\n", bf16_worst, sharded_worst);
+    EXPECT_LE(bf16_worst, kBf16Tolerance);
+    EXPECT_GT(bf16_worst, 0.0);  // the BF16 copy really is rounded
+    EXPECT_EQ(sharded_worst, 0.0);
+}
+
+// ---- folders that cannot be opened: one clear message each ----------------------------------
+
+class RotaryCheckpointErrors : public TempDirTest {
+protected:
+    // A copy of a reference case to damage.
+    fs::path copyOf(const std::string& name) {
+        const fs::path to = dir_ / name;
+        fs::copy(kCases / name, to, fs::copy_options::recursive);
+        return to;
+    }
+    static void rewriteConfig(const fs::path& folder, const std::function<void(nlohmann::json&)>& edit) {
+        nlohmann::json config = nlohmann::json::parse(std::ifstream(folder / "config.json"));
+        edit(config);
+        std::ofstream(folder / "config.json") << config.dump();
+    }
+};
+
+TEST_F(RotaryCheckpointErrors, UnsupportedModelTypeNamesTheSupportedOnes) {
+    const fs::path folder = copyOf("qwen2_tied");
+    rewriteConfig(folder, [](nlohmann::json& c) { c["model_type"] = "bert"; });
+    EXPECT_THAT(loadError(folder), HasSubstr("its model_type 'bert' is not supported (supported: gpt2, llama, mistral, "
+                                             "qwen2, gpt_neox)"));
+}
+
+TEST_F(RotaryCheckpointErrors, PytorchBinOnlySaysHowToConvert) {
+    const fs::path folder = copyOf("qwen2_tied");
+    fs::remove(folder / "model.safetensors");
+    writeFile("not a pickle", "qwen2_tied/pytorch_model.bin");
+    const std::string e = loadError(folder);
+    EXPECT_THAT(e, HasSubstr("it has only pytorch_model.bin"));
+    EXPECT_THAT(e, HasSubstr("save_file("));
+    EXPECT_EQ(e.find('\n'), std::string::npos);  // one line
+}
+
+TEST_F(RotaryCheckpointErrors, MissingShardIsNamed) {
+    const fs::path folder = copyOf("qwen2_tied_sharded");
+    fs::remove(folder / "model-00002-of-00002.safetensors");
+    EXPECT_THAT(loadError(folder), HasSubstr("the shard 'model-00002-of-00002.safetensors' it lists is missing"));
+}
+
+TEST_F(RotaryCheckpointErrors, ShapeLieNamesTheTensorAndTheConfig) {
+    const fs::path folder = copyOf("qwen2_tied");
+    rewriteConfig(folder, [](nlohmann::json& c) { c["num_key_value_heads"] = 4; });
+    const std::string e = loadError(folder);
+    EXPECT_THAT(e, HasSubstr("tensor 'model.layers.0.self_attn.k_proj.weight' has shape (16, 24)"));
+    EXPECT_THAT(e, HasSubstr("needs (32, 24)"));
+}
+
+TEST_F(RotaryCheckpointErrors, UnsupportedRopeScalingInOneLine) {
+    const fs::path folder = copyOf("qwen2_tied");
+    rewriteConfig(folder, [](nlohmann::json& c) { c["rope_scaling"] = {{"type", "yarn"}, {"factor", 4.0}}; });
+    EXPECT_THAT(loadError(folder), HasSubstr("\"rope_scaling\" of type 'yarn' is not supported (supported: llama3, default)"));
+}
+
+TEST_F(RotaryCheckpointErrors, NonFiniteWeightIsRefused) {
+    const fs::path folder = copyOf("neox_sequential");
+    // Overwrite the last 4 bytes of the file (the last tensor in name order) with a NaN.
+    {
+        std::fstream f(folder / "model.safetensors", std::ios::in | std::ios::out | std::ios::binary);
+        f.seekp(-4, std::ios::end);
+        const unsigned char nan[4] = {0x00, 0x00, 0xc0, 0x7f};
+        f.write(reinterpret_cast<const char*>(nan), 4);
+    }
+    EXPECT_THAT(loadError(folder), HasSubstr("has the value NaN"));
+}
+
+TEST(TrainedRotaryModel, TokenizerJsonGivesTheReadmesIds) {
+    if (!fs::exists(kModels / "llama-induction/tokenizer.json") || !fs::exists(kModels / "neox-induction/tokenizer.json"))
+        GTEST_SKIP() << "the trained checkpoints in ../shared/models are absent";
+    const model::ModelPtr llama = io::loadCheckpoint((kModels / "llama-induction").string());
+    EXPECT_EQ(llama->tokenizer->encode("abc abc"), (std::vector<int>{1, 259, 260, 261, 262, 259, 260, 261, 262}));
+    const model::ModelPtr neox = io::loadCheckpoint((kModels / "neox-induction").string());
+    EXPECT_EQ(neox->tokenizer->encode("abc abc"), (std::vector<int>{99, 100, 101, 34, 99, 100, 101}));
+}
+
+TEST_F(RotaryCheckpointErrors, MistralSlidingWindowRefusesLongerInputs) {
+    const fs::path folder = copyOf("llama3_scaled");
+    rewriteConfig(folder, [](nlohmann::json& c) {
+        c["model_type"] = "mistral";
+        c["sliding_window"] = 8;
+    });
+    const model::ModelPtr m = io::loadCheckpoint(folder.string());
+    EXPECT_EQ(m->config.familyName(), "Mistral");
+    EXPECT_NO_THROW(model::runModel(*m, std::vector<int>(8, 1)));
+    try {
+        model::runModel(*m, std::vector<int>(9, 1));
+        ADD_FAILURE() << "9 tokens ran through a sliding window of 8";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_THAT(e.what(), HasSubstr("sliding window is 8"));
+    }
+}
