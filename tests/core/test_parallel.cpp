@@ -41,7 +41,7 @@ TEST(ParallelFor, TheFirstExceptionReachesTheCallerAfterTheOthersRan) {
         if (i == 10) throw std::runtime_error("task 10");
         busy(ran);
     }), std::runtime_error);
-    if (workerThreads() > 1) EXPECT_EQ(ran.load(), 49);  // a failure does not stop the other indices
+    if (workerThreads() > 1) { EXPECT_EQ(ran.load(), 49); }  // a failure does not stop the other indices
 }
 
 TEST(ParallelFor, NestedAndConcurrentLoops) {

@@ -226,7 +226,7 @@ TEST(Spectrum, ValuesPastTheFactorWidthAreExactZerosAndCounted) {
         const Eigen::VectorXd all = allSingularValues(spectra[i].qk, 96, 96);
         ASSERT_EQ(all.size(), 96);
         EXPECT_TRUE(all.tail(80).isZero(0)) << "head " << i;
-        if (i != 1) EXPECT_GT(all(15), spectra[i].qk.tolerance) << "head " << i;
+        if (i != 1) { EXPECT_GT(all(15), spectra[i].qk.tolerance) << "head " << i; }
         EXPECT_EQ(zeroCount(spectra[i].qk, 96, 96), i == 1 ? 91 : 80) << "head " << i;
         EXPECT_EQ(zeroCount(spectra[i].ov, 96, 96), 80) << "head " << i;
     }
