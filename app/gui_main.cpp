@@ -38,6 +38,8 @@ bool asksForHelpOrVersion(int argc, char* argv[]) {
 }  // namespace
 
 int main(int argc, char* argv[]) {
+    // Freed layers stay in the heap for the next analysis instead of being unmapped and faulted
+    // back in page by page (Memory.h): a process-wide setting, so the program makes it, not core.
     headscope::keepFreedMemory();
     QCoreApplication::setApplicationName(QStringLiteral("HeadScope"));
     QCoreApplication::setOrganizationName(QStringLiteral("HeadScope"));

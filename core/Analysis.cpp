@@ -3,7 +3,6 @@
 #include <chrono>
 #include <stdexcept>
 
-#include "Memory.h"
 #include "Parallel.h"
 
 namespace headscope {
@@ -29,7 +28,6 @@ Analysis analyze(const Config& config, bool with_equivalence, const Analysis* pr
 
 void analyzeInto(Analysis& a, const Config& config, bool with_equivalence, const Analysis* previous,
                  const LoadedWeights* loaded, const std::function<void()>& before_spectra) {
-    keepFreedMemory();
     a = Analysis{};
     a.config = config;
     if (loaded) a.model_name = loaded->name;

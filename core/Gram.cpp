@@ -1,148 +1,33 @@
 #include "Gram.h"
 
-#include "Packet.h"
-
-#include <algorithm>
-#include <cstring>
-#include <type_traits>
-#include <vector>
-
 namespace headscope {
 
 namespace {
 
-using Eigen::Index;
-using namespace simd;  // Packet, kLanes, load, store, wholePackets
-
-// A tile of 64 rows of a 64-column factor is 32 KiB of doubles: it stays in L1 while every
-// block of the Gram passes over it.
-constexpr Index kTileRows = 64;
-// A kernel block is kBlockPackets packets of one column strip of G (32 rows) by 4 columns:
-// 16 accumulators plus the operands fit the 32 vector registers.
-constexpr int kBlockPackets = 4;
-constexpr Index kBlockColumns = 4;
-
-using FloatPacket = float __attribute__((vector_size(32)));
-
-// Eight columns of A, eight rows each (column c at source + c * col_step), as double, written
-// as eight rows of eight into tile (row-major, leading dimension width): an 8 x 8 transpose
-// in registers, by three rounds of pairwise interleaving.
+// A (rows, cols) read through its steps -> A^T A (cols, cols), lower triangle, by Eigen:
+// a double copy of A and a symmetric rank update.
 template <typename Scalar>
-void packTransposed8x8(const Scalar* source, Index col_step, double* tile, Index width) {
-    Packet x[8], y[8];
-    for (int c = 0; c < 8; ++c) {
-        if constexpr (std::is_same_v<Scalar, float>) {
-            FloatPacket f;
-            std::memcpy(&f, source + c * col_step, sizeof f);
-            x[c] = __builtin_convertvector(f, Packet);
-        } else {
-            x[c] = load(source + c * col_step);
-        }
-    }
-    for (int c = 0; c < 8; c += 2) {  // y[c], y[c+1]: pairs of columns, rows interleaved singly
-        y[c] = __builtin_shufflevector(x[c], x[c + 1], 0, 8, 2, 10, 4, 12, 6, 14);
-        y[c + 1] = __builtin_shufflevector(x[c], x[c + 1], 1, 9, 3, 11, 5, 13, 7, 15);
-    }
-    for (int c = 0; c < 8; c += 4)  // then in pairs of two
-        for (int k = 0; k < 2; ++k) {
-            x[c + k] = __builtin_shufflevector(y[c + k], y[c + k + 2], 0, 1, 8, 9, 4, 5, 12, 13);
-            x[c + k + 2] = __builtin_shufflevector(y[c + k], y[c + k + 2], 2, 3, 10, 11, 6, 7, 14, 15);
-        }
-    for (int k = 0; k < 4; ++k) {  // then in fours: x[k] holds row k, x[k + 4] row k + 4
-        y[k] = __builtin_shufflevector(x[k], x[k + 4], 0, 1, 2, 3, 8, 9, 10, 11);
-        y[k + 4] = __builtin_shufflevector(x[k], x[k + 4], 4, 5, 6, 7, 12, 13, 14, 15);
-    }
-    for (int r = 0; r < 8; ++r) store(tile + r * width, y[r]);
-}
-
-// Asks for the cache lines of [begin, begin + bytes) ahead of use (never faults).
-inline void prefetch(const void* begin, Index bytes) {
-    for (Index line = 0; line < bytes; line += 64) __builtin_prefetch(static_cast<const char*>(begin) + line);
-}
-
-// Rows [first, first + count) of A, as double, row by row into tile (count, width); the
-// columns past A's (padding up to width) are left as they are: zero. The next tile's rows
-// are prefetched on the way: a tile reads a few hundred bytes from each of 64 places, which
-// the hardware prefetcher follows too late (the spectra 8-12 % faster here).
-template <typename Scalar>
-void packRows(const StridedMatrix<Scalar>& a, Index first, Index count, Index width, double* tile) {
-    const Scalar* origin = a.data + first * a.row_step;
-    const Index next = std::min(count, a.rows - first - count);  // rows in the next tile
-    if (a.col_step == 1) {  // rows contiguous (a transposed block): convert row by row
-        for (Index r = 0; r < count; ++r) {
-            if (r < next) prefetch(origin + (count + r) * a.row_step, a.cols * Index(sizeof(Scalar)));
-            for (Index c = 0; c < a.cols; ++c) tile[r * width + c] = double(origin[r * a.row_step + c]);
-        }
-        return;
-    }
-    Index done_rows = 0, done_cols = 0;  // columns contiguous: whole 8 x 8 squares transposed
-    if (a.row_step == 1) {
-        done_rows = count / 8 * 8;
-        done_cols = a.cols / 8 * 8;
-        for (Index c = 0; c < done_cols; c += 8) {
-            for (Index k = c; k < c + 8 && next > 0; ++k)
-                prefetch(origin + count + k * a.col_step, next * Index(sizeof(Scalar)));
-            for (Index r = 0; r < done_rows; r += 8)
-                packTransposed8x8(origin + r + c * a.col_step, a.col_step, tile + r * width + c, width);
-        }
-    }
-    for (Index c = 0; c < a.cols; ++c)  // the rest one at a time
-        for (Index r = c < done_cols ? done_rows : 0; r < count; ++r)
-            tile[r * width + c] = double(origin[r * a.row_step + c * a.col_step]);
-}
-
-// G(i0 .. i0 + 8 * packets, j0 .. j0 + 4) += sum over the tile's rows t of tile(t, i) tile(t, j):
-// each row's strip times four of its entries. G is column-major with leading dimension ld.
-template <int packets>
-void accumulateBlock(const double* tile, Index count, Index width, Index i0, Index j0, double* g, Index ld) {
-    Packet sum[packets][kBlockColumns];
-    for (Index j = 0; j < kBlockColumns; ++j)
-        for (int p = 0; p < packets; ++p) sum[p][j] = load(g + (j0 + j) * ld + i0 + p * kLanes);
-#pragma GCC unroll 2  // two rows per pass: 12-15 % faster here than one
-    for (Index t = 0; t < count; ++t) {
-        const double* row = tile + t * width;
-        Packet strip[packets];
-        for (int p = 0; p < packets; ++p) strip[p] = load(row + i0 + p * kLanes);
-        for (Index j = 0; j < kBlockColumns; ++j) {
-            const double x = row[j0 + j];
-            for (int p = 0; p < packets; ++p) sum[p][j] += strip[p] * x;
-        }
-    }
-    for (Index j = 0; j < kBlockColumns; ++j)
-        for (int p = 0; p < packets; ++p) store(g + (j0 + j) * ld + i0 + p * kLanes, sum[p][j]);
-}
-
-template <typename Scalar>
-Eigen::MatrixXd gram(const StridedMatrix<Scalar>& a) {
-    const Index width = wholePackets(a.cols);                 // columns padded to whole packets
-    Eigen::MatrixXd g = Eigen::MatrixXd::Zero(width, width);  // (width, width), lower blocks summed
-    std::vector<double> tile(kTileRows * width, 0.0);         // (kTileRows, width), row-major
-    for (Index first = 0; first < a.rows; first += kTileRows) {
-        const Index count = std::min(kTileRows, a.rows - first);
-        packRows(a, first, count, width, tile.data());
-        // Lower triangle by strips of 4 packets (32 rows of G): below the diagonal whole
-        // blocks; on it, only the packets that reach the diagonal or below.
-        for (Index strip = 0; strip < width; strip += kBlockPackets * kLanes) {
-            const Index strip_packets = std::min<Index>(kBlockPackets, (width - strip) / kLanes);
-            for (Index j0 = 0; j0 < strip + strip_packets * kLanes; j0 += kBlockColumns) {
-                const Index skipped = j0 > strip ? (j0 - strip) / kLanes : 0;  // packets above the diagonal
-                const Index i0 = strip + skipped * kLanes;
-                switch (strip_packets - skipped) {
-                    case 4: accumulateBlock<4>(tile.data(), count, width, i0, j0, g.data(), width); break;
-                    case 3: accumulateBlock<3>(tile.data(), count, width, i0, j0, g.data(), width); break;
-                    case 2: accumulateBlock<2>(tile.data(), count, width, i0, j0, g.data(), width); break;
-                    default: accumulateBlock<1>(tile.data(), count, width, i0, j0, g.data(), width); break;
-                }
-            }
-        }
-    }
-    if (width == a.cols) return g;
-    return g.topLeftCorner(a.cols, a.cols);
+Eigen::MatrixXd eigenGram(const StridedMatrix<Scalar>& a) {
+    using Steps = Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>;  // (between columns, between rows)
+    using Source = Eigen::Map<const Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic>, 0, Steps>;
+    if (a.rows == 0 || a.cols == 0) return Eigen::MatrixXd::Zero(a.cols, a.cols);  // Eigen's blocking divides by rows
+    const Eigen::MatrixXd a_double = Source(a.data, a.rows, a.cols, Steps(a.col_step, a.row_step)).template cast<double>();
+    Eigen::MatrixXd g = Eigen::MatrixXd::Zero(a.cols, a.cols);  // (cols, cols)
+    g.selfadjointView<Eigen::Lower>().rankUpdate(a_double.transpose());
+    return g;
 }
 
 }  // namespace
 
-Eigen::MatrixXd gramLower(const StridedMatrix<float>& a) { return gram(a); }
-Eigen::MatrixXd gramLower(const StridedMatrix<double>& a) { return gram(a); }
+Eigen::MatrixXd eigenGramLower(const StridedMatrix<float>& a) { return eigenGram(a); }
+Eigen::MatrixXd eigenGramLower(const StridedMatrix<double>& a) { return eigenGram(a); }
+
+#if HEADSCOPE_GRAM_KERNEL
+Eigen::MatrixXd gramLower(const StridedMatrix<float>& a) { return kernelGramLower(a); }
+Eigen::MatrixXd gramLower(const StridedMatrix<double>& a) { return kernelGramLower(a); }
+#else
+Eigen::MatrixXd gramLower(const StridedMatrix<float>& a) { return eigenGram(a); }
+Eigen::MatrixXd gramLower(const StridedMatrix<double>& a) { return eigenGram(a); }
+#endif
 
 }  // namespace headscope

@@ -1,5 +1,5 @@
 #pragma once
-// Eight doubles as one value, for the core's hand-blocked kernels (Gram, Tridiagonalization):
+// Eight doubles as one value, for the core's hand-blocked Gram kernel (Gram.cpp):
 // one AVX-512 register, two AVX or four SSE ones. GCC and clang lower the operators to whatever
 // the target has, so the same code builds for any x86-64 (and elsewhere) without intrinsics.
 // Include only from .cpp files: packets are passed by value between functions of one file.

@@ -12,11 +12,6 @@
 #include <thread>
 #include <vector>
 
-#if defined(__linux__)
-#include <pthread.h>
-#include <sched.h>
-#endif
-
 namespace headscope {
 
 int workerThreads() {
@@ -30,8 +25,6 @@ int workerThreads() {
 }
 
 namespace {
-
-thread_local bool t_is_helper = false;  // this thread is one of the pool's
 
 // What the calling thread and the helpers share. A helper may take the loop after the call
 // returned (the scheduler gave its core to another program meanwhile): it then finds no index
@@ -74,10 +67,9 @@ public:
         return *pool;
     }
 
-    int helpers() const { return static_cast<int>(threads_.size()); }
+    int helpers() const { return threads_; }
 
     void post(const std::shared_ptr<Loop>& loop) {
-        keepHelpersOffCallersCore();
         {
             const std::lock_guard<std::mutex> lock(mutex_);
             loops_.push_back(loop);
@@ -98,9 +90,8 @@ private:
     explicit Pool(int wanted) {
         for (int t = 0; t < wanted; ++t) {
             try {
-                std::thread helper([this] { serve(); });
-                threads_.push_back(helper.native_handle());
-                helper.detach();
+                std::thread([this] { serve(); }).detach();
+                ++threads_;
             } catch (const std::system_error&) {
                 break;  // no more threads to be had: the callers do the rest themselves
             }
@@ -108,7 +99,6 @@ private:
     }
 
     void serve() {
-        t_is_helper = true;
         for (;;) {
             std::shared_ptr<Loop> loop;
             {
@@ -127,26 +117,7 @@ private:
         return nullptr;
     }
 
-    // A woken thread is queued on the core it last ran on, which may be the caller's busy one;
-    // the idle core takes it over only at the scheduler's next tick, 3-4 ms later (measured
-    // here). So the helpers may run anywhere but on the caller's core: one system call per
-    // change of core, none while the caller stays where it is.
-    void keepHelpersOffCallersCore() {
-#if defined(__linux__)
-        if (t_is_helper) return;  // a nested loop: its caller is one of the helpers steered already
-        const int cpu = sched_getcpu();
-        if (cpu < 0 || last_caller_cpu_.exchange(cpu) == cpu) return;
-        cpu_set_t allowed;
-        CPU_ZERO(&allowed);
-        if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return;
-        CPU_CLR(cpu, &allowed);
-        if (CPU_COUNT(&allowed) == 0) return;  // a single core to run on: nothing to steer
-        for (pthread_t helper : threads_) pthread_setaffinity_np(helper, sizeof allowed, &allowed);
-#endif
-    }
-
-    std::vector<std::thread::native_handle_type> threads_;  // written by the constructor only
-    std::atomic<int> last_caller_cpu_{-1};
+    int threads_ = 0;  // helpers started, written by the constructor only
     std::mutex mutex_;
     std::condition_variable wake_;
     std::deque<std::shared_ptr<Loop>> loops_;

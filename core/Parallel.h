@@ -1,11 +1,11 @@
 #pragma once
-// A minimal fork-join loop over independent tasks on the machine's cores.
-// Helper threads are started once and then wait for loops: waking a waiting thread costs about
-// 20 microseconds here, while a thread started per call waited 3-4 ms for the idle core (the
-// scheduler moves it there only at its next tick). Unlike OpenMP's spinning barriers, idle
-// helpers sleep, so the loop degrades gracefully when the GUI thread or another program shares
-// the cores. The caller works on its own loop and waits for the tasks only, never for a helper
-// to be scheduled: a helper that comes late finds nothing left.
+// A minimal fork-join loop over independent tasks on the machine's cores: a plain pool.
+// Helper threads are started once and then wait for loops (waking a waiting thread is much
+// cheaper than starting one). Unlike OpenMP's spinning barriers, idle helpers sleep, so the
+// loop degrades gracefully when the GUI thread or another program shares the cores. The caller
+// works on its own loop and waits for the tasks only, never for a helper to be scheduled: a
+// helper that comes late finds nothing left. The pool leaves the threads' CPU affinity and
+// every other process-wide setting as it finds them (core may be embedded in any program).
 
 #include <functional>
 

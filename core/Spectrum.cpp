@@ -2,12 +2,12 @@
 
 #include "Gram.h"
 #include "Parallel.h"
-#include "SingularValues.h"
-#include "SymmetricEigenvalues.h"
 
+#include <Eigen/Cholesky>
+#include <Eigen/Eigenvalues>
 #include <Eigen/QR>
+#include <Eigen/SVD>
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -33,30 +33,14 @@ struct ThinR {
     bool well_conditioned = false;  // 1-norm condition number <= kMaxCholeskyCondition
 };
 
-// Upper-triangular R (r, r) with R^T R = gram (r, r), read from its lower half; empty if a
-// pivot is not positive (gram not numerically positive definite). Left-looking, a column of
-// L = R^T at a time: L(j:, j) = (G(j:, j) - L(j:, :j) L(j, :j)^T) / L(j, j), a matrix-vector
-// product per column: at r = 64, a quarter faster than Eigen's blocked LLT.
-std::optional<Eigen::MatrixXd> choleskyUpper(const Eigen::MatrixXd& gram) {
-    const Eigen::Index r = gram.rows();
-    Eigen::MatrixXd L = gram.triangularView<Eigen::Lower>();  // (r, r)
-    for (Eigen::Index j = 0; j < r; ++j) {
-        auto column = L.col(j).tail(r - j);
-        if (j > 0) column.noalias() -= L.bottomLeftCorner(r - j, j) * L.row(j).head(j).transpose();
-        const double pivot = column(0);
-        if (!(pivot > 0)) return std::nullopt;  // also NaN
-        column /= std::sqrt(pivot);
-    }
-    return Eigen::MatrixXd(L.transpose());
-}
-
 // R (r, r) with A = Q R, given A's Gram A^T A (r, r), lower half filled, when its Cholesky
-// factor is well conditioned: R = chol(A^T A)^T. Empty otherwise.
+// factor is well conditioned: R = chol(A^T A)^T. Empty otherwise (a pivot not positive, or
+// a condition number above kMaxCholeskyCondition).
 std::optional<ThinR> choleskyR(const Eigen::MatrixXd& gram) {
     const Eigen::Index r = gram.rows();
-    std::optional<Eigen::MatrixXd> upper = choleskyUpper(gram);
-    if (!upper) return std::nullopt;
-    Eigen::MatrixXd R = std::move(*upper);
+    const Eigen::LLT<Eigen::MatrixXd, Eigen::Lower> llt(gram);  // gram = L L^T, R = L^T
+    if (llt.info() != Eigen::Success) return std::nullopt;
+    Eigen::MatrixXd R = llt.matrixU();
     const auto within = [](double cond) { return std::isfinite(cond) && cond <= kMaxCholeskyCondition; };
     if (!within(triangularConditionBound(R))) {  // the O(r^2) bound is too loose: invert R, O(r^3)
         const Eigen::MatrixXd R_inv = R.triangularView<Eigen::Upper>().solve(Eigen::MatrixXd::Identity(r, r));
@@ -79,53 +63,35 @@ ThinR thinR(const Eigen::MatrixBase<Factor>& a) {
     return {householderR(a.template cast<double>()), false};
 }
 
+// Descending singular values of m (min(rows, cols) of them), by Eigen's BDCSVD without U and
+// V; none for an empty m (Eigen's SVDs require at least one entry).
+Eigen::VectorXd singularValues(const Eigen::MatrixXd& m) {
+    if (m.size() == 0) return Eigen::VectorXd(0);
+    return Eigen::BDCSVD<Eigen::MatrixXd>(m).singularValues();
+}
+
 // Squaring the core (below) is used only when its condition number is at most 1e3, i.e. its
 // eigenvalues are at least this fraction of the largest.
 constexpr double kMinSquaredRatio = 1e-6;
 
-// The core C = R_a R_b^T (k_a, k_b) of a product A B^T, and how its singular values are found.
+// Descending singular values of the core C = R_a R_b^T (k_a, k_b) of a product A B^T.
 // When both R are well conditioned, C is square and cond(C) <= cond(R_a) cond(R_b): then
-// sv(C)^2 = eig(C C^T), a symmetric eigenproblem of a quarter the cost of C's bidiagonal SVD.
+// sv(C)^2 = eig(C C^T), a symmetric eigenproblem, several times cheaper than C's SVD.
 // Squaring costs accuracy in the small values only: sigma_i is off by about
 // k eps sigma_max^2 / sigma_i, at most k eps 1e3 sigma_max with cond(C) <= 1e3, which the
-// computed eigenvalues confirm (else, and in every other case, the bidiagonal SVD of C).
-struct Core {
-    Eigen::MatrixXd c;        // (k_a, k_b) = R_a R_b^T
-    Eigen::MatrixXd squared;  // (k_a, k_a) = C C^T, lower half; empty when C is not to be squared
-
-    Core(const ThinR& a, const ThinR& b) : c(a.r * b.r.transpose()) {
-        if (a.well_conditioned && b.well_conditioned && c.rows() == c.cols()) {
-            squared = Eigen::MatrixXd::Zero(c.rows(), c.rows());
-            squared.selfadjointView<Eigen::Lower>().rankUpdate(c);
-        }
-    }
-    bool squaring() const { return squared.size() > 0; }
-
-    // Descending singular values from C C^T's ascending eigenvalues lambda when they confirm
-    // cond(C) <= 1e3, else from C's bidiagonal SVD.
-    Eigen::VectorXd singularValuesFrom(bool found, const Eigen::VectorXd& lambda) const {
-        if (found && lambda.size() > 0 && lambda(0) >= kMinSquaredRatio * lambda(lambda.size() - 1) && lambda(0) > 0)
+// computed eigenvalues confirm (else, and in every other case, the SVD of C).
+Eigen::VectorXd coreSingularValues(const ThinR& a, const ThinR& b) {
+    const Eigen::MatrixXd c = a.r * b.r.transpose();  // (k_a, k_b)
+    if (a.well_conditioned && b.well_conditioned && c.rows() == c.cols()) {
+        Eigen::MatrixXd squared = Eigen::MatrixXd::Zero(c.rows(), c.rows());  // (k, k) = C C^T, lower half
+        squared.selfadjointView<Eigen::Lower>().rankUpdate(c);
+        const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(squared, Eigen::EigenvaluesOnly);
+        const Eigen::VectorXd& lambda = eigen.eigenvalues();  // ascending
+        if (eigen.info() == Eigen::Success && lambda.size() > 0 && lambda(0) > 0 &&
+            lambda(0) >= kMinSquaredRatio * lambda(lambda.size() - 1))
             return lambda.reverse().cwiseSqrt();
-        return singularValues(c);
     }
-    // Descending singular values, this core on its own.
-    Eigen::VectorXd singularValuesAlone() const {
-        Eigen::VectorXd lambda;  // ascending
-        return singularValuesFrom(squaring() && symmetricEigenvalues(squared, lambda), lambda);
-    }
-};
-
-// Descending singular values of the core of one product.
-Eigen::VectorXd coreSingularValues(const ThinR& a, const ThinR& b) { return Core(a, b).singularValuesAlone(); }
-
-// The same for two products on one core, their eigenvalue iterations interleaved when both
-// square (the values are those of two separate calls, bit for bit).
-std::array<Eigen::VectorXd, 2> coreSingularValues(const ThinR& a0, const ThinR& b0, const ThinR& a1, const ThinR& b1) {
-    const Core core[2] = {Core(a0, b0), Core(a1, b1)};
-    if (!core[0].squaring() || !core[1].squaring()) return {core[0].singularValuesAlone(), core[1].singularValuesAlone()};
-    Eigen::VectorXd lambda[2];  // ascending
-    const auto found = symmetricEigenvaluesTogether(core[0].squared, lambda[0], core[1].squared, lambda[1]);
-    return {core[0].singularValuesFrom(found[0], lambda[0]), core[1].singularValuesFrom(found[1], lambda[1])};
+    return singularValues(c);
 }
 
 Spectrum spectrumOf(Eigen::VectorXd sv, Eigen::Index rows, Eigen::Index cols, double rank_rtol) {
@@ -194,13 +160,13 @@ std::vector<HeadSpectra> headSpectra(const Weights& w, double rank_rtol) {
     const Eigen::Index d = w.dModel();
     const bool parallel = double(d) * std::max(w.d_k, w.d_v) * std::max(w.d_k, w.d_v) > 2e5;
     std::vector<HeadSpectra> spectra(h);
-    // Head i's two products, their cores' eigenvalues found together:
+    // Head i's two products:
     // W_QK,i = W_i^Q (W_g^K)^T: core R_q R_k^T (d_k, d_k);
     // W_OV,i = W_g^V W_i^O = W_g^V ((W_i^O)^T)^T: core R_v R_o^T (d_v, d_v).
     const auto products = [&](int i, const ThinR& r_query, const ThinR& r_key, const ThinR& r_value,
                               const ThinR& r_output) {
-        auto [qk, ov] = coreSingularValues(r_query, r_key, r_value, r_output);
-        spectra[i] = {spectrumOf(std::move(qk), d, d, rank_rtol), spectrumOf(std::move(ov), d, d, rank_rtol)};
+        spectra[i] = {spectrumOf(coreSingularValues(r_query, r_key), d, d, rank_rtol),
+                      spectrumOf(coreSingularValues(r_value, r_output), d, d, rank_rtol)};
     };
     if (kv == h) {
         // Every head has its own keys and values: a task per head computes its four factors

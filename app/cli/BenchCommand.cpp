@@ -214,6 +214,7 @@ int runBench(const QStringList& arguments, int argc, char** argv) {
     if (parser.isSet("json")) {
         nlohmann::json j;
         j["cores"] = cores;
+        j["gram_kernel"] = bool(HEADSCOPE_GRAM_KERNEL);  // the spectra's Gram: our kernel, or Eigen's (Gram.h)
         for (const auto& g : figures)
             j[g.name] = {{"d_model", g.d_model}, {"heads", g.heads}, {"seq_len", g.n}, {"runs", g.runs},
                          {"forward_ms", g.forward_ms}, {"spectra_ms", g.spectra_ms},
@@ -257,7 +258,8 @@ int runBench(const QStringList& arguments, int argc, char** argv) {
                     g.heads, g.n, g.forward_ms, g.spectra_ms, g.forward_plus_spectra_ms, g.naive_spectra_ms,
                     g.naive_spectra_ms / g.spectra_ms, g.peak_mib);
     std::printf("naive = full SVD of every d_model x d_model product (large geometry: timed on 2 heads, "
-                "scaled to 25)\n\n");
+                "scaled to 25)\n");
+    std::printf("spectra: Gram by %s (HEADSCOPE_GRAM_KERNEL)\n\n", HEADSCOPE_GRAM_KERNEL ? "HeadScope's kernel" : "Eigen");
     std::printf("%-10s %14s %12s %10s %14s %18s\n", "floor", "multiply-adds", "GEMM GF/s", "floor ms",
                 "forward/floor", "fwd+spectra/floor");
     for (const auto& g : figures)

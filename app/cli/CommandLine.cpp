@@ -107,6 +107,8 @@ void execWidgetsCommand(char** argv) {
 }
 
 int commandLineMain(int argc, char** argv, const Dispatch& dispatch) {
+    // Freed layers stay in the heap for the next analysis (Memory.h): a process-wide setting,
+    // so every program's main makes it (this is the CLI's), never core.
     keepFreedMemory();
     if (argc < 2 || QString(argv[1]) == "--help" || QString(argv[1]) == "-h" || QString(argv[1]) == "help") {
         std::fputs(usage().c_str(), argc < 2 ? stderr : stdout);

@@ -189,9 +189,9 @@ TEST(Export, ImagesWithoutADisplay) {
     for (const auto& entry : fs::directory_iterator(out.path)) {
         const std::string ext = entry.path().extension().string();
         const std::string bytes = readFile(entry.path());
-        if (ext == ".png") EXPECT_EQ(bytes.substr(0, 8), "\x89PNG\r\n\x1a\n");
-        if (ext == ".pdf") EXPECT_EQ(bytes.substr(0, 4), "%PDF");
-        if (ext == ".svg") EXPECT_THAT(bytes, HasSubstr("<svg"));
+        if (ext == ".png") { EXPECT_EQ(bytes.substr(0, 8), "\x89PNG\r\n\x1a\n"); }
+        if (ext == ".pdf") { EXPECT_EQ(bytes.substr(0, 4), "%PDF"); }
+        if (ext == ".svg") { EXPECT_THAT(bytes, HasSubstr("<svg")); }
         EXPECT_GT(bytes.size(), 1000u) << entry.path();
         ++images;
     }

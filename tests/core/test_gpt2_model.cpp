@@ -159,7 +159,7 @@ TEST(Gpt2Forward, TopNextTokensAreSortedProbabilities) {
     double sum = 0;
     for (std::size_t i = 0; i < next.size(); ++i) {
         sum += next[i].probability;
-        if (i) EXPECT_GE(next[i - 1].probability, next[i].probability);
+        if (i) { EXPECT_GE(next[i - 1].probability, next[i].probability); }
     }
     EXPECT_NEAR(sum, 1.0, 1e-9);
     Eigen::Index best = 0;

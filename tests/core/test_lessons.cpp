@@ -125,7 +125,7 @@ TEST(LessonFiles, QuotedNumbersEqualTheEngineForEachStep) {
             EXPECT_EQ(asCount(v.at("flops_attention_heads")), c.heads * nq * nkv * (dk + c.headDimV()));
             EXPECT_EQ(asCount(v.at("flops_attention_full_width")), 2 * nq * nkv * d);
             // Random init: the rank reaches its bound; identity: so does it (I has full rank).
-            if (c.init != InitKind::Normal) EXPECT_EQ(row.qk, std::min(dk, d));
+            if (c.init != InitKind::Normal) { EXPECT_EQ(row.qk, std::min(dk, d)); }
             ++checked;
         }
     }

@@ -201,3 +201,33 @@ TEST(Spectrum, BertBaseHeadsMatchTheNaiveSvdClosely) {
         EXPECT_EQ(fast[i].ov.rank, 64);
     }
 }
+
+TEST(Spectrum, EmptyFactorsHaveNoSingularValues) {
+    // Logits of no tokens: Q (0, d_k) K^T. Nothing to compute, rank 0, every value an exact zero.
+    const Eigen::MatrixXd none(0, 8), some = randomMatrix(5, 8, 30);
+    for (const Spectrum& s : {productSpectrum(none, some), productSpectrum(some, none), productSpectrum(none, none),
+                              naiveProductSpectrum(none, some)}) {
+        EXPECT_EQ(s.singular_values.size(), 0);
+        EXPECT_EQ(s.rank, 0);
+    }
+    EXPECT_EQ(zeroCount(productSpectrum(none, some), 0, 5), 0);
+}
+
+TEST(Spectrum, ValuesPastTheFactorWidthAreExactZerosAndCounted) {
+    // d_model 96, 6 heads of d_k 16: W_QK (96, 96) has 16 computed values and 80 exact zeros;
+    // a head whose W_Q block has rank 5 has 91 values at or below the tolerance.
+    Config c;
+    c.d_model = 96;
+    c.heads = 6;
+    Weights w = makeWeights(c);
+    for (int j = 5; j < w.d_k; ++j) w.W_Q.col(w.d_k + j) = w.W_Q.col(w.d_k + j % 5);
+    const auto spectra = headSpectra(w);
+    for (int i = 0; i < c.heads; ++i) {
+        const Eigen::VectorXd all = allSingularValues(spectra[i].qk, 96, 96);
+        ASSERT_EQ(all.size(), 96);
+        EXPECT_TRUE(all.tail(80).isZero(0)) << "head " << i;
+        if (i != 1) { EXPECT_GT(all(15), spectra[i].qk.tolerance) << "head " << i; }
+        EXPECT_EQ(zeroCount(spectra[i].qk, 96, 96), i == 1 ? 91 : 80) << "head " << i;
+        EXPECT_EQ(zeroCount(spectra[i].ov, 96, 96), 80) << "head " << i;
+    }
+}
