@@ -59,6 +59,23 @@ ScoreBreakdown scoreBreakdown(const Analysis& a, int head, int row, int col, con
     b.logit = b.dot * b.factor;
     b.engine_logit = hr.logits(row, col);
 
+    if (a.rotary.enabled()) {
+        const Rotary& r = a.rotary;
+        const int query_position = r.query_positions.empty() ? row : r.query_positions.at(std::size_t(row));
+        const int key_position = r.key_positions.empty() ? col : r.key_positions.at(std::size_t(col));
+        b.delta = key_position - query_position;
+        const int m = r.dims() / 2;
+        PairSplit split;
+        for (int p = 0; p < m; ++p) {
+            const double theta = r.inverse_frequencies(p);
+            // pair p: dims p and p + m of the rotated q, k (rotate-half layout)
+            split.pairs.push_back({theta, theta * b.delta, double(b.product(p)) + double(b.product(p + m))});
+        }
+        split.unrotated = b.product.tail(d_k - 2 * m).cast<double>().sum();
+        split.total = split.unrotated;
+        for (const RotaryPair& pair : split.pairs) split.total += pair.contribution;
+        b.rotary_pairs = split;
+    }
     // With rotary positions the merged form needs the rotation between the positions
     // (RotaryCircuits.h W_QK,i(Delta)): the plain W_QK,i would not give this logit, so no bilinear split.
     if (!a.rotary.enabled() && w_qk && w_qk->rows() == w.dModel() && w_qk->cols() == w.dModel()) {

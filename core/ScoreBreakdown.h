@@ -13,6 +13,7 @@
 #include <string>
 
 #include "Analysis.h"
+#include "RotaryCircuits.h"
 
 namespace headscope {
 
@@ -42,7 +43,12 @@ struct ScoreBreakdown {
     double factor = 1;        // the engine's float factor scale / T
     double logit = 0;         // dot * factor
     double engine_logit = 0;  // Results::heads[head].logits(row, col)
-    std::optional<BilinearScore> bilinear;  // absent when no W_QK,i was given
+    std::optional<BilinearScore> bilinear;  // absent when no W_QK,i was given, and with rotary positions
+    // Rotary layers only: q_i . k_j split into the d_k/2 rotary pairs (p, p + m) and the unrotated
+    // dims (RotaryCircuits.h). A rotation keeps each pair's own dot product, so pair p's share is
+    // product[p] + product[p + m] of the rotated q and k; delta = j's position - i's.
+    std::optional<PairSplit> rotary_pairs;
+    int delta = 0;
 
     // Always: the engine's softmax row (n_kv; masked keys 0) and this cell's weight in it.
     Eigen::VectorXf softmax_row;

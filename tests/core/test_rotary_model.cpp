@@ -20,6 +20,9 @@
 #include "io/IoError.h"
 #include "io/Npy.h"
 #include "model/Forward.h"
+#include "RotaryCircuits.h"
+#include "ScoreBreakdown.h"
+#include "Engine.h"
 
 namespace fs = std::filesystem;
 using namespace headscope;
@@ -316,5 +319,40 @@ TEST_F(RotaryCheckpointErrors, MistralSlidingWindowRefusesLongerInputs) {
         ADD_FAILURE() << "9 tokens ran through a sliding window of 8";
     } catch (const std::invalid_argument& e) {
         EXPECT_THAT(e.what(), HasSubstr("sliding window is 8"));
+    }
+}
+
+// The Score view's split of one rotary score: each pair of the rotated q, k adds what
+// splitByRotaryPair computes from the unrotated ones (rotations keep a pair's dot product), the
+// parts sum to q_i . k_j, and the plain W_QK,i bilinear split is not offered.
+TEST(RandomRotaryModel, ScoreBreakdownSplitsARotaryScoreByPair) {
+    for (const char* name : {"qwen2_tied", "neox_sequential"}) {
+        const model::ModelPtr m = io::loadCheckpoint((kCases / name).string());
+        const model::Trace trace = model::runModel(*m, {1, 5, 9, 2, 7, 5, 9});
+        const Analysis a = model::layerAnalysis(*m, trace, 1);
+        ASSERT_TRUE(a.rotary.enabled()) << name;
+        const Weights& w = a.weights();
+        const int head = 1, row = 6, col = 2, d_k = w.d_k;
+        const Eigen::MatrixXf merged = mergedQK(w, head);
+        const ScoreBreakdown b = scoreBreakdown(a, head, row, col, &merged);
+        ASSERT_TRUE(b.rotary_pairs.has_value()) << name;
+        EXPECT_FALSE(b.bilinear.has_value()) << name;
+        EXPECT_EQ(b.delta, col - row);
+        EXPECT_NEAR(b.rotary_pairs->total, b.dot, 1e-5 * (1 + std::abs(b.dot))) << name;
+        // Unrotated q, k of the cell: x W + b before the rotation.
+        const Eigen::RowVectorXf x_i = a.input.query.X.row(row), x_j = a.input.key_value.X.row(col);
+        Eigen::VectorXd q = (x_i * w.queryHead(head)).transpose().cast<double>();
+        Eigen::VectorXd k = (x_j * w.keyHead(head)).transpose().cast<double>();
+        if (w.hasBias()) {
+            q += w.b_Q.segment(head * d_k, d_k).transpose().cast<double>();
+            k += w.b_K.segment(w.kvHeadOf(head) * d_k, d_k).transpose().cast<double>();
+        }
+        const PairSplit expected = splitByRotaryPair(a.rotary, q, k, b.delta);
+        ASSERT_EQ(expected.pairs.size(), b.rotary_pairs->pairs.size());
+        for (std::size_t p = 0; p < expected.pairs.size(); ++p) {
+            EXPECT_NEAR(b.rotary_pairs->pairs[p].contribution, expected.pairs[p].contribution, 1e-5) << name << " pair " << p;
+            EXPECT_NEAR(b.rotary_pairs->pairs[p].angle, expected.pairs[p].angle, 1e-9) << name << " pair " << p;
+        }
+        EXPECT_NEAR(b.rotary_pairs->unrotated, expected.unrotated, 1e-5) << name;
     }
 }

@@ -16,6 +16,26 @@
 namespace headscope::ui {
 namespace {
 
+// A rotary layer's score, pair by pair: q and k are the rotated vectors the softmax sees, and
+// each rotary pair adds its own dot product (the rotation by theta_p (j - i) between them).
+QStringList rotaryLines(const PairSplit& split, int delta) {
+    QStringList pairs;
+    const int shown = std::min<int>(static_cast<int>(split.pairs.size()), 6);
+    for (int p = 0; p < shown; ++p)
+        pairs << QStringLiteral("p%1 (θ %2, angle %3) %4")
+                     .arg(p).arg(split.pairs[std::size_t(p)].frequency, 0, 'g', 3)
+                     .arg(split.pairs[std::size_t(p)].angle, 0, 'g', 3).arg(split.pairs[std::size_t(p)].contribution, 0, 'g', 4);
+    if (shown < static_cast<int>(split.pairs.size())) pairs << QStringLiteral("… %1 more pairs").arg(split.pairs.size() - shown);
+    QStringList lines;
+    lines << QStringLiteral("RoPE: q_i and k_j above are rotated (what the softmax sees); the score is "
+                            "x_i W_i^Q R(Δ) W_i^Kᵀ x_jᵀ with Δ = j − i = %1, so no single W_QK,i gives it.").arg(delta);
+    lines << QStringLiteral("By rotary pair, high frequency first: %1%2;  sum %3")
+                 .arg(pairs.join(QStringLiteral(", ")))
+                 .arg(split.unrotated == 0.0 ? QString() : QStringLiteral(";  unrotated dims %1").arg(split.unrotated, 0, 'g', 4))
+                 .arg(split.total, 0, 'g', 6);
+    return lines;
+}
+
 constexpr double kTitlePt = 13, kAxisPt = 10.5, kTickPt = 9.5, kTextPt = 11;
 const QColor kQueryColor(0x00, 0x72, 0xB2), kKeyColor(0xD5, 0x5E, 0x00), kProductColor(0x55, 0x55, 0x55);
 const QColor kRowColor(0x9E, 0xB8, 0xD0), kMarkColor(0xC0, 0x1C, 0x28);
@@ -234,6 +254,8 @@ void ScoreBreakdownView::refresh() {
                 lines << QStringLiteral("Through W_QK,i = W_i^Q W_i^Kᵀ: x_i W_QK,i x_jᵀ = %1  →  logit %2;  difference %3 "
                                         "(float rounding)")
                              .arg(num(q.main, 5), num(q.logit, 5), num(q.difference, 2));
+        } else if (b.rotary_pairs) {
+            lines << rotaryLines(*b.rotary_pairs, b.delta);
         } else {
             lines << (a.weights().dModel() > kMaxWindowCircuitDModel
                           ? QStringLiteral("W_QK,i (%1 × %1) is not formed in the window; headscope-cli export shows "
