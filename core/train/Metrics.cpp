@@ -35,18 +35,18 @@ TokenStatistics& TokenStatistics::operator+=(const TokenStatistics& o) {
     return *this;
 }
 
-TokenStatistics tokenStatistics(const Eigen::Ref<const Eigen::MatrixXf>& logits_t, const int* ids, const int* repeat,
+TokenStatistics tokenStatistics(const Eigen::Ref<const Eigen::MatrixXf>& logits_t, const int* ids, const int* lengths, const int* repeated_from,
                                 int sequences, int n) {
     TokenStatistics stats;
     for (int s = 0; s < sequences; ++s)
-        for (int t = 0; t + 1 < n; ++t) {
+        for (int t = 0; t + 1 < lengths[s]; ++t) {
             const Eigen::Index r = Eigen::Index(s) * n + t;
             const auto logits = logits_t.col(r);  // (vocab)
             Eigen::Index best = 0;
             const float top = logits.maxCoeff(&best);
             const double loss = std::log((logits.array() - top).exp().cast<double>().sum()) + top - logits(ids[r + 1]);
             stats.loss_sum += loss, ++stats.targets;
-            if (t >= repeat[s]) {
+            if (t >= repeated_from[s]) {
                 stats.repeated_loss_sum += loss, ++stats.repeated_targets;
                 if (best == ids[r + 1]) ++stats.repeated_correct;
             }

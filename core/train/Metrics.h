@@ -18,7 +18,7 @@ double previousTokenScore(const Eigen::Ref<const Eigen::MatrixXf>& weights);
 double prefixMatchingScore(const Eigen::Ref<const Eigen::MatrixXf>& weights, const std::vector<int>& tokens);
 
 // Next-token statistics over sequences: position t predicts token t + 1, "repeated" where
-// t >= the sequence's string length.
+// t >= the sequence's repeated_from; targets only where t + 1 < its length (Batch).
 struct TokenStatistics {
     double loss_sum = 0, repeated_loss_sum = 0;
     long long targets = 0, repeated_targets = 0, repeated_correct = 0;
@@ -29,9 +29,9 @@ struct TokenStatistics {
     TokenStatistics& operator+=(const TokenStatistics& other);
 };
 
-// logits_t (vocab, sequences * n), ids (sequences, n), repeat (sequences). The arg-max counts
+// logits_t (vocab, sequences * n), ids (sequences, n), lengths and repeated_from (sequences). The arg-max counts
 // as correct (ties to the lowest id).
-TokenStatistics tokenStatistics(const Eigen::Ref<const Eigen::MatrixXf>& logits_t, const int* ids, const int* repeat,
+TokenStatistics tokenStatistics(const Eigen::Ref<const Eigen::MatrixXf>& logits_t, const int* ids, const int* lengths, const int* repeated_from,
                                 int sequences, int n);
 
 }  // namespace headscope::train

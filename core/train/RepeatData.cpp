@@ -14,15 +14,18 @@ int uniformIndex(Rng& rng, int count) {
 
 }  // namespace
 
-void repeatedSequence(Rng& rng, int vocab, int n, int length, int* out) {
+int repeatedSequence(Rng& rng, int vocab, int n, int length, bool random_start, int* out) {
     std::vector<int> pool(static_cast<std::size_t>(vocab));
     std::iota(pool.begin(), pool.end(), 0);
     for (int i = 0; i < length; ++i) std::swap(pool[i], pool[i + uniformIndex(rng, vocab - i)]);
-    for (int t = 0; t < n; ++t) out[t] = pool[t % length];
+    const int f = random_start ? uniformIndex(rng, n - 2 * length + 1) : 0;
+    for (int t = 0; t < f; ++t) out[t] = uniformIndex(rng, vocab);
+    for (int t = f; t < n; ++t) out[t] = pool[(t - f) % length];
+    return f;
 }
 
 RepeatData::RepeatData(const TrainConfig& c, std::uint64_t seed)
-    : vocab_(c.vocab), n_(c.context), min_(c.min_repeat), max_(c.max_repeat), rng_(seed) {
+    : vocab_(c.vocab), n_(c.context), min_(c.min_repeat), max_(c.max_repeat), random_start_(c.random_start), rng_(seed) {
     c.validate();
 }
 
@@ -33,8 +36,10 @@ Batch RepeatData::next(int sequences) {
     batch.ids.resize(static_cast<std::size_t>(sequences) * n_);
     for (int b = 0; b < sequences; ++b) {
         const int length = min_ + uniformIndex(rng_, max_ - min_ + 1);
+        const int f = repeatedSequence(rng_, vocab_, n_, length, random_start_, batch.ids.data() + std::size_t(b) * n_);
         batch.repeat.push_back(length);
-        repeatedSequence(rng_, vocab_, n_, length, batch.ids.data() + std::size_t(b) * n_);
+        batch.repeated_from.push_back(f + length);
+        batch.lengths.push_back(f + 2 * length);
     }
     return batch;
 }
@@ -42,7 +47,7 @@ Batch RepeatData::next(int sequences) {
 std::vector<int> probeSequence(const TrainConfig& c) {
     Rng rng(deriveSeed(c.seed, "probe"));
     std::vector<int> ids(static_cast<std::size_t>(c.context));
-    repeatedSequence(rng, c.vocab, c.context, std::min(c.context / 2, c.vocab), ids.data());
+    repeatedSequence(rng, c.vocab, c.context, c.max_repeat, c.random_start, ids.data());
     return ids;
 }
 

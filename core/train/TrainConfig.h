@@ -17,10 +17,11 @@ struct TrainConfig {
     int context = 36;          // tokens per sequence (n_positions when saved)
     bool mlp = false;          // attention-only unless set (GELU tanh MLP of width 4 d_model)
     bool tied_embeddings = false;  // unembedding = wte^T when set, else its own lm_head
-    // The task: each sequence is L distinct random tokens repeated to fill the context,
+    // The task (RepeatData.h): each sequence ends with L distinct random tokens written twice,
     // L drawn uniformly from [min_repeat, max_repeat] per sequence (equal: a fixed length).
     int min_repeat = 4;
     int max_repeat = 16;
+    bool random_start = false;  // the two copies after a random filler, not from position 0
     // The optimiser: torch.optim.Adam (betas 0.9, 0.999, eps 1e-8, no weight decay)
     double learning_rate = 3e-3;
     int batch = 32;            // sequences per step

@@ -32,17 +32,19 @@ void Trainer::setParameters(const Eigen::Ref<const Eigen::VectorXf>& parameters)
     parameters_ = parameters;
 }
 
-double Trainer::run(const int* ids, int sequences, Eigen::VectorXf* gradient) {
-    const int n = config_.context;
+double Trainer::run(const Batch& batch, Eigen::VectorXf* gradient) {
+    const int n = config_.context, sequences = batch.sequences;
+    const int* ids = batch.ids.data();
     const int shards = std::min(kShards, sequences);
-    const double targets = double(sequences) * (n - 1);
+    double targets = 0;
+    for (int length : batch.lengths) targets += length - 1;
     double losses[kShards] = {0, 0};
     parallelFor(shards, [&](int shard) {
         const int begin = sequences * shard / shards, end = sequences * (shard + 1) / shards;
         Activations& act = shards_[std::size_t(shard)];
         const int* shard_ids = ids + std::size_t(begin) * n;
         forwardPass(config_, layout_, parameters_.data(), shard_ids, end - begin, act);
-        losses[shard] = crossEntropy(shard_ids, targets, gradient != nullptr, act);
+        losses[shard] = crossEntropy(shard_ids, batch.lengths.data() + begin, targets, gradient != nullptr, act);
         if (gradient) {
             Eigen::VectorXf& g = shard_gradients_[std::size_t(shard)];
             g.setZero(layout_.size());
@@ -59,15 +61,19 @@ double Trainer::run(const int* ids, int sequences, Eigen::VectorXf* gradient) {
 }
 
 double Trainer::lossAndGradient(const Batch& batch, Eigen::VectorXf& gradient) {
-    if (batch.n != config_.context || batch.sequences < 1 || batch.ids.size() != std::size_t(batch.sequences) * batch.n)
-        throw std::invalid_argument("the batch does not match the model's context of " + std::to_string(config_.context));
-    return run(batch.ids.data(), batch.sequences, &gradient);
+    bool fits = batch.n == config_.context && batch.sequences >= 1 &&
+                batch.ids.size() == std::size_t(batch.sequences) * batch.n && batch.lengths.size() == std::size_t(batch.sequences);
+    for (int length : batch.lengths) fits = fits && length >= 2 && length <= batch.n;
+    for (int id : batch.ids) fits = fits && id >= 0 && id < config_.vocab;
+    if (!fits) throw std::invalid_argument("the batch does not match the model (context " + std::to_string(config_.context) +
+                                           ", vocabulary " + std::to_string(config_.vocab) + ")");
+    return run(batch, &gradient);
 }
 
 double Trainer::step() {
     const Batch batch = data_.next(config_.batch);
     Eigen::VectorXf gradient;
-    const double loss = run(batch.ids.data(), batch.sequences, &gradient);
+    const double loss = run(batch, &gradient);
     adam_.step(parameters_, gradient);
     train_losses_.push_back(static_cast<float>(loss));
     loss_since_evaluation_ += loss;
@@ -103,8 +109,8 @@ void Trainer::evaluate() {
             const int b0 = count * shard / shards, b1 = count * (shard + 1) / shards;
             Activations& act = shards_[std::size_t(shard)];
             forwardPass(config_, layout_, parameters_.data(), ids + std::size_t(b0) * n, b1 - b0, act);
-            shard_stats[shard] = tokenStatistics(act.logits_t, ids + std::size_t(b0) * n,
-                                                 held_out_.repeat.data() + begin + b0, b1 - b0, n);
+            shard_stats[shard] = tokenStatistics(act.logits_t, ids + std::size_t(b0) * n, held_out_.lengths.data() + begin + b0,
+                                                 held_out_.repeated_from.data() + begin + b0, b1 - b0, n);
         }, shards > 1 && workerThreads() > 1);
         for (int shard = 0; shard < shards; ++shard) stats += shard_stats[shard];
     }

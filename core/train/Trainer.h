@@ -60,8 +60,8 @@ public:
 
 private:
     void evaluate();
-    // Forward (and with gradient, backward) over `sequences` rows of ids in shards; returns the loss.
-    double run(const int* ids, int sequences, Eigen::VectorXf* gradient);
+    // Forward (and with gradient, backward) over the batch in shards; returns the mean loss.
+    double run(const Batch& batch, Eigen::VectorXf* gradient);
 
     TrainConfig config_;
     ParameterLayout layout_;

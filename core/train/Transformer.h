@@ -52,10 +52,11 @@ struct Activations {
 void forwardPass(const TrainConfig& config, const ParameterLayout& layout, const float* parameters,
                  const int* ids, int sequences, Activations& act);
 
-// Mean cross-entropy of next-token prediction, summed over this pass' positions t < n - 1
-// (target ids[t + 1]) and divided by `divisor` (the number of targets in the whole batch, so that
-// shards add up). With gradient, act.dlogits_t = (softmax - one_hot(target)) / divisor.
-double crossEntropy(const int* ids, double divisor, bool gradient, Activations& act);
+// Cross-entropy of next-token prediction summed over this pass' positions t < lengths[s] - 1
+// (target ids[t + 1]; lengths nullptr: every sequence counts all n tokens) and divided by
+// `divisor` (the number of targets in the whole batch, so that shards add up to the mean).
+// With gradient, act.dlogits_t = (softmax - one_hot(target)) / divisor, 0 where nothing counts.
+double crossEntropy(const int* ids, const int* lengths, double divisor, bool gradient, Activations& act);
 
 // Accumulates (+=) d loss / d parameters into gradient (layout.size()), from act.dlogits_t.
 void backwardPass(const TrainConfig& config, const ParameterLayout& layout, const float* parameters,

@@ -85,13 +85,14 @@ void forwardPass(const TrainConfig& c, const ParameterLayout& layout, const floa
     act.logits_t.noalias() = unembedding * act.ln_f.out.transpose();
 }
 
-double crossEntropy(const int* ids, double divisor, bool gradient, Activations& act) {
+double crossEntropy(const int* ids, const int* lengths, double divisor, bool gradient, Activations& act) {
     const Eigen::Index N = act.logits_t.cols();
     if (gradient) act.dlogits_t.resize(act.logits_t.rows(), N);
     double total = 0;
     const float inverse = static_cast<float>(1.0 / divisor);
     for (Eigen::Index r = 0; r < N; ++r) {
-        if (r % act.n == act.n - 1) {  // the last position has no next token
+        const int length = lengths ? lengths[r / act.n] : act.n;
+        if (r % act.n >= length - 1) {  // the last counted position has no next token; padding none
             if (gradient) act.dlogits_t.col(r).setZero();
             continue;
         }

@@ -45,6 +45,8 @@ Batch caseBatch(const nlohmann::json& j) {
     for (const auto& row : j["ids"])
         for (int id : row) b.ids.push_back(id);
     b.repeat.assign(std::size_t(b.sequences), b.n);
+    b.repeated_from.assign(std::size_t(b.sequences), b.n);
+    b.lengths.assign(std::size_t(b.sequences), b.n);  // every position counts, as in the reference
     return b;
 }
 
@@ -153,28 +155,41 @@ TEST(TrainAdam, MatchesTorchOptimAdam) {
     EXPECT_EQ(adam.steps(), 3);
 }
 
-TEST(TrainData, SequencesRepeatAfterTheirLengthWithDistinctTokens) {
-    TrainConfig c;
-    RepeatData data(c, 5);
-    const Batch b = data.next(200);
-    std::set<int> lengths;
+// The batch's structure: the string's L distinct tokens twice from f (0 unless random_start),
+// repeated_from = f + L, lengths = f + 2L, the padding continuing the repetition.
+void expectRepeats(const TrainConfig& c, const Batch& b, std::set<int>& lengths, std::set<int>& starts) {
     for (int s = 0; s < b.sequences; ++s) {
-        const int L = b.repeat[std::size_t(s)];
-        lengths.insert(L);
+        const int L = b.repeat[std::size_t(s)], f = b.repeated_from[std::size_t(s)] - L;
+        lengths.insert(L), starts.insert(f);
         ASSERT_GE(L, c.min_repeat);
         ASSERT_LE(L, c.max_repeat);
+        ASSERT_EQ(b.lengths[std::size_t(s)], f + 2 * L);
+        ASSERT_GE(f, 0);
+        ASSERT_LE(f + 2 * L, b.n);
+        if (!c.random_start) ASSERT_EQ(f, 0);
         const int* ids = b.ids.data() + std::size_t(s) * b.n;
-        EXPECT_EQ(std::set<int>(ids, ids + L).size(), std::size_t(L)) << "the first L tokens are distinct";
+        EXPECT_EQ(std::set<int>(ids + f, ids + f + L).size(), std::size_t(L)) << "the string's tokens are distinct";
         for (int t = 0; t < b.n; ++t) {
             ASSERT_GE(ids[t], 0);
             ASSERT_LT(ids[t], c.vocab);
-            if (t >= L) {
+            if (t >= f + L) {
                 ASSERT_EQ(ids[t], ids[t - L]) << "sequence " << s << " position " << t;
             }
         }
-        EXPECT_NE(ids[L - 1], ids[L]) << "no period shorter than L";
     }
+}
+
+TEST(TrainData, SequencesRepeatAfterTheirLengthWithDistinctTokens) {
+    TrainConfig c;
+    std::set<int> lengths, starts;
+    expectRepeats(c, RepeatData(c, 5).next(200), lengths, starts);
     EXPECT_EQ(int(lengths.size()), c.max_repeat - c.min_repeat + 1) << "every length in the range occurs";
+    EXPECT_EQ(starts, std::set<int>{0});
+
+    c.random_start = true;
+    lengths.clear(), starts.clear();
+    expectRepeats(c, RepeatData(c, 5).next(200), lengths, starts);
+    EXPECT_GT(starts.size(), 10u) << "the copies start at many offsets";
 
     c.min_repeat = c.max_repeat = 7;  // the fixed-length case
     const Batch fixed = RepeatData(c, 5).next(20);
@@ -210,12 +225,12 @@ TEST(TrainMetrics, ScoresOfHandMadeHeads) {
 
 TEST(TrainMetrics, AccuracyCountsOnlyTheRepeatedPart) {
     // 2 sequences of 4 tokens; logits (vocab 3, 8) with the arg-max chosen per position.
-    const std::vector<int> ids = {0, 1, 0, 1, 2, 1, 0, 2}, repeat = {2, 3};
+    const std::vector<int> ids = {0, 1, 0, 1, 2, 1, 0, 2}, repeated_from = {2, 3}, lengths = {4, 4};
     Eigen::MatrixXf logits_t = Eigen::MatrixXf::Zero(3, 8);
     const int guesses[8] = {1, 0, 1, -1, 0, 0, 2, -1};  // -1: the last position, no target
     for (int r = 0; r < 8; ++r)
         if (guesses[r] >= 0) logits_t(guesses[r], r) = 5;
-    const TokenStatistics stats = tokenStatistics(logits_t, ids.data(), repeat.data(), 2, 4);
+    const TokenStatistics stats = tokenStatistics(logits_t, ids.data(), lengths.data(), repeated_from.data(), 2, 4);
     EXPECT_EQ(stats.targets, 6);
     EXPECT_EQ(stats.repeated_targets, 1 + 0);  // seq 0: t = 2 (t < 3); seq 1: t >= 3 has no target
     EXPECT_EQ(stats.repeated_correct, 1);       // seq 0 t 2 predicts ids[3] = 1: guessed 1
