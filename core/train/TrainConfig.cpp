@@ -40,6 +40,14 @@ std::string TrainConfig::problem() const {
     return {};
 }
 
+double TrainConfig::stepMultiplyAdds() const {
+    const double rows = double(batch) * context, d = d_model;
+    const double attention = double(batch) * heads * double(context) * context * headDim() * 2;  // Q K^T and W V
+    const double per_layer = rows * d * 3 * d + attention + rows * d * d + (mlp ? 2 * rows * d * mlpWidth() : 0);
+    const double forward = layers * per_layer + rows * d * vocab;
+    return 3 * forward;
+}
+
 void TrainConfig::validate() const {
     const std::string p = problem();
     if (!p.empty()) throw std::invalid_argument(p);

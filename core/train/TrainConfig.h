@@ -38,6 +38,10 @@ struct TrainConfig {
 
     int headDim() const { return heads > 0 ? d_model / heads : 0; }
     int mlpWidth() const { return 4 * d_model; }
+    // Multiply-adds of one training step's matrix products over a batch of batch * context rows:
+    // the forward's (per layer QKV, Q K^T, W V, W_O and the MLP's two, then the unembedding) and
+    // twice as many backward (each product's two gradients). Elementwise work is not counted.
+    double stepMultiplyAdds() const;
     // The first problem in one sentence, or empty when the settings can train.
     std::string problem() const;
     // std::invalid_argument with problem() unless it is empty.
