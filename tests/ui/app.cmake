@@ -17,3 +17,5 @@ headscope_add_ui_test(test_classroom_ui)
 # Edit > Undo and Redo of every configuration change.
 headscope_add_ui_test(test_undo)
 target_compile_definitions(test_undo PRIVATE HEADSCOPE_SHARED_MODELS_DIR="${HEADSCOPE_SHARED_MODELS_DIR}")
+# The Training tab (issue 23): the worker thread, curves holding the trainer's numbers, pause, reset.
+headscope_add_ui_test(test_training_tab)

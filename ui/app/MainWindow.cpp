@@ -38,6 +38,7 @@
 #include "SpectrumView.h"
 #include "StatusPanel.h"
 #include "Teaching.h"
+#include "TrainingTab.h"
 #include "io/SessionFile.h"
 
 namespace headscope::ui {
@@ -96,6 +97,9 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
                          tr("Lines from each query word to each key word, opacity = weight, one colour per head."));
     tabs_->setTabToolTip(tabs_->addTab(qk_map_, tr("&Q-K map")),
                          tr("The selected head's queries and keys as points on their first two principal components."));
+    auto* training = new TrainingTab(tabs_);  // issue 23: train a small model, watch an induction head form
+    tabs_->setTabToolTip(tabs_->addTab(training, tr("T&raining")), tr("Train a small transformer on strings written twice."));
+    connect(training, &TrainingTab::openModelRequested, this, [this](const QString& dir) { openModel(dir); });
     tabs_->setTabToolTip(0, tr("Every head's attention. Click a head to select it, double-click to open it large."));
     tabs_->setTabToolTip(1, tr("The fused W_Q, W_K, W_V, W_O and the activations X, Q, K, V, with head blocks."));
     tabs_->setTabToolTip(2, tr("The selected head's W_QK = W_Q W_K^T and W_OV = W_V W_O with their factors."));
