@@ -8,11 +8,19 @@ HeadScoresView::HeadScoresView(QWidget* parent) : QCustomPlot(parent) {
     setObjectName(QStringLiteral("head_scores"));
     setMinimumSize(260, 180);
     xAxis->setLabel(tr("step"));
-    yAxis->setLabel(tr("score on the probe"));
+    yAxis->setLabel(tr("head score on the probe"));
     yAxis->setRange(0, 1);
     legend->setVisible(true);
     legend->setFont(font());
-    axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+    // The legend in a band under the plot, 4 entries a row: the curves stay uncovered.
+    axisRect()->insetLayout()->take(legend);
+    plotLayout()->addElement(1, 0, legend);
+    plotLayout()->setRowStretchFactor(1, 0.001);
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    legend->setWrap(4);
+    legend->setBorderPen(Qt::NoPen);
+    legend->setMargins(QMargins(4, 0, 4, 2));
+    legend->setIconSize(18, 8);
 }
 
 QCPGraph* HeadScoresView::scoreGraph(int head, bool induction) const {
@@ -26,10 +34,10 @@ void HeadScoresView::setEvaluations(const std::vector<train::Evaluation>& evalua
         for (int h = 0; h < heads; ++h) {
             const QString name = QStringLiteral("L%1H%2").arg(h / heads_per_layer).arg(h % heads_per_layer);
             QCPGraph* previous = addGraph();
-            previous->setName(tr("%1 previous token").arg(name));
+            previous->setName(tr("%1 prev").arg(name));
             previous->setPen(QPen(headColor(h), 1.5, Qt::DashLine));
             QCPGraph* induction = addGraph();
-            induction->setName(tr("%1 induction").arg(name));
+            induction->setName(tr("%1 ind").arg(name));
             induction->setPen(QPen(headColor(h), 2.5));
         }
         heads_ = heads;

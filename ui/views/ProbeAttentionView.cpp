@@ -93,7 +93,7 @@ void ProbeAttentionView::show(int index) {
             for (int key = 0; key < n_; ++key)
                 maps_[k]->data()->setCell(key, q, key <= q ? double(w(q, key)) : qQNaN());
         QString title = QStringLiteral("L%1H%2").arg(int(k) / heads_).arg(int(k) % heads_);
-        if (e) title += tr("  prev %1  ind %2").arg(e->previous_token[k], 0, 'f', 2).arg(e->prefix_matching[k], 0, 'f', 2);
+        if (e) title += tr("\nprev %1 · ind %2").arg(e->previous_token[k], 0, 'f', 2).arg(e->prefix_matching[k], 0, 'f', 2);
         titles_[k]->setText(title);
     }
     label_->setText(tr("attention on the probe at step %1 (snapshot %2 of %3)")

@@ -10,23 +10,31 @@ TrainingCurvesView::TrainingCurvesView(QWidget* parent) : QCustomPlot(parent) {
         QColor color;
         Qt::PenStyle style;
         bool right;
-    } curves[] = {{"loss, whole sequence", QColor(0, 114, 178), Qt::SolidLine, false},
-                  {"loss, repeated half", QColor(213, 94, 0), Qt::SolidLine, false},
-                  {"training batch loss", QColor(150, 150, 150), Qt::DotLine, false},
-                  {"accuracy, repeated half (%)", QColor(0, 158, 115), Qt::DashLine, true}};
+    } curves[] = {{"loss", QColor(0, 114, 178), Qt::SolidLine, false},
+                  {"repeated half", QColor(213, 94, 0), Qt::SolidLine, false},
+                  {"batch", QColor(150, 150, 150), Qt::DotLine, false},
+                  {"accuracy (right)", QColor(0, 158, 115), Qt::DashLine, true}};
     for (const auto& c : curves) {
         QCPGraph* g = addGraph(xAxis, c.right ? yAxis2 : yAxis);
         g->setName(tr(c.name));
         g->setPen(QPen(c.color, 2, c.style));
     }
     xAxis->setLabel(tr("step"));
-    yAxis->setLabel(tr("cross-entropy (nats)"));
+    yAxis->setLabel(tr("loss (nats)"));
     yAxis2->setVisible(true);
-    yAxis2->setLabel(tr("accuracy (%)"));
+    yAxis2->setLabel(tr("accuracy, repeated half (%)"));
     yAxis2->setRange(0, 100);
     legend->setVisible(true);
     legend->setFont(font());
-    axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    // The legend in a band under the plot, 2 entries a row: the curves stay uncovered.
+    axisRect()->insetLayout()->take(legend);
+    plotLayout()->addElement(1, 0, legend);
+    plotLayout()->setRowStretchFactor(1, 0.001);
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    legend->setWrap(2);
+    legend->setBorderPen(Qt::NoPen);
+    legend->setMargins(QMargins(4, 0, 4, 2));
+    legend->setIconSize(18, 8);
 }
 
 void TrainingCurvesView::setEvaluations(const std::vector<train::Evaluation>& evaluations) {
