@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
@@ -103,6 +104,32 @@ TEST_F(TrainSave, AnUnwritableFolderIsOneError) {
     Trainer trainer(c);
     writeFile("x", "file");
     EXPECT_THROW(saveGpt2Folder(c, trainer.layout(), trainer.parameters(), path("file") + "/sub"), io::IoError);
+}
+
+}  // namespace
+
+namespace {
+
+// The scores on a model known to hold an induction head (../shared/models/induction: layer 1
+// heads 1 and 2 attend to the token after the previous occurrence; layer 0 head 0 most to the
+// previous token at about 76% of positions, per its README, with a mean weight of about 0.34).
+TEST(TrainMetricsOnARealModel, InductionCheckpointScoresItsKnownHeads) {
+    const std::string dir = std::string(HEADSCOPE_SHARED_MODELS_DIR) + "/induction";
+    if (!std::filesystem::exists(dir + "/model.safetensors"))
+        GTEST_SKIP() << "the trained checkpoint " << dir << " is absent (it lives beside the project in ../shared/models)";
+    const model::ModelPtr m = io::loadGpt2Checkpoint(dir);
+    const std::vector<int> ids = m->tokenizer->encode("qxvkzjwbpfmy qxvkzjwbpfmy qxvkzjwbpfmy");
+    const model::Trace trace = model::runModel(*m, ids);
+    auto weights = [&](int l, int h) { return trace.layers[std::size_t(l)].attention.heads[std::size_t(h)].weights; };
+    for (int l = 0; l < 2; ++l)
+        for (int h = 0; h < 4; ++h)
+            std::printf("  L%dH%d previous-token %.2f prefix-matching %.2f\n", l, h, previousTokenScore(weights(l, h)),
+                        prefixMatchingScore(weights(l, h), ids));
+    EXPECT_GT(prefixMatchingScore(weights(1, 1), ids), 0.5);
+    EXPECT_GT(prefixMatchingScore(weights(1, 2), ids), 0.5);
+    EXPECT_GT(previousTokenScore(weights(0, 0)), 0.25);
+    EXPECT_LT(previousTokenScore(weights(1, 1)), 0.1) << "an induction head is no previous-token head";
+    EXPECT_LT(prefixMatchingScore(weights(0, 0), ids), 0.3) << "a previous-token head is no induction head";
 }
 
 }  // namespace
