@@ -99,7 +99,9 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
                          tr("The selected head's queries and keys as points on their first two principal components."));
     auto* training = new TrainingTab(tabs_);  // issue 23: train a small model, watch an induction head form
     tabs_->setTabToolTip(tabs_->addTab(training, tr("T&raining")), tr("Train a small transformer on strings written twice."));
-    connect(training, &TrainingTab::openModelRequested, this, [this](const QString& dir) { openModel(dir); });
+    connect(training, &TrainingTab::openModelRequested, this, [this](const QString& dir) {
+        if (openModel(dir)) tabs_->setCurrentWidget(overview_);
+    });
     tabs_->setTabToolTip(0, tr("Every head's attention. Click a head to select it, double-click to open it large."));
     tabs_->setTabToolTip(1, tr("The fused W_Q, W_K, W_V, W_O and the activations X, Q, K, V, with head blocks."));
     tabs_->setTabToolTip(2, tr("The selected head's W_QK = W_Q W_K^T and W_OV = W_V W_O with their factors."));
