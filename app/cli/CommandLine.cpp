@@ -31,7 +31,7 @@ constexpr const char* kUsage =
     "  lesson  N --out DIR [--format png,svg,pdf] [--scale S]   slides of lesson N (one image per step)\n"
     "          and lesson-N.md, a handout with the live numbers;  lesson --list\n"
     "  train   [--layers N --d-model N --heads H --vocab V --context N --min-repeat L --max-repeat L |\n"
-    "          --fixed-repeat L --lr R --batch B --steps S --seed S --mlp --tied --random-start --eval-every K]\n"
+    "          --fixed-repeat L --lr R --batch B --steps S --seed S --mlp --tied --random-start --two-copies --eval-every K]\n"
     "          --out DIR [--json]   trains a small transformer on repeated strings (an induction head),\n"
     "          prints the curves and saves it as a GPT-2 folder (train --help: every option)\n"
     "  bench   [--json] [--runs N] [--no-gui | --gui-only] [--quick]   timings at BERT-base and a large\n"

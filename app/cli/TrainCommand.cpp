@@ -20,13 +20,14 @@ namespace {
 
 constexpr const char* kTrainUsage =
     "usage: headscope-cli train [options] --out DIR [--json]\n"
-    "Trains a small GPT-2-shaped transformer on strings of random tokens written twice, prints the\n"
-    "curves and saves the model as a GPT-2 folder in DIR.\n"
+    "Trains a small GPT-2-shaped transformer on strings of random tokens repeated to fill the context,\n"
+    "prints the curves and saves the model as a GPT-2 folder in DIR.\n"
     "  --layers N         1 to 4 (default 2)          --d-model N      width (default 32)\n"
     "  --heads H          per layer (default 2)       --vocab V        4 to 94 tokens (default 64)\n"
-    "  --context N        tokens per sequence (36)    --mlp            add GELU MLPs (default attention-only)\n"
-    "  --tied             unembedding = wte^T         --random-start   the two copies after a random filler\n"
-    "  --min-repeat L     shortest string (4)         --max-repeat L   longest string (16)\n"
+    "  --context N        tokens per sequence (64)    --mlp            add GELU MLPs (default attention-only)\n"
+    "  --tied             unembedding = wte^T         --random-start   the copies after a random filler\n"
+    "  --two-copies       the string's tokens distinct, written only twice (not repeated to fill the context)\n"
+    "  --min-repeat L     shortest string (6)         --max-repeat L   longest string (20)\n"
     "  --fixed-repeat L   every string L long (a one-layer model can then copy from a fixed offset)\n"
     "  --lr R             Adam learning rate (3e-3)   --batch B        sequences per step (32)\n"
     "  --steps S          steps (default 1500)        --seed S         weights and data (default 1)\n"
@@ -54,6 +55,7 @@ train::TrainConfig configFrom(const QCommandLineParser& p) {
     c.mlp = p.isSet("mlp");
     c.tied_embeddings = p.isSet("tied");
     c.random_start = p.isSet("random-start");
+    c.two_copies = p.isSet("two-copies");
     const std::string problem = c.problem();
     if (!problem.empty()) throw UsageError(problem);
     return c;
@@ -75,7 +77,7 @@ int runTrain(const QStringList& arguments) {
     for (const char* option : {"layers", "d-model", "heads", "vocab", "context", "min-repeat", "max-repeat",
                                "fixed-repeat", "lr", "batch", "steps", "seed", "eval-every", "out"})
         parser.addOption({option, option, "value"});
-    for (const char* flag : {"mlp", "tied", "random-start", "json"}) parser.addOption({flag, flag});
+    for (const char* flag : {"mlp", "tied", "random-start", "two-copies", "json"}) parser.addOption({flag, flag});
     parseOrThrow(parser, arguments);
     const train::TrainConfig config = configFrom(parser);
     const int steps = parser.isSet("steps") ? parseInt("steps", parser.value("steps"), 0, 10'000'000) : 1500;
@@ -103,7 +105,7 @@ int runTrain(const QStringList& arguments) {
         j["config"] = {{"layers", config.layers}, {"d_model", config.d_model}, {"heads", config.heads},
                        {"vocab", config.vocab}, {"context", config.context}, {"mlp", config.mlp},
                        {"tied", config.tied_embeddings}, {"min_repeat", config.min_repeat},
-                       {"max_repeat", config.max_repeat}, {"random_start", config.random_start},
+                       {"max_repeat", config.max_repeat}, {"random_start", config.random_start}, {"two_copies", config.two_copies},
                        {"lr", config.learning_rate}, {"batch", config.batch}, {"seed", config.seed},
                        {"eval_every", config.eval_every}, {"steps", steps},
                        {"parameters", trainer.layout().size()}};

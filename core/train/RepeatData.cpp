@@ -14,10 +14,13 @@ int uniformIndex(Rng& rng, int count) {
 
 }  // namespace
 
-int repeatedSequence(Rng& rng, int vocab, int n, int length, bool random_start, int* out) {
+int repeatedSequence(Rng& rng, int vocab, int n, int length, bool random_start, bool two_copies, int* out) {
     std::vector<int> pool(static_cast<std::size_t>(vocab));
     std::iota(pool.begin(), pool.end(), 0);
-    for (int i = 0; i < length; ++i) std::swap(pool[i], pool[i + uniformIndex(rng, vocab - i)]);
+    if (two_copies)  // distinct: a partial Fisher-Yates shuffle
+        for (int i = 0; i < length; ++i) std::swap(pool[i], pool[i + uniformIndex(rng, vocab - i)]);
+    else  // independent draws, repeats allowed
+        for (int i = 0; i < length; ++i) pool[i] = uniformIndex(rng, vocab);
     const int f = random_start ? uniformIndex(rng, n - 2 * length + 1) : 0;
     for (int t = 0; t < f; ++t) out[t] = uniformIndex(rng, vocab);
     for (int t = f; t < n; ++t) out[t] = pool[(t - f) % length];
@@ -25,7 +28,8 @@ int repeatedSequence(Rng& rng, int vocab, int n, int length, bool random_start, 
 }
 
 RepeatData::RepeatData(const TrainConfig& c, std::uint64_t seed)
-    : vocab_(c.vocab), n_(c.context), min_(c.min_repeat), max_(c.max_repeat), random_start_(c.random_start), rng_(seed) {
+    : vocab_(c.vocab), n_(c.context), min_(c.min_repeat), max_(c.max_repeat), random_start_(c.random_start),
+      two_copies_(c.two_copies), rng_(seed) {
     c.validate();
 }
 
@@ -36,10 +40,10 @@ Batch RepeatData::next(int sequences) {
     batch.ids.resize(static_cast<std::size_t>(sequences) * n_);
     for (int b = 0; b < sequences; ++b) {
         const int length = min_ + uniformIndex(rng_, max_ - min_ + 1);
-        const int f = repeatedSequence(rng_, vocab_, n_, length, random_start_, batch.ids.data() + std::size_t(b) * n_);
+        const int f = repeatedSequence(rng_, vocab_, n_, length, random_start_, two_copies_, batch.ids.data() + std::size_t(b) * n_);
         batch.repeat.push_back(length);
         batch.repeated_from.push_back(f + length);
-        batch.lengths.push_back(f + 2 * length);
+        batch.lengths.push_back(two_copies_ ? f + 2 * length : n_);
     }
     return batch;
 }
@@ -47,7 +51,7 @@ Batch RepeatData::next(int sequences) {
 std::vector<int> probeSequence(const TrainConfig& c) {
     Rng rng(deriveSeed(c.seed, "probe"));
     std::vector<int> ids(static_cast<std::size_t>(c.context));
-    repeatedSequence(rng, c.vocab, c.context, c.max_repeat, c.random_start, ids.data());
+    repeatedSequence(rng, c.vocab, c.context, c.max_repeat, c.random_start, c.two_copies, ids.data());
     return ids;
 }
 

@@ -32,7 +32,7 @@ std::string TrainConfig::problem() const {
         return "a context of " + std::to_string(context) + " tokens cannot hold two copies of a " +
                std::to_string(max_repeat) + "-token string: raise the context to " + std::to_string(2 * max_repeat) +
                " or shorten the repeat";
-    if (max_repeat > vocab)
+    if (two_copies && max_repeat > vocab)
         return "a string of " + std::to_string(max_repeat) + " distinct tokens needs a vocabulary of at least " +
                std::to_string(max_repeat) + " tokens, not " + std::to_string(vocab);
     if (!std::isfinite(learning_rate) || learning_rate <= 0 || learning_rate > 1)

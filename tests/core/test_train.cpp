@@ -155,20 +155,23 @@ TEST(TrainAdam, MatchesTorchOptimAdam) {
     EXPECT_EQ(adam.steps(), 3);
 }
 
-// The batch's structure: the string's L distinct tokens twice from f (0 unless random_start),
-// repeated_from = f + L, lengths = f + 2L, the padding continuing the repetition.
-void expectRepeats(const TrainConfig& c, const Batch& b, std::set<int>& lengths, std::set<int>& starts) {
+// The batch's structure: the string's L tokens from f (0 unless random_start) repeated to the end,
+// repeated_from = f + L; every position counted, or with two_copies the tokens distinct and
+// lengths = f + 2L (the padding continuing the repetition).
+void expectRepeats(const TrainConfig& c, const Batch& b, std::set<int>& lengths, std::set<int>& starts, int& strings_with_repeats) {
     for (int s = 0; s < b.sequences; ++s) {
         const int L = b.repeat[std::size_t(s)], f = b.repeated_from[std::size_t(s)] - L;
         lengths.insert(L), starts.insert(f);
         ASSERT_GE(L, c.min_repeat);
         ASSERT_LE(L, c.max_repeat);
-        ASSERT_EQ(b.lengths[std::size_t(s)], f + 2 * L);
+        ASSERT_EQ(b.lengths[std::size_t(s)], c.two_copies ? f + 2 * L : b.n);
         ASSERT_GE(f, 0);
         ASSERT_LE(f + 2 * L, b.n);
         if (!c.random_start) ASSERT_EQ(f, 0);
         const int* ids = b.ids.data() + std::size_t(s) * b.n;
-        EXPECT_EQ(std::set<int>(ids + f, ids + f + L).size(), std::size_t(L)) << "the string's tokens are distinct";
+        const std::size_t distinct = std::set<int>(ids + f, ids + f + L).size();
+        if (c.two_copies) EXPECT_EQ(distinct, std::size_t(L)) << "the string's tokens are distinct";
+        if (distinct < std::size_t(L)) ++strings_with_repeats;
         for (int t = 0; t < b.n; ++t) {
             ASSERT_GE(ids[t], 0);
             ASSERT_LT(ids[t], c.vocab);
@@ -179,23 +182,50 @@ void expectRepeats(const TrainConfig& c, const Batch& b, std::set<int>& lengths,
     }
 }
 
-TEST(TrainData, SequencesRepeatAfterTheirLengthWithDistinctTokens) {
+TEST(TrainData, SequencesRepeatAfterTheirLength) {
     TrainConfig c;
     std::set<int> lengths, starts;
-    expectRepeats(c, RepeatData(c, 5).next(200), lengths, starts);
+    int with_repeats = 0;
+    expectRepeats(c, RepeatData(c, 5).next(200), lengths, starts, with_repeats);
     EXPECT_EQ(int(lengths.size()), c.max_repeat - c.min_repeat + 1) << "every length in the range occurs";
     EXPECT_EQ(starts, std::set<int>{0});
+    // Independent draws: P(20 tokens of 64 all distinct) is about 0.04, of 6 about 0.78.
+    EXPECT_GT(with_repeats, 40) << "the string's tokens are independent draws, repeats allowed";
 
     c.random_start = true;
     lengths.clear(), starts.clear();
-    expectRepeats(c, RepeatData(c, 5).next(200), lengths, starts);
+    expectRepeats(c, RepeatData(c, 5).next(200), lengths, starts, with_repeats);
     EXPECT_GT(starts.size(), 10u) << "the copies start at many offsets";
+
+    c.two_copies = true;  // the earlier task: distinct tokens, written twice
+    lengths.clear(), starts.clear(), with_repeats = 0;
+    expectRepeats(c, RepeatData(c, 5).next(200), lengths, starts, with_repeats);
+    EXPECT_EQ(with_repeats, 0);
+    EXPECT_GT(starts.size(), 10u);
 
     c.min_repeat = c.max_repeat = 7;  // the fixed-length case
     const Batch fixed = RepeatData(c, 5).next(20);
     for (int L : fixed.repeat) EXPECT_EQ(L, 7);
     EXPECT_EQ(RepeatData(c, 9).next(3).ids, RepeatData(c, 9).next(3).ids) << "the same for a seed";
     EXPECT_NE(RepeatData(c, 9).next(3).ids, RepeatData(c, 10).next(3).ids);
+}
+
+// The defaults are the task on which the induction circuit forms (README, Training): pinned so
+// that a change to them is deliberate.
+TEST(TrainConfig, DefaultsAreTheInductionTask) {
+    const TrainConfig c;
+    EXPECT_EQ(c.layers, 2);
+    EXPECT_EQ(c.d_model, 32);
+    EXPECT_EQ(c.heads, 2);
+    EXPECT_EQ(c.vocab, 64);
+    EXPECT_FALSE(c.mlp);
+    EXPECT_EQ(c.context, 64);
+    EXPECT_EQ(c.min_repeat, 6);
+    EXPECT_EQ(c.max_repeat, 20);
+    EXPECT_FALSE(c.two_copies);
+    EXPECT_FALSE(c.random_start);
+    EXPECT_DOUBLE_EQ(c.learning_rate, 3e-3);
+    EXPECT_EQ(c.batch, 32);
 }
 
 TEST(TrainMetrics, ScoresOfHandMadeHeads) {
@@ -297,6 +327,8 @@ TEST(TrainConfig, ImpossibleSettingsAreRefusedInOneSentence) {
     c = {}, c.learning_rate = std::nan("");
     EXPECT_FALSE(c.problem().empty());
     c = {}, c.vocab = 10;
+    EXPECT_TRUE(c.problem().empty()) << "tokens may repeat within the string: " << c.problem();
+    c.two_copies = true;
     EXPECT_NE(c.problem().find("distinct"), std::string::npos) << c.problem();
     EXPECT_TRUE(TrainConfig{}.problem().empty());
 }

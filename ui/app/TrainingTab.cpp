@@ -76,12 +76,14 @@ QWidget* TrainingTab::buildSettings() {
     heads_ = spinBox(1, 16, d.heads, tr("Heads per layer (must divide d_model)"), panel);
     vocab_ = spinBox(4, train::TrainConfig::kMaxVocab, d.vocab, tr("Tokens in the vocabulary (saved as one character each)"), panel);
     context_ = spinBox(4, 256, d.context, tr("Tokens per sequence"), panel);
-    min_repeat_ = spinBox(2, 128, d.min_repeat, tr("Shortest string that is written twice"), panel);
-    max_repeat_ = spinBox(2, 128, d.max_repeat, tr("Longest string that is written twice"), panel);
+    min_repeat_ = spinBox(2, 128, d.min_repeat, tr("Shortest string that repeats"), panel);
+    max_repeat_ = spinBox(2, 128, d.max_repeat, tr("Longest string that repeats"), panel);
     fixed_repeat_ = new QCheckBox(tr("fixed length (= longest)"), panel);
     fixed_repeat_->setToolTip(tr("Every string the same length: a one-layer model can then copy from a fixed offset"));
     random_start_ = new QCheckBox(tr("random start"), panel);
-    random_start_->setToolTip(tr("The two copies after random filler tokens, not from the first position"));
+    random_start_->setToolTip(tr("The copies after random filler tokens, not from the first position"));
+    two_copies_ = new QCheckBox(tr("two copies, distinct tokens"), panel);
+    two_copies_->setToolTip(tr("The string's tokens distinct and written only twice (padding after), not repeated to fill the context"));
     mlp_ = new QCheckBox(tr("MLPs"), panel);
     mlp_->setToolTip(tr("Add a GELU MLP to every layer (attention-only without)"));
     learning_rate_ = new QDoubleSpinBox(panel);
@@ -99,6 +101,7 @@ QWidget* TrainingTab::buildSettings() {
     form->addRow(tr("Longest string"), max_repeat_);
     form->addRow(QString(), fixed_repeat_);
     form->addRow(QString(), random_start_);
+    form->addRow(QString(), two_copies_);
     form->addRow(QString(), mlp_);
     form->addRow(tr("Learning rate"), learning_rate_);
     form->addRow(tr("Batch"), batch_);
@@ -110,7 +113,7 @@ QWidget* TrainingTab::buildSettings() {
         connect(box, &QSpinBox::valueChanged, this, &TrainingTab::settingsChanged);
     }
     connect(learning_rate_, &QDoubleSpinBox::valueChanged, this, &TrainingTab::settingsChanged);
-    for (QCheckBox* box : {fixed_repeat_, random_start_, mlp_})
+    for (QCheckBox* box : {fixed_repeat_, random_start_, two_copies_, mlp_})
         connect(box, &QCheckBox::toggled, this, &TrainingTab::settingsChanged);
 
     start_ = new QPushButton(tr("Start"), panel);
@@ -152,7 +155,7 @@ train::TrainConfig TrainingTab::settings() const {
     c.vocab = vocab_->value(), c.context = context_->value();
     c.max_repeat = max_repeat_->value();
     c.min_repeat = fixed_repeat_->isChecked() ? c.max_repeat : min_repeat_->value();
-    c.random_start = random_start_->isChecked(), c.mlp = mlp_->isChecked();
+    c.random_start = random_start_->isChecked(), c.two_copies = two_copies_->isChecked(), c.mlp = mlp_->isChecked();
     c.learning_rate = learning_rate_->value(), c.batch = batch_->value();
     c.seed = std::uint64_t(seed_->value());
     return c;

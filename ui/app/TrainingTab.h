@@ -72,7 +72,7 @@ private:
     ProbeAttentionView* attention_;
     QSpinBox *layers_, *d_model_, *heads_, *vocab_, *context_, *min_repeat_, *max_repeat_, *batch_, *seed_;
     QDoubleSpinBox* learning_rate_;
-    QCheckBox *mlp_, *fixed_repeat_, *random_start_;
+    QCheckBox *mlp_, *fixed_repeat_, *random_start_, *two_copies_;
     QPushButton *start_, *pause_, *step_, *reset_, *save_, *open_;
     QLabel *problem_, *status_;
     std::unique_ptr<QTemporaryDir> open_dir_;
