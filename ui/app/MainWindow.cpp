@@ -98,7 +98,7 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     tabs_->setTabToolTip(tabs_->addTab(qk_map_, tr("&Q-K map")),
                          tr("The selected head's queries and keys as points on their first two principal components."));
     auto* training = new TrainingTab(tabs_);  // issue 23: train a small model, watch an induction head form
-    tabs_->setTabToolTip(tabs_->addTab(training, tr("T&raining")), tr("Train a small transformer on strings written twice."));
+    tabs_->setTabToolTip(tabs_->addTab(training, tr("T&raining")), tr("Train a small transformer on repeated strings."));
     connect(training, &TrainingTab::openModelRequested, this, [this](const QString& dir) {
         if (openModel(dir)) tabs_->setCurrentWidget(overview_);
     });

@@ -1,5 +1,5 @@
 #pragma once
-// The Training tab (issue 23): train a small transformer on strings written twice and watch the
+// The Training tab (issue 23): train a small transformer on repeated strings and watch the
 // loss drop in a step while a previous-token head and an induction head form. Settings on the
 // left (a change starts a new run), Start / Pause / Step / Reset, and the curves, head scores and
 // every head's attention on the probe. Training runs on TrainingWorker's thread; the tab only

@@ -1,5 +1,5 @@
 #pragma once
-// Every head's attention on the training run's probe sequence (a string written twice), as small
+// Every head's attention on the training run's probe sequence (a repeated string), as small
 // heatmaps (queries down, keys across, viridis 0-1), one per layer and head, titled with the
 // head's previous-token and induction scores; a slider scrubs back through the saved snapshots
 // (it follows the newest one until moved back). A previous-token head is the diagonal just below
