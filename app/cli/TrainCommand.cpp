@@ -30,7 +30,7 @@ constexpr const char* kTrainUsage =
     "  --min-repeat L     shortest string (6)         --max-repeat L   longest string (20)\n"
     "  --fixed-repeat L   every string L long (a one-layer model can then copy from a fixed offset)\n"
     "  --lr R             Adam learning rate (3e-3)   --batch B        sequences per step (32)\n"
-    "  --steps S          steps (default 1500)        --seed S         weights and data (default 1)\n"
+    "  --steps S          steps (default 2000)        --seed S         weights and data (default 1)\n"
     "  --eval-every K     steps between evaluations (default 50)\n"
     "  --json             one JSON object instead of the table\n";
 
@@ -80,7 +80,7 @@ int runTrain(const QStringList& arguments) {
     for (const char* flag : {"mlp", "tied", "random-start", "two-copies", "json"}) parser.addOption({flag, flag});
     parseOrThrow(parser, arguments);
     const train::TrainConfig config = configFrom(parser);
-    const int steps = parser.isSet("steps") ? parseInt("steps", parser.value("steps"), 0, 10'000'000) : 1500;
+    const int steps = parser.isSet("steps") ? parseInt("steps", parser.value("steps"), 0, 10'000'000) : 2000;
     const std::string out = requireValue(parser, "out");
 
     const auto start = std::chrono::steady_clock::now();
