@@ -9,6 +9,7 @@ int main(int argc, char** argv) {
     return commandLineMain(argc, argv, [](const QString& command, const QStringList& arguments, int,
                                           char** argv) -> std::optional<int> {
         if (command == "info") return runInfo(arguments);
+        if (command == "train") return runTrain(arguments);
         if (drawsWithWidgets(command)) execWidgetsCommand(argv);
         return std::nullopt;
     });

@@ -8,6 +8,7 @@ int main(int argc, char** argv) {
     return commandLineMain(argc, argv, [](const QString& command, const QStringList& arguments, int argc,
                                           char** argv) -> std::optional<int> {
         if (command == "info") return runInfo(arguments);
+        if (command == "train") return runTrain(arguments);
         if (command == "export") return runExport(arguments, argc, argv);
         if (command == "run") return runRun(arguments, argc, argv);
         if (command == "bench") return runBench(arguments, argc, argv);

@@ -73,7 +73,7 @@ int main(int argc, char* argv[]) {
                                   QStringLiteral("TEXT"));
     parser.addOption(text);
     const QCommandLineOption tab(QStringLiteral("tab"),
-        QStringLiteral("Start on the tab NAME (Heads, Projections, Circuits, Costs, Model, Score, Token lines, Q-K map)."),
+        QStringLiteral("Start on the tab NAME (Heads, Projections, Circuits, Costs, Model, Score, Token lines, Q-K map, Training)."),
         QStringLiteral("NAME"));
     parser.addOption(tab);
     const QCommandLineOption screen_size(QStringLiteral("screen"),

@@ -9,14 +9,17 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <thread>
 
 #include "Analysis.h"
 #include "Parallel.h"
 #include "Strings.h"
 #include "GuiBenchmark.h"
+#include "TrainingBenchmark.h"
 #include "cli/Arguments.h"
 #include "cli/Commands.h"
+#include "cli/TrainBench.h"
 
 namespace headscope::cli {
 
@@ -198,9 +201,14 @@ int runBench(const QStringList& arguments, int argc, char** argv) {
         figures.push_back(measure("large", 1600, 25, 1024, std::max(3, runs / 4), 1, 2));
     }
 
+    // Training (issue 23): the full bench only; --quick stays a smoke run.
+    std::optional<TrainBenchFigures> training;
+    if (!quick && !parser.isSet("gui-only")) training = measureTraining(std::max(runs, 51), 5, 4000);
+
     double gui_ms = -1, gui_same_weights_ms = -1;
     int gui_runs = 0;
     ui::GuiBenchResult gui_figures;
+    std::optional<ui::TrainingGuiBenchResult> training_gui;
     if (!parser.isSet("no-gui")) {
         prepareHeadlessQt();
         QApplication app(argc, argv);
@@ -209,6 +217,7 @@ int runBench(const QStringList& arguments, int argc, char** argv) {
         gui_ms = gui.median_ms;
         gui_same_weights_ms = gui.same_weights_median_ms;
         gui_runs = gui.runs;
+        if (!quick) training_gui = ui::benchmarkTrainingGui(4.0);
     }
 
     if (parser.isSet("json")) {
@@ -247,6 +256,22 @@ int runBench(const QStringList& arguments, int argc, char** argv) {
             j["gui_frame_ms"] = g.frame_ms;
             j["gui_frame_same_weights_ms"] = g.same_weights_frame_ms;
         }
+        if (training) {
+            const TrainBenchFigures& t = *training;
+            j["training"] = {{"parameters", t.parameters}, {"batch", t.batch}, {"context", t.context},
+                             {"runs", t.runs}, {"threads", t.threads}, {"step_ms", t.step_ms},
+                             {"step_multiply_adds", t.step_multiply_adds}, {"gemm_gflops_per_core", t.gemm_gflops},
+                             {"floor_ms", t.floor_ms}, {"step_over_floor", t.step_ms / t.floor_ms},
+                             {"seconds_to_90_percent", t.seconds_to_90}, {"steps_to_90_percent", t.steps_to_90},
+                             {"max_steps", t.max_steps},
+                             {"median_seconds_to_90_percent", t.median_seconds_to_90 >= 0
+                                                                  ? nlohmann::json(t.median_seconds_to_90)
+                                                                  : nlohmann::json(nullptr)}};
+        }
+        if (training_gui)
+            j["training_gui"] = {{"seconds", training_gui->seconds}, {"longest_stall_ms", training_gui->longest_stall_ms},
+                                 {"median_heartbeat_ms", training_gui->median_stall_ms},
+                                 {"frames", training_gui->frames}, {"steps", training_gui->steps}};
         std::cout << j.dump(2) << "\n";
         return 0;
     }
@@ -272,6 +297,21 @@ int runBench(const QStringList& arguments, int argc, char** argv) {
                     "fwd+spectra/floor %.2f\n", g.name.c_str(), g.gemm_gflops_all_cores,
                     g.gemm_gflops_all_cores / g.gemm_gflops_per_core, g.all_cores_floor_ms,
                     g.forward_ms / g.all_cores_floor_ms, g.forward_plus_spectra_ms / g.all_cores_floor_ms);
+    if (training) {
+        const TrainBenchFigures& t = *training;
+        std::printf("\ntraining step of the default model (%lld parameters, batch %d x %d tokens, forward + backward + "
+                    "Adam), median of %d: %.3f ms\n%.3g multiply-adds at %.1f GF/s per core on %d threads: floor %.3f ms, "
+                    "step/floor %.2f\n", t.parameters, t.batch, t.context, t.runs, t.step_ms, t.step_multiply_adds,
+                    t.gemm_gflops, t.threads, t.floor_ms, t.step_ms / t.floor_ms);
+        std::printf("seconds to 90%% accuracy on the repeated half, per seed:");
+        for (std::size_t i = 0; i < t.seconds_to_90.size(); ++i)
+            if (t.seconds_to_90[i] >= 0)
+                std::printf(" %.2f (step %lld)", t.seconds_to_90[i], t.steps_to_90[i]);
+            else
+                std::printf(" not within %d steps", t.max_steps);
+        if (t.median_seconds_to_90 >= 0) std::printf("; median %.2f s\n", t.median_seconds_to_90);
+        else std::printf("\n");
+    }
     if (gui_ms >= 0)
         std::printf("\nGUI update, config change -> all views repainted (offscreen, d_model 768, 12 heads, 16 tokens),\n"
                     "median of %d: new seed (weights and spectra recomputed) %.2f ms; new temperature (weights\n"
@@ -289,6 +329,11 @@ int runBench(const QStringList& arguments, int argc, char** argv) {
                     g.weights_ms, g.input_ms, g.forward_ms, g.spectra_ms, g.equivalence_ms, g.grid_replot_ms,
                     g.spectrum_replot_ms, g.status_ms, g.analysis_ready_ms, g.window_repaint_ms, g.longest_stall_ms);
     }
+    if (training_gui)
+        std::printf("\nTraining tab shown while the default model trains for %.0f s (offscreen, 1280 x 800): %lld steps, "
+                    "%d frames drawn; longest GUI-thread stall %.1f ms (median heartbeat %.2f ms)\n",
+                    training_gui->seconds, training_gui->steps, training_gui->frames, training_gui->longest_stall_ms,
+                    training_gui->median_stall_ms);
     return 0;
 }
 

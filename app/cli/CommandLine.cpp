@@ -45,6 +45,12 @@ constexpr CommandHelp kCommands[] = {
      "  lesson  N --out DIR [--format png,svg,pdf] [--scale S]   slides of lesson N (one image per step)\n"
      "          and lesson-N.md, a handout with the live numbers;  lesson --list\n",
      false},
+    {"train",
+     "  train   [--layers N --d-model N --heads H --vocab V --context N --min-repeat L --max-repeat L |\n"
+     "          --fixed-repeat L --lr R --batch B --steps S --seed S --mlp --tied --random-start --two-copies --eval-every K]\n"
+     "          --out DIR [--json]   trains a small transformer on repeated strings (an induction head),\n"
+     "          prints the curves and saves it as a GPT-2 folder (train --help: every option)\n",
+     false},
     {"bench",
      "  bench   [--json] [--runs N] [--no-gui | --gui-only] [--quick]   timings at BERT-base and a large\n"
      "          geometry, against a GEMM floor measured in the same run, and of the window's updates\n",
@@ -130,7 +136,7 @@ int commandLineMain(int argc, char** argv, const Dispatch& dispatch) {
         const std::optional<int> status = dispatch(command, rest, argc, argv);
         if (!status)
             throw UsageError("unknown command " + io::quote(command.toStdString()) +
-                             " (use info, export, run, model, lesson or bench)");
+                             " (use info, export, run, model, lesson, train or bench)");
         // A full disk or a closed pipe must not pass for success.
         std::cout.flush();
         if (std::fflush(stdout) != 0 || std::ferror(stdout) || !std::cout)

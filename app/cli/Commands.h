@@ -12,5 +12,6 @@ int runRun(const QStringList& arguments, int argc, char** argv);
 int runBench(const QStringList& arguments, int argc, char** argv);
 int runModel(const QStringList& arguments, int argc, char** argv);
 int runLesson(const QStringList& arguments, int argc, char** argv);
+int runTrain(const QStringList& arguments);
 
 }  // namespace headscope::cli

@@ -22,3 +22,5 @@ headscope_add_ui_test(test_class_keys)
 # Knocking heads out (issue 23): the document, the strip and heatmap, the heads' menus, the dock's list.
 headscope_add_ui_test(test_ablation_ui)
 target_compile_definitions(test_ablation_ui PRIVATE HEADSCOPE_SHARED_MODELS_DIR="${HEADSCOPE_SHARED_MODELS_DIR}")
+# The Training tab (issue 23): the worker thread, curves holding the trainer's numbers, pause, reset.
+headscope_add_ui_test(test_training_tab)

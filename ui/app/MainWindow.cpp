@@ -41,6 +41,7 @@
 #include "SpectrumView.h"
 #include "StatusPanel.h"
 #include "Teaching.h"
+#include "TrainingTab.h"
 #include "io/SessionFile.h"
 
 namespace headscope::ui {
@@ -94,6 +95,11 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
                          tr("Lines from each query word to each key word, opacity = weight, one colour per head."));
     tabs_->setTabToolTip(tabs_->addTab(qk_map_, tr("&Q-K map")),
                          tr("The selected head's queries and keys as points on their first two principal components."));
+    auto* training = new TrainingTab(tabs_);  // issue 23: train a small model, watch an induction head form
+    tabs_->setTabToolTip(tabs_->addTab(training, tr("Trainin&g")), tr("Train a small transformer on repeated strings."));
+    connect(training, &TrainingTab::openModelRequested, this, [this](const QString& dir) {
+        if (openModel(dir)) tabs_->setCurrentWidget(overview_);
+    });
     tabs_->setTabToolTip(0, tr("The selected head large, every head beside it. Click a head to select it, "
                                "double-click to open it with its numbers."));
     tabs_->setTabToolTip(1, tr("The fused W_Q, W_K, W_V, W_O and the activations X, Q, K, V, with head blocks."));

@@ -1,0 +1,59 @@
+#include "HeadScoresView.h"
+
+#include "HeadColors.h"
+
+namespace headscope::ui {
+
+HeadScoresView::HeadScoresView(QWidget* parent) : QCustomPlot(parent) {
+    setObjectName(QStringLiteral("head_scores"));
+    setMinimumSize(260, 180);
+    xAxis->setLabel(tr("step"));
+    yAxis->setLabel(tr("head score on the probe"));
+    yAxis->setRange(0, 1);
+    legend->setVisible(true);
+    legend->setFont(font());
+    // The legend in a band under the plot, 4 entries a row: the curves stay uncovered.
+    axisRect()->insetLayout()->take(legend);
+    plotLayout()->addElement(1, 0, legend);
+    plotLayout()->setRowStretchFactor(1, 0.001);
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    legend->setWrap(4);
+    legend->setBorderPen(Qt::NoPen);
+    legend->setMargins(QMargins(4, 0, 4, 2));
+    legend->setIconSize(18, 8);
+}
+
+QCPGraph* HeadScoresView::scoreGraph(int head, bool induction) const {
+    return graph(2 * head + (induction ? 1 : 0));
+}
+
+void HeadScoresView::setEvaluations(const std::vector<train::Evaluation>& evaluations, int heads_per_layer) {
+    const int heads = evaluations.empty() ? 0 : int(evaluations.front().previous_token.size());
+    if (heads != heads_) {
+        clearGraphs();
+        for (int h = 0; h < heads; ++h) {
+            const QString name = QStringLiteral("L%1H%2").arg(h / heads_per_layer).arg(h % heads_per_layer);
+            QCPGraph* previous = addGraph();
+            previous->setName(tr("%1 prev").arg(name));
+            previous->setPen(QPen(headColor(h), 1.5, Qt::DashLine));
+            QCPGraph* induction = addGraph();
+            induction->setName(tr("%1 ind").arg(name));
+            induction->setPen(QPen(headColor(h), 2.5));
+        }
+        heads_ = heads;
+    }
+    for (int h = 0; h < heads; ++h) {
+        QVector<double> steps, previous, induction;
+        for (const train::Evaluation& e : evaluations) {
+            steps << double(e.step);
+            previous << e.previous_token[std::size_t(h)];
+            induction << e.prefix_matching[std::size_t(h)];
+        }
+        scoreGraph(h, false)->setData(steps, previous, true);
+        scoreGraph(h, true)->setData(steps, induction, true);
+    }
+    xAxis->setRange(0, std::max(10.0, evaluations.empty() ? 10.0 : double(evaluations.back().step)));
+    replot(rpQueuedReplot);
+}
+
+}  // namespace headscope::ui
