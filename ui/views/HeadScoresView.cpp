@@ -1,6 +1,7 @@
 #include "HeadScoresView.h"
 
 #include "HeadColors.h"
+#include "TextFit.h"
 
 namespace headscope::ui {
 
@@ -10,17 +11,8 @@ HeadScoresView::HeadScoresView(QWidget* parent) : QCustomPlot(parent) {
     xAxis->setLabel(tr("step"));
     yAxis->setLabel(tr("head score on the probe"));
     yAxis->setRange(0, 1);
-    legend->setVisible(true);
     legend->setFont(font());
-    // The legend in a band under the plot, 4 entries a row: the curves stay uncovered.
-    axisRect()->insetLayout()->take(legend);
-    plotLayout()->addElement(1, 0, legend);
-    plotLayout()->setRowStretchFactor(1, 0.001);
-    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    legend->setWrap(4);
-    legend->setBorderPen(Qt::NoPen);
-    legend->setMargins(QMargins(4, 0, 4, 2));
-    legend->setIconSize(18, 8);
+    fit::legendBelow(this, 4);
 }
 
 QCPGraph* HeadScoresView::scoreGraph(int head, bool induction) const {

@@ -76,4 +76,26 @@ void layOut(QCustomPlot* plot) {
         layout->update(phase);
 }
 
+void setTitle(QCPTextElement* title, const QStringList& variants, const QString& message, double room) {
+    if (!message.isEmpty() || variants.isEmpty()) {
+        title->setText(wrapLines(message, title->font(), room));
+        return;
+    }
+    const QString fitting = longestThatFits(variants, title->font(), room);
+    title->setText(fitting.isEmpty() ? variants.back() : fitting);
+}
+
+void legendBelow(QCustomPlot* plot, int per_row) {
+    QCPLegend* legend = plot->legend;
+    legend->setVisible(true);
+    plot->axisRect()->insetLayout()->take(legend);
+    plot->plotLayout()->addElement(1, 0, legend);
+    plot->plotLayout()->setRowStretchFactor(1, 0.001);
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    legend->setWrap(per_row);
+    legend->setBorderPen(Qt::NoPen);
+    legend->setMargins(QMargins(4, 0, 4, 2));
+    legend->setIconSize(18, 8);
+}
+
 }  // namespace headscope::ui::fit

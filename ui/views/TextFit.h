@@ -7,6 +7,7 @@
 #include <QStringList>
 
 class QCustomPlot;
+class QCPTextElement;
 
 namespace headscope::ui::fit {
 
@@ -29,5 +30,13 @@ QString wrapLines(const QString& text, const QFont& font, double room, bool at_d
 
 // Lays the plot out at its viewport without drawing, so axis rects have their final size.
 void layOut(QCustomPlot* plot);
+
+// A plot's title: `message` wrapped to room when there is one (or no variants), else the
+// longest of `variants` that fits room (the last, shortest, when none does).
+void setTitle(QCPTextElement* title, const QStringList& variants, const QString& message, double room);
+
+// The legend moved from inside the axis rect to a band under the plot, `per_row` entries a
+// row, so the curves stay uncovered.
+void legendBelow(QCustomPlot* plot, int per_row);
 
 }  // namespace headscope::ui::fit

@@ -142,13 +142,8 @@ void TokenLogProbView::refresh() {
 }
 
 void TokenLogProbView::fitLabels() {
-    const double room = viewport().width() - 8;
-    if (!message_.isEmpty() || title_variants_.isEmpty()) {
-        title_->setText(fit::wrapLines(message_, title_->font(), room));
-        return;
-    }
-    const QString title = fit::longestThatFits(title_variants_, title_->font(), room);
-    title_->setText(title.isEmpty() ? title_variants_.back() : title);
+    fit::setTitle(title_, title_variants_, message_, viewport().width() - 8);
+    if (!message_.isEmpty() || title_variants_.isEmpty()) return;
     fit::layOut(this);
     setTokenTicks(xAxis, labels_, heatmap::font(9, options_.font_scale), axisRect()->width());
 }

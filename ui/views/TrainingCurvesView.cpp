@@ -1,5 +1,7 @@
 #include "TrainingCurvesView.h"
 
+#include "TextFit.h"
+
 namespace headscope::ui {
 
 TrainingCurvesView::TrainingCurvesView(QWidget* parent) : QCustomPlot(parent) {
@@ -24,17 +26,8 @@ TrainingCurvesView::TrainingCurvesView(QWidget* parent) : QCustomPlot(parent) {
     yAxis2->setVisible(true);
     yAxis2->setLabel(tr("accuracy, repeated half (%)"));
     yAxis2->setRange(0, 100);
-    legend->setVisible(true);
     legend->setFont(font());
-    // The legend in a band under the plot, 2 entries a row: the curves stay uncovered.
-    axisRect()->insetLayout()->take(legend);
-    plotLayout()->addElement(1, 0, legend);
-    plotLayout()->setRowStretchFactor(1, 0.001);
-    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    legend->setWrap(2);
-    legend->setBorderPen(Qt::NoPen);
-    legend->setMargins(QMargins(4, 0, 4, 2));
-    legend->setIconSize(18, 8);
+    fit::legendBelow(this, 2);
 }
 
 void TrainingCurvesView::setEvaluations(const std::vector<train::Evaluation>& evaluations) {
