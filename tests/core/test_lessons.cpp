@@ -139,8 +139,9 @@ TEST(LessonFiles, QuotedNumbersEqualTheEngineForEachStep) {
 TEST(LessonFiles, LookAtNeverNamesOnlyTheStatusLine) {
     for (int n = 1; n <= 6; ++n)
         for (const auto& step : lessonFile(n).steps)
-            if (step.look_at.find("status line") != std::string::npos)
+            if (step.look_at.find("status line") != std::string::npos) {
                 EXPECT_THAT(step.look_at, HasSubstr("above")) << "lesson " << n << ": " << step.look_at;
+            }
 }
 
 TEST(LessonFiles, KeyStepsSayWhatTheEngineComputes) {

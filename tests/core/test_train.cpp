@@ -167,10 +167,14 @@ void expectRepeats(const TrainConfig& c, const Batch& b, std::set<int>& lengths,
         ASSERT_EQ(b.lengths[std::size_t(s)], c.two_copies ? f + 2 * L : b.n);
         ASSERT_GE(f, 0);
         ASSERT_LE(f + 2 * L, b.n);
-        if (!c.random_start) ASSERT_EQ(f, 0);
+        if (!c.random_start) {
+            ASSERT_EQ(f, 0);
+        }
         const int* ids = b.ids.data() + std::size_t(s) * b.n;
         const std::size_t distinct = std::set<int>(ids + f, ids + f + L).size();
-        if (c.two_copies) EXPECT_EQ(distinct, std::size_t(L)) << "the string's tokens are distinct";
+        if (c.two_copies) {
+            EXPECT_EQ(distinct, std::size_t(L)) << "the string's tokens are distinct";
+        }
         if (distinct < std::size_t(L)) ++strings_with_repeats;
         for (int t = 0; t < b.n; ++t) {
             ASSERT_GE(ids[t], 0);
