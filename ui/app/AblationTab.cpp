@@ -5,6 +5,7 @@
 #include <QVBoxLayout>
 
 #include "AttributionView.h"
+#include "FormWidgets.h"
 #include "HeadMenus.h"
 #include "ModelOverviewView.h"
 #include "Session.h"
@@ -45,7 +46,7 @@ void AblationTab::refresh() {
 AblationTab* addAblationTab(Session* session, QTabWidget* tabs, HeadGridView* grid, ModelOverviewView* overview,
                             RankTableView* ranks) {
     auto* tab = new AblationTab(session, tabs);
-    tabs->setTabToolTip(tabs->addTab(tab, AblationTab::tr("&Ablation")),
+    tabs->setTabToolTip(tabs->addTab(scrollable(tab), AblationTab::tr("&Ablation")),
                         AblationTab::tr("What knocked-out heads cost a loaded model: each token's log-probability before "
                                         "and after, and each head's direct contribution to the predicted token's logit."));
     installHeadMenus(session, grid, overview, ranks, tab->attribution());

@@ -7,6 +7,7 @@
 #include <QFormLayout>
 #include <QLabel>
 #include <QPlainTextEdit>
+#include <QScrollArea>
 #include <QSpinBox>
 #include <QStyle>
 #include <QStyleOptionComboBox>
@@ -107,6 +108,15 @@ void addRow(QFormLayout* form, const QString& label, QWidget* field, QWidget* bu
     text->setBuddy(buddy ? buddy : field);
     text->setToolTip((buddy ? buddy : field)->toolTip());
     form->addRow(text, field);
+}
+
+QWidget* scrollable(QWidget* page) {
+    auto* area = new QScrollArea;
+    area->setObjectName(page->objectName() + QStringLiteral("_scroll"));
+    area->setFrameShape(QFrame::NoFrame);
+    area->setWidgetResizable(true);
+    area->setWidget(page);
+    return area;
 }
 
 }  // namespace headscope::ui

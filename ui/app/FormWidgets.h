@@ -32,4 +32,9 @@ void fitShownItem(QComboBox* combo);
 // A form row whose label carries a mnemonic (&Heads) and points at its field.
 void addRow(QFormLayout* form, const QString& label, QWidget* field, QWidget* buddy = nullptr);
 
+// page inside a frameless scroll area that resizes it: the page fills the room it is given and
+// scrolls where its minimum size does not fit, so a tab never makes the window larger than
+// the screen (1024 x 768 at 2x fonts).
+QWidget* scrollable(QWidget* page);
+
 }  // namespace headscope::ui

@@ -28,6 +28,7 @@
 #include "RankTableView.h"
 #include "ViewBinding.h"
 #include "ControlsDock.h"
+#include "FormWidgets.h"
 #include "Export.h"
 #include "HeadDetailDialog.h"
 #include "HeadDetailView.h"
@@ -90,7 +91,7 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     tabs_->setTabToolTip(tabs_->addTab(qk_map_, tr("&Q-K map")),
                          tr("The selected head's queries and keys as points on their first two principal components."));
     auto* training = new TrainingTab(tabs_);  // issue 23: train a small model, watch an induction head form
-    tabs_->setTabToolTip(tabs_->addTab(training, tr("Trainin&g")), tr("Train a small transformer on repeated strings."));
+    tabs_->setTabToolTip(tabs_->addTab(scrollable(training), tr("Trainin&g")), tr("Train a small transformer on repeated strings."));
     connect(training, &TrainingTab::openModelRequested, this, [this](const QString& dir) {
         if (openModel(dir)) tabs_->setCurrentWidget(overview_);
     });
