@@ -9,6 +9,7 @@
 #include <QVBoxLayout>
 
 #include "AblationList.h"
+#include "FormWidgets.h"
 #include "Session.h"
 
 namespace headscope::ui {
@@ -38,7 +39,7 @@ ModelDock::ModelDock(Session* session, QWidget* parent) : QDockWidget(tr("Loaded
     layout->addWidget(next_, 1);
     layout->addWidget(new AblationList(session_, body));
     layout->addWidget(generated_);
-    setWidget(body);
+    setWidget(scrollable(body));  // never wider or taller than a small screen leaves it
 
     connect(layer_, &QSpinBox::valueChanged, session_, &Session::setLayer);
     connect(generated_, &QPushButton::clicked, session_, &Session::useGeneratedWeights);
