@@ -3,6 +3,7 @@
 add_executable(test_screen_fit test_screen_fit.cpp)
 target_link_libraries(test_screen_fit PRIVATE headscope_ui Qt6::Test)
 set_target_properties(test_screen_fit PROPERTIES AUTOMOC ON)
+target_compile_definitions(test_screen_fit PRIVATE HEADSCOPE_SHARED_MODELS_DIR="${HEADSCOPE_SHARED_MODELS_DIR}")
 foreach(screen_case "1024;768;1" "1024;768;2" "1280;720;1" "1280;720;2")
   list(GET screen_case 0 w)
   list(GET screen_case 1 h)
