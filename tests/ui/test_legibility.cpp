@@ -281,7 +281,7 @@ private slots:
             for (const QString& line : title->text().split(QLatin1Char('\n')))
                 QVERIFY2(QFontMetricsF(title->font()).horizontalAdvance(line) <= overview.viewport().width(),
                          qPrintable(QStringLiteral("at %1x: ").arg(scale) + line));
-            QCOMPARE(title->text().simplified(), QStringLiteral("Open a GPT-2 model (File > Open model) to see every layer's heads"));
+            QCOMPARE(title->text().simplified(), QStringLiteral("Open a model (File > Open model) to see every layer's heads"));
         }
     }
 

@@ -56,7 +56,7 @@ void AblationList::refresh() {
         item->setData(Qt::UserRole, h.layer);
         item->setData(Qt::UserRole + 1, h.head);
     }
-    note_->setText(!can ? tr("Knocking heads out needs a GPT-2 model: a single layer has no next token to lose.")
+    note_->setText(!can ? tr("Knocking heads out needs a language model: a single layer has no next token to lose.")
                    : a.empty() ? tr("None. Right-click a head (Heads, Model or Ablation tab, rank table) to knock it out.")
                                : QString());
     note_->setVisible(!note_->text().isEmpty());

@@ -13,7 +13,7 @@ namespace headscope::ui {
 
 void addHeadActions(QMenu* menu, Session* session, int layer, int head) {
     if (!session->canAblate()) {
-        QAction* none = menu->addAction(QObject::tr("Knocking heads out needs a GPT-2 model (File > Open model): "
+        QAction* none = menu->addAction(QObject::tr("Knocking heads out needs a language model (File > Open model): "
                                                     "these weights have no next token to lose"));
         none->setEnabled(false);
         return;

@@ -83,7 +83,7 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     tabs_->addTab(costs_, tr("C&osts"));
     overview_ = new ModelOverviewView(tabs_);
     tabs_->addTab(overview_, tr("&Model"));
-    tabs_->setTabToolTip(tabs_->indexOf(overview_), tr("Every layer and head of an opened GPT-2 model; click one to show it."));
+    tabs_->setTabToolTip(tabs_->indexOf(overview_), tr("Every layer and head of an opened model; click one to show it."));
     tabs_->setTabToolTip(tabs_->addTab(breakdown_, tr("&Score")),
                          tr("How the selected cell's score is made: q, k, q*k, the scale, the softmax row, W_QK."));
     tabs_->setTabToolTip(tabs_->addTab(token_lines_, tr("&Token lines")),

@@ -92,7 +92,7 @@ public:
     // box; otherwise it is written to *error. The window stays usable either way.
     bool openSession(const QString& path, QString* error = nullptr);
     bool saveSession(const QString& path, QString* error = nullptr);
-    // Opens a GPT-2 model directory. With error == nullptr it loads in the background and a
+    // Opens a model directory (io::loadCheckpoint: gpt2, llama, mistral, qwen2, gpt_neox). With error == nullptr it loads in the background and a
     // failure is shown in a message box; otherwise it waits for the load and reports it.
     bool openModel(const QString& directory, QString* error = nullptr);
     // Replaces the input text (the controls and the session follow).

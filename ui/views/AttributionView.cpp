@@ -68,7 +68,7 @@ void AttributionView::refresh() {
     title_variants_.clear();
     const model::AblationEffects* e = effects_.get();
     message_ = e ? QString()
-                 : tr("Open a GPT-2 model (File > Open model) to see what each head writes into the logit of the next token");
+                 : tr("Open a model (File > Open model) to see what each head writes into the logit of the next token");
     axisRect()->setVisible(message_.isEmpty());
     scale_->setVisible(message_.isEmpty());
     if (e) {

@@ -122,7 +122,7 @@ void ModelOverviewView::fill() {
 void ModelOverviewView::fitLabels() {
     const double room = viewport().width() - 8;
     if (title_variants_.isEmpty()) {  // no model: the sentence whole, wrapped to the width
-        title_->setText(fit::wrapLines(tr("Open a GPT-2 model (File > Open model) to see every layer's heads"),
+        title_->setText(fit::wrapLines(tr("Open a model (File > Open model) to see every layer's heads"),
                                        title_->font(), room));
         return;
     }

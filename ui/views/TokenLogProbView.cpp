@@ -83,7 +83,7 @@ void TokenLogProbView::refresh() {
     message_.clear();
     const model::AblationEffects* e = effects_.get();
     if (!e) {
-        message_ = tr("Open a GPT-2 model (File > Open model) to see how well it predicts each token of the text");
+        message_ = tr("Open a model (File > Open model) to see how well it predicts each token of the text");
     } else if (!e->has_logprobs) {
         message_ = tr("The text is too long to compute every position's logits here: shorten it to see each token's "
                       "log-probability");
