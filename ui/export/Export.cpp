@@ -1,10 +1,10 @@
 #include "Export.h"
+#include "ExportChecks.h"
 
 #include <QApplication>
 #include <QClipboard>
 #include <QDir>
 #include <QFileInfo>
-#include <QHeaderView>
 #include <QPainter>
 #include <QPdfWriter>
 #include <QSvgGenerator>
@@ -13,19 +13,11 @@
 #include <memory>
 #include <qcustomplot.h>
 
-#include "CircuitView.h"
-#include "CostView.h"
-#include "FusedProjectionsView.h"
 #include "HeadDetailView.h"
 #include "HeadGridView.h"
-#include "QueryKeyMapView.h"
-#include "RankTableView.h"
-#include "ScoreBreakdownView.h"
-#include "SpectrumView.h"
-#include "TokenLinesView.h"
 
 namespace headscope::ui {
-namespace {
+namespace exporting {
 
 void fail(QString* error, const QString& message) {
     if (error) *error = message;
@@ -84,6 +76,12 @@ bool checkHead(const Analysis& analysis, int head, QString* error) {
     fail(error, QStringLiteral("There is no head %1: heads are numbered 0 to %2.").arg(head).arg(heads - 1));
     return false;
 }
+
+}  // namespace exporting
+
+using namespace exporting;
+
+namespace {
 
 bool saveSvg(QCustomPlot* plot, const QString& path, int width, int height, QString* error) {
     QSvgGenerator generator;
@@ -214,42 +212,6 @@ bool exportHead(const Analysis& analysis, int head, const ViewOptions& options, 
 }
 
 
-QString viewFileName(ViewKind kind, int head) {
-    switch (kind) {
-        case ViewKind::AttentionWeights: return QStringLiteral("attention_weights");
-        case ViewKind::AttentionLogits: return QStringLiteral("attention_logits");
-        case ViewKind::SpectrumQK: return QStringLiteral("spectrum_qk");
-        case ViewKind::SpectrumOV: return QStringLiteral("spectrum_ov");
-        case ViewKind::RankTable: return QStringLiteral("rank_table");
-        case ViewKind::Projections: return QStringLiteral("projections");
-        case ViewKind::CircuitQK: return QStringLiteral("circuit_qk_head_%1").arg(head);
-        case ViewKind::CircuitOV: return QStringLiteral("circuit_ov_head_%1").arg(head);
-        case ViewKind::Costs: return QStringLiteral("costs");
-        case ViewKind::ScoreBreakdown: return QStringLiteral("score_breakdown");
-        case ViewKind::TokenLines: return QStringLiteral("token_lines");
-        case ViewKind::QueryKeyMap: return QStringLiteral("qk_map_head_%1").arg(head);
-    }
-    return {};
-}
-
-QString viewTitle(ViewKind kind) {
-    switch (kind) {
-        case ViewKind::AttentionWeights: return QStringLiteral("Attention weights of every head");
-        case ViewKind::AttentionLogits: return QStringLiteral("Attention logits of every head");
-        case ViewKind::SpectrumQK: return QStringLiteral("Spectra of W_QK");
-        case ViewKind::SpectrumOV: return QStringLiteral("Spectra of W_OV");
-        case ViewKind::RankTable: return QStringLiteral("Rank table");
-        case ViewKind::Projections: return QStringLiteral("Fused projections and Q, K, V");
-        case ViewKind::CircuitQK: return QStringLiteral("Circuit W_QK of the head");
-        case ViewKind::CircuitOV: return QStringLiteral("Circuit W_OV of the head");
-        case ViewKind::Costs: return QStringLiteral("Costs with formulas");
-        case ViewKind::ScoreBreakdown: return QStringLiteral("Score breakdown of one cell");
-        case ViewKind::TokenLines: return QStringLiteral("Token lines of every head");
-        case ViewKind::QueryKeyMap: return QStringLiteral("Queries and keys of the head as points");
-    }
-    return {};
-}
-
 bool saveWidget(QWidget* widget, const QString& path, ImageFormat format, double scale, QString* error) {
     if (!widget || !checkTarget(path, error)) return false;
     const QSize size = widget->size();
@@ -296,137 +258,6 @@ bool saveWidget(QWidget* widget, const QString& path, ImageFormat format, double
     }
     if (!ok) fail(error, QStringLiteral("Could not write the %1 file '%2'.").arg(suffix(format).toUpper(), path));
     return ok;
-}
-
-namespace {
-
-// Lays a plot-based view out at size and saves its plot.
-template <typename View>
-bool savePlotView(View& view, QCustomPlot* plot, QSize size, const QString& path, ImageFormat format, double scale,
-                  QString* error) {
-    view.resize(size);
-    plot->resize(size);
-    plot->setViewport(QRect(QPoint(0, 0), size));
-    view.replotNow();
-    return savePlot(plot, path, format, size.width(), size.height(), scale, error);
-}
-
-}  // namespace
-
-bool exportView(ViewKind kind, const Analysis& analysis, int head, const ViewOptions& options, const QString& path,
-                ImageFormat format, double scale, QString* error, const Circuits* circuits, int cell_row,
-                int cell_col) {
-    if (!checkAnalysis(analysis, error) || !checkTarget(path, error) || !checkHead(analysis, head, error)) return false;
-    const double s = options.font_scale > 0 ? options.font_scale : 1.0;
-    const int d = analysis.weights().dModel();
-    switch (kind) {
-        case ViewKind::AttentionWeights:
-        case ViewKind::AttentionLogits: {
-            ViewOptions o = options;
-            o.show_logits = kind == ViewKind::AttentionLogits;
-            return exportHeadGrid(analysis, o, path, format, scale, error);
-        }
-        case ViewKind::SpectrumQK:
-        case ViewKind::SpectrumOV: {
-            SpectrumView view(nullptr, kind == ViewKind::SpectrumQK ? SpectrumView::Panels::QK : SpectrumView::Panels::OV);
-            view.setOptions(options);
-            view.setHead(head);
-            view.setAnalysis(borrow(analysis));
-            return savePlotView(view, view.plot(), QSize(int(900 * s), int(560 * s)), path, format, scale, error);
-        }
-        case ViewKind::RankTable: {
-            RankTableView view;
-            view.setOptions(options);
-            view.setAnalysis(borrow(analysis));
-            view.setHead(head);
-            const int rows = view.rowCount();
-            view.resize(view.horizontalHeader()->length() + 4,
-                        view.horizontalHeader()->height() + rows * view.verticalHeader()->defaultSectionSize() + 4);
-            view.resize(std::max(view.width(), int(420 * s)), view.height());
-            return saveWidget(&view, path, format, scale, error);
-        }
-        case ViewKind::Projections: {
-            FusedProjectionsView view;
-            view.setOptions(options);
-            view.setHead(head);
-            view.setAnalysis(borrow(analysis));
-            return savePlotView(view, view.plot(), QSize(int(1600 * s), int(1000 * s)), path, format, scale, error);
-        }
-        case ViewKind::CircuitQK:
-        case ViewKind::CircuitOV: {
-            CircuitView view(nullptr, kind == ViewKind::CircuitQK ? CircuitView::Rows::QK : CircuitView::Rows::OV);
-            view.setOptions(options);
-            view.setAnalysis(borrow(analysis));
-            view.setHead(head);
-            std::shared_ptr<const Circuits> formed;
-            if (circuits && circuits->head == head && circuits->W_QK.rows() == d)
-                formed = std::shared_ptr<const Circuits>(std::shared_ptr<const Circuits>(), circuits);
-            else
-                formed = std::make_shared<const Circuits>(headCircuits(analysis.weights(), head));
-            view.setCircuits(formed);
-            return savePlotView(view, view.plot(), QSize(int(1500 * s), int(640 * s)), path, format, scale, error);
-        }
-        case ViewKind::Costs: {
-            CostView view;
-            view.setOptions(options);
-            view.setAnalysis(borrow(analysis));
-            view.replotNow();
-            view.page()->resize(view.page()->sizeHint());
-            return saveWidget(view.page(), path, format, scale, error);
-        }
-        case ViewKind::ScoreBreakdown: {
-            ScoreBreakdownView view;
-            view.setOptions(options);
-            view.setAnalysis(borrow(analysis));
-            view.setHead(head);
-            view.setCell(cell_row, cell_col);
-            if (circuits && circuits->head == head && circuits->W_QK.rows() == d)
-                view.setCircuits(std::shared_ptr<const Circuits>(std::shared_ptr<const Circuits>(), circuits));
-            else
-                view.setCircuits(std::make_shared<const Circuits>(Circuits{head, mergedQK(analysis.weights(), head), {}}));
-            return savePlotView(view, view.plot(), QSize(int(1400 * s), int(820 * s)), path, format, scale, error);
-        }
-        case ViewKind::TokenLines: {
-            TokenLinesView view;
-            view.setOptions(options);
-            view.setAnalysis(borrow(analysis));
-            view.setHead(head);
-            view.setCell(cell_row, cell_col);
-            const int n = std::max(analysis.nQuery(), analysis.nKeyValue());
-            const QSize size(int(900 * s), std::clamp(int((170 + 24 * n) * s), int(600 * s), 4000));
-            return savePlotView(view, view.plot(), size, path, format, scale, error);
-        }
-        case ViewKind::QueryKeyMap: {
-            QueryKeyMapView view;
-            view.setOptions(options);
-            view.setAnalysis(borrow(analysis));
-            view.setHead(head);
-            view.setCell(cell_row, cell_col);
-            return savePlotView(view, view.plot(), QSize(int(1100 * s), int(820 * s)), path, format, scale, error);
-        }
-    }
-    return false;
-}
-
-QStringList exportImages(const Analysis& analysis, const QString& dir, const QList<ImageFormat>& formats,
-                         QString* error, const ViewOptions& options, double scale, int head) {
-    QStringList written;
-    if (!checkAnalysis(analysis, error)) return written;
-    if (dir.isEmpty() || !QDir().mkpath(dir)) {
-        fail(error, QStringLiteral("Cannot create the output directory '%1'.").arg(dir));
-        return written;
-    }
-    const QDir out(dir);
-    // The circuits of the head are formed once for every format.
-    const Circuits circuits = headCircuits(analysis.weights(), std::clamp(head, 0, int(analysis.results.heads.size()) - 1));
-    for (ImageFormat format : formats) {
-        for (ViewKind kind : kAllViews) {
-            const QString path = out.filePath(viewFileName(kind, head) + QLatin1Char('.') + suffix(format));
-            if (!exportView(kind, analysis, head, options, path, format, scale, error, &circuits)) return written;
-            written << path;
-        }
-    }
-    return written;
 }
 
 void copyToClipboard(QCustomPlot* plot) {

@@ -70,6 +70,10 @@ protected:
 
 private:
     friend class TokenLinesLayer;
+    static constexpr double kTitlePt = 12.5, kTokenPt = 10.5, kWeightPt = 8.5, kLegendPt = 10;
+    // Horizontal layout in plot coordinates [0, 1]: labels end / start here, lines between.
+    static constexpr double kQueryX = 0.30, kKeyX = 0.70, kGap = 0.012;
+    static constexpr int kMaxLegendHeads = 16;
     void rebuildLines();
     void refresh();  // rebuilds the lines first when they are stale
     void fitToWidth();  // title wording and legend rows for the plot's width
