@@ -24,3 +24,12 @@ headscope_add_ui_test(test_ablation_ui)
 target_compile_definitions(test_ablation_ui PRIVATE HEADSCOPE_SHARED_MODELS_DIR="${HEADSCOPE_SHARED_MODELS_DIR}")
 # The Training tab (issue 23): the worker thread, curves holding the trainer's numbers, pause, reset.
 headscope_add_ui_test(test_training_tab)
+# The Session as the document without a window (issue 24): undo, file name, modified flag, load/save, open-model policy.
+headscope_add_ui_test(test_document)
+target_compile_definitions(test_document PRIVATE HEADSCOPE_SHARED_MODELS_DIR="${HEADSCOPE_SHARED_MODELS_DIR}")
+# LatestOnly, the one background helper (issue 24): stale results dropped, bursts coalesced. Header-only: QtCore alone.
+add_executable(test_latest_only test_latest_only.cpp)
+target_include_directories(test_latest_only PRIVATE ${PROJECT_SOURCE_DIR}/ui/views)
+target_link_libraries(test_latest_only PRIVATE Qt6::Core Qt6::Test)
+set_target_properties(test_latest_only PROPERTIES AUTOMOC ON)
+add_test(NAME ui.test_latest_only COMMAND test_latest_only)

@@ -16,7 +16,6 @@
 
 #include "AboutDialog.h"
 #include "CircuitView.h"
-#include "ConfigCommand.h"
 #include "CostView.h"
 #include "FusedProjectionsView.h"
 #include "AblationTab.h"
@@ -52,12 +51,11 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     registerMetaTypes();
     initResources();
     setObjectName(QStringLiteral("main_window"));
-    setWindowTitle(QStringLiteral("HeadScope"));
+    setWindowTitle(QStringLiteral("HeadScope[*]"));  // [*]: the session is modified
     setWindowIcon(QIcon(QStringLiteral(":/icons/headscope.svg")));
     base_point_size_ = font().pointSizeF();
 
     session_ = new Session(this);
-    undo_ = new QUndoStack(this);
     tabs_ = new QTabWidget(this);
     tabs_->setObjectName(QStringLiteral("central_tabs"));
     grid_ = new HeadGridView(tabs_);
@@ -134,6 +132,10 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
         session_->setHead(head);
     });
     connect(session_, &Session::sourceChanged, this, &MainWindow::onSourceChanged);
+    connect(session_, &Session::configReplaced, this, &MainWindow::showConfig);
+    connect(session_, &Session::viewOptionsChanged, this, &MainWindow::applyViewOptions);
+    connect(session_, &Session::fileNameChanged, this, &MainWindow::showFileName);
+    connect(session_, &Session::modifiedChanged, this, &QWidget::setWindowModified);
     connect(session_, &Session::changed, this, &MainWindow::showAnalysis);
     connect(session_, &Session::equivalenceReady, this, [this](std::shared_ptr<const Analysis> a) {
         status_->showEquivalence(*a);
@@ -153,7 +155,7 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     if (window_options_.use_settings) config = restoreSettings();
     setViewOptions(options_);
     setConfig(config);
-    undo_->clear();  // where the program starts is not a step to undo
+    session_->startNewHistory();  // where the program starts is not a step to undo
     initial_state_ = saveState();  // View > Normal size goes back to it
 }
 
@@ -201,23 +203,18 @@ void MainWindow::setConfig(const Config& config, const QString& step) {
 void MainWindow::onConfigEdited(const Config& config, const QString& step) {
     // A preset's name leaves the status line with the first change after it (issue 21).
     if (!step.startsWith(QStringLiteral("preset: "))) status_->clearNoteStartingWith(tr("Preset: "));
-    recordChange(config, step);
-    session_->setConfig(config);
+    session_->editConfig(config, step);
     controls_->showProblems(session_->problems());
 }
 
-void MainWindow::recordChange(const Config& after, const QString& step) {
-    // As the session will hold it: with trained weights their geometry wins.
-    const Config effective = constrained(after, session_->source());
-    if (restoring_ || effective == session_->config()) return;
-    undo_->push(new ConfigCommand([this](const Config& config) { restoreConfig(config); }, session_->config(), effective, step));
+void MainWindow::showConfig(const Config& config) {
+    controls_->setConfig(config);
+    controls_->showProblems(session_->problems());
 }
 
-void MainWindow::restoreConfig(const Config& config) {
-    restoring_ = true;
-    setConfig(config);
-    restoring_ = false;
-}
+QUndoStack* MainWindow::undoStack() const { return session_->undoStack(); }
+
+QString MainWindow::sessionPath() const { return session_->fileName(); }
 
 void MainWindow::showAnalysis(std::shared_ptr<const Analysis> analysis) {
     // The views drew themselves (bindView); this counts and times the update.
@@ -234,7 +231,9 @@ void MainWindow::redrawNow() {
     circuits_->replotNow();
 }
 
-void MainWindow::setViewOptions(const ViewOptions& options) {
+void MainWindow::setViewOptions(const ViewOptions& options) { session_->setViewOptions(options); }
+
+void MainWindow::applyViewOptions(const ViewOptions& options) {
     options_ = options;
     controls_->logitsAction()->setChecked(options.show_logits);
     controls_->sharedScaleAction()->setChecked(options.shared_scale);

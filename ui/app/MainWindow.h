@@ -78,18 +78,17 @@ public:
     AblationTab* ablationTab() const { return ablation_; }
     StatusPanel* statusPanel() const { return status_; }
     HeadDetailDialog* headDetail() const { return detail_; }  // nullptr until a head is opened
-    const ViewOptions& viewOptions() const { return options_; }
+    const ViewOptions& viewOptions() const { return options_; }  // as the views show them (the session's)
 
     // Shows config in the controls and hands it to the session: one step of Edit > Undo,
     // named after what changed, or step when given ("preset: Rank cliff").
     void setConfig(const Config& config, const QString& step = {});
-    // Edit > Undo / Redo: every configuration change (the controls, presets, lesson steps,
-    // the text from the command line); cleared when a session file opens or other weights
-    // (a model, a layer file, generated weights again) replace the current ones.
-    QUndoStack* undoStack() const { return undo_; }
+    // Edit > Undo / Redo: the session's history (Session::undoStack).
+    QUndoStack* undoStack() const;
 
-    // Session files (.headscope.json). With error == nullptr a failure is shown in a message
-    // box; otherwise it is written to *error. The window stays usable either way.
+    // Session files (.headscope.json), read and written by the Session. With error == nullptr a
+    // failure is shown in a message box; otherwise it is written to *error. The window stays
+    // usable either way.
     bool openSession(const QString& path, QString* error = nullptr);
     bool saveSession(const QString& path, QString* error = nullptr);
     // Opens a model directory (io::loadCheckpoint: gpt2, llama, mistral, qwen2, gpt_neox). With error == nullptr it loads in the background and a
@@ -97,9 +96,9 @@ public:
     bool openModel(const QString& directory, QString* error = nullptr);
     // Replaces the input text (the controls and the session follow).
     void setText(const QString& text);
-    QString sessionPath() const { return session_path_; }
+    QString sessionPath() const;  // Session::fileName
 
-    void setViewOptions(const ViewOptions& options);
+    void setViewOptions(const ViewOptions& options);  // to the session, which the views follow
 
     // Teaching (issue 7): presets, the lesson player, presentation mode.
     void applyPreset(const lessons::Preset& preset);       // its config and view settings
@@ -158,12 +157,12 @@ private:
     void saveSettings() const;
     void showAnalysis(std::shared_ptr<const Analysis> analysis);
     void onConfigEdited(const Config& config, const QString& step = {});  // from the controls, or setConfig
-    void recordChange(const Config& after, const QString& step);  // an undo step, unless undoing
-    void restoreConfig(const Config& config);                    // from Edit > Undo / Redo
+    void showConfig(const Config& config);  // the session replaced it (undo, redo, a file, new weights)
+    void applyViewOptions(const ViewOptions& options);  // the session's view options to every view
     void redrawNow();
     void zoom(double factor);
     void applyFontScale();
-    void setSessionPath(const QString& path);
+    void showFileName(const QString& path);  // the title
     void rememberFile(const QString& path);  // recent files and last folder
     void openDialog();
     bool save();
@@ -201,9 +200,6 @@ private:
     StatusPanel* status_ = nullptr;
     HeadDetailDialog* detail_ = nullptr;
     RecentFiles* recent_ = nullptr;
-    QUndoStack* undo_ = nullptr;
-    std::weak_ptr<const void> undo_weights_;  // the model or layer file the history belongs to (none: generated)
-    bool restoring_ = false;  // an undo or redo is applying a configuration
     QAction* full_screen_ = nullptr;
     QAction* presentation_action_ = nullptr;
     QAction* positions_action_ = nullptr;  // View > Token positions on labels
@@ -213,8 +209,7 @@ private:
     QByteArray state_before_presentation_;
     bool maximized_before_presentation_ = false;
     QByteArray initial_state_;  // the docks as first arranged for the screen (View > Normal size)
-    ViewOptions options_;
-    QString session_path_;
+    ViewOptions options_;  // the session's, as last applied to the views
     int updates_shown_ = 0;
     double base_point_size_ = 0;
 };

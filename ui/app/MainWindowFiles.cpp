@@ -14,7 +14,6 @@
 #include <QPixmap>
 #include <QTabWidget>
 #include <QTimer>
-#include <QUndoStack>
 
 #include "CircuitView.h"
 #include "ControlsDock.h"
@@ -47,42 +46,33 @@ QString sessionFilter() {
 
 }  // namespace
 
-void MainWindow::setSessionPath(const QString& path) {
-    session_path_ = path;
-    setWindowTitle(path.isEmpty() ? QStringLiteral("HeadScope")
-                                  : QStringLiteral("%1 \u2014 HeadScope").arg(QFileInfo(path).fileName()));
+void MainWindow::showFileName(const QString& path) {
+    // [*]: the session's modified flag (setWindowModified).
+    setWindowTitle(path.isEmpty() ? QStringLiteral("HeadScope[*]")
+                                  : QStringLiteral("%1[*] \u2014 HeadScope").arg(QFileInfo(path).fileName()));
 }
 
 bool MainWindow::openSession(const QString& path, QString* error) {
-    try {
-        const io::SessionData data = io::loadSessionData(path.toStdString());  // view settings too, when saved
-        setViewOptions(applyViewSettings(options_, data.view));
-        setConfig(data.config);
-        undo_->clear();  // another document: its own history (undoing into it would save over it)
-        setSessionPath(path);
+    QString message;
+    if (session_->load(path, &message)) {
         rememberFile(path);
         return true;
-    } catch (const std::exception& e) {
-        const QString message = QString::fromStdString(e.what());
-        if (error) *error = message;
-        else QMessageBox::warning(this, tr("Cannot open session"), message);  // the message names the file
-        return false;
     }
+    if (error) *error = message;
+    else QMessageBox::warning(this, tr("Cannot open session"), message);  // the message names the file
+    return false;
 }
 
 bool MainWindow::saveSession(const QString& path, QString* error) {
-    try {
-        io::saveSession(path.toStdString(), io::SessionData{session_->config(), viewSettings(options_)});
-        setSessionPath(path);
+    QString message;
+    if (session_->save(path, &message)) {
         rememberFile(path);
         status_->showNote(tr("Saved %1").arg(path));
         return true;
-    } catch (const std::exception& e) {
-        const QString message = QString::fromStdString(e.what());
-        if (error) *error = message;
-        else QMessageBox::warning(this, tr("Cannot save session"), message);  // the message names the file
-        return false;
     }
+    if (error) *error = message;
+    else QMessageBox::warning(this, tr("Cannot save session"), message);  // the message names the file
+    return false;
 }
 
 void MainWindow::rememberFile(const QString& path) {
@@ -96,10 +86,13 @@ void MainWindow::openDialog() {
     if (!path.isEmpty()) openSession(path);
 }
 
-bool MainWindow::save() { return session_path_.isEmpty() ? saveAs() : saveSession(session_path_); }
+bool MainWindow::save() {
+    const QString path = session_->fileName();
+    return path.isEmpty() ? saveAs() : saveSession(path);
+}
 
 bool MainWindow::saveAs() {
-    const QString start = session_path_.isEmpty() ? kLastDir.get() : session_path_;
+    const QString start = session_->fileName().isEmpty() ? kLastDir.get() : session_->fileName();
     QString path = QFileDialog::getSaveFileName(this, tr("Save session"), start, sessionFilter());
     if (path.isEmpty()) return false;
     if (!path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive)) path += QStringLiteral(".headscope.json");
@@ -198,38 +191,18 @@ void MainWindow::openLayerDialog() {
 }
 
 void MainWindow::onSourceChanged() {
+    // The session applies the policy for the new weights (SessionDocument.cpp) and shows its
+    // config through configReplaced; the window arranges itself around them.
     const WeightSource& source = session_->source();
     model_dock_->setVisible(!source.generated());
     if (source.model) {
         controls_->setGeometryFixed(true, tr("Fixed by the trained model; text, mask and temperature stay live."));
-        // A text the vocabulary cannot encode becomes one it can: its first tokens, twice.
-        Config config = session_->config();
-        try {
-            source.model->tokenizer->encode(config.text);
-        } catch (const std::exception&) {
-            std::vector<int> ids;
-            for (int i = 0; i < std::min(6, source.model->config.vocab_size); ++i) ids.push_back(i);
-            ids.insert(ids.end(), ids.begin(), ids.end());
-            config.text = source.model->tokenizer->decode(ids);
-        }
-        config.source_text.clear();
-        config.mask = MaskKind::Causal;
-        config.padded_keys.clear();
-        setConfig(constrained(config, source));
         tabs_->setCurrentWidget(overview_);
     } else if (source.loaded) {
         controls_->setGeometryFixed(true, tr("Fixed by the loaded layer; the input stays live."));
-        setConfig(constrained(session_->config(), source));
     } else {
         controls_->setGeometryFixed(false);
-        setConfig(session_->config());
     }
-    // Steps taken with other weights (another model or layer file, or none) cannot be undone
-    // into these; another layer of the same model keeps the history.
-    const std::shared_ptr<const void> weights = source.model ? std::shared_ptr<const void>(source.model)
-                                                              : std::shared_ptr<const void>(source.loaded);
-    if (weights.owner_before(undo_weights_) || undo_weights_.owner_before(weights)) undo_->clear();
-    undo_weights_ = weights;
 }
 
 void MainWindow::copyView() {

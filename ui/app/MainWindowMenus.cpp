@@ -76,9 +76,9 @@ void MainWindow::buildMenus() {
     file->addAction(tr("&Quit"), QKeySequence(Qt::CTRL | Qt::Key_Q), this, &QWidget::close);
 
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
-    QAction* undo = undo_->createUndoAction(this, tr("&Undo"));
+    QAction* undo = session_->undoStack()->createUndoAction(this, tr("&Undo"));
     undo->setShortcuts(QKeySequence::Undo);
-    QAction* redo = undo_->createRedoAction(this, tr("&Redo"));
+    QAction* redo = session_->undoStack()->createRedoAction(this, tr("&Redo"));
     redo->setShortcuts(QKeySequence::Redo);
     edit->addAction(undo);
     edit->addAction(redo);

@@ -45,7 +45,7 @@ Config MainWindow::restoreSettings() {
     if (kLastConfig.get().isEmpty()) return Config{};
     try {
         const Config config = io::configFromJson(kLastConfig.get().toStdString());
-        setSessionPath(kLastPath.get());
+        session_->setFileName(kLastPath.get());
         return config;
     } catch (const std::exception&) {
         return Config{};  // a damaged setting must not stop the program
@@ -56,7 +56,7 @@ void MainWindow::saveSettings() const {
     kGeometry.set(saveGeometry());
     kState.set(saveState());
     kLastConfig.set(QString::fromStdString(io::configToJson(session_->config())));
-    kLastPath.set(session_path_);
+    kLastPath.set(session_->fileName());
     kShowLogits.set(options_.show_logits);
     kSharedScale.set(options_.shared_scale);
     kFontScale.set(options_.font_scale);

@@ -11,6 +11,7 @@
 #include <QEventLoop>
 #include <QFileInfo>
 #include <QTimer>
+#include <QUndoStack>
 
 namespace headscope::ui {
 
@@ -30,31 +31,25 @@ public:
 Session::Session(QObject* parent) : QObject(parent) {
     registerMetaTypes();
     clock_.start();
+    undo_ = new QUndoStack(this);
+    connect(undo_, &QUndoStack::cleanChanged, this, &Session::updateModified);
     analysis_thread_.setObjectName(QStringLiteral("headscope-analysis"));
-    equivalence_thread_.setObjectName(QStringLiteral("headscope-equivalence"));
     analysis_context_ = new QObject;
     analysis_context_->moveToThread(&analysis_thread_);
-    equivalence_context_ = new QObject;
-    equivalence_context_->moveToThread(&equivalence_thread_);
-    circuits_thread_.setObjectName(QStringLiteral("headscope-circuits"));
-    circuits_context_ = new QObject;
-    circuits_context_->moveToThread(&circuits_thread_);
     analysis_thread_.start();
-    equivalence_thread_.start();
-    circuits_thread_.start();
+    equivalence_.setFinished([this]() { updateBusy(); });
+    circuits_jobs_.setFinished([this]() { updateBusy(); });
 }
 
 Session::~Session() {
-    for (QThread* thread : {&analysis_thread_, &equivalence_thread_, &circuits_thread_}) thread->quit();
-    for (QThread* thread : {&analysis_thread_, &equivalence_thread_, &circuits_thread_}) thread->wait();
+    analysis_thread_.quit();
+    analysis_thread_.wait();
     delete analysis_context_;
-    delete equivalence_context_;
-    delete circuits_context_;
-}
+}  // equivalence_ and circuits_jobs_ wait for their running job and drop its result
 
 bool Session::busy() const {
-    return analysis_running_ || pending_ || equivalence_running_ || equivalence_pending_ || circuits_running_ ||
-           loading_ || !after_frame_.empty();
+    return analysis_running_ || pending_ || equivalence_.busy() || circuits_jobs_.busy() || loading_ ||
+           !after_frame_.empty();
 }
 
 bool Session::waitForIdle(int timeout_ms) {
@@ -95,6 +90,7 @@ void Session::setConfig(const Config& edited) {
 
 void Session::startAnalysis(Request request) {
     analysis_running_ = true;
+    equivalence_.cancel();  // residuals of an older analysis are not worth computing now
     ++computations_;
     const long long generation = ++generation_;
     updateBusy();
@@ -192,48 +188,27 @@ void Session::onAnalysisFailed(const QString& message) {
 }
 
 void Session::startEquivalence(std::shared_ptr<const Analysis> analysis, long long generation) {
-    if (equivalence_running_) {  // coalesce: only the newest waits
-        equivalence_pending_ = std::move(analysis);
-        equivalence_pending_generation_ = generation;
-        return;
-    }
-    equivalence_running_ = true;
-    QMetaObject::invokeMethod(equivalence_context_, [this, analysis = std::move(analysis), generation]() {
-        std::shared_ptr<const Analysis> result;
+    equivalence_.request([analysis = std::move(analysis)]() -> std::shared_ptr<const Analysis> {
         try {
             Analysis copy = *analysis;  // the published analysis stays immutable
             addEquivalence(copy);
-            result = std::make_shared<const Analysis>(std::move(copy));
+            return std::make_shared<const Analysis>(std::move(copy));
         } catch (const std::exception&) {
-            // No residuals for this one; the status line keeps saying so.
+            return nullptr;  // no residuals for this one; the status line keeps saying so
         }
-        QMetaObject::invokeMethod(this, [this, generation, result]() { onEquivalence(generation, result); },
-                                  Qt::QueuedConnection);
-    }, Qt::QueuedConnection);
-}
-
-void Session::onEquivalence(long long generation, std::shared_ptr<const Analysis> analysis) {
-    equivalence_running_ = false;
-    const bool newer_coming = analysis_running_ || pending_;
-    if (equivalence_pending_) {
-        std::shared_ptr<const Analysis> next = std::move(equivalence_pending_);
-        equivalence_pending_.reset();
-        if (equivalence_pending_generation_ == analysis_generation_ && !newer_coming)
-            startEquivalence(std::move(next), equivalence_pending_generation_);
-    }
-    const bool current = generation == analysis_generation_ && !newer_coming;
-    if (current && analysis) {
-        analysis_ = analysis;
-        emit equivalenceReady(analysis);
-    }
-    updateBusy();
+    }, [this, generation](std::shared_ptr<const Analysis> result) {
+        const bool newer_coming = analysis_running_ || pending_;
+        if (result && generation == analysis_generation_ && !newer_coming) {
+            analysis_ = result;
+            emit equivalenceReady(result);
+        }
+    });
 }
 
 void Session::setSource(WeightSource source) {
     source_ = std::move(source);
     result_ = {};  // nothing of the old weights is reusable
-    emit sourceChanged();
-    setConfig(config_);
+    adoptSource();
 }
 
 void Session::loadSource(std::function<WeightSource()> read) {
@@ -287,8 +262,7 @@ void Session::setLayer(int layer) {
     layer = std::clamp(layer, 0, source_.model->config.n_layer - 1);
     if (layer == source_.layer) return;
     source_.layer = layer;
-    emit sourceChanged();
-    setConfig(config_);
+    adoptSource();
 }
 
 void Session::setHead(int head) {
@@ -326,37 +300,24 @@ void Session::clampSelection() {
 
 void Session::startCircuits() {
     if (!analysis_) return;
-    if (circuits_running_) {  // coalesce: the newest selection runs when this one ends
-        circuits_stale_ = true;
-        return;
-    }
     if (analysis_->weights().dModel() > kMaxWindowCircuitDModel) {
+        circuits_jobs_.cancel();
         circuits_.reset();
         emit circuitsReady(nullptr);
         return;
     }
-    circuits_running_ = true;
-    circuits_stale_ = false;
-    const long long generation = ++circuits_generation_;
-    QMetaObject::invokeMethod(circuits_context_, [this, analysis = analysis_, head = head_, generation]() {
+    // The newest selection wins: a head clicked while circuits are formed replaces the waiting one.
+    circuits_jobs_.request([analysis = analysis_, head = head_]() -> std::shared_ptr<const Circuits> {
         // Worker thread: the immutable analysis keeps the weights alive.
-        std::shared_ptr<const Circuits> result;
         try {
-            result = std::make_shared<const Circuits>(headCircuits(analysis->weights(), head));
+            return std::make_shared<const Circuits>(headCircuits(analysis->weights(), head));
         } catch (const std::exception&) {
-            // Out of memory: no circuits; the view says they are not available.
+            return nullptr;  // out of memory: no circuits; the view says they are not available
         }
-        QMetaObject::invokeMethod(this, [this, result, generation]() {
-            circuits_running_ = false;
-            if (generation == circuits_generation_ && !circuits_stale_) {
-                circuits_ = result;
-                emit circuitsReady(result);
-            } else {
-                startCircuits();
-            }
-            updateBusy();
-        }, Qt::QueuedConnection);
-    }, Qt::QueuedConnection);
+    }, [this](std::shared_ptr<const Circuits> result) {
+        circuits_ = result;
+        emit circuitsReady(result);
+    });
 }
 
 void Session::updateBusy() {

@@ -7,16 +7,21 @@
 // (a slider drag) computes the latest value next, not every value in between. Each
 // finished analysis is published with changed() (forwardReady() first publishes it as soon as
 // its forward pass is done, so the heatmaps are drawn while the spectra are computed); then the equivalence residuals (fused vs
-// per-head vs merged logits) are computed on a second worker thread and published with
+// per-head vs merged logits) are computed in the background (LatestOnly) and published with
 // equivalenceReady(), unless a newer config is already on its way.
 //
 // It also holds the selection every view follows: the selected head, the selected cell
 // (query row, key column) and the hover text. The selected head's circuits W_QK,i and W_OV,i
-// (d_model x d_model each) are formed on a third worker thread and published with
+// (d_model x d_model each) are formed in the background (LatestOnly) and published with
 // circuitsReady(); views never form them.
 //
 // Equivalence and circuits of a new analysis start after the frame that shows it: on two cores
 // they would otherwise take a share of the GUI thread's core while it draws.
+//
+// As the document (Tiled's Document; SessionDocument.cpp) it owns the undo stack of config
+// changes, the file name and modified flag of its .headscope.json file, the view options that
+// file carries, loading and saving it, and the policy for a new weight source (a model's text
+// must encode and its mask is causal). A window only shows these; tests need no window.
 
 #include <functional>
 #include <memory>
@@ -28,10 +33,14 @@
 #include <QStringList>
 #include <QThread>
 
+class QUndoStack;
+
 #include "Analysis.h"
 #include "Circuits.h"
 #include "Config.h"
+#include "LatestOnly.h"
 #include "MetaTypes.h"
+#include "ViewOptions.h"
 #include "WeightSource.h"
 
 namespace headscope::ui {
@@ -104,6 +113,28 @@ public:
     std::shared_ptr<const model::Trace> intactTrace() const { return result_.intact; }
     std::shared_ptr<const model::AblationEffects> effects() const { return result_.effects; }
 
+    // The document. editConfig() is a change the user made (a control, a preset, a lesson step):
+    // one step of undoStack(), named after what changed or step when given, then setConfig().
+    // Undo and redo apply their config and emit configReplaced(). The history is cleared when a
+    // session file is loaded or other weights (a model, a layer file, generated weights again)
+    // replace the current ones; another layer of the same model keeps it.
+    QUndoStack* undoStack() const { return undo_; }
+    void editConfig(const Config& config, const QString& step = {});
+    // The .headscope.json file last loaded or saved (empty: none); modified since then (a config
+    // step not undone, or other view options).
+    const QString& fileName() const { return file_name_; }
+    void setFileName(const QString& path);
+    bool isModified() const { return modified_; }
+    // Empties the history and clears the modified flag: where the program starts is not a step.
+    void startNewHistory();
+    // How the views draw; saved into session files with the config.
+    const ViewOptions& viewOptions() const { return view_options_; }
+    void setViewOptions(const ViewOptions& options);  // always emits viewOptionsChanged
+    // Session files: load replaces the config and view options and starts a new history; save
+    // writes both. False with the reason (naming the file) in *error; the document is unchanged.
+    bool load(const QString& path, QString* error = nullptr);
+    bool save(const QString& path, QString* error = nullptr);
+
 public slots:
     void setConfig(const headscope::Config& config);
     void setHead(int head);
@@ -127,6 +158,12 @@ signals:
     void circuitsReady(std::shared_ptr<const headscope::Circuits> circuits);
     void sourceChanged();  // a model or layer was opened or closed, or the layer changed
     void ablationChanged();  // heads were knocked out or restored, or the mode changed (before the recompute)
+    // The document replaced the config itself (undo, redo, a loaded file, a new weight source):
+    // controls show config(). Not emitted for setConfig() or editConfig().
+    void configReplaced(const headscope::Config& config);
+    void viewOptionsChanged(const headscope::ui::ViewOptions& options);
+    void fileNameChanged(const QString& path);
+    void modifiedChanged(bool modified);
 
 protected:
     bool event(QEvent* event) override;
@@ -138,6 +175,10 @@ private:
         qint64 requested_ns = 0;
     };
     void setSource(WeightSource source);
+    // After source_ changed: the history, sourceChanged(), and the config the new weights need.
+    void adoptSource();
+    void restoreConfig(const Config& config);  // an undo or redo step
+    void updateModified();
     // Runs read() on the analysis worker; its source is set, or its exception is failed().
     void loadSource(std::function<WeightSource()> read);
 
@@ -146,7 +187,6 @@ private:
     void onAnalysed(long long generation, qint64 requested_ns, SourceResult result);
     void onAnalysisFailed(const QString& message);
     void startEquivalence(std::shared_ptr<const Analysis> analysis, long long generation);
-    void onEquivalence(long long generation, std::shared_ptr<const Analysis> analysis);
     void updateBusy();
     void clampSelection();
     void startCircuits();
@@ -162,28 +202,32 @@ private:
     long long analysis_generation_ = 0;  // generation of analysis_
     qint64 analysis_requested_ns_ = 0;   // clock_ time of the setConfig() analysis_ answers
 
-    QThread analysis_thread_, equivalence_thread_, circuits_thread_;
-    QObject* analysis_context_ = nullptr;     // lives in analysis_thread_
-    QObject* equivalence_context_ = nullptr;  // lives in equivalence_thread_
-    QObject* circuits_context_ = nullptr;     // lives in circuits_thread_
+    // The analysis thread also reads model files (after any running analysis), and publishes a
+    // preview (forwardReady) before its result: it keeps its own scheduling below.
+    QThread analysis_thread_;
+    QObject* analysis_context_ = nullptr;  // lives in analysis_thread_
+    LatestOnly<std::shared_ptr<const Analysis>> equivalence_;  // the analysis with its residuals
+    LatestOnly<std::shared_ptr<const Circuits>> circuits_jobs_;
 
     int head_ = 0;
     int cell_row_ = -1, cell_col_ = -1;
     QString hover_;
     std::shared_ptr<const Circuits> circuits_;
-    bool circuits_running_ = false;
-    bool circuits_stale_ = false;  // the selection or weights changed while circuits ran
     bool circuits_wanted_ = false; // the weights or head changed: form them after the frame
     std::vector<std::function<void()>> after_frame_;
-    long long circuits_generation_ = 0;
 
     bool analysis_running_ = false;
     bool preview_shown_ = false;  // forwardReady() showed the running analysis' heatmaps
     std::optional<Request> pending_;
     long long generation_ = 0;
-    bool equivalence_running_ = false;
-    std::shared_ptr<const Analysis> equivalence_pending_;
-    long long equivalence_pending_generation_ = 0;
+
+    QUndoStack* undo_ = nullptr;
+    std::weak_ptr<const void> undo_weights_;  // the model or layer file the history belongs to (none: generated)
+    bool restoring_ = false;  // an undo or redo is applying a config
+    QString file_name_;
+    ViewOptions view_options_;
+    bool options_modified_ = false;  // the view options changed since the file was loaded or saved
+    bool modified_ = false;
 
     bool busy_ = false;
     bool loading_ = false;  // a model or layer is being read

@@ -96,6 +96,8 @@ void QueryKeyMapView::setOptions(const ViewOptions& options) {
 }
 
 void QueryKeyMapView::replotNow() {
+    refresh();  // requests the map, which export and tests draw now:
+    maps_.wait();
     refresh();
     plot_->replot(QCustomPlot::rpImmediateRefresh);
     equalScale();
@@ -168,6 +170,10 @@ void QueryKeyMapView::equalScale() {
 }
 
 void QueryKeyMapView::refresh() {
+    const int heads = analysis_ ? static_cast<int>(analysis_->results.heads.size()) : 0;
+    head_ = std::clamp(head_, 0, std::max(0, heads - 1));
+    if (heads > 0 && !maps_.ready({analysis_, head_}))  // the last drawing stays until the map is there
+        return maps_.request({analysis_, head_}, [a = analysis_, h = head_]() { return queryKeyMap(*a, h); });
     plot_->clearItems();
     variance_ = nullptr;
     left_out_ = nullptr;
@@ -175,14 +181,13 @@ void QueryKeyMapView::refresh() {
     point_labels_.clear();
     markers_.clear();
     has_map_ = false;
-    if (!analysis_ || analysis_->results.heads.empty()) {
-        title_->setText(QStringLiteral("No analysis yet"));
+    if (heads == 0 || !maps_.value()) {
+        title_->setText(heads == 0 ? QStringLiteral("No analysis yet") : QStringLiteral("No map: out of memory"));
         plot_->replot(QCustomPlot::rpQueuedReplot);
         return;
     }
     const Analysis& a = *analysis_;
-    head_ = std::clamp(head_, 0, static_cast<int>(a.results.heads.size()) - 1);
-    map_ = queryKeyMap(a, head_);
+    map_ = *maps_.value();
     has_map_ = true;
     const double s = options_.font_scale;
     const int n_q = a.nQuery(), n_kv = a.nKeyValue();

@@ -16,6 +16,7 @@
 #include "DeferredRefresh.h"
 #include "QueryKeyMap.h"
 #include "ViewOptions.h"
+#include "ViewResult.h"
 
 namespace headscope::ui {
 
@@ -32,6 +33,7 @@ public:
     int head() const { return head_; }
 
     const QueryKeyMap& map() const { return map_; }
+    bool hasMap() const { return has_map_; }  // map() is drawn (it is computed off the GUI thread)
     QCustomPlot* plot() const { return plot_; }
     // Curves without lines keep their points in order: point i = query i, point j = key j.
     QCPCurve* queryGraph() const { return queries_; }
@@ -69,6 +71,8 @@ private:
     ViewOptions options_;
     int head_ = 0, cell_row_ = -1, cell_col_ = -1;
     QueryKeyMap map_;
+    // queryKeyMap(analysis, head), computed off the GUI thread; drawn when it arrives.
+    ViewResult<std::pair<std::shared_ptr<const Analysis>, int>, QueryKeyMap> maps_{[this]() { deferred_->request(); }};
     bool has_map_ = false;
     QCustomPlot* plot_ = nullptr;
     QCPTextElement* title_ = nullptr;

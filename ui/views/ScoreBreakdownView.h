@@ -12,6 +12,7 @@
 
 #include <QWidget>
 #include <memory>
+#include <tuple>
 #include <qcustomplot.h>
 
 #include "Analysis.h"
@@ -19,6 +20,7 @@
 #include "DeferredRefresh.h"
 #include "ScoreBreakdown.h"
 #include "ViewOptions.h"
+#include "ViewResult.h"
 
 class QScrollArea;
 
@@ -71,6 +73,9 @@ private:
     ViewOptions options_;
     int head_ = 0, row_ = -1, col_ = -1;
     ScoreBreakdown breakdown_;
+    // scoreBreakdown(analysis, head, row, col, W_QK from these circuits), computed off the GUI thread.
+    using BreakdownKey = std::tuple<std::shared_ptr<const Analysis>, int, int, int, std::shared_ptr<const Circuits>>;
+    ViewResult<BreakdownKey, ScoreBreakdown> breakdowns_{[this]() { deferred_->request(); }};
     bool has_breakdown_ = false;
     QCustomPlot* plot_ = nullptr;
     QCPTextElement* title_ = nullptr;
