@@ -19,6 +19,7 @@
 #include "TrainingBenchmark.h"
 #include "cli/Arguments.h"
 #include "cli/Commands.h"
+#include "cli/ModelBench.h"
 #include "cli/TrainBench.h"
 
 namespace headscope::cli {
@@ -183,7 +184,13 @@ int runBench(const QStringList& arguments, int argc, char** argv) {
     parser.addOption({"gui-only", "Only the GUI update figures (skip the engine geometries)."});
     parser.addOption({"quick", "A smoke run: small geometries, one run each (checks the bench works; "
                                "the figures mean little)."});
+    QCommandLineOption child("model-child", "A timed process of the model figures.", "MODE"), child_dir("model-dir", "", "DIR");
+    child.setFlags(QCommandLineOption::HiddenFromHelp);
+    child_dir.setFlags(QCommandLineOption::HiddenFromHelp);
+    parser.addOption(child);
+    parser.addOption(child_dir);
     parseOrThrow(parser, arguments);
+    if (parser.isSet(child)) return modelBenchChild(parser.value(child).toStdString(), parser.value(child_dir).toStdString());
     const bool quick = parser.isSet("quick");
     const int runs = parser.isSet("runs") ? parseInt("runs", parser.value("runs"), 1, 1000) : quick ? 1 : 21;
     const int cores = static_cast<int>(std::thread::hardware_concurrency());
@@ -200,6 +207,11 @@ int runBench(const QStringList& arguments, int argc, char** argv) {
         figures.push_back(measure("bert_base", 768, 12, 128, runs, std::max(1, runs / 4), 12));
         figures.push_back(measure("large", 1600, 25, 1024, std::max(3, runs / 4), 1, 2));
     }
+
+    // Checkpoints of GPT-2-small and Llama-3.2-1B geometry opened by whole processes (issue 22);
+    // --quick: small geometries.
+    std::vector<ModelBenchCase> models;
+    if (!parser.isSet("gui-only")) models = measureModels(quick, runs);
 
     // Training (issue 23): the full bench only; --quick stays a smoke run.
     std::optional<TrainBenchFigures> training;
@@ -256,6 +268,17 @@ int runBench(const QStringList& arguments, int argc, char** argv) {
             j["gui_frame_ms"] = g.frame_ms;
             j["gui_frame_same_weights_ms"] = g.same_weights_frame_ms;
         }
+        for (const ModelBenchCase& m : models) {
+            nlohmann::json& mj = j["models"][m.name];
+            mj = {{"dtype", m.dtype}, {"layers", m.layers}, {"d_model", m.d_model}, {"heads", m.heads},
+                  {"kv_heads", m.kv_heads}, {"vocab", m.vocab}, {"file_mib", m.file_mib}, {"process_runs", m.runs},
+                  {"process_s", m.process_s}, {"process_peak_mib", m.process_peak_mib},
+                  {"process_peak_over_file", m.process_peak_mib / m.file_mib}};
+            if (m.forward_s > 0)
+                mj.update({{"open_s", m.open_s}, {"forward_64_s", m.forward_s}, {"gemm_floor_s", m.floor_s},
+                           {"forward_over_floor", m.forward_s / m.floor_s}, {"forward_peak_mib", m.forward_peak_mib},
+                           {"forward_peak_over_file", m.forward_peak_mib / m.file_mib}});
+        }
         if (training) {
             const TrainBenchFigures& t = *training;
             j["training"] = {{"parameters", t.parameters}, {"batch", t.batch}, {"context", t.context},
@@ -297,6 +320,18 @@ int runBench(const QStringList& arguments, int argc, char** argv) {
                     "fwd+spectra/floor %.2f\n", g.name.c_str(), g.gemm_gflops_all_cores,
                     g.gemm_gflops_all_cores / g.gemm_gflops_per_core, g.all_cores_floor_ms,
                     g.forward_ms / g.all_cores_floor_ms, g.forward_plus_spectra_ms / g.all_cores_floor_ms);
+    for (const ModelBenchCase& m : models) {
+        std::printf("\n%s checkpoint (%d layers, d_model %d, %d heads on %d K/V, vocabulary %d, %s, %.0f MiB), "
+                    "whole processes, median of %d:\n", m.name.c_str(), m.layers, m.d_model, m.heads, m.kv_heads, m.vocab,
+                    m.dtype.c_str(), m.file_mib, m.runs);
+        std::printf("  %s %.3f s, peak memory %.0f MiB (%.2fx the file)\n",
+                    m.forward_s > 0 ? "open + layer 0's attention:" : "model --ids 464:", m.process_s, m.process_peak_mib,
+                    m.process_peak_mib / m.file_mib);
+        if (m.forward_s > 0)
+            std::printf("  in one process: open %.3f s; 64-token forward of every layer %.3f s (median of 3), GEMM floor "
+                        "%.3f s: %.2fx; peak memory %.0f MiB (%.2fx the file)\n", m.open_s, m.forward_s, m.floor_s,
+                        m.forward_s / m.floor_s, m.forward_peak_mib, m.forward_peak_mib / m.file_mib);
+    }
     if (training) {
         const TrainBenchFigures& t = *training;
         std::printf("\ntraining step of the default model (%lld parameters, batch %d x %d tokens, forward + backward + "
