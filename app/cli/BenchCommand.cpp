@@ -182,6 +182,7 @@ int runBench(const QStringList& arguments, int argc, char** argv) {
     parser.addOption({"runs", "Timed runs per figure at BERT-base geometry (default 21).", "N"});
     parser.addOption({"no-gui", "Skip the GUI update figure."});
     parser.addOption({"gui-only", "Only the GUI update figures (skip the engine geometries)."});
+    parser.addOption({"models-only", "Only the model checkpoints' figures (GPT-2-small, Llama-3.2-1B geometry)."});
     parser.addOption({"quick", "A smoke run: small geometries, one run each (checks the bench works; "
                                "the figures mean little)."});
     QCommandLineOption child("model-child", "A timed process of the model figures.", "MODE"), child_dir("model-dir", "", "DIR");
@@ -197,8 +198,10 @@ int runBench(const QStringList& arguments, int argc, char** argv) {
 
     if (parser.isSet("gui-only") && parser.isSet("no-gui"))
         throw UsageError("--gui-only and --no-gui exclude each other");
+    const bool models_only = parser.isSet("models-only");
     std::vector<GeometryFigures> figures;
-    if (quick && !parser.isSet("gui-only")) {
+    if (models_only) {
+    } else if (quick && !parser.isSet("gui-only")) {
         figures.push_back(measure("bert_base", 96, 4, 16, runs, 1, 4));
         figures.push_back(measure("large", 160, 5, 32, runs, 1, 2));
     } else if (!parser.isSet("gui-only")) {
@@ -215,13 +218,13 @@ int runBench(const QStringList& arguments, int argc, char** argv) {
 
     // Training (issue 23): the full bench only; --quick stays a smoke run.
     std::optional<TrainBenchFigures> training;
-    if (!quick && !parser.isSet("gui-only")) training = measureTraining(std::max(runs, 51), 5, 4000);
+    if (!quick && !parser.isSet("gui-only") && !models_only) training = measureTraining(std::max(runs, 51), 5, 4000);
 
     double gui_ms = -1, gui_same_weights_ms = -1;
     int gui_runs = 0;
     ui::GuiBenchResult gui_figures;
     std::optional<ui::TrainingGuiBenchResult> training_gui;
-    if (!parser.isSet("no-gui")) {
+    if (!parser.isSet("no-gui") && !models_only) {
         prepareHeadlessQt();
         QApplication app(argc, argv);
         const ui::GuiBenchResult gui = ui::benchmarkGuiUpdate(runs);
