@@ -19,6 +19,7 @@
 #include "TrainingBenchmark.h"
 #include "cli/Arguments.h"
 #include "cli/Commands.h"
+#include "cli/ModelBench.h"
 #include "cli/TrainBench.h"
 
 namespace headscope::cli {
@@ -181,17 +182,26 @@ int runBench(const QStringList& arguments, int argc, char** argv) {
     parser.addOption({"runs", "Timed runs per figure at BERT-base geometry (default 21).", "N"});
     parser.addOption({"no-gui", "Skip the GUI update figure."});
     parser.addOption({"gui-only", "Only the GUI update figures (skip the engine geometries)."});
+    parser.addOption({"models-only", "Only the model checkpoints' figures (GPT-2-small, Llama-3.2-1B geometry)."});
     parser.addOption({"quick", "A smoke run: small geometries, one run each (checks the bench works; "
                                "the figures mean little)."});
+    QCommandLineOption child("model-child", "A timed process of the model figures.", "MODE"), child_dir("model-dir", "", "DIR");
+    child.setFlags(QCommandLineOption::HiddenFromHelp);
+    child_dir.setFlags(QCommandLineOption::HiddenFromHelp);
+    parser.addOption(child);
+    parser.addOption(child_dir);
     parseOrThrow(parser, arguments);
+    if (parser.isSet(child)) return modelBenchChild(parser.value(child).toStdString(), parser.value(child_dir).toStdString());
     const bool quick = parser.isSet("quick");
     const int runs = parser.isSet("runs") ? parseInt("runs", parser.value("runs"), 1, 1000) : quick ? 1 : 21;
     const int cores = static_cast<int>(std::thread::hardware_concurrency());
 
     if (parser.isSet("gui-only") && parser.isSet("no-gui"))
         throw UsageError("--gui-only and --no-gui exclude each other");
+    const bool models_only = parser.isSet("models-only");
     std::vector<GeometryFigures> figures;
-    if (quick && !parser.isSet("gui-only")) {
+    if (models_only) {
+    } else if (quick && !parser.isSet("gui-only")) {
         figures.push_back(measure("bert_base", 96, 4, 16, runs, 1, 4));
         figures.push_back(measure("large", 160, 5, 32, runs, 1, 2));
     } else if (!parser.isSet("gui-only")) {
@@ -201,15 +211,20 @@ int runBench(const QStringList& arguments, int argc, char** argv) {
         figures.push_back(measure("large", 1600, 25, 1024, std::max(3, runs / 4), 1, 2));
     }
 
+    // Checkpoints of GPT-2-small and Llama-3.2-1B geometry opened by whole processes (issue 22);
+    // --quick: small geometries.
+    std::vector<ModelBenchCase> models;
+    if (!parser.isSet("gui-only")) models = measureModels(quick, runs);
+
     // Training (issue 23): the full bench only; --quick stays a smoke run.
     std::optional<TrainBenchFigures> training;
-    if (!quick && !parser.isSet("gui-only")) training = measureTraining(std::max(runs, 51), 5, 4000);
+    if (!quick && !parser.isSet("gui-only") && !models_only) training = measureTraining(std::max(runs, 51), 5, 4000);
 
     double gui_ms = -1, gui_same_weights_ms = -1;
     int gui_runs = 0;
     ui::GuiBenchResult gui_figures;
     std::optional<ui::TrainingGuiBenchResult> training_gui;
-    if (!parser.isSet("no-gui")) {
+    if (!parser.isSet("no-gui") && !models_only) {
         prepareHeadlessQt();
         QApplication app(argc, argv);
         const ui::GuiBenchResult gui = ui::benchmarkGuiUpdate(runs);
@@ -256,6 +271,17 @@ int runBench(const QStringList& arguments, int argc, char** argv) {
             j["gui_frame_ms"] = g.frame_ms;
             j["gui_frame_same_weights_ms"] = g.same_weights_frame_ms;
         }
+        for (const ModelBenchCase& m : models) {
+            nlohmann::json& mj = j["models"][m.name];
+            mj = {{"dtype", m.dtype}, {"layers", m.layers}, {"d_model", m.d_model}, {"heads", m.heads},
+                  {"kv_heads", m.kv_heads}, {"vocab", m.vocab}, {"file_mib", m.file_mib}, {"process_runs", m.runs},
+                  {"process_s", m.process_s}, {"process_peak_mib", m.process_peak_mib},
+                  {"process_peak_over_file", m.process_peak_mib / m.file_mib}};
+            if (m.forward_s > 0)
+                mj.update({{"open_s", m.open_s}, {"forward_64_s", m.forward_s}, {"gemm_floor_s", m.floor_s},
+                           {"forward_over_floor", m.forward_s / m.floor_s}, {"forward_peak_mib", m.forward_peak_mib},
+                           {"forward_peak_over_file", m.forward_peak_mib / m.file_mib}});
+        }
         if (training) {
             const TrainBenchFigures& t = *training;
             j["training"] = {{"parameters", t.parameters}, {"batch", t.batch}, {"context", t.context},
@@ -297,6 +323,18 @@ int runBench(const QStringList& arguments, int argc, char** argv) {
                     "fwd+spectra/floor %.2f\n", g.name.c_str(), g.gemm_gflops_all_cores,
                     g.gemm_gflops_all_cores / g.gemm_gflops_per_core, g.all_cores_floor_ms,
                     g.forward_ms / g.all_cores_floor_ms, g.forward_plus_spectra_ms / g.all_cores_floor_ms);
+    for (const ModelBenchCase& m : models) {
+        std::printf("\n%s checkpoint (%d layers, d_model %d, %d heads on %d K/V, vocabulary %d, %s, %.0f MiB), "
+                    "whole processes, median of %d:\n", m.name.c_str(), m.layers, m.d_model, m.heads, m.kv_heads, m.vocab,
+                    m.dtype.c_str(), m.file_mib, m.runs);
+        std::printf("  %s %.3f s, peak memory %.0f MiB (%.2fx the file)\n",
+                    m.forward_s > 0 ? "open + layer 0's attention:" : "model --ids 464:", m.process_s, m.process_peak_mib,
+                    m.process_peak_mib / m.file_mib);
+        if (m.forward_s > 0)
+            std::printf("  in one process: open %.3f s; 64-token forward of every layer %.3f s (median of 3), GEMM floor "
+                        "%.3f s: %.2fx; peak memory %.0f MiB (%.2fx the file)\n", m.open_s, m.forward_s, m.floor_s,
+                        m.forward_s / m.floor_s, m.forward_peak_mib, m.forward_peak_mib / m.file_mib);
+    }
     if (training) {
         const TrainBenchFigures& t = *training;
         std::printf("\ntraining step of the default model (%lld parameters, batch %d x %d tokens, forward + backward + "

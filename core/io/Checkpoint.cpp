@@ -11,7 +11,7 @@ namespace headscope::io {
 
 namespace fs = std::filesystem;
 
-model::ModelPtr loadCheckpoint(const std::string& path) {
+model::ModelPtr loadCheckpoint(const std::string& path, const LoadProgress& progress) {
     std::error_code error;
     std::string directory = path;
     if (fs::is_regular_file(path, error) && fs::path(path).filename() == "config.json")
@@ -25,10 +25,10 @@ model::ModelPtr loadCheckpoint(const std::string& path) {
     if (!fs::exists(config_path, error))
         throw IoError("cannot open checkpoint '" + directory + "': it has no config.json");
     const nlohmann::json config = checkpoint::readConfigJson(config_path, "model");
-    if (!config.contains("model_type") || config["model_type"] == "gpt2") return loadGpt2Checkpoint(directory);
+    if (!config.contains("model_type") || config["model_type"] == "gpt2") return loadGpt2Checkpoint(directory, progress);
     const nlohmann::json& type = config["model_type"];
-    if (type == "llama" || type == "mistral" || type == "qwen2") return loadLlamaCheckpoint(directory);
-    if (type == "gpt_neox") return loadNeoxCheckpoint(directory);
+    if (type == "llama" || type == "mistral" || type == "qwen2") return loadLlamaCheckpoint(directory, progress);
+    if (type == "gpt_neox") return loadNeoxCheckpoint(directory, progress);
     throw IoError("cannot open checkpoint '" + directory + "': its model_type " + quote(type.is_string() ? type.get<std::string>() : type.dump(), 40) +
                   " is not supported (supported: gpt2, llama, mistral, qwen2, gpt_neox)");
 }

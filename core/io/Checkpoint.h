@@ -11,17 +11,19 @@
 
 #include <string>
 
+#include "io/LoadProgress.h"
 #include "model/Model.h"
 
 namespace headscope::io {
 
-// `path` is the folder or its config.json.
-model::ModelPtr loadCheckpoint(const std::string& path);
+// `path` is the folder or its config.json. `progress` (optional) hears every stage and may cancel
+// (io/LoadProgress.h).
+model::ModelPtr loadCheckpoint(const std::string& path, const LoadProgress& progress = {});
 
 // The families behind it, for tests and tools that know what they open.
 model::ModelConfig readLlamaConfig(const std::string& config_json);
-model::ModelPtr loadLlamaCheckpoint(const std::string& directory);
+model::ModelPtr loadLlamaCheckpoint(const std::string& directory, const LoadProgress& progress = {});
 model::ModelConfig readNeoxConfig(const std::string& config_json);
-model::ModelPtr loadNeoxCheckpoint(const std::string& directory);
+model::ModelPtr loadNeoxCheckpoint(const std::string& directory, const LoadProgress& progress = {});
 
 }  // namespace headscope::io

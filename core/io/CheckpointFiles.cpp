@@ -139,7 +139,7 @@ std::string ConfigFields::string(const std::string& key, std::optional<std::stri
 
 // ---- tensors -----------------------------------------------------------------------------
 
-TensorTable::TensorTable(const std::string& directory, const TableLayout& layout, int n_layer)
+TensorTable::TensorTable(const std::string& directory, const TableLayout& layout, int n_layer, ProgressReporter* progress)
     : unprefixed_(layout.unprefixed) {
     const fs::path dir(directory);
     std::error_code error;
@@ -173,7 +173,13 @@ TensorTable::TensorTable(const std::string& directory, const TableLayout& layout
         for (const std::string& shard : shards)
             if (!fs::is_regular_file(dir / shard, error))
                 fail("the shard " + quote(shard) + " it lists is missing from the folder");
-        for (const std::string& shard : shards) addFile((dir / shard).string(), &weight_map);
+        int done = 0;
+        for (const std::string& shard : shards) {
+            ++done;
+            if (progress) progress->step(0, 0.05, done, int(shards.size()),
+                                         "reading shard " + std::to_string(done) + " of " + std::to_string(shards.size()));
+            addFile((dir / shard).string(), &weight_map);
+        }
         std::set<std::string> held;
         for (const Stored& t : stored_) held.insert(t.source.name);
         for (const auto& [name, shard] : weight_map)
@@ -262,7 +268,7 @@ const Source& TensorTable::get(const std::string& name, const std::vector<std::i
 void TensorTable::fail(const std::string& why) const { throw IoError("cannot load '" + path_ + "': " + why); }
 
 void TensorTable::open() {
-    for (const std::string& file : files_) maps_.push_back(std::make_unique<MappedFile>(file));
+    for (const std::string& file : files_) maps_.push_back(std::make_shared<const MappedFile>(file));
     for (const auto& [name, s] : tensors_)
         if (s.offset + s.bytes > maps_[s.file]->size()) fail("the file changed while it was being read");
 }
@@ -329,5 +335,50 @@ void TensorTable::transposed(const Source& s, Eigen::Index col_begin, Eigen::Ind
 }
 
 void TensorTable::release(const Source& s) const { maps_[s.file]->release(s.offset, s.bytes); }
+
+void TensorTable::checkFinite(const Source& s) const {
+    const unsigned char* data = maps_[s.file]->data() + s.offset;
+    const std::size_t count = s.bytes / itemBytes(s.type);
+    constexpr std::size_t kChunk = 1 << 20;  // values per step
+    for (std::size_t start = 0; start < count; start += kChunk) {
+        const std::size_t n = std::min(kChunk, count - start);
+        bool finite = true;
+        if (s.type == DType::F32) {  // an exponent of all ones is an infinity or a NaN
+            std::uint32_t any = 0;
+            for (std::size_t i = 0; i < n; ++i) {
+                const unsigned char* v = data + 4 * (start + i);
+                const std::uint32_t bits = std::uint32_t(v[0]) | std::uint32_t(v[1]) << 8 | std::uint32_t(v[2]) << 16 |
+                                           std::uint32_t(v[3]) << 24;
+                any |= std::uint32_t((bits & 0x7F800000u) == 0x7F800000u);
+            }
+            finite = any == 0;
+        } else {
+            const std::uint16_t exponent = s.type == DType::BF16 ? 0x7F80 : 0x7C00;
+            std::uint32_t any = 0;
+            for (std::size_t i = 0; i < n; ++i) {
+                const auto bits = static_cast<std::uint16_t>(data[2 * (start + i)] | data[2 * (start + i) + 1] << 8);
+                any |= std::uint32_t((bits & exponent) == exponent);
+            }
+            finite = any == 0;
+            maps_[s.file]->release(s.offset + start * 2, n * 2);  // converted later, when used
+        }
+        if (!finite) {
+            std::vector<float> values(n);
+            decodeChecked(s, start, n, values.data());  // throws with the position
+        }
+    }
+}
+
+model::LinearWeight TensorTable::linear(const Source& s, model::LinearWeight::Layout layout, int layer,
+                                        const std::shared_ptr<model::ConversionCache>& cache) const {
+    checkFinite(s);
+    const Eigen::Index rows = s.shape[0], cols = s.shape[1];
+    const bool out_in = layout == model::LinearWeight::Layout::OutIn;
+    const model::StorageType type = s.type == DType::F32   ? model::StorageType::F32
+                                    : s.type == DType::F16 ? model::StorageType::F16
+                                                           : model::StorageType::BF16;
+    return model::LinearWeight::stored(maps_[s.file], maps_[s.file]->data() + s.offset, type, layout,
+                                       out_in ? rows : cols, out_in ? cols : rows, layer, cache);
+}
 
 }  // namespace headscope::io::checkpoint

@@ -4,9 +4,11 @@
 // safetensors tensors, one model.safetensors or the shards a model.safetensors.index.json
 // lists (its "weight_map"), each tensor named without the family's prefix ("model.",
 // "transformer.", "gpt_neox."). Shapes are checked against what config.json implies before
-// any tensor data is read; then the files are memory-mapped and each tensor is converted
-// (F32, F16 or BF16 -> float) into the model's matrices, releasing the mapped pages as it
-// goes, and refused in one IoError if it holds a NaN or an infinity.
+// any tensor data is read; then the files are memory-mapped. The attention matrices, norms and
+// biases are converted (F32, F16 or BF16 -> float) into the model, releasing the mapped pages as
+// it goes; the MLP and embedding matrices become LinearWeights over the map (F32 used in place,
+// F16/BF16 converted when a layer is computed). Every tensor is scanned once and refused in one
+// IoError if it holds a NaN or an infinity.
 // For core/ sources only: it includes nlohmann/json.
 
 #include <Eigen/Core>
@@ -20,7 +22,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "io/LoadProgress.h"
 #include "io/MappedFile.h"
+#include "model/LinearWeight.h"
 
 namespace headscope::io::checkpoint {
 
@@ -78,7 +82,8 @@ struct TableLayout {
 // model.safetensors.index.json lists, by name without prefix.
 class TensorTable {
 public:
-    TensorTable(const std::string& directory, const TableLayout& layout, int n_layer);
+    // `progress` (optional) hears "reading shard i of n" between 0 and 0.05.
+    TensorTable(const std::string& directory, const TableLayout& layout, int n_layer, ProgressReporter* progress = nullptr);
 
     const std::string& path() const { return path_; }  // model.safetensors or the index
     const std::string& prefix() const { return prefix_; }
@@ -100,6 +105,10 @@ public:
     // Columns [col_begin, col_begin + width) of a row-major (rows, cols) tensor -> dst (rows, width).
     void transposed(const Source& s, Eigen::Index col_begin, Eigen::Index width, Eigen::MatrixXf& dst) const;
     void release(const Source& s) const;
+    // A (rows, cols) tensor as a LinearWeight W (out, in) over the map, after the finiteness scan:
+    // OutIn takes it as nn.Linear's (out, in), InOut as Conv1D's (in, out). `layer` keys the cache.
+    model::LinearWeight linear(const Source& s, model::LinearWeight::Layout layout, int layer,
+                               const std::shared_ptr<model::ConversionCache>& cache) const;
 
 private:
     struct Stored {
@@ -110,11 +119,12 @@ private:
     void index(const TableLayout& layout, int n_layer);
     void decodeChecked(const Source& s, std::uint64_t first, std::size_t count, float* dst) const;
     [[noreturn]] void failNonFinite(const Source& s, float value, std::uint64_t flat) const;
+    void checkFinite(const Source& s) const;  // the whole tensor, without converting it
 
     std::string path_, prefix_;
     std::vector<std::string> unprefixed_;
     std::vector<std::string> files_;
-    std::vector<std::unique_ptr<MappedFile>> maps_;
+    std::vector<std::shared_ptr<const MappedFile>> maps_;
     std::vector<Stored> stored_;  // every file's tensors until index() names them
     std::map<std::string, Source> tensors_;
 };

@@ -83,7 +83,9 @@ model::ModelConfig readGpt2Config(const std::string& path) {
     return c;
 }
 
-model::ModelPtr loadGpt2Checkpoint(const std::string& directory) {
+model::ModelPtr loadGpt2Checkpoint(const std::string& directory, const LoadProgress& progress) {
+    ProgressReporter reporter(progress);
+    reporter.report(0, "reading config.json");
     std::error_code error;
     if (!fs::exists(directory, error))
         throw IoError("cannot open GPT-2 checkpoint '" + directory + "': the directory does not exist");
@@ -102,7 +104,7 @@ model::ModelPtr loadGpt2Checkpoint(const std::string& directory) {
     std::string weights_path = (dir / "model.safetensors").string();
 
     try {
-        TensorTable table(directory, gpt2Layout(), c.n_layer);
+        TensorTable table(directory, gpt2Layout(), c.n_layer, &reporter);
         weights_path = table.path();
         const std::int64_t d = c.n_embd, inner = c.n_inner, vocab = c.vocab_size;
         const std::string config_says = "config.json (n_embd " + std::to_string(d) + ")";
@@ -140,10 +142,13 @@ model::ModelPtr loadGpt2Checkpoint(const std::string& directory) {
         model->dtype = checkpoint::dtypeName(wte.type);
 
         table.open();
+        using Layout = model::LinearWeight::Layout;
+        if (wte.type != checkpoint::DType::F32) model->conversion_cache = std::make_shared<model::ConversionCache>();
         const auto vector = [&](const Source* s, Eigen::RowVectorXf& out) { table.vector(*s, out); };
-        const auto columns = [&](const Source& s, Eigen::MatrixXf& out) { table.columns(s, out); };
-        columns(wte, model->wte_t);
-        columns(wpe, model->wpe_t);
+        model->wte = table.linear(wte, Layout::OutIn, -1, model->conversion_cache);
+        table.columns(wpe, model->wpe_t);
+        int layer = 0;
+        const bool half = model->conversion_cache != nullptr;  // F16/BF16: attention converted now, the MLP when used
         const int heads = c.n_head, d_k = c.headDim();
         for (const BlockSources& s : blocks) {
             model::Block block;
@@ -167,19 +172,23 @@ model::ModelPtr loadGpt2Checkpoint(const std::string& directory) {
             vector(s.proj_b, w.b_O);
             vector(s.ln_2_w, block.ln_2.weight);
             vector(s.ln_2_b, block.ln_2.bias);
-            columns(*s.fc_w, block.W_fc_t);
+            // Conv1D (in, out): c_fc (d, inner), c_proj (inner, d), used where they are.
+            block.W_fc = table.linear(*s.fc_w, Layout::InOut, layer, model->conversion_cache);
             vector(s.fc_b, block.b_fc);
-            columns(*s.mproj_w, block.W_proj_t);
+            block.W_proj = table.linear(*s.mproj_w, Layout::InOut, layer, model->conversion_cache);
             vector(s.mproj_b, block.b_proj);
             model->blocks.push_back(std::move(block));
+            ++layer;
+            reporter.step(0.05, 0.9, layer, c.n_layer, (half ? "converting layer " : "mapping layer ") + std::to_string(layer) + " of " + std::to_string(c.n_layer));
         }
         vector(&ln_f_w, model->ln_f.weight);
         vector(&ln_f_b, model->ln_f.bias);
-        if (lm_head) columns(*lm_head, model->lm_head_t);
+        if (lm_head) model->lm_head = table.linear(*lm_head, Layout::OutIn, -1, model->conversion_cache);
     } catch (const std::bad_alloc&) {
         throw IoError("cannot load '" + weights_path + "': not enough memory for its weights");
     }
 
+    reporter.report(0.9, "reading the tokenizer");
     std::shared_ptr<const text::Gpt2Tokenizer> tokenizer;
     try {
         tokenizer = std::make_shared<const text::Gpt2Tokenizer>(
@@ -194,6 +203,7 @@ model::ModelPtr loadGpt2Checkpoint(const std::string& directory) {
                       std::to_string(c.vocab_size));
     }
     model->tokenizer = std::move(tokenizer);
+    reporter.report(1, "ready");
     return model;
 }
 

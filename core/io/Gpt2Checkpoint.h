@@ -12,14 +12,16 @@
 //                      h.{i}.attn.bias / attn.masked_bias (mask buffers) are ignored.
 //                      Conv1D layout (in, out); F32, F16 or BF16.
 //   vocab.json, merges.txt   the byte-level BPE tokenizer (text/Gpt2Tokenizer.h)
-// The safetensors file is memory-mapped and converted tensor by tensor into the model's
-// matrices, releasing the mapped pages as it goes: peak memory is about the model's size.
+// The safetensors file is memory-mapped: the MLP and embedding matrices are used where they are
+// (F32) or converted when a layer is computed (F16/BF16); the attention matrices are converted
+// tensor by tensor, releasing their mapped pages: peak memory is about the file's size.
 // Every problem (missing file, wrong shape, lying header, unknown dtype, non-finite value,
 // a config that disagrees with the tensors) is one IoError naming the file and the problem;
 // shapes are checked against config.json before any tensor data is read.
 
 #include <string>
 
+#include "io/LoadProgress.h"
 #include "model/Model.h"
 
 namespace headscope::io {
@@ -27,6 +29,6 @@ namespace headscope::io {
 // config.json alone (IoError for missing keys, bad values, unsupported options).
 model::ModelConfig readGpt2Config(const std::string& config_json);
 
-model::ModelPtr loadGpt2Checkpoint(const std::string& directory);
+model::ModelPtr loadGpt2Checkpoint(const std::string& directory, const LoadProgress& progress = {});
 
 }  // namespace headscope::io

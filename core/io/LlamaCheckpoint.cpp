@@ -95,7 +95,9 @@ model::ModelConfig readLlamaConfig(const std::string& path) {
     return c;
 }
 
-model::ModelPtr loadLlamaCheckpoint(const std::string& directory) {
+model::ModelPtr loadLlamaCheckpoint(const std::string& directory, const LoadProgress& progress) {
+    ProgressReporter reporter(progress);
+    reporter.report(0, "reading config.json");
     const fs::path dir(directory);
     auto model = std::make_shared<model::Model>();
     model->directory = directory;
@@ -120,7 +122,7 @@ model::ModelPtr loadLlamaCheckpoint(const std::string& directory) {
     };
     std::string weights_path = (dir / "model.safetensors").string();
     try {
-        TensorTable table(directory, layout, c.n_layer);
+        TensorTable table(directory, layout, c.n_layer, &reporter);
         weights_path = table.path();
         const std::int64_t d = c.n_embd, inner = c.n_inner, vocab = c.vocab_size, d_k = c.headDim();
         const std::int64_t q_width = c.n_head * d_k, kv_width = c.kvHeads() * d_k;
@@ -160,7 +162,11 @@ model::ModelPtr loadLlamaCheckpoint(const std::string& directory) {
         model->dtype = checkpoint::dtypeName(embed.type);
 
         table.open();
-        table.columns(embed, model->wte_t);  // (vocab, d) row-major = (d, vocab) columns
+        using Layout = model::LinearWeight::Layout;
+        if (embed.type != checkpoint::DType::F32) model->conversion_cache = std::make_shared<model::ConversionCache>();
+        model->wte = table.linear(embed, Layout::OutIn, -1, model->conversion_cache);
+        int layer = 0;
+        const bool half = model->conversion_cache != nullptr;  // F16/BF16: attention converted now, the MLP when used
         for (const BlockSources& s : blocks) {
             model::Block block;
             table.vector(*s.ln_1, block.ln_1.weight);
@@ -185,20 +191,22 @@ model::ModelPtr loadLlamaCheckpoint(const std::string& directory) {
                 }
             }
             table.vector(*s.ln_2, block.ln_2.weight);
-            table.transposed(*s.gate, 0, d, block.W_gate_t);  // (inner, d)
-            table.release(*s.gate);
-            table.transposed(*s.up, 0, d, block.W_fc_t);      // (inner, d)
-            table.release(*s.up);
-            table.transposed(*s.down, 0, inner, block.W_proj_t);  // (d, inner)
-            table.release(*s.down);
+            // nn.Linear (out, in), used where they are: gate, up (inner, d), down (d, inner).
+            block.W_gate = table.linear(*s.gate, Layout::OutIn, layer, model->conversion_cache);
+            block.W_fc = table.linear(*s.up, Layout::OutIn, layer, model->conversion_cache);
+            block.W_proj = table.linear(*s.down, Layout::OutIn, layer, model->conversion_cache);
             model->blocks.push_back(std::move(block));
+            ++layer;
+            reporter.step(0.05, 0.9, layer, c.n_layer, (half ? "converting layer " : "mapping layer ") + std::to_string(layer) + " of " + std::to_string(c.n_layer));
         }
         table.vector(norm, model->ln_f.weight);
-        if (lm_head) table.columns(*lm_head, model->lm_head_t);
+        if (lm_head) model->lm_head = table.linear(*lm_head, Layout::OutIn, -1, model->conversion_cache);
     } catch (const std::bad_alloc&) {
         throw IoError("cannot load '" + weights_path + "': not enough memory for its weights");
     }
+    reporter.report(0.9, "reading the tokenizer");
     model->tokenizer = loadFolderTokenizer(directory, c.vocab_size);
+    reporter.report(1, "ready");
     return model;
 }
 

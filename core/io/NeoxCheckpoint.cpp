@@ -68,7 +68,9 @@ model::ModelConfig readNeoxConfig(const std::string& path) {
     return c;
 }
 
-model::ModelPtr loadNeoxCheckpoint(const std::string& directory) {
+model::ModelPtr loadNeoxCheckpoint(const std::string& directory, const LoadProgress& progress) {
+    ProgressReporter reporter(progress);
+    reporter.report(0, "reading config.json");
     const fs::path dir(directory);
     auto model = std::make_shared<model::Model>();
     model->directory = directory;
@@ -94,7 +96,7 @@ model::ModelPtr loadNeoxCheckpoint(const std::string& directory) {
     };
     std::string weights_path = (dir / "model.safetensors").string();
     try {
-        TensorTable table(directory, layout, c.n_layer);
+        TensorTable table(directory, layout, c.n_layer, &reporter);
         weights_path = table.path();
         const std::int64_t d = c.n_embd, inner = c.n_inner, vocab = c.vocab_size, d_k = c.headDim();
         const std::string says = "config.json (hidden_size " + std::to_string(d) + ", intermediate_size " +
@@ -131,7 +133,11 @@ model::ModelPtr loadNeoxCheckpoint(const std::string& directory) {
         model->dtype = checkpoint::dtypeName(embed.type);
 
         table.open();
-        table.columns(embed, model->wte_t);
+        using Layout = model::LinearWeight::Layout;
+        if (embed.type != checkpoint::DType::F32) model->conversion_cache = std::make_shared<model::ConversionCache>();
+        model->wte = table.linear(embed, Layout::OutIn, -1, model->conversion_cache);
+        int layer = 0;
+        const bool half = model->conversion_cache != nullptr;  // F16/BF16: attention converted now, the MLP when used
         for (const BlockSources& s : blocks) {
             model::Block block;
             table.vector(*s.ln_1_w, block.ln_1.weight);
@@ -161,21 +167,24 @@ model::ModelPtr loadNeoxCheckpoint(const std::string& directory) {
             table.vector(*s.dense_b, w.b_O);
             table.vector(*s.ln_2_w, block.ln_2.weight);
             table.vector(*s.ln_2_b, block.ln_2.bias);
-            table.transposed(*s.fc_w, 0, d, block.W_fc_t);  // (inner, d)
-            table.release(*s.fc_w);
+            // nn.Linear (out, in), used where they are: dense_h_to_4h (inner, d), dense_4h_to_h (d, inner).
+            block.W_fc = table.linear(*s.fc_w, Layout::OutIn, layer, model->conversion_cache);
             table.vector(*s.fc_b, block.b_fc);
-            table.transposed(*s.proj_w, 0, inner, block.W_proj_t);  // (d, inner)
-            table.release(*s.proj_w);
+            block.W_proj = table.linear(*s.proj_w, Layout::OutIn, layer, model->conversion_cache);
             table.vector(*s.proj_b, block.b_proj);
             model->blocks.push_back(std::move(block));
+            ++layer;
+            reporter.step(0.05, 0.9, layer, c.n_layer, (half ? "converting layer " : "mapping layer ") + std::to_string(layer) + " of " + std::to_string(c.n_layer));
         }
         table.vector(ln_f_w, model->ln_f.weight);
         table.vector(ln_f_b, model->ln_f.bias);
-        if (embed_out) table.columns(*embed_out, model->lm_head_t);
+        if (embed_out) model->lm_head = table.linear(*embed_out, Layout::OutIn, -1, model->conversion_cache);
     } catch (const std::bad_alloc&) {
         throw IoError("cannot load '" + weights_path + "': not enough memory for its weights");
     }
+    reporter.report(0.9, "reading the tokenizer");
     model->tokenizer = loadFolderTokenizer(directory, c.vocab_size);
+    reporter.report(1, "ready");
     return model;
 }
 

@@ -48,7 +48,7 @@ DirectAttribution directAttribution(const Model& model, const Trace& trace, int 
     a.scale = std::sqrt(spread + c.layer_norm_epsilon);
 
     // w (d) = gamma * u_t / sigma: direct(c) = (c - mean(c)) . w  (RMSNorm: c . w)
-    const Eigen::VectorXd u = model.outputEmbeddingT().col(token).cast<double>();  // (d)
+    const Eigen::VectorXd u = model.outputEmbedding().row(token).transpose().cast<double>();  // (d)
     const Eigen::VectorXd w = model.ln_f.weight.transpose().cast<double>().cwiseProduct(u) / a.scale;
     const auto direct = [&w, centred](const Eigen::Ref<const Eigen::RowVectorXd>& component) {
         return centred ? (component.array() - component.mean()).matrix().dot(w.transpose()) : component.dot(w.transpose());

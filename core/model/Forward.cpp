@@ -15,12 +15,6 @@ namespace headscope::model {
 
 namespace {
 
-// Column range of one half (0 or 1) of n: (begin, width).
-std::pair<Eigen::Index, Eigen::Index> half(Eigen::Index n, int which) {
-    const Eigen::Index first = n / 2;
-    return which == 0 ? std::pair{Eigen::Index(0), first} : std::pair{first, n - first};
-}
-
 void activate(Eigen::MatrixXf& m, Activation activation) {
     auto x = m.array();
     switch (activation) {
@@ -39,17 +33,6 @@ void activate(Eigen::MatrixXf& m, Activation activation) {
             m = (x / (1.0f + (-x).exp())).matrix();
             break;
     }
-}
-
-// out (n, rows of w_t) = x (n, k) * w_t^T + bias, the output columns split between two threads.
-void linearTransposed(const Eigen::Ref<const Eigen::MatrixXf>& x, const Eigen::MatrixXf& w_t,
-                      const Eigen::RowVectorXf& bias, Eigen::MatrixXf& out, bool parallel) {
-    out.resize(x.rows(), w_t.rows());
-    parallelFor(2, [&](int task) {
-        const auto [begin, width] = half(w_t.rows(), task);
-        out.middleCols(begin, width).noalias() = x * w_t.middleRows(begin, width).transpose();
-        if (bias.size()) out.middleCols(begin, width).rowwise() += bias.segment(begin, width);
-    }, parallel);
 }
 
 }  // namespace
@@ -116,31 +99,37 @@ Trace runModel(const Model& model, const std::vector<int>& ids, const ForwardOpt
 
     // X_0 = wte[ids] (+ wpe[0..n))  (n, d)
     Eigen::MatrixXf x(n, c.n_embd);
-    for (int i = 0; i < n; ++i) x.row(i) = model.wte_t.col(ids[i]).transpose();
+    for (int i = 0; i < n; ++i) x.row(i) = model.wte.row(ids[i]);
     if (model.wpe_t.size())
         for (int i = 0; i < n; ++i) x.row(i) += model.wpe_t.col(i).transpose();
 
-    trace.layers.reserve(model.blocks.size());
+    const std::size_t layers = options.layers < 0 ? model.blocks.size() : std::min<std::size_t>(options.layers, model.blocks.size());
+    trace.layers.reserve(layers);
     Eigen::MatrixXf hidden, mlp, gate, projected;
-    for (const Block& block : model.blocks) {
+    for (std::size_t l = 0; l < layers; ++l) {
+        const Block& block = model.blocks[l];
         LayerTrace layer;
         layer.residual = x;
         layer.attention_input = normalize(c, x, block.ln_1);                    // (n, d)
         layer.attention = headscope::forward(trace.options.attention, block.attention, layer.attention_input,
                                              layer.attention_input);
         ablateLayer(options.ablation, static_cast<int>(trace.layers.size()), block.attention, layer.attention);
+        if (options.layers >= 0 && l + 1 == layers && layers < model.blocks.size()) {  // stop at this layer's attention
+            trace.layers.push_back(std::move(layer));
+            return trace;
+        }
         // Parallel residual (NeoX): the MLP reads N_2(X_l), not N_2(X_l + attention).
         if (!c.parallel_residual) x += layer.attention.output;                  // residual (n, d)
         hidden = normalize(c, x, block.ln_2);                                    // (n, d)
-        linearTransposed(hidden, block.W_fc_t, block.b_fc, mlp, parallel);      // (n, n_inner)
+        block.W_fc.apply(hidden, block.b_fc, mlp, parallel);                    // (n, n_inner)
         if (c.mlp == MlpKind::Gated) {
-            linearTransposed(hidden, block.W_gate_t, block.b_gate, gate, parallel);  // (n, n_inner)
+            block.W_gate.apply(hidden, block.b_gate, gate, parallel);           // (n, n_inner)
             activate(gate, c.activation);
             mlp.array() *= gate.array();                                         // act(x W_gate) * (x W_up)
         } else {
             activate(mlp, c.activation);
         }
-        linearTransposed(mlp, block.W_proj_t, block.b_proj, projected, parallel);  // (n, d)
+        block.W_proj.apply(mlp, block.b_proj, projected, parallel);            // (n, d)
         x += projected;
         if (c.parallel_residual) x += layer.attention.output;
         trace.layers.push_back(std::move(layer));
@@ -149,12 +138,8 @@ Trace runModel(const Model& model, const std::vector<int>& ids, const ForwardOpt
     trace.final_residual = x;
     // logits (n or 1, vocab) = N_f(X_L) E^T, the vocabulary split between two threads.
     const Eigen::MatrixXf final_hidden = normalize(c, options.all_logits ? x : Eigen::MatrixXf(x.bottomRows(1)), model.ln_f);
-    const Eigen::MatrixXf& embedding_t = model.outputEmbeddingT();  // (d, vocab)
-    trace.logits.resize(final_hidden.rows(), embedding_t.cols());
-    parallelFor(2, [&](int task) {
-        const auto [begin, width] = half(embedding_t.cols(), task);
-        trace.logits.middleCols(begin, width).noalias() = final_hidden * embedding_t.middleCols(begin, width);
-    }, double(final_hidden.rows()) * embedding_t.size() > 1e6);
+    const LinearWeight& embedding = model.outputEmbedding();  // (vocab, d)
+    embedding.apply(final_hidden, Eigen::RowVectorXf(), trace.logits, double(final_hidden.rows()) * embedding.size() > 1e6);
     return trace;
 }
 

@@ -32,6 +32,9 @@ struct ForwardOptions {
     }();
     bool all_logits = false;  // logits for every position, not only the last one
     Ablation ablation;        // heads knocked out (model/Ablation.h); checked against the model
+    // Fewer blocks than the model has: only the first `layers`, the last of them up to its attention
+    // (no MLP, no logits): the first picture of a layer without the rest. -1: every block, the logits.
+    int layers = -1;
 };
 
 struct LayerTrace {

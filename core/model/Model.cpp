@@ -60,11 +60,11 @@ Eigen::VectorXf rotaryInverseFrequencies(const ModelConfig& c) {
 }
 
 long long Model::parameterCount() const {
-    long long count = wte_t.size() + wpe_t.size() + lm_head_t.size() + ln_f.weight.size() + ln_f.bias.size();
+    long long count = wte.size() + wpe_t.size() + lm_head.size() + ln_f.weight.size() + ln_f.bias.size();
     for (const Block& b : blocks)
         count += b.ln_1.weight.size() + b.ln_1.bias.size() + b.attention.parameterCount() + b.ln_2.weight.size() +
-                 b.ln_2.bias.size() + b.W_fc_t.size() + b.W_gate_t.size() + b.b_fc.size() + b.b_gate.size() +
-                 b.W_proj_t.size() + b.b_proj.size();
+                 b.ln_2.bias.size() + b.W_fc.size() + b.W_gate.size() + b.b_fc.size() + b.b_gate.size() +
+                 b.W_proj.size() + b.b_proj.size();
     return count - zero_biases;
 }
 

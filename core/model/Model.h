@@ -13,8 +13,9 @@
 // Each block's attention is a headscope::Weights (W_Q (d, h*d_k), W_K, W_V (d, kv*d_k),
 // W_O (h*d_k, d), optional biases); a rotary family's q and k are turned by their positions
 // inside core's forward() (Engine.h Rotary) with the model's inverse frequencies.
-// Matrices that are only multiplied (the MLP, the embeddings) are kept transposed, in the
-// memory order of the checkpoint, so loading them is one straight copy.
+// Matrices that are only multiplied (the MLP, the embeddings) are LinearWeights (model/LinearWeight.h):
+// F32 ones used in place from the memory-mapped checkpoint, F16/BF16 ones converted when a layer
+// is computed, the last few layers kept converted (conversion_cache).
 
 #include <Eigen/Core>
 #include <memory>
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "Weights.h"
+#include "model/LinearWeight.h"
 #include "text/Tokenizer.h"
 
 namespace headscope::model {
@@ -87,30 +89,31 @@ struct Block {
     LayerNorm ln_1;
     Weights attention;          // W_Q (d, h*d_k), W_K, W_V (d, kv*d_k), W_O (h*d_k, d), biases or none
     LayerNorm ln_2;
-    Eigen::MatrixXf W_fc_t;     // MLP in (n_inner, d): x W_fc_t^T (GPT-2 c_fc, NeoX dense_h_to_4h, Llama up_proj)
-    Eigen::MatrixXf W_gate_t;   // gated MLP only (n_inner, d): Llama's gate_proj; empty otherwise
+    LinearWeight W_fc;          // MLP in (n_inner, d): x W_fc^T (GPT-2 c_fc, NeoX dense_h_to_4h, Llama up_proj)
+    LinearWeight W_gate;        // gated MLP only (n_inner, d): Llama's gate_proj; empty otherwise
     Eigen::RowVectorXf b_fc;    // (n_inner) or empty
     Eigen::RowVectorXf b_gate;  // (n_inner) or empty
-    Eigen::MatrixXf W_proj_t;   // MLP out (d, n_inner): GPT-2 mlp.c_proj, NeoX dense_4h_to_h, Llama down_proj
+    LinearWeight W_proj;        // MLP out (d, n_inner): GPT-2 mlp.c_proj, NeoX dense_4h_to_h, Llama down_proj
     Eigen::RowVectorXf b_proj;  // (d) or empty
 };
 
 struct Model {
     ModelConfig config;
-    Eigen::MatrixXf wte_t;      // token embeddings as columns (d, vocab_size): column t is token t
+    LinearWeight wte;           // token embeddings (vocab_size, d): row t is token t
     Eigen::MatrixXf wpe_t;      // position embeddings as columns (d, n_positions); empty without
     Eigen::VectorXf inverse_frequencies;  // rotary theta_p (rotary_dims / 2), scaling applied; empty without
     std::vector<Block> blocks;
     LayerNorm ln_f;
-    Eigen::MatrixXf lm_head_t;  // untied output embedding (d, vocab_size); empty when tied to wte
+    LinearWeight lm_head;       // untied output embedding (vocab_size, d); empty when tied to wte
     std::shared_ptr<const text::Tokenizer> tokenizer;  // never null once loaded
     std::string directory;      // where it was loaded from
     std::string dtype;          // of the stored weights: F32, F16 or BF16
+    std::shared_ptr<ConversionCache> conversion_cache;  // F16/BF16 layers converted lately; null for F32
     long long zero_biases = 0;  // zeros the loader put where the checkpoint has no bias (Qwen2's o_proj)
 
-    bool tiedOutput() const { return lm_head_t.size() == 0; }
-    // (d, vocab_size): logits = h (n, d) * outputEmbeddingT()
-    const Eigen::MatrixXf& outputEmbeddingT() const { return tiedOutput() ? wte_t : lm_head_t; }
+    bool tiedOutput() const { return lm_head.empty(); }
+    // (vocab_size, d): logits = h (n, d) outputEmbedding()^T
+    const LinearWeight& outputEmbedding() const { return tiedOutput() ? wte : lm_head; }
     long long parameterCount() const;  // as stored (zero_biases not counted)
 };
 

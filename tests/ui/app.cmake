@@ -1,5 +1,7 @@
 # Application-layer tests: the session, and the main window driven through its controls.
 headscope_add_ui_test(test_session)
+# Opening a model: the progress bar fed from the loading worker (issue 22).
+headscope_add_ui_test(test_load_progress)
 headscope_add_ui_test(test_mainwindow)
 # test_mainwindow also runs the real headscope binary (--screenshot) through QProcess.
 add_dependencies(test_mainwindow headscope)

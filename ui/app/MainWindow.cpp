@@ -30,6 +30,7 @@
 #include "FormWidgets.h"
 #include "Export.h"
 #include "HeadDetailDialog.h"
+#include "LoadProgressBar.h"
 #include "HeadDetailView.h"
 #include "HeadGridView.h"
 #include "HeadsTab.h"
@@ -102,6 +103,9 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     buildDocks();
     status_ = new StatusPanel(this);
     statusBar()->addWidget(status_, 1);
+    auto* loading = new LoadProgressBar(this);  // while a model opens
+    statusBar()->addPermanentWidget(loading);
+    connect(session_, &Session::failed, loading, &LoadProgressBar::finish);
     statusBar()->setSizeGripEnabled(true);
     buildMenus();
 

@@ -1,5 +1,6 @@
 #include "Session.h"
 
+#include "LoadProgressRelay.h"
 #include "io/Checkpoint.h"
 #include "io/MhaLoader.h"
 
@@ -233,9 +234,9 @@ void Session::loadSource(std::function<WeightSource()> read) {
 }
 
 void Session::openModel(const QString& directory) {
-    loadSource([path = directory.toStdString()]() {
+    loadSource([path = directory.toStdString(), progress = ui::LoadProgressRelay::instance().reporter()]() {
         WeightSource source;
-        source.model = io::loadCheckpoint(path);
+        source.model = io::loadCheckpoint(path, progress);  // the window's progress bar (ui/app/LoadProgressBar.h)
         return source;
     });
 }

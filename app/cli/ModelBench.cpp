@@ -1,0 +1,317 @@
+#include "cli/ModelBench.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <numeric>
+#include <stdexcept>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "Parallel.h"
+#include "io/Checkpoint.h"
+#include "model/Forward.h"
+
+namespace headscope::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+using nlohmann::json;
+
+double secondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0 : v[v.size() / 2];
+}
+
+double peakMiB() {  // VmHWM of this process
+    std::ifstream status("/proc/self/status");
+    std::string key;
+    while (status >> key) {
+        if (key == "VmHWM:") {
+            double kib = 0;
+            status >> kib;
+            return kib / 1024.0;
+        }
+        status.ignore(1 << 12, '\n');
+    }
+    return 0;
+}
+
+struct Geometry {
+    int layers, d, heads, kv_heads, head_dim, inner, vocab, context;
+};
+
+struct TensorSpec {
+    std::string name;
+    std::vector<std::int64_t> shape;
+    bool ones = false;  // a norm's weight
+};
+
+// Random weights U(-0.03, 0.03) (a norm's weight 1), as F32 or BF16, streamed to a safetensors file.
+void writeSafetensors(const fs::path& path, const std::vector<TensorSpec>& tensors, bool bf16) {
+    const std::size_t item = bf16 ? 2 : 4;
+    json header = json::object();
+    std::uint64_t offset = 0;
+    for (const TensorSpec& t : tensors) {
+        const auto count = std::accumulate(t.shape.begin(), t.shape.end(), std::uint64_t(1),
+                                           [](std::uint64_t a, std::int64_t b) { return a * std::uint64_t(b); });
+        header[t.name] = {{"dtype", bf16 ? "BF16" : "F32"}, {"shape", t.shape}, {"data_offsets", {offset, offset + count * item}}};
+        offset += count * item;
+    }
+    std::string text = header.dump();
+    text.append((8 - text.size() % 8) % 8, ' ');
+    std::ofstream out(path, std::ios::binary);
+    const std::uint64_t length = text.size();
+    for (int i = 0; i < 8; ++i) out.put(static_cast<char>((length >> (8 * i)) & 0xFF));
+    out << text;
+    std::uint64_t state = 0x9E3779B97F4A7C15ull;
+    std::vector<unsigned char> chunk;
+    for (const TensorSpec& t : tensors) {
+        std::uint64_t count = 1;
+        for (std::int64_t dim : t.shape) count *= std::uint64_t(dim);
+        for (std::uint64_t start = 0; start < count; start += 1 << 20) {
+            const std::uint64_t n = std::min<std::uint64_t>(1 << 20, count - start);
+            chunk.resize(n * item);
+            for (std::uint64_t i = 0; i < n; ++i) {
+                state ^= state << 13, state ^= state >> 7, state ^= state << 17;  // xorshift64
+                const float value = t.ones ? 1.0f : float((state >> 40) * (1.0 / 16777216.0) - 0.5) * 0.06f;
+                std::uint32_t bits;
+                std::memcpy(&bits, &value, 4);
+                if (bf16) bits >>= 16;
+                for (std::size_t b = 0; b < item; ++b) chunk[i * item + b] = static_cast<unsigned char>(bits >> (8 * b));
+            }
+            out.write(reinterpret_cast<const char*>(chunk.data()), static_cast<std::streamsize>(chunk.size()));
+        }
+    }
+    if (!out) throw std::runtime_error("cannot write the benchmark checkpoint " + path.string() + " (disk full?)");
+}
+
+// A byte-level BPE vocabulary of `vocab` tokens with vocab - 256 merges (parsed as a real one is).
+void writeVocabulary(const fs::path& dir, int vocab) {
+    json tokens = json::object();
+    for (int i = 0; i < vocab; ++i) tokens["t" + std::to_string(i)] = i;
+    std::ofstream(dir / "vocab.json") << tokens.dump();
+    std::ofstream merges(dir / "merges.txt");
+    merges << "#version: 0.2\n";
+    for (int i = 256; i < vocab; ++i) merges << "t" << (i * 7) % 256 << " t" << (i - 256) << "\n";
+}
+
+fs::path writeGpt2(const fs::path& root, const Geometry& g) {
+    const fs::path dir = root / "gpt2";
+    fs::create_directories(dir);
+    std::ofstream(dir / "config.json") << json{{"model_type", "gpt2"}, {"n_layer", g.layers}, {"n_head", g.heads},
+                                               {"n_embd", g.d}, {"n_positions", g.context}, {"vocab_size", g.vocab}}.dump();
+    const std::int64_t d = g.d;
+    std::vector<TensorSpec> t = {{"wte.weight", {g.vocab, d}}, {"wpe.weight", {g.context, d}}};
+    for (int l = 0; l < g.layers; ++l) {
+        const std::string h = "h." + std::to_string(l) + ".";
+        for (const char* ln : {"ln_1.", "ln_2."}) {
+            t.push_back({h + ln + "weight", {d}, true});
+            t.push_back({h + ln + "bias", {d}});
+        }
+        t.push_back({h + "attn.c_attn.weight", {d, 3 * d}});
+        t.push_back({h + "attn.c_attn.bias", {3 * d}});
+        t.push_back({h + "attn.c_proj.weight", {d, d}});
+        t.push_back({h + "attn.c_proj.bias", {d}});
+        t.push_back({h + "mlp.c_fc.weight", {d, 4 * d}});
+        t.push_back({h + "mlp.c_fc.bias", {4 * d}});
+        t.push_back({h + "mlp.c_proj.weight", {4 * d, d}});
+        t.push_back({h + "mlp.c_proj.bias", {d}});
+    }
+    t.push_back({"ln_f.weight", {d}, true});
+    t.push_back({"ln_f.bias", {d}});
+    writeSafetensors(dir / "model.safetensors", t, false);
+    writeVocabulary(dir, g.vocab);
+    return dir;
+}
+
+fs::path writeLlama(const fs::path& root, const Geometry& g) {
+    const fs::path dir = root / "llama";
+    fs::create_directories(dir);
+    std::ofstream(dir / "config.json") << json{
+        {"model_type", "llama"}, {"num_hidden_layers", g.layers}, {"num_attention_heads", g.heads},
+        {"num_key_value_heads", g.kv_heads}, {"hidden_size", g.d}, {"head_dim", g.head_dim},
+        {"intermediate_size", g.inner}, {"vocab_size", g.vocab}, {"tie_word_embeddings", true},
+        {"max_position_embeddings", g.context}, {"rope_theta", 500000.0}, {"rms_norm_eps", 1e-5},
+        {"rope_scaling", {{"rope_type", "llama3"}, {"factor", 32.0}, {"low_freq_factor", 1.0}, {"high_freq_factor", 4.0},
+                          {"original_max_position_embeddings", 8192}}}}.dump();
+    const std::int64_t d = g.d, q = std::int64_t(g.heads) * g.head_dim, kv = std::int64_t(g.kv_heads) * g.head_dim;
+    std::vector<TensorSpec> t = {{"model.embed_tokens.weight", {g.vocab, d}}};
+    for (int l = 0; l < g.layers; ++l) {
+        const std::string p = "model.layers." + std::to_string(l) + ".";
+        t.push_back({p + "input_layernorm.weight", {d}, true});
+        t.push_back({p + "self_attn.q_proj.weight", {q, d}});
+        t.push_back({p + "self_attn.k_proj.weight", {kv, d}});
+        t.push_back({p + "self_attn.v_proj.weight", {kv, d}});
+        t.push_back({p + "self_attn.o_proj.weight", {d, q}});
+        t.push_back({p + "post_attention_layernorm.weight", {d}, true});
+        t.push_back({p + "mlp.gate_proj.weight", {g.inner, d}});
+        t.push_back({p + "mlp.up_proj.weight", {g.inner, d}});
+        t.push_back({p + "mlp.down_proj.weight", {d, g.inner}});
+    }
+    t.push_back({"model.norm.weight", {d}, true});
+    writeSafetensors(dir / "model.safetensors", t, true);
+    writeVocabulary(dir, g.vocab);
+    return dir;
+}
+
+struct ProcessFigures {
+    double wall_s = 0, peak_mib = 0;
+    std::string out;
+};
+
+// Runs this executable with `arguments`, its stdout into a file; wall time and peak memory (wait4).
+ProcessFigures runSelf(const std::vector<std::string>& arguments, const fs::path& out_file) {
+    std::vector<std::string> all = {"/proc/self/exe"};
+    all.insert(all.end(), arguments.begin(), arguments.end());
+    std::vector<char*> argv;
+    for (std::string& a : all) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    const Clock::time_point start = Clock::now();
+    const pid_t child = ::fork();
+    if (child < 0) throw std::runtime_error("bench: cannot start a process");
+    if (child == 0) {
+        const int fd = ::open(out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (fd >= 0) ::dup2(fd, 1);
+        ::execv("/proc/self/exe", argv.data());
+        ::_exit(127);
+    }
+    int status = 0;
+    struct rusage usage {};
+    ::wait4(child, &status, 0, &usage);
+    ProcessFigures f;
+    f.wall_s = secondsSince(start);
+    f.peak_mib = double(usage.ru_maxrss) / 1024.0;  // KiB on Linux
+    std::ifstream in(out_file);
+    f.out.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        throw std::runtime_error("bench: `headscope-cli " + arguments.front() + "` on the benchmark checkpoint failed");
+    return f;
+}
+
+std::vector<int> benchIds(int n, int vocab) {
+    std::vector<int> ids(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) ids[i] = int((std::int64_t(i) * 7919 + 464) % vocab);
+    return ids;
+}
+
+// The forward's products on float weights already in memory, the output columns split between two
+// threads as the forward splits them: every block's projections and MLP, and the last row's logits.
+double gemmFloorSeconds(const model::ModelConfig& c, int n) {
+    const Eigen::Index d = c.n_embd, q = Eigen::Index(c.n_head) * c.headDim(), kv = Eigen::Index(c.kvHeads()) * c.headDim();
+    const Eigen::Index inner = c.n_inner;
+    const std::vector<std::pair<Eigen::Index, Eigen::Index>> shapes = {{d, q}, {d, kv}, {d, kv}, {q, d},
+                                                                       {d, inner}, {d, inner}, {inner, d}};
+    std::vector<Eigen::MatrixXf> weights;
+    for (const auto& [in, out] : shapes) weights.push_back(Eigen::MatrixXf::Random(in, out));
+    const Eigen::MatrixXf embedding = Eigen::MatrixXf::Random(d, c.vocab_size);
+    const Eigen::MatrixXf x = Eigen::MatrixXf::Random(n, std::max({d, q, inner}));
+    Eigen::MatrixXf y(n, std::max({d, q, inner, Eigen::Index(c.vocab_size)}));
+    const auto product = [&](const Eigen::MatrixXf& w, Eigen::Index rows) {
+        parallelFor(2, [&](int task) {
+            const Eigen::Index first = w.cols() / 2, begin = task == 0 ? 0 : first, width = task == 0 ? first : w.cols() - first;
+            y.topRows(rows).middleCols(begin, width).noalias() = x.topRows(rows).leftCols(w.rows()) * w.middleCols(begin, width);
+        });
+    };
+    double best = 1e30;
+    for (int pass = 0; pass < 3; ++pass) {
+        const Clock::time_point start = Clock::now();
+        for (int l = 0; l < c.n_layer; ++l)
+            for (const Eigen::MatrixXf& w : weights) product(w, n);
+        product(embedding, 1);
+        best = std::min(best, secondsSince(start));
+    }
+    return best;
+}
+
+}  // namespace
+
+int modelBenchChild(const std::string& mode, const std::string& directory) {
+    const Clock::time_point start = Clock::now();
+    const model::ModelPtr m = io::loadCheckpoint(directory);
+    const double open_s = secondsSince(start);
+    if (mode == "first-layer") {
+        model::ForwardOptions options;
+        options.layers = 1;
+        const model::Trace trace = model::runModel(*m, benchIds(8, m->config.vocab_size), options);
+        return trace.layers.size() == 1 ? 0 : 1;
+    }
+    if (mode != "forward") throw std::invalid_argument("--model-child is first-layer or forward");
+    constexpr int kTokens = 64;
+    const std::vector<int> ids = benchIds(kTokens, m->config.vocab_size);
+    std::vector<double> seconds;
+    for (int run = 0; run < 3; ++run) {
+        const Clock::time_point t = Clock::now();
+        const model::Trace trace = model::runModel(*m, ids);
+        seconds.push_back(secondsSince(t));
+    }
+    const double forward_peak = peakMiB();
+    const double floor = gemmFloorSeconds(m->config, kTokens);
+    std::cout << json{{"open_s", open_s}, {"forward_s", median(seconds)}, {"forward_peak_mib", forward_peak},
+                      {"floor_s", floor}}.dump() << "\n";
+    return 0;
+}
+
+std::vector<ModelBenchCase> measureModels(bool quick, int runs) {
+    char pattern[] = "/tmp/headscope-bench-XXXXXX";
+    if (!::mkdtemp(pattern)) throw std::runtime_error("bench: cannot make a temporary folder");
+    const fs::path root = pattern;
+    struct Remove {
+        fs::path path;
+        ~Remove() {
+            std::error_code error;
+            fs::remove_all(path, error);
+        }
+    } remove{root};
+    const int process_runs = quick ? 1 : std::clamp(runs, 3, 7);
+    std::vector<ModelBenchCase> cases;
+
+    const Geometry gpt2 = quick ? Geometry{2, 64, 4, 4, 16, 256, 1000, 128} : Geometry{12, 768, 12, 12, 64, 3072, 50257, 1024};
+    const fs::path gpt2_dir = writeGpt2(root, gpt2);
+    ModelBenchCase g{"gpt2_small", "F32", gpt2.layers, gpt2.d, gpt2.heads, gpt2.heads, gpt2.vocab};
+    g.file_mib = double(fs::file_size(gpt2_dir / "model.safetensors")) / (1 << 20);
+    g.runs = process_runs;
+    std::vector<double> wall, peak;
+    for (int r = 0; r < process_runs; ++r) {
+        const ProcessFigures f = runSelf({"model", "--checkpoint", gpt2_dir.string(), "--ids", "464"}, root / "out.txt");
+        wall.push_back(f.wall_s);
+        peak.push_back(f.peak_mib);
+    }
+    g.process_s = median(wall), g.process_peak_mib = median(peak);
+    cases.push_back(g);
+    fs::remove_all(gpt2_dir);
+
+    const Geometry llama = quick ? Geometry{2, 128, 4, 2, 32, 256, 1000, 2048}
+                                 : Geometry{16, 2048, 32, 8, 64, 8192, 128256, 131072};
+    const fs::path llama_dir = writeLlama(root, llama);
+    ModelBenchCase l{"llama_1b", "BF16", llama.layers, llama.d, llama.heads, llama.kv_heads, llama.vocab};
+    l.file_mib = double(fs::file_size(llama_dir / "model.safetensors")) / (1 << 20);
+    l.runs = process_runs;
+    wall.clear(), peak.clear();
+    for (int r = 0; r < process_runs; ++r) {
+        const ProcessFigures f = runSelf({"bench", "--model-child", "first-layer", "--model-dir", llama_dir.string()}, root / "out.txt");
+        wall.push_back(f.wall_s);
+        peak.push_back(f.peak_mib);
+    }
+    l.process_s = median(wall), l.process_peak_mib = median(peak);
+    const ProcessFigures f = runSelf({"bench", "--model-child", "forward", "--model-dir", llama_dir.string()}, root / "out.txt");
+    const json figures = json::parse(f.out);
+    l.open_s = figures["open_s"], l.forward_s = figures["forward_s"], l.forward_peak_mib = figures["forward_peak_mib"];
+    l.floor_s = figures["floor_s"];
+    cases.push_back(l);
+    return cases;
+}
+
+}  // namespace headscope::cli

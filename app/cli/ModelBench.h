@@ -1,0 +1,36 @@
+#pragma once
+// The model figures of `headscope-cli bench` (issue 22): checkpoints of real geometries with random
+// weights, written to a temporary folder (removed after), opened by whole headscope-cli processes
+// (fork/exec) timed by wall clock, with the peak memory wait4's rusage reports.
+//   gpt2_small  GPT-2-small geometry (12 layers, d_model 768, 12 heads, vocabulary 50257, context
+//               1024), F32: `model DIR --ids 464`, wall time and peak memory against the file.
+//   llama_1b    Llama-3.2-1B geometry (16 layers, d_model 2048, 32 heads on 8 key/value heads,
+//               head_dim 64, intermediate 8192, vocabulary 128256, tied embeddings), BF16: the
+//               first picture of a layer (a process that opens the folder and computes layer 0's
+//               attention), and a 64-token forward of every layer against its GEMM floor (the
+//               same products on float weights already converted), timed inside one process.
+// --quick writes small geometries of the same shapes instead (the figures mean little).
+
+#include <string>
+#include <vector>
+
+namespace headscope::cli {
+
+struct ModelBenchCase {
+    std::string name, dtype;
+    int layers = 0, d_model = 0, heads = 0, kv_heads = 0, vocab = 0;
+    double file_mib = 0;
+    int runs = 0;
+    // gpt2: `model --ids 464`; llama: opening + layer 0's attention. Medians of whole processes.
+    double process_s = 0, process_peak_mib = 0;
+    // llama only, inside one process: the 64-token forward (median), the floor, the peak memory of
+    // the forward (before the floor's own matrices), the conversion of every layer's weights.
+    double forward_s = 0, floor_s = 0, forward_peak_mib = 0, open_s = 0;
+};
+
+std::vector<ModelBenchCase> measureModels(bool quick, int runs);
+
+// `bench --model-child MODE --model-dir DIR`: what the timed processes run (first-layer or forward).
+int modelBenchChild(const std::string& mode, const std::string& directory);
+
+}  // namespace headscope::cli

@@ -1,0 +1,220 @@
+#include "model/LinearWeight.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
+#include "Parallel.h"
+#include "io/MappedFile.h"
+
+namespace headscope::model {
+
+namespace {
+
+constexpr bool kLittleEndian = std::endian::native == std::endian::little;
+
+std::size_t itemBytes(StorageType t) { return t == StorageType::F32 ? 4 : 2; }
+
+// count little-endian values of type t at src -> float at dst (exact for all three types).
+void decode(const unsigned char* src, StorageType t, std::size_t count, float* dst) {
+    switch (t) {
+        case StorageType::F32:
+            if constexpr (kLittleEndian) {
+                std::memcpy(dst, src, count * 4);
+            } else {
+                for (std::size_t i = 0; i < count; ++i)
+                    dst[i] = std::bit_cast<float>(std::uint32_t(src[4 * i]) | std::uint32_t(src[4 * i + 1]) << 8 |
+                                                  std::uint32_t(src[4 * i + 2]) << 16 | std::uint32_t(src[4 * i + 3]) << 24);
+            }
+            break;
+        case StorageType::F16:
+            for (std::size_t i = 0; i < count; ++i) {
+                const auto bits = static_cast<std::uint16_t>(src[2 * i] | src[2 * i + 1] << 8);
+                dst[i] = static_cast<float>(Eigen::numext::bit_cast<Eigen::half>(bits));
+            }
+            break;
+        case StorageType::BF16:  // the upper 16 bits of a float
+            for (std::size_t i = 0; i < count; ++i)
+                dst[i] = std::bit_cast<float>(std::uint32_t(src[2 * i] | src[2 * i + 1] << 8) << 16);
+            break;
+    }
+}
+
+// Column range of one half (0 or 1) of n: (begin, width).
+std::pair<Eigen::Index, Eigen::Index> half(Eigen::Index n, int which) {
+    const Eigen::Index first = n / 2;
+    return which == 0 ? std::pair{Eigen::Index(0), first} : std::pair{first, n - first};
+}
+
+}  // namespace
+
+const char* storageTypeName(StorageType type) {
+    return type == StorageType::F32 ? "F32" : type == StorageType::F16 ? "F16" : "BF16";
+}
+
+// ---- ConversionCache ------------------------------------------------------------------------
+
+void ConversionCache::setCapacity(int layers) {
+    std::lock_guard lock(mutex_);
+    capacity_ = std::max(0, layers);
+    while (static_cast<int>(order_.size()) > capacity_) {
+        layers_.erase(order_.back());
+        order_.pop_back();
+    }
+}
+
+int ConversionCache::capacity() const {
+    std::lock_guard lock(mutex_);
+    return capacity_;
+}
+
+long long ConversionCache::conversions() const {
+    std::lock_guard lock(mutex_);
+    return conversions_;
+}
+
+int ConversionCache::layersHeld() const {
+    std::lock_guard lock(mutex_);
+    return static_cast<int>(layers_.size());
+}
+
+std::shared_ptr<const Eigen::MatrixXf> ConversionCache::get(const void* key, int layer,
+                                                            const std::function<void(Eigen::MatrixXf&)>& convert) {
+    {
+        std::lock_guard lock(mutex_);
+        const auto it = layers_.find(layer);
+        if (it != layers_.end()) {
+            order_.remove(layer);
+            order_.push_front(layer);
+            const auto found = it->second.find(key);
+            if (found != it->second.end()) return found->second;
+        }
+    }
+    auto matrix = std::make_shared<Eigen::MatrixXf>();
+    convert(*matrix);  // outside the lock: other layers stay usable meanwhile
+    std::lock_guard lock(mutex_);
+    ++conversions_;
+    if (capacity_ == 0) return matrix;
+    order_.remove(layer);
+    order_.push_front(layer);
+    auto& entry = layers_[layer][key];
+    if (!entry) entry = std::move(matrix);
+    while (static_cast<int>(order_.size()) > capacity_) {
+        layers_.erase(order_.back());
+        order_.pop_back();
+    }
+    return entry;
+}
+
+// ---- LinearWeight ---------------------------------------------------------------------------
+
+LinearWeight::LinearWeight(Eigen::MatrixXf w)
+    : out_(w.rows()), in_(w.cols()) {
+    owned_ = std::make_shared<const Eigen::MatrixXf>(std::move(w));
+}
+
+LinearWeight LinearWeight::stored(std::shared_ptr<const io::MappedFile> file, const unsigned char* data, StorageType type,
+                                  Layout layout, Eigen::Index out, Eigen::Index in, int layer,
+                                  std::shared_ptr<ConversionCache> cache) {
+    LinearWeight w;
+    w.file_ = std::move(file);
+    w.cache_ = std::move(cache);
+    w.data_ = data;
+    w.type_ = type;
+    w.layout_ = layout;
+    w.out_ = out;
+    w.in_ = in;
+    w.layer_ = layer;
+    const bool aligned = reinterpret_cast<std::uintptr_t>(data) % alignof(float) == 0;
+    if (type == StorageType::F32 && (!aligned || !kLittleEndian)) {  // a Map needs aligned native floats
+        Eigen::MatrixXf dense = w.toDense();
+        return LinearWeight(std::move(dense));
+    }
+    return w;
+}
+
+void LinearWeight::convertRows(Eigen::Index begin, Eigen::Index count, Eigen::MatrixXf& dst) const {
+    // dst (count, in) = W[begin .. begin + count)
+    dst.resize(count, in_);
+    const std::size_t item = itemBytes(type_);
+    if (layout_ == Layout::OutIn) {  // row r is `in` consecutive values
+        RowMajor rows(count, in_);
+        decode(data_ + std::size_t(begin) * in_ * item, type_, std::size_t(count * in_), rows.data());
+        dst = rows;
+    } else {  // row r of W is column r of the stored (in, out): one value from each stored row
+        for (Eigen::Index c = 0; c < in_; ++c)
+            decode(data_ + (std::size_t(c) * out_ + begin) * item, type_, std::size_t(count), dst.col(c).data());
+    }
+}
+
+std::shared_ptr<const Eigen::MatrixXf> LinearWeight::converted() const {
+    // Kept in the data's own order, so converting is one straight pass (split between two threads):
+    // OutIn data as W^T (in, out), InOut data as W (out, in).
+    return cache_->get(data_, layer_, [this](Eigen::MatrixXf& m) {
+        const Eigen::Index columns = layout_ == Layout::OutIn ? out_ : in_, length = layout_ == Layout::OutIn ? in_ : out_;
+        m.resize(length, columns);
+        const std::size_t item = itemBytes(type_);
+        parallelFor(2, [&](int task) {
+            const auto [begin, width] = half(columns, task);
+            decode(data_ + std::size_t(begin) * length * item, type_, std::size_t(width * length), m.col(begin).data());
+        });
+        const std::uint64_t offset = static_cast<std::uint64_t>(data_ - file_->data());
+        file_->release(offset, std::uint64_t(size()) * item);  // the float copy replaces the mapped pages
+    });
+}
+
+void LinearWeight::apply(const Eigen::Ref<const Eigen::MatrixXf>& x, const Eigen::RowVectorXf& bias, Eigen::MatrixXf& y,
+                         bool parallel) const {
+    y.resize(x.rows(), out_);
+    if (owned_ || inPlace() || layer_ >= 0) {
+        std::shared_ptr<const Eigen::MatrixXf> held = owned_;
+        if (!owned_ && !inPlace()) held = converted();
+        // Each form as (out, in) W or (in, out) W^T, column-major, without a copy.
+        const bool transposed = held ? (!owned_ && layout_ == Layout::OutIn) : layout_ == Layout::OutIn;
+        const float* values = held ? held->data() : reinterpret_cast<const float*>(data_);
+        parallelFor(2, [&](int task) {
+            const auto [begin, width] = half(out_, task);
+            if (transposed) {  // W^T (in, out): its columns are W's rows
+                const Eigen::Map<const Eigen::MatrixXf> wt(values, in_, out_);
+                y.middleCols(begin, width).noalias() = x * wt.middleCols(begin, width);
+            } else {
+                const Eigen::Map<const Eigen::MatrixXf> w(values, out_, in_);
+                y.middleCols(begin, width).noalias() = x * w.middleRows(begin, width).transpose();
+            }
+            if (bias.size()) y.middleCols(begin, width).rowwise() += bias.segment(begin, width);
+        }, parallel);
+        return;
+    }
+    // No layer (an embedding): blocks of rows converted, multiplied and dropped, two threads
+    // taking alternate blocks; the mapped pages of each block are handed back.
+    constexpr Eigen::Index kBlockRows = 4096;
+    const Eigen::Index blocks = (out_ + kBlockRows - 1) / kBlockRows;
+    parallelFor(2, [&](int task) {
+        Eigen::MatrixXf rows;
+        for (Eigen::Index b = task; b < blocks; b += 2) {
+            const Eigen::Index begin = b * kBlockRows, count = std::min(kBlockRows, out_ - begin);
+            convertRows(begin, count, rows);                                       // (count, in)
+            y.middleCols(begin, count).noalias() = x * rows.transpose();            // (n, count)
+            if (bias.size()) y.middleCols(begin, count).rowwise() += bias.segment(begin, count);
+            if (layout_ == Layout::OutIn)
+                file_->release(static_cast<std::uint64_t>(data_ - file_->data()) + std::uint64_t(begin) * in_ * itemBytes(type_),
+                               std::uint64_t(count) * in_ * itemBytes(type_));
+        }
+    }, parallel);
+}
+
+Eigen::RowVectorXf LinearWeight::row(Eigen::Index r) const {
+    if (owned_) return owned_->row(r);
+    Eigen::MatrixXf one;
+    convertRows(r, 1, one);
+    return one.row(0);
+}
+
+Eigen::MatrixXf LinearWeight::toDense() const {
+    if (owned_) return *owned_;
+    Eigen::MatrixXf w;
+    convertRows(0, out_, w);
+    return w;
+}
+
+}  // namespace headscope::model

@@ -1,0 +1,98 @@
+#pragma once
+// A weight matrix W (out, in) as nn.Linear holds it, y = x W^T, read where the checkpoint keeps
+// it instead of copied:
+//   F32        used in place from the memory-mapped file (no copy), in either layout the files use:
+//              OutIn = stored (out, in) row-major (nn.Linear, every embedding table),
+//              InOut = stored (in, out) row-major (GPT-2's Conv1D), i.e. (out, in) column-major.
+//   F16, BF16  converted to float when a layer is computed, through the model's ConversionCache
+//              (the last few layers stay converted); a weight of no layer (the embeddings) is
+//              converted a block of rows at a time and never kept whole.
+//   owned      a float matrix in memory (models built in code; misaligned or big-endian data).
+// Copies share the mapped file and the cache: a LinearWeight is cheap to copy and immutable.
+
+#include <Eigen/Core>
+#include <cstdint>
+#include <functional>
+#include <list>
+#include <map>
+#include <memory>
+#include <mutex>
+
+namespace headscope::io {
+class MappedFile;
+}
+
+namespace headscope::model {
+
+enum class StorageType { F32, F16, BF16 };
+const char* storageTypeName(StorageType type);
+
+// Converted F16/BF16 weights of the last `layers` layers used, shared by a model's weights and
+// safe to use from several threads at once. A weight in use stays alive after its eviction.
+class ConversionCache {
+public:
+    explicit ConversionCache(int layers = 2) : capacity_(layers) {}
+    void setCapacity(int layers);
+    int capacity() const;
+    // The converted matrix of `key` (a tensor's address) in `layer`, converting it with
+    // `convert` when absent; the least recently used layer beyond the capacity is dropped.
+    std::shared_ptr<const Eigen::MatrixXf> get(const void* key, int layer,
+                                               const std::function<void(Eigen::MatrixXf&)>& convert);
+    long long conversions() const;  // matrices converted so far (tests)
+    int layersHeld() const;
+
+private:
+    mutable std::mutex mutex_;
+    int capacity_;
+    long long conversions_ = 0;
+    std::list<int> order_;  // layers, most recent first
+    std::map<int, std::map<const void*, std::shared_ptr<const Eigen::MatrixXf>>> layers_;
+};
+
+class LinearWeight {
+public:
+    enum class Layout { OutIn, InOut };
+
+    LinearWeight() = default;
+    // A float matrix W (out, in) held in memory.
+    explicit LinearWeight(Eigen::MatrixXf w);
+    // `out` x `in` values of `type` at `data` inside `file` (kept mapped while any copy lives),
+    // in `layout`. F32 data that is not 4-byte aligned, or any data on a big-endian machine, is
+    // converted into an owned matrix here. `layer` keys the cache (-1: converted by blocks).
+    static LinearWeight stored(std::shared_ptr<const io::MappedFile> file, const unsigned char* data, StorageType type,
+                               Layout layout, Eigen::Index out, Eigen::Index in, int layer,
+                               std::shared_ptr<ConversionCache> cache);
+
+    Eigen::Index rows() const { return out_; }  // out
+    Eigen::Index cols() const { return in_; }   // in
+    Eigen::Index size() const { return out_ * in_; }
+    bool empty() const { return size() == 0; }
+    StorageType type() const { return type_; }
+    bool inPlace() const { return data_ != nullptr && type_ == StorageType::F32; }
+
+    // y (n, out) = x (n, in) W^T (+ bias (out) when non-empty), the output columns split between
+    // two threads when `parallel`.
+    void apply(const Eigen::Ref<const Eigen::MatrixXf>& x, const Eigen::RowVectorXf& bias, Eigen::MatrixXf& y,
+               bool parallel) const;
+    // Row r of W (in): an embedding's vector for token r.
+    Eigen::RowVectorXf row(Eigen::Index r) const;
+    // W (out, in) as float, converted (not cached) when it is not F32.
+    Eigen::MatrixXf toDense() const;
+
+private:
+    using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    // Rows [begin, begin + count) of W as float (count, in).
+    void convertRows(Eigen::Index begin, Eigen::Index count, Eigen::MatrixXf& dst) const;
+    std::shared_ptr<const Eigen::MatrixXf> converted() const;  // W (out, in), whole, via the cache
+
+    std::shared_ptr<const Eigen::MatrixXf> owned_;  // W (out, in)
+    std::shared_ptr<const io::MappedFile> file_;
+    std::shared_ptr<ConversionCache> cache_;
+    const unsigned char* data_ = nullptr;
+    StorageType type_ = StorageType::F32;
+    Layout layout_ = Layout::OutIn;
+    Eigen::Index out_ = 0, in_ = 0;
+    int layer_ = -1;
+};
+
+}  // namespace headscope::model

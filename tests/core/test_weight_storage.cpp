@@ -1,0 +1,174 @@
+// Weights used where the checkpoint keeps them (model/LinearWeight.h): F32 in place from the
+// memory map, F16/BF16 converted when a layer is computed through a bounded cache; the progress
+// of loading (io/LoadProgress.h); a forward stopped at a layer's attention.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+
+#include "TempDirTest.h"
+#include "io/Checkpoint.h"
+#include "io/MappedFile.h"
+#include "model/Forward.h"
+
+namespace fs = std::filesystem;
+using namespace headscope;
+using ::testing::HasSubstr;
+
+namespace {
+
+const fs::path kData = fs::path(HEADSCOPE_TEST_DATA_DIR);
+
+// Little-endian bytes of w's values (F32, F16 or BF16) in `order`; w is replaced by the values
+// the type can hold, so products compare exactly against it.
+std::string encode(Eigen::MatrixXf& w, model::StorageType type, bool row_major) {
+    std::string bytes;
+    const auto put = [&](float& v) {
+        std::uint32_t bits;
+        if (type == model::StorageType::F16) {
+            const Eigen::half h(v);
+            v = static_cast<float>(h);
+            const auto b = Eigen::numext::bit_cast<std::uint16_t>(h);
+            bytes.push_back(char(b & 0xFF)), bytes.push_back(char(b >> 8));
+            return;
+        }
+        std::memcpy(&bits, &v, 4);
+        if (type == model::StorageType::BF16) {
+            bits &= 0xFFFF0000u;
+            std::memcpy(&v, &bits, 4);
+            bytes.push_back(char((bits >> 16) & 0xFF)), bytes.push_back(char(bits >> 24));
+            return;
+        }
+        for (int b = 0; b < 4; ++b) bytes.push_back(char((bits >> (8 * b)) & 0xFF));
+    };
+    if (row_major) {
+        for (Eigen::Index r = 0; r < w.rows(); ++r)
+            for (Eigen::Index c = 0; c < w.cols(); ++c) put(w(r, c));
+    } else {
+        for (Eigen::Index c = 0; c < w.cols(); ++c)
+            for (Eigen::Index r = 0; r < w.rows(); ++r) put(w(r, c));
+    }
+    return bytes;
+}
+
+class StoredWeight : public TempDirTest {};
+
+}  // namespace
+
+// Every type and layout, in a layer (the cache) and outside one (blocks of rows), aligned and
+// not: x W^T and W's rows as the dense float matrix gives them. W (5000, 6): two row blocks.
+TEST_F(StoredWeight, AppliesLikeTheDenseMatrix) {
+    using Layout = model::LinearWeight::Layout;
+    const Eigen::MatrixXf x = Eigen::MatrixXf::Random(3, 6);
+    const Eigen::RowVectorXf bias = Eigen::RowVectorXf::Random(5000);
+    for (const auto type : {model::StorageType::F32, model::StorageType::F16, model::StorageType::BF16})
+        for (const auto layout : {Layout::OutIn, Layout::InOut})
+            for (const int layer : {-1, 0})
+                for (const int pad : {0, 2}) {
+                    SCOPED_TRACE(std::string(model::storageTypeName(type)) + (layout == Layout::OutIn ? " OutIn" : " InOut") +
+                                 " layer " + std::to_string(layer) + " pad " + std::to_string(pad));
+                    Eigen::MatrixXf w = Eigen::MatrixXf::Random(5000, 6);
+                    // OutIn: W (out, in) row-major; InOut: W^T (in, out) row-major = W column-major.
+                    const std::string bytes = std::string(8 + pad, 'x') + encode(w, type, layout == Layout::OutIn);
+                    const auto file = std::make_shared<const io::MappedFile>(writeFile(bytes, "w.bin"));
+                    const auto cache = std::make_shared<model::ConversionCache>(1);
+                    const model::LinearWeight stored = model::LinearWeight::stored(
+                        file, file->data() + 8 + pad, type, layout, 5000, 6, layer, cache);
+                    EXPECT_EQ(stored.inPlace(), type == model::StorageType::F32 && pad == 0);
+                    Eigen::MatrixXf y;
+                    stored.apply(x, bias, y, true);
+                    const Eigen::MatrixXf expected = (x * w.transpose()).rowwise() + bias;
+                    EXPECT_LT((y - expected).cwiseAbs().maxCoeff(), 1e-5f);
+                    EXPECT_EQ(stored.row(4321), w.row(4321));
+                    EXPECT_EQ(stored.toDense(), w);
+                    EXPECT_EQ(cache->conversions(), layer >= 0 && type != model::StorageType::F32 ? 1 : 0);
+                }
+}
+
+TEST(WeightStorage, F32CheckpointsAreUsedInPlace) {
+    for (const char* folder : {"gpt2/f32_untied", "rotary/qwen2_tied", "rotary/qwen2_tied_sharded", "rotary/neox_sequential"}) {
+        SCOPED_TRACE(folder);
+        const model::ModelPtr m = io::loadCheckpoint((kData / folder).string());
+        EXPECT_EQ(m->conversion_cache, nullptr);
+        EXPECT_TRUE(m->wte.inPlace());
+        EXPECT_TRUE(m->tiedOutput() || m->lm_head.inPlace());
+        for (const model::Block& b : m->blocks) {
+            EXPECT_TRUE(b.W_fc.inPlace());
+            EXPECT_TRUE(b.W_proj.inPlace());
+            EXPECT_TRUE(b.W_gate.empty() || b.W_gate.inPlace());
+        }
+    }
+}
+
+// Nothing of the MLP is converted at load; a forward converts each layer's matrices once, and
+// the cache never holds more layers than it is allowed: with room for one layer of two, every
+// forward converts again; with room for both, only what was not held, then nothing. Same numbers.
+TEST(WeightStorage, HalfLayersAreConvertedWhenComputedWithABoundedCache) {
+    for (const char* folder : {"rotary/qwen2_tied_bf16", "gpt2/f16_tied_inner"}) {
+        SCOPED_TRACE(folder);
+        const model::ModelPtr m = io::loadCheckpoint((kData / folder).string());
+        ASSERT_NE(m->conversion_cache, nullptr);
+        EXPECT_FALSE(m->blocks[0].W_fc.inPlace());
+        model::ConversionCache& cache = *m->conversion_cache;
+        EXPECT_EQ(cache.conversions(), 0);
+        const long long per_layer = m->config.mlp == model::MlpKind::Gated ? 3 : 2, per_forward = m->config.n_layer * per_layer;
+        const std::vector<int> ids = {1, 2, 3, 4};
+        cache.setCapacity(1);
+        const model::Trace one = model::runModel(*m, ids);
+        EXPECT_EQ(cache.conversions(), per_forward);
+        EXPECT_EQ(cache.layersHeld(), 1);
+        model::runModel(*m, ids);
+        EXPECT_EQ(cache.conversions(), 2 * per_forward);
+        cache.setCapacity(m->config.n_layer);
+        model::runModel(*m, ids);
+        const model::Trace cached = model::runModel(*m, ids);
+        EXPECT_EQ(cache.conversions(), 2 * per_forward + per_layer);  // the last layer was still held
+        EXPECT_EQ(cache.layersHeld(), m->config.n_layer);
+        EXPECT_EQ(one.logits, cached.logits);
+    }
+}
+
+TEST(LoadProgress, ReachesOneNeverGoingBackAndCancels) {
+    std::vector<std::pair<double, std::string>> heard;
+    const auto record = [&](double fraction, const std::string& stage) {
+        heard.emplace_back(fraction, stage);
+        return true;
+    };
+    io::loadCheckpoint((kData / "rotary/qwen2_tied_sharded").string(), record);
+    ASSERT_GE(heard.size(), 4u);
+    for (std::size_t i = 1; i < heard.size(); ++i) EXPECT_GE(heard[i].first, heard[i - 1].first) << heard[i].second;
+    EXPECT_EQ(heard.back().first, 1.0);
+    std::vector<std::string> stages;
+    for (const auto& [fraction, stage] : heard) stages.push_back(stage);
+    EXPECT_THAT(stages, ::testing::Contains("reading shard 2 of 2"));
+    EXPECT_THAT(stages, ::testing::Contains("mapping layer 2 of 2"));
+    heard.clear();
+    io::loadCheckpoint((kData / "gpt2/bf16_prefix_untied").string(), record);
+    EXPECT_EQ(heard.back().first, 1.0);
+    EXPECT_EQ(heard[heard.size() - 3].second, "converting layer 2 of 2");
+
+    int calls = 0;
+    const auto cancel = [&](double fraction, const std::string&) { return ++calls < 3 && fraction < 1; };
+    try {
+        io::loadCheckpoint((kData / "rotary/qwen2_tied_bf16").string(), cancel);
+        ADD_FAILURE() << "the load was not cancelled";
+    } catch (const io::LoadCancelled& e) {
+        EXPECT_THAT(e.what(), HasSubstr("cancelled"));
+    }
+    EXPECT_EQ(calls, 3);
+}
+
+// layers = 1: layer 0 up to its attention, exactly as the whole forward computes it; no logits.
+TEST(ForwardLayers, StopsAtTheLastLayersAttention) {
+    const model::ModelPtr m = io::loadCheckpoint((kData / "rotary/qwen2_tied").string());
+    const std::vector<int> ids = {3, 1, 4, 1, 5};
+    const model::Trace whole = model::runModel(*m, ids);
+    model::ForwardOptions first;
+    first.layers = 1;
+    const model::Trace part = model::runModel(*m, ids, first);
+    ASSERT_EQ(part.layers.size(), 1u);
+    EXPECT_EQ(part.logits.size(), 0);
+    EXPECT_EQ(part.layers[0].attention.output, whole.layers[0].attention.output);
+    EXPECT_EQ(part.layers[0].attention.heads[0].weights, whole.layers[0].attention.heads[0].weights);
+}
