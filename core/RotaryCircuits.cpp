@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "Parallel.h"
+
 namespace headscope {
 
 namespace {
@@ -88,6 +90,48 @@ std::vector<double> pairShares(const Weights& w, int head, const Rotary& rotary)
     total += shares.back();
     for (double& s : shares) s = total > 0 ? s / total : 0.0;
     return shares;
+}
+
+int cellDelta(const Rotary& rotary, int row, int col) {
+    const auto position = [](const std::vector<int>& positions, int index) {
+        return index >= 0 && index < static_cast<int>(positions.size()) ? positions[std::size_t(index)] : index;
+    };
+    return position(rotary.key_positions, col) - position(rotary.query_positions, row);
+}
+
+RotatedCircuits rotatedCircuits(const Weights& w, const Rotary& rotary, int head, int delta, double rank_rtol,
+                                bool form_product) {
+    if (head < 0 || head >= w.heads) throw std::out_of_range("no head " + std::to_string(head));
+    RotatedCircuits c;
+    c.delta = delta;
+    c.head = head;
+    c.qk.resize(std::size_t(w.heads));
+    parallelFor(w.heads, [&](int i) { c.qk[std::size_t(i)] = rotatedQueryKeySpectrum(w, i, rotary, delta, rank_rtol); },
+                w.heads > 1 && w.dModel() >= 256);
+    if (form_product) {
+        const ThinFactors f = rotatedQueryKey(w, head, rotary, delta);
+        c.W_QK = (f.A * f.B.transpose()).cast<float>();  // (d_model, d_k) (d_k, d_model) -> (d_model, d_model)
+    }
+    return c;
+}
+
+LogitCurve logitAgainstDelta(const Rotary& rotary, const Eigen::Ref<const Eigen::VectorXf>& q,
+                             const Eigen::Ref<const Eigen::VectorXf>& k, int query_position, int key_position,
+                             double factor, int min_delta, int max_delta) {
+    const int d_k = static_cast<int>(q.size());
+    if (k.size() != q.size()) throw std::invalid_argument("q and k have different sizes");
+    if (min_delta > max_delta) throw std::invalid_argument("the Delta range is empty");
+    // Undo the rotation forward() applied: turning by -t restores the unrotated row. (1, d_k)
+    Eigen::MatrixXf qt = q.transpose(), kt = k.transpose();
+    rotateHeads(rotary, {-query_position}, d_k, qt);
+    rotateHeads(rotary, {-key_position}, d_k, kt);
+    const Eigen::VectorXd qd = qt.transpose().cast<double>(), kd = kt.transpose().cast<double>();
+    LogitCurve curve;
+    for (int delta = min_delta; delta <= max_delta; ++delta) {
+        curve.deltas.push_back(delta);
+        curve.logits.push_back(factor * splitByRotaryPair(rotary, qd, kd, delta).total);
+    }
+    return curve;
 }
 
 }  // namespace headscope

@@ -52,4 +52,32 @@ PairSplit splitByRotaryPair(const Rotary& rotary, const Eigen::Ref<const Eigen::
 // frequency first) and, last, the unrotated part's share; they sum to 1 (all 0 for zero weights).
 std::vector<double> pairShares(const Weights& weights, int head, const Rotary& rotary);
 
+// Delta = key position - query position of cell (row, col): the rotary positions when given,
+// else the indices.
+int cellDelta(const Rotary& rotary, int row, int col);
+
+// Every head's W_QK,i(Delta) spectrum and, when form_product, the selected head's W_QK,i(Delta)
+// (d_model, d_model) formed: what the Circuits view and the spectra show at one Delta. Costs
+// h thin SVDs plus d_model^2 d_k for the product: compute it off the GUI thread.
+struct RotatedCircuits {
+    int delta = 0;
+    int head = 0;
+    std::vector<Spectrum> qk;  // per head
+    Eigen::MatrixXf W_QK;      // (d_model, d_model) of `head`; empty unless form_product
+};
+RotatedCircuits rotatedCircuits(const Weights& weights, const Rotary& rotary, int head, int delta, double rank_rtol,
+                                bool form_product);
+
+// The logit of one cell against Delta with its content fixed: q, k (d_k) are the rotated q_i,
+// k_j the softmax saw at positions query_position, key_position; unrotated, they give
+//   logit(Delta) = factor * qt_i M(Delta) kt_j^T    for Delta = min_delta .. max_delta,
+// which at Delta = key_position - query_position is the engine's logit (float rounding).
+struct LogitCurve {
+    std::vector<int> deltas;
+    std::vector<double> logits;
+};
+LogitCurve logitAgainstDelta(const Rotary& rotary, const Eigen::Ref<const Eigen::VectorXf>& q,
+                             const Eigen::Ref<const Eigen::VectorXf>& k, int query_position, int key_position,
+                             double factor, int min_delta, int max_delta);
+
 }  // namespace headscope

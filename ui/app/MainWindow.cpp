@@ -37,6 +37,8 @@
 #include "LessonDock.h"
 #include "RecentFiles.h"
 #include "Resources.h"
+#include "RotaryTab.h"
+#include "RotaryView.h"
 #include "Session.h"
 #include "Setting.h"
 #include "SpectrumView.h"
@@ -121,6 +123,7 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     bindView(session_, token_lines_);
     bindView(session_, qk_map_);
     ablation_ = addAblationTab(session_, tabs_, grid_, overview_, rank_table_);  // and the heads' right-click menus
+    addRotaryTab(session_, tabs_, spectrum_, circuits_, rank_table_);  // issue 22: RoPE made visible
     connect(grid_, &HeadGridView::cellClicked, session_, [this](int head, int row, int col) {
         session_->setHead(head);
         session_->setCell(row, col);
@@ -251,6 +254,7 @@ void MainWindow::applyViewOptions(const ViewOptions& options) {
     breakdown_->setOptions(options_);
     token_lines_->setOptions(options_);
     qk_map_->setOptions(options_);
+    if (auto* rotary = findChild<RotaryView*>(QStringLiteral("rotary_view"))) rotary->setOptions(options_);
     overview_->setOptions(options_);
     ablation_->setOptions(options_);
     if (detail_) detail_->setOptions(options_);

@@ -8,7 +8,9 @@
 #include <algorithm>
 
 #include "ColorMaps.h"
+#include "DeltaSlider.h"
 #include "Heatmap.h"
+#include "RotaryDelta.h"
 #include "Spectrum.h"
 #include "TextFit.h"
 
@@ -66,6 +68,8 @@ CircuitView::CircuitView(QWidget* parent, Rows rows) : QWidget(parent), rows_(ro
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
+    delta_slider_ = new DeltaSlider(this);
+    layout->addWidget(delta_slider_);
     layout->addWidget(scroll);
     deferred_ = new DeferredRefresh(this, [this]() { refresh(); });
 }
@@ -94,6 +98,13 @@ void CircuitView::setCircuits(std::shared_ptr<const Circuits> circuits) {
     deferred_->request();
 }
 
+void CircuitView::setRotaryDelta(RotaryDelta* delta) {
+    delta_ = delta;
+    delta_slider_->setRotaryDelta(delta);
+    connect(delta_, &RotaryDelta::resultReady, this, [this]() { deferred_->request(); });
+    connect(delta_, &RotaryDelta::deltaChanged, this, [this]() { deferred_->request(); });
+}
+
 void CircuitView::setOptions(const ViewOptions& options) {
     options_ = options;
     deferred_->request();
@@ -115,19 +126,25 @@ void CircuitView::refresh() {
     // The products must be this head's, formed from these weights (same shape at least).
     const bool formed = circuits_ && circuits_->head == head_ && circuits_->W_QK.rows() == d &&
                         circuits_->W_OV.rows() == d;
+    // A rotary layer: W_QK,i(Delta) at the shared Delta, from RotaryDelta's worker.
+    const bool rotary = delta_ && analysis_->rotary.enabled() && rows_ != Rows::OV;
+    const std::shared_ptr<const RotaryDeltaResult> rotated = rotary ? delta_->resultFor(analysis_) : nullptr;
+    const bool rotated_formed = rotated && rotated->circuits.head == head_ && rotated->circuits.W_QK.rows() == d;
     double extremes[6] = {};
     extremes[Query] = panels_[Query]->setMatrix(w.queryHead(head_));
     extremes[Key] = panels_[Key]->setMatrix(w.keyHead(head_));
     extremes[Value] = panels_[Value]->setMatrix(w.valueHead(head_));
     extremes[Output] = panels_[Output]->setMatrix(w.outputHead(head_));
     if (formed) {
-        extremes[QK] = panels_[QK]->setMatrix(circuits_->W_QK);
+        extremes[QK] = panels_[QK]->setMatrix(rotated_formed ? rotated->circuits.W_QK : circuits_->W_QK);
         extremes[OV] = panels_[OV]->setMatrix(circuits_->W_OV);
     }
     const QString rows[] = {"d_model", "d_model", "d_model", "d_model", "d_v", "d_model"};
     const QString cols[] = {"d_k", "d_k", "d_model", "d_v", "d_model", "d_model"};
     for (int m = 0; m < 6; ++m) {
-        const QString name = QString::fromUtf8(kNames[m]);
+        QString name = QString::fromUtf8(kNames[m]);
+        if (m == QK && rotary)
+            name = QStringLiteral("W_QK,i(Δ = %1) = W_i^Q R(Δ) (W_i^K)ᵀ").arg(delta_->delta());
         panels_[m]->setTitle(QStringList{name, name.section(QStringLiteral(" = "), 0, 0)}, panel_font);  // "W_QK,i"
         panels_[m]->setAxisNames(rows[m], cols[m], tick_font);
         panels_[m]->setRowLabels({}, tick_font);
@@ -135,24 +152,30 @@ void CircuitView::refresh() {
         scales_[m]->axis()->setTickLabelFont(tick_font);
     }
     for (Matrix m : {QK, OV}) {
-        panels_[m]->map()->setVisible(formed);
+        panels_[m]->map()->setVisible(formed && (m == OV || !rotary || rotated_formed));
         scales_[m]->setVisible(formed && (rows_ == Rows::Both || (m == QK) == (rows_ == Rows::QK)));
         if (!formed) heatmap::setCellRanges(panels_[m]->rect(), d, d);
     }
-    const HeadSpectra& spectra = analysis_->spectra[std::size_t(head_)];
+    HeadSpectra spectra = analysis_->spectra[std::size_t(head_)];
+    if (rotated) spectra.qk = rotated->circuits.qk[std::size_t(head_)];  // the rank at this Delta
+    const QString qk_name = rotary ? QStringLiteral("W_QK,i(Δ = %1)").arg(delta_->delta()) : QStringLiteral("W_QK,i");
     QStringList lines, compact;  // compact: the ranks and counts without the formulas
     if (rows_ != Rows::OV)
-        compact << QStringLiteral("Head %1: W_QK,i has rank %2 ≤ %3 · %4 vs %5 parameters")
-                       .arg(head_).arg(spectra.qk.rank).arg(rankBound(d_k, d, d)).arg(count(2LL * d * d_k), count(1LL * d * d));
+        compact << QStringLiteral("Head %1: %6 has rank %2 ≤ %3 · %4 vs %5 parameters")
+                       .arg(head_).arg(spectra.qk.rank).arg(rankBound(d_k, d, d)).arg(count(2LL * d * d_k), count(1LL * d * d), qk_name);
     if (rows_ != Rows::QK)
         compact << QStringLiteral("%1W_OV,i has rank %2 ≤ %3 · %4 vs %5 parameters")
                        .arg(rows_ == Rows::OV ? QStringLiteral("Head %1: ").arg(head_) : QString())
                        .arg(spectra.ov.rank).arg(rankBound(d_v, d, d)).arg(count(2LL * d * d_v), count(1LL * d * d));
     if (rows_ != Rows::OV)
-        lines << QStringLiteral("Head %1: W_QK,i is %2 × %2 but has rank %3 ≤ min(d_k, d_model) = %4\n"
+        lines << QStringLiteral("Head %1: %7 is %2 × %2 but has rank %3 ≤ min(d_k, d_model) = %4\n"
                                 "%5 parameters as two factors (2·d_model·d_k) vs %6 merged (d_model²)")
                      .arg(head_).arg(d).arg(spectra.qk.rank).arg(rankBound(d_k, d, d))
-                     .arg(count(2LL * d * d_k), count(1LL * d * d));
+                     .arg(count(2LL * d * d_k), count(1LL * d * d), qk_name);
+    if (rotary)
+        lines << (rotated ? QStringLiteral("RoPE: the rotation R(Δ) sits between W_Q and W_Kᵀ, so W_QK depends on the "
+                                           "distance Δ = j − i; R is orthogonal, the rank stays ≤ d_k at every Δ")
+                          : QStringLiteral("RoPE: forming W_QK,i(Δ = %1)…").arg(delta_->delta()));
     if (rows_ != Rows::QK)
         lines << QStringLiteral("W_OV,i has rank %1 ≤ min(d_v, d_model) = %2; %3 parameters as factors vs %4 merged")
                      .arg(spectra.ov.rank).arg(rankBound(d_v, d, d)).arg(count(2LL * d * d_v), count(1LL * d * d));

@@ -7,6 +7,8 @@
 // merged matrix. The factors are views into the fused matrices; the products come formed from
 // the document's worker (setCircuits), never from this view. Signed values: red-blue,
 // symmetric about zero, one colour bar per matrix.
+// On a rotary layer (setRotaryDelta) the QK row shows W_QK,i(Delta) = W_i^Q R(Delta) (W_i^K)^T at
+// the shared Delta (a slider above the page), formed with its rank by RotaryDelta's worker.
 
 #include <memory>
 
@@ -19,6 +21,10 @@
 #include "ViewOptions.h"
 
 namespace headscope::ui {
+
+class DeltaSlider;
+class RotaryDelta;
+struct RotaryDeltaResult;
 
 class CircuitView : public QWidget {
     Q_OBJECT
@@ -33,7 +39,9 @@ public:
     void setHead(int head);
     void setCircuits(std::shared_ptr<const Circuits> circuits);
     void setOptions(const ViewOptions& options);
+    void setRotaryDelta(RotaryDelta* delta);
     int head() const { return head_; }
+    DeltaSlider* deltaSlider() const { return delta_slider_; }
 
     QCustomPlot* plot() const { return plot_; }
     QCPColorMap* colorMap(Matrix which) const;
@@ -61,6 +69,8 @@ private:
     QCPColorScale* scales_[6] = {};
     std::shared_ptr<const Analysis> analysis_;
     std::shared_ptr<const Circuits> circuits_;
+    RotaryDelta* delta_ = nullptr;
+    DeltaSlider* delta_slider_ = nullptr;
     ViewOptions options_;
     int head_ = 0;
 };

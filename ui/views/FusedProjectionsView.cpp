@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "ColorMaps.h"
+#include "HeadNames.h"
 #include "Heatmap.h"
 #include "TextFit.h"
 
@@ -170,19 +171,19 @@ void FusedProjectionsView::refresh() {
     if (sliced)
         title_variants_ = {
             QStringLiteral("Fused projections: head i's block of W_Q is zero outside rows i·d_k to (i+1)·d_k − 1: "
-                           "each head reads only its own %1 of the %2 coordinates · head %3 outlined")
-                .arg(w.d_k).arg(w.dModel()).arg(head_),
-            QStringLiteral("Each head's block of W_Q is zero outside its own %1 rows · head %2 outlined").arg(w.d_k).arg(head_),
-            QStringLiteral("Each head reads only its %1 rows · head %2 outlined").arg(w.d_k).arg(head_),
-            QStringLiteral("head %1 outlined").arg(head_)};
+                           "each head reads only its own %1 of the %2 coordinates · %3 outlined")
+                .arg(w.d_k).arg(w.dModel()).arg(headTitle(head_, h, kv)),
+            QStringLiteral("Each head's block of W_Q is zero outside its own %1 rows · %2 outlined").arg(w.d_k).arg(headTitle(head_, h, kv)),
+            QStringLiteral("Each head reads only its %1 rows · %2 outlined").arg(w.d_k).arg(headTitle(head_, h, kv)),
+            headTitle(head_, h, kv) + QStringLiteral(" outlined")};
     else
         title_variants_ = {
             QStringLiteral("Fused projections: every head's block of W_Q spans all %1 rows (d_model): "
-                           "each head reads the whole embedding · head %2 outlined").arg(w.dModel()).arg(head_),
-            QStringLiteral("Every head's block of W_Q spans all %1 rows (d_model) · head %2 outlined")
-                .arg(w.dModel()).arg(head_),
-            QStringLiteral("Each head reads all %1 rows · head %2 outlined").arg(w.dModel()).arg(head_),
-            QStringLiteral("head %1 outlined").arg(head_)};
+                           "each head reads the whole embedding · %2 outlined").arg(w.dModel()).arg(headTitle(head_, h, kv)),
+            QStringLiteral("Every head's block of W_Q spans all %1 rows (d_model) · %2 outlined")
+                .arg(w.dModel()).arg(headTitle(head_, h, kv)),
+            QStringLiteral("Each head reads all %1 rows · %2 outlined").arg(w.dModel()).arg(headTitle(head_, h, kv)),
+            headTitle(head_, h, kv) + QStringLiteral(" outlined")};
     gqa_note_ = kv < h ? QStringLiteral("Grouped-query attention: %1 key/value heads, each shared by %2 query heads")
                              .arg(kv).arg(group)
                        : QString();

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "HeadGridView.h"
+#include "HeadNames.h"
 #include "Heatmap.h"
 
 namespace headscope::ui {
@@ -27,7 +28,7 @@ void HeadGridView::markSelection() {
         QCPAxis* top = cells_[std::size_t(h)].rect->axis(QCPAxis::atTop);
         const bool selected = h == head_;
         // Narrow heads (many of them, or large fonts) are titled "h3" so the title is never cut.
-        const QString name = short_titles_ ? QStringLiteral("h%1").arg(h) : QStringLiteral("head %1").arg(h);
+        const QString name = gridHeadTitle(h, headCount(), analysis_ ? analysis_->weights().kv_heads : 0, short_titles_);
         top->setLabel(selected ? QStringLiteral("▶ ") + name : name);
         top->setLabelColor(selected ? QColor(200, 110, 0) : QColor(0, 0, 0));
         const QPen frame(selected ? QColor(230, 160, 0) : QColor(90, 90, 90), selected ? 3 : 1);

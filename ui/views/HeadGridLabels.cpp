@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "GridShape.h"
+#include "HeadNames.h"
 #include "Heatmap.h"
 #include "TextFit.h"
 
@@ -136,7 +137,8 @@ void HeadGridView::updateLabels(const QSize& laid_out) {
     double px_col = inner_w / std::max(1, n_kv);
     const QFontMetrics head_fm(heatmap::font(kHeadTitlePt, options_.font_scale, true));
     const bool short_titles =
-        head_fm.horizontalAdvance(QStringLiteral("▶ head %1").arg(std::max(0, headCount() - 1))) > inner_w + 8;
+        head_fm.horizontalAdvance(QStringLiteral("▶ ") + gridHeadTitle(std::max(0, headCount() - 1), headCount(),
+                                                                  analysis_ ? analysis_->weights().kv_heads : 0, false)) > inner_w + 8;
     if (short_titles != short_titles_) {
         short_titles_ = short_titles;
         markSelection();

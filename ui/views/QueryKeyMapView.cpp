@@ -286,6 +286,7 @@ void QueryKeyMapView::refresh() {
                                       "together)").arg(head_),
                        QStringLiteral("Head %1: queries and keys, first two principal components").arg(head_),
                        QStringLiteral("Head %1: queries and keys").arg(head_)};
+    if (analysis_->rotary.enabled()) for (QString& t : title_lines_[0]) t += QStringLiteral(" · RoPE: rotated q, k (what the softmax sees)");
     title_lines_[1] = {QStringLiteral("each vector × √(scale/T) so that q·k is the logit; arrow: each query → "
                                       "the key it attends to most%1").arg(some),
                        QStringLiteral("q·k is the logit; arrow: query → most-attended key"), QString()};

@@ -5,7 +5,9 @@
 #include <algorithm>
 
 #include "HeadColors.h"
+#include "HeadNames.h"
 #include "Heatmap.h"
+#include "RotaryDelta.h"
 
 namespace headscope::ui {
 
@@ -63,6 +65,12 @@ void RankTableView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
     refresh();
 }
 
+void RankTableView::setRotaryDelta(RotaryDelta* delta) {
+    delta_ = delta;
+    connect(delta_, &RotaryDelta::resultReady, this, &RankTableView::refresh);
+    connect(delta_, &RotaryDelta::deltaChanged, this, &RankTableView::refresh);
+}
+
 void RankTableView::setHead(int head) {
     head_ = head;
     updating_ = true;
@@ -85,10 +93,24 @@ void RankTableView::fitColumns() {
 
 void RankTableView::refresh() {
     std::vector<RankRow> rows = analysis_ ? rankTable(*analysis_) : std::vector<RankRow>{};
-    if (sameRows(rows, shown_) && rowCount() == static_cast<int>(rows.size())) return;  // nothing changed
-    updating_ = true;
+    // A rotary layer: W_QK,i at the shared Delta once computed (until then, "computing").
+    const bool rotary = delta_ && analysis_ && analysis_->rotary.enabled();
+    const auto rotated = rotary ? delta_->resultFor(analysis_) : nullptr;
+    if (rotated)
+        for (RankRow& r : rows)
+            if (r.head < static_cast<int>(rotated->circuits.qk.size())) r.qk = rotated->circuits.qk[std::size_t(r.head)].rank;
     const RankRow bounds = rows.empty() ? RankRow{} : rows.front();
-    const QString header_texts[] = {tr("head"), tr("W_QK\n≤ %1").arg(bounds.qk_bound),
+    const QString qk_header = !rotary ? tr("W_QK\n≤ %1").arg(bounds.qk_bound)
+                              : rotated ? tr("W_QK(Δ=%2)\n≤ %1").arg(bounds.qk_bound).arg(rotated->circuits.delta)
+                                        : tr("W_QK(Δ=%1)\ncomputing").arg(delta_->delta());
+    const int heads = analysis_ ? analysis_->weights().heads : 0, kv_heads = analysis_ ? analysis_->weights().kv_heads : 0;
+    const bool same_heads = rowCount() == 0 || !item(0, 0) ||
+                            item(0, 0)->text() == QStringLiteral("■0") + kvSuffix(0, heads, kv_heads);
+    if (sameRows(rows, shown_) && rowCount() == static_cast<int>(rows.size()) && same_heads &&
+        horizontalHeaderItem(1)->text() == qk_header)
+        return;  // nothing changed
+    updating_ = true;
+    const QString header_texts[] = {tr("head"), qk_header,
                                     tr("W_OV\n≤ %1").arg(bounds.ov_bound), tr("logits\n≤ %1").arg(bounds.logits_bound)};
     for (int c = 0; c < 4; ++c) setTextIfChanged(horizontalHeaderItem(c), header_texts[c]);
     const int old_rows = rowCount();
@@ -103,6 +125,7 @@ void RankTableView::refresh() {
             setItem(r, c, cell);
         }
     }
+    for (int r = 0; r < rowCount(); ++r) setTextIfChanged(item(r, 0), QStringLiteral("■%1").arg(r) + kvSuffix(r, heads, kv_heads));
     for (const RankRow& r : rows) {
         const int values[][2] = {{r.qk, r.qk_bound}, {r.ov, r.ov_bound}, {r.logits, r.logits_bound}};
         for (int c = 0; c < 3; ++c) {

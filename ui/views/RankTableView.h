@@ -6,6 +6,9 @@
 // A change costs what it changes: the items are kept and only texts that differ are set; the
 // columns are sized once per change of content (no per-item header re-measure); when the ranks
 // and bounds are those already shown, nothing happens at all.
+// Under grouped-query attention the head column names each head's key/value head ("■5 · kv 1").
+// On a rotary layer (setRotaryDelta) the W_QK column is the rank of W_QK,i(Delta) at the shared
+// Delta, and its header says "Δ = 3".
 
 #include <memory>
 
@@ -17,6 +20,8 @@
 
 namespace headscope::ui {
 
+class RotaryDelta;
+
 class RankTableView : public QTableWidget {
     Q_OBJECT
 
@@ -26,6 +31,7 @@ public:
     void setAnalysis(std::shared_ptr<const Analysis> analysis);
     void setHead(int head);
     void setOptions(const ViewOptions& options);
+    void setRotaryDelta(RotaryDelta* delta);
 
 signals:
     void headClicked(int head);
@@ -35,6 +41,7 @@ private:
     void fitColumns();  // columns to their contents, the table at least as wide as they are
 
     std::shared_ptr<const Analysis> analysis_;
+    RotaryDelta* delta_ = nullptr;
     std::vector<RankRow> shown_;  // the rows on screen
     ViewOptions options_;
     int head_ = 0;

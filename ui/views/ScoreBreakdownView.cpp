@@ -197,13 +197,16 @@ void ScoreBreakdownView::refresh() {
     const ScoreBreakdown& b = breakdown_;
     const double s = options_.font_scale;
 
-    title_full_ = QStringLiteral("Head %1 · query %2 %3 → key %4 %5: how one score is made%6")
+    // A rotary layer: q and k are the rotated vectors the softmax sees, and the title says so.
+    const QString rotated = a.rotary.enabled() ? QStringLiteral(" (RoPE: q and k rotated, as the softmax sees them)") : QString();
+    title_full_ = QStringLiteral("Head %1 · query %2 %3 → key %4 %5: how one score is made%7%6")
                       .arg(b.head).arg(b.row).arg(quoted(b.query_token)).arg(b.col).arg(quoted(b.key_token))
                       .arg(chosen ? QString() : QStringLiteral("\n(no cell selected: the last query and the key it "
-                                                               "attends to most; click a cell in the Heads tab)"));
-    title_compact_ = QStringLiteral("Head %1: query %2 %3 → key %4 %5%6")
+                                                               "attends to most; click a cell in the Heads tab)"), rotated);
+    title_compact_ = QStringLiteral("Head %1: query %2 %3 → key %4 %5%7%6")
                          .arg(b.head).arg(b.row).arg(quoted(b.query_token)).arg(b.col).arg(quoted(b.key_token))
-                         .arg(chosen ? QString() : QStringLiteral("\n(no cell selected: the last query, its most-attended key)"));
+                         .arg(chosen ? QString() : QStringLiteral("\n(no cell selected: the last query, its most-attended key)"),
+                              a.rotary.enabled() ? QStringLiteral(" · rotated q, k") : QString());
     title_->setTextColor(headColor(b.head).darker(130));
 
     const QString dims = QStringLiteral("dimension of head %1 (0 … d_k−1 = %2)").arg(b.head).arg(b.d_k - 1);

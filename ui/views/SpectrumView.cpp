@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "DeltaSlider.h"
 #include "Heatmap.h"
 #include "HeadColors.h"
+#include "RotaryDelta.h"
 #include "Spectrum.h"
 #include "SpectrumAxes.h"
 #include "SpectrumGraph.h"
@@ -49,6 +51,9 @@ SpectrumView::SpectrumView(QWidget* parent, Panels panels) : QWidget(parent), pa
     arrangement_ = panels_ == Panels::OV ? Arrangement::QKOnly : Arrangement::SideBySide;
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    delta_slider_ = new DeltaSlider(this);
+    layout->addWidget(delta_slider_);
     layout->addWidget(plot_);
     applyFonts();
 }
@@ -65,7 +70,31 @@ Eigen::VectorXd SpectrumView::values(bool qk, int head) const {
     if (!analysis_ || head < 0 || head >= static_cast<int>(analysis_->spectra.size())) return {};
     const HeadSpectra& s = analysis_->spectra[static_cast<std::size_t>(head)];
     const int d = analysis_->weights().dModel();
-    return allSingularValues(qk ? s.qk : s.ov, d, d);
+    return allSingularValues(qk ? qkSpectrum(head) : s.ov, d, d);
+}
+
+const Spectrum& SpectrumView::qkSpectrum(int head) const {
+    if (rotated_ && head >= 0 && head < static_cast<int>(rotated_->circuits.qk.size()))
+        return rotated_->circuits.qk[std::size_t(head)];
+    return analysis_->spectra[std::size_t(head)].qk;
+}
+
+QString SpectrumView::deltaText() const {
+    return rotated_ ? QStringLiteral("Δ = %1").arg(rotated_->circuits.delta) : QString();
+}
+
+void SpectrumView::setRotaryDelta(RotaryDelta* delta) {
+    delta_ = delta;
+    delta_slider_->setRotaryDelta(delta);
+    const auto take = [this]() {
+        auto now = delta_->resultFor(analysis_);
+        if (now == rotated_) return;
+        rotated_ = std::move(now);
+        refresh();
+        plot_->replot(QCustomPlot::rpQueuedReplot);
+    };
+    connect(delta_, &RotaryDelta::resultReady, this, take);
+    connect(delta_, &RotaryDelta::deltaChanged, this, take);
 }
 
 QString SpectrumView::zeroText(bool qk) const { return zero_text_[qk ? kQK : kOV]; }
@@ -76,6 +105,7 @@ void SpectrumView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
                            analysis_->config.rank_rtol == analysis->config.rank_rtol;
     analysis_ = std::move(analysis);
     if (unchanged) return;
+    rotated_ = delta_ ? delta_->resultFor(analysis_) : nullptr;
     refresh();
     plot_->replot(QCustomPlot::rpImmediateRefresh);
 }
@@ -139,7 +169,7 @@ void SpectrumView::fillPanel(int panel) {
     // The log range covers every value above the tolerance (and the tolerance line).
     double lowest = HUGE_VAL, highest = 0, tolerance = 0;
     for (int h = 0; h < heads; ++h) {
-        const Spectrum& s = qk ? a.spectra[std::size_t(h)].qk : a.spectra[std::size_t(h)].ov;
+        const Spectrum& s = qk ? qkSpectrum(h) : a.spectra[std::size_t(h)].ov;
         tolerance = std::max(tolerance, s.tolerance);
         for (Eigen::Index i = 0; i < s.singular_values.size(); ++i) {
             const double v = s.singular_values(i);
@@ -163,7 +193,7 @@ void SpectrumView::fillPanel(int panel) {
     ticker->band = band;
 
     for (int h = 0; h < heads; ++h) {
-        const Spectrum& s = qk ? a.spectra[std::size_t(h)].qk : a.spectra[std::size_t(h)].ov;
+        const Spectrum& s = qk ? qkSpectrum(h) : a.spectra[std::size_t(h)].ov;
         const Eigen::VectorXd all = allSingularValues(s, d, d);
         QVector<double> keys(all.size()), ys(all.size());
         for (Eigen::Index i = 0; i < all.size(); ++i) {
@@ -191,7 +221,7 @@ void SpectrumView::fillPanel(int panel) {
     strip->setPen(Qt::NoPen);
     strip->setBrush(QColor(235, 235, 235));
 
-    const Spectrum& selected = qk ? a.spectra[std::size_t(head_)].qk : a.spectra[std::size_t(head_)].ov;
+    const Spectrum& selected = qk ? qkSpectrum(head_) : a.spectra[std::size_t(head_)].ov;
     const int zeros = zeroCount(selected, d, d);
     zero_text_[panel] = QStringLiteral("%1 of %2 singular values are 0").arg(zeros).arg(d);
     auto* zero_note = new QCPItemText(plot_);

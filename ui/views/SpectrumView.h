@@ -6,6 +6,9 @@
 // min(d_k, d_model) (min(d_v, d_model)) is marked and labelled: it is the answer to "why two
 // matrices". One head is selected: drawn bold, the others faint. Hover names head, index and
 // value; clicking a curve asks for that head (headClicked).
+// On a rotary layer (setRotaryDelta) the W_QK panel shows W_QK,i(Delta) = W_i^Q R(Delta) (W_i^K)^T
+// at the shared Delta, with a slider above the plot and "Δ = 3" in the title; the spectra come
+// from RotaryDelta's worker (until they arrive the title says so and the Delta = 0 ones stay).
 
 #include <QWidget>
 #include <memory>
@@ -15,6 +18,10 @@
 #include "ViewOptions.h"
 
 namespace headscope::ui {
+
+class DeltaSlider;
+class RotaryDelta;
+struct RotaryDeltaResult;
 
 class SpectrumView : public QWidget {
     Q_OBJECT
@@ -27,6 +34,12 @@ public:
     std::shared_ptr<const Analysis> analysis() const { return analysis_; }
     void setOptions(const ViewOptions& options);  // uses font_scale
     void setHead(int head);                       // the bold curve
+    void setRotaryDelta(RotaryDelta* delta);      // rotary layers: W_QK at the shared Delta
+    // The W_QK spectrum drawn for a head: W_QK,i(Delta) on a rotary layer once computed.
+    const Spectrum& qkSpectrum(int head) const;
+    // "Δ = 3" when the W_QK panel shows W_QK,i(Delta), "" otherwise.
+    QString deltaText() const;
+    DeltaSlider* deltaSlider() const { return delta_slider_; }
     int head() const { return head_; }
 
     QCustomPlot* plot() const { return plot_; }
@@ -85,6 +98,9 @@ private:
     };
 
     std::shared_ptr<const Analysis> analysis_;
+    RotaryDelta* delta_ = nullptr;
+    std::shared_ptr<const RotaryDeltaResult> rotated_;  // matches analysis_'s layer, or nullptr
+    DeltaSlider* delta_slider_ = nullptr;
     ViewOptions options_;
     Panels panels_;
     int head_ = 0;

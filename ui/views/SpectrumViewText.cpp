@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "Heatmap.h"
+#include "RotaryDelta.h"
 #include "Spectrum.h"
 #include "SpectrumAxes.h"
 #include "SpectrumViewStyle.h"
@@ -27,6 +28,11 @@ void SpectrumView::fitTexts() {
         titles = QStringList{QStringLiteral("Singular values σᵢ of each head · head %1 bold").arg(head_),
                              QStringLiteral("σᵢ of each head · head %1 bold").arg(head_),
                              QStringLiteral("head %1 bold").arg(head_)};
+        // A rotary layer: the W_QK panel is drawn at one Delta, and the title says which.
+        const bool pending = delta_ && analysis_->rotary.enabled() && !rotated_;
+        const QString delta = pending ? QStringLiteral("W_QK at Δ = %1: computing…").arg(delta_->delta()) : deltaText();
+        if (!delta.isEmpty())
+            for (QString& t : titles) t = delta + QStringLiteral(" · ") + t;
     } else {
         titles = QStringList{QStringLiteral("No analysis yet")};
     }
@@ -44,7 +50,9 @@ void SpectrumView::fitTexts() {
     }
 
     // Axis labels at their longest, one layout pass, then each text in the room it has.
-    QStringList top_labels[] = {{QStringLiteral("W_QK,i = W_i^Q (W_i^K)ᵀ"), QStringLiteral("W_QK,i")},
+    QStringList top_labels[] = {rotated_ ? QStringList{QStringLiteral("W_QK,i(Δ) = W_i^Q R(Δ) (W_i^K)ᵀ, %1").arg(deltaText()),
+                                                   QStringLiteral("W_QK,i(%1)").arg(deltaText())}
+                                        : QStringList{QStringLiteral("W_QK,i = W_i^Q (W_i^K)ᵀ"), QStringLiteral("W_QK,i")},
                                 {QStringLiteral("W_OV,i = W_i^V W_i^O"), QStringLiteral("W_OV,i")}};
     if (arrangement_ == Arrangement::QKOnly && panels_ == Panels::Both)  // say where W_OV went
         top_labels[kQK] = {QStringLiteral("W_QK,i = W_i^Q (W_i^K)ᵀ · W_OV: widen the dock"),
@@ -118,8 +126,7 @@ QString SpectrumView::describe(const QPoint& pos) const {
     if (hit.head < 0) return {};
     const Eigen::VectorXd all = values(hit.panel == kQK, hit.head);
     const double v = all(hit.index - 1);
-    const Spectrum& s = hit.panel == kQK ? analysis_->spectra[std::size_t(hit.head)].qk
-                                         : analysis_->spectra[std::size_t(hit.head)].ov;
+    const Spectrum& s = hit.panel == kQK ? qkSpectrum(hit.head) : analysis_->spectra[std::size_t(hit.head)].ov;
     QString text = QStringLiteral("head %1 · σ_%2 of %3 = %4")
                        .arg(hit.head).arg(hit.index).arg(hit.panel == kQK ? "W_QK" : "W_OV", formatValue(v));
     if (v > 0 && v <= s.tolerance) text += QStringLiteral(" (under the tolerance: counts as 0)");

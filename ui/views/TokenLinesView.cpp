@@ -287,6 +287,7 @@ void TokenLinesView::refresh() {
     title_lines_[1] = {QStringLiteral("line opacity = softmax weight; lines under %1 are hairlines%2")
                            .arg(double(kThinWeight)).arg(omitted),
                        QStringLiteral("opacity = softmax weight%1").arg(omitted), QString()};
+    if (a.rotary.enabled()) title_lines_[1][0] += QStringLiteral(" · RoPE: weights of the rotated q, k");
     title_->setFont(heatmap::font(kTitlePt, s, true));
     fitToWidth();
     title_->setTextColor(heads.size() == 1 ? headColor(heads.front()).darker(120) : Qt::black);

@@ -1,0 +1,73 @@
+#pragma once
+// The relative offset Delta = j - i that the RoPE views of a rotary layer are drawn at, and the
+// work it costs, off the GUI thread. With rotary positions W_QK,i depends on the distance
+// between the tokens: W_QK,i(Delta) = W_i^Q R(Delta) (W_g^K)^T (core RotaryCircuits.h). One
+// RotaryDelta is shared by the Circuits view, the spectra and the rank table (their Delta
+// sliders move together); it follows the selected cell's j - i (the Score tab's default cell
+// when none is selected) until the user moves a slider (setDelta), and follows again after
+// followCell(). Each change of layer, head or Delta computes every head's W_QK,i(Delta) spectrum,
+// the selected head's product (when small enough to draw) and the frequency pair shares on one
+// worker thread, latest only: a change while it runs waits, older requests are dropped.
+// Non-rotary layers: nothing is computed, and rotary() is false.
+
+#include <QObject>
+#include <QThreadPool>
+#include <memory>
+
+#include "Analysis.h"
+#include "RotaryCircuits.h"
+
+namespace headscope::ui {
+
+struct RotaryDeltaResult {
+    std::shared_ptr<const Analysis> analysis;  // the layer it was computed for
+    RotatedCircuits circuits;                  // every head's W_QK,i(Delta) spectrum, the head's product
+    std::vector<std::vector<double>> shares;   // per head: pairShares (high frequency first, unrotated last)
+};
+
+class RotaryDelta : public QObject {
+    Q_OBJECT
+
+public:
+    explicit RotaryDelta(QObject* parent = nullptr);
+    ~RotaryDelta() override;
+
+    void setAnalysis(std::shared_ptr<const Analysis> analysis);
+    void setHead(int head);
+    void setCell(int row, int col);  // (-1, -1): the default cell
+    void setDelta(int delta);        // the user's Delta: stops following the cell
+    void followCell();               // back to the cell's j - i
+
+    bool rotary() const { return analysis_ && analysis_->rotary.enabled(); }
+    int delta() const { return delta_; }
+    bool followsCell() const { return follow_; }
+    int minDelta() const;  // the smallest key position minus the largest query position
+    int maxDelta() const;
+    // The latest result for the current layer, head and Delta, or nullptr (not computed yet,
+    // or not a rotary layer).
+    std::shared_ptr<const RotaryDeltaResult> result() const;
+    // result() when it was computed for a's layer too (a view may see a new layer first).
+    std::shared_ptr<const RotaryDeltaResult> resultFor(const std::shared_ptr<const Analysis>& a) const {
+        auto r = result();
+        return r && a && sameLayer(*r->analysis, *a) ? r : nullptr;
+    }
+    // Blocks until the worker is idle and its result delivered (tests and export).
+    void waitForResult();
+
+signals:
+    void deltaChanged(int delta);  // also when the range changed (a new layer)
+    void resultReady(std::shared_ptr<const headscope::ui::RotaryDeltaResult> result);
+
+private:
+    void updateFromCell();
+    void start();
+
+    std::shared_ptr<const Analysis> analysis_;
+    int head_ = 0, row_ = -1, col_ = -1, delta_ = 0;
+    bool follow_ = true;
+    QThreadPool pool_;
+    bool running_ = false, stale_ = false;
+    std::shared_ptr<const RotaryDeltaResult> result_;
+};
+
+}  // namespace headscope::ui

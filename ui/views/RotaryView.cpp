@@ -1,0 +1,223 @@
+#include "RotaryView.h"
+
+#include <QLabel>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <tuple>
+#include <cmath>
+
+#include "ColorMaps.h"
+#include "HeadNames.h"
+#include "Heatmap.h"
+#include "RotaryDelta.h"
+#include "ScoreBreakdown.h"
+
+namespace headscope::ui {
+namespace {
+
+constexpr double kTitlePt = 12, kAxisPt = 10, kTickPt = 9;
+
+QCustomPlot* makePlot(QWidget* parent, const char* name, QCPTextElement** title) {
+    auto* plot = new QCustomPlot(parent);
+    plot->setObjectName(QString::fromLatin1(name));
+    plot->setInteractions(QCP::Interactions());
+    plot->setMinimumSize(320, 180);
+    *title = new QCPTextElement(plot, QString());
+    plot->plotLayout()->insertRow(0);
+    plot->plotLayout()->addElement(0, 0, *title);
+    return plot;
+}
+
+}  // namespace
+
+RotaryView::RotaryView(QWidget* parent) : QWidget(parent) {
+    note_ = new QLabel(this);
+    note_->setObjectName(QStringLiteral("rotary_note"));
+    note_->setWordWrap(true);
+    note_->setMargin(12);
+    curve_plot_ = makePlot(this, "logit_delta_plot", &curve_title_);
+    curve_graph_ = curve_plot_->addGraph();
+    curve_graph_->setPen(QPen(QColor(40, 90, 170), 2));
+    cell_point_ = curve_plot_->addGraph();
+    cell_point_->setLineStyle(QCPGraph::lsNone);
+    cell_point_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(220, 110, 0), QColor(220, 110, 0), 11));
+    curve_plot_->xAxis->setLabel(QStringLiteral("Δ = j − i (key position − query position)"));
+    curve_plot_->yAxis->setLabel(QStringLiteral("logit"));
+
+    shares_plot_ = makePlot(this, "pair_shares_plot", &shares_title_);
+    shares_map_ = new QCPColorMap(shares_plot_->xAxis, shares_plot_->yAxis);
+    shares_scale_ = new QCPColorScale(shares_plot_);
+    shares_scale_->setBarWidth(10);
+    shares_scale_->axis()->setLabel(QStringLiteral("share"));
+    shares_plot_->plotLayout()->addElement(1, 1, shares_scale_);
+    shares_map_->setColorScale(shares_scale_);
+    shares_map_->setGradient(magmaGradient().inverted());
+    shares_map_->setInterpolate(false);
+    shares_plot_->yAxis->setRangeReversed(true);  // head 0 on top, as in the grid
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(note_);
+    layout->addWidget(curve_plot_, 1);
+    layout->addWidget(shares_plot_, 1);
+    deferred_ = new DeferredRefresh(this, [this]() { refresh(); });
+    applyFonts();
+}
+
+void RotaryView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
+    analysis_ = std::move(analysis);
+    deferred_->request();
+}
+
+void RotaryView::setHead(int head) {
+    head_ = std::max(0, head);
+    deferred_->request();
+}
+
+void RotaryView::setCell(int row, int col) {
+    row_ = row;
+    col_ = col;
+    deferred_->request();
+}
+
+void RotaryView::setOptions(const ViewOptions& options) {
+    options_ = options;
+    applyFonts();
+    deferred_->request();
+}
+
+void RotaryView::setRotaryDelta(RotaryDelta* delta) {
+    delta_ = delta;
+    connect(delta_, &RotaryDelta::resultReady, this, [this]() { deferred_->request(); });
+}
+
+void RotaryView::replotNow() {
+    refresh();
+    curve_plot_->replot(QCustomPlot::rpImmediateRefresh);
+    shares_plot_->replot(QCustomPlot::rpImmediateRefresh);
+}
+
+QString RotaryView::curveTitle() const { return curve_title_->text(); }
+QString RotaryView::sharesTitle() const { return shares_title_->text(); }
+QString RotaryView::note() const { return note_->isVisibleTo(this) ? note_->text() : QString(); }
+
+void RotaryView::applyFonts() {
+    const double s = options_.font_scale;
+    note_->setFont(heatmap::font(kTitlePt, s));
+    for (QCustomPlot* plot : {curve_plot_, shares_plot_}) {
+        for (QCPAxis* axis : plot->axisRect()->axes()) {
+            axis->setTickLabelFont(heatmap::font(kTickPt, s));
+            axis->setLabelFont(heatmap::font(kAxisPt, s));
+        }
+    }
+    shares_scale_->axis()->setTickLabelFont(heatmap::font(kTickPt, s));
+    shares_scale_->axis()->setLabelFont(heatmap::font(kAxisPt, s));
+    curve_title_->setFont(heatmap::font(kTitlePt, s, true));
+    shares_title_->setFont(heatmap::font(kTitlePt, s, true));
+}
+
+void RotaryView::refresh() {
+    const bool rotary = analysis_ && analysis_->rotary.enabled() && analysis_->weights().heads > 0 &&
+                        analysis_->nQuery() > 0 && analysis_->nKeyValue() > 0;
+    note_->setVisible(!rotary);
+    curve_plot_->setVisible(rotary);
+    shares_plot_->setVisible(rotary);
+    if (!rotary) {
+        curve_ = {};
+        note_->setText(analysis_ ? tr("This layer has no rotary positions: its score x_i W_QK,i x_jᵀ uses one W_QK,i "
+                                      "for every pair of tokens, so the logit does not depend on the distance Δ = j − i "
+                                      "(positions, if any, were added to the embeddings before the layer).")
+                                 : tr("No analysis yet"));
+        return;
+    }
+    head_ = std::clamp(head_, 0, analysis_->weights().heads - 1);
+    refreshCurve();
+    refreshShares();
+    curve_plot_->replot(QCustomPlot::rpQueuedReplot);
+    shares_plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void RotaryView::refreshCurve() {
+    const Analysis& a = *analysis_;
+    const Weights& w = a.weights();
+    int row = row_, col = col_;
+    if (row < 0 || col < 0 || row >= a.nQuery() || col >= a.nKeyValue()) std::tie(row, col) = defaultCell(a, head_);
+    shown_row_ = row;
+    shown_col_ = col;
+    const int d_k = w.d_k, g = w.kvHeadOf(head_);
+    // The rotated q_i (head's columns of Q) and k_j (its key/value head's columns of K): (d_k)
+    const Eigen::VectorXf q = a.results.Q.row(row).segment(Eigen::Index(head_) * d_k, d_k).transpose();
+    const Eigen::VectorXf k = a.results.K.row(col).segment(Eigen::Index(g) * d_k, d_k).transpose();
+    const auto position = [](const std::vector<int>& positions, int index) {
+        return index < static_cast<int>(positions.size()) ? positions[std::size_t(index)] : index;
+    };
+    const int t_q = position(a.rotary.query_positions, row), t_k = position(a.rotary.key_positions, col);
+    cell_delta_ = t_k - t_q;
+    const int lo = position(a.rotary.key_positions, 0) - position(a.rotary.query_positions, a.nQuery() - 1);
+    const int hi = position(a.rotary.key_positions, a.nKeyValue() - 1) - position(a.rotary.query_positions, 0);
+    const double factor = AttentionOptions::from(a.config).logitFactor(d_k);
+    curve_ = logitAgainstDelta(a.rotary, q, k, t_q, t_k, factor, std::min(lo, cell_delta_), std::max(hi, cell_delta_));
+    engine_logit_ = a.results.heads[std::size_t(head_)].logits(row, col);
+
+    QVector<double> xs, ys;
+    for (std::size_t i = 0; i < curve_.deltas.size(); ++i) {
+        xs << curve_.deltas[i];
+        ys << curve_.logits[i];
+    }
+    curve_graph_->setData(xs, ys, true);
+    const double at = curve_.logits[std::size_t(cell_delta_ - curve_.deltas.front())];
+    cell_point_->setData(QVector<double>{double(cell_delta_)}, QVector<double>{at});
+    curve_graph_->setScatterStyle(xs.size() <= 80 ? QCPScatterStyle(QCPScatterStyle::ssDisc, 4) : QCPScatterStyle());
+    curve_plot_->rescaleAxes();
+    const QCPRange y = curve_plot_->yAxis->range();
+    curve_plot_->yAxis->setRange(y.lower - 0.08 * y.size() - 1e-6, y.upper + 0.08 * y.size() + 1e-6);
+    curve_plot_->xAxis->setRange(xs.front() - 0.5, xs.back() + 0.5);
+    const QString token_q = QString::fromStdString(a.input.query.tokens.at(std::size_t(row)));
+    const QString token_k = QString::fromStdString(a.input.key_value.tokens.at(std::size_t(col)));
+    const QString masked = std::isfinite(engine_logit_) ? tr("engine's logit %1").arg(engine_logit_, 0, 'g', 4)
+                                                        : tr("masked: the softmax never sees it");
+    curve_title_->setText(tr("%1: logit of (query %2 “%3”, key %4 “%5”) against Δ with q_i, k_j fixed\n"
+                             "● the cell's own Δ = %6: %7 (%8)")
+                              .arg(headTitle(head_, w.heads, w.kv_heads)).arg(row).arg(token_q).arg(col).arg(token_k)
+                              .arg(cell_delta_).arg(at, 0, 'g', 4).arg(masked));
+}
+
+void RotaryView::refreshShares() {
+    const Analysis& a = *analysis_;
+    const Weights& w = a.weights();
+    const int m = static_cast<int>(a.rotary.inverse_frequencies.size());
+    const bool partial = 2 * m < w.d_k;
+    const int columns = m + (partial ? 1 : 0);
+    const auto result = delta_ ? delta_->resultFor(analysis_) : nullptr;
+    const bool ready = result && static_cast<int>(result->shares.size()) == w.heads;
+    shares_map_->data()->setSize(columns, w.heads);
+    shares_map_->data()->setRange(QCPRange(0, columns - 1), QCPRange(0, w.heads - 1));
+    for (int h = 0; h < w.heads; ++h)
+        for (int p = 0; p < columns; ++p)
+            shares_map_->data()->setCell(p, h, ready ? result->shares[std::size_t(h)][std::size_t(p < m ? p : m)] : 0.0);
+    double top = 0;
+    if (ready)
+        for (const auto& row : result->shares) top = std::max(top, *std::max_element(row.begin(), row.end()));
+    shares_map_->setDataRange(QCPRange(0, top > 0 ? top : 1));
+    // x: every few pairs labelled with its theta_p; y: every head, with its key/value head.
+    QSharedPointer<QCPAxisTickerText> x_ticks(new QCPAxisTickerText);
+    const int step = std::max(1, columns / 8);
+    for (int p = 0; p < m; p += step)
+        x_ticks->addTick(p, QStringLiteral("p%1\nθ=%2").arg(p).arg(a.rotary.inverse_frequencies(p), 0, 'g', 2));
+    if (partial) x_ticks->addTick(m, QStringLiteral("rest\nθ=0"));
+    shares_plot_->xAxis->setTicker(x_ticks);
+    QSharedPointer<QCPAxisTickerText> y_ticks(new QCPAxisTickerText);
+    const int head_step = std::max(1, w.heads / 16);
+    for (int h = 0; h < w.heads; h += head_step) y_ticks->addTick(h, headTitle(h, w.heads, w.kv_heads));
+    shares_plot_->yAxis->setTicker(y_ticks);
+    shares_plot_->xAxis->setRange(-0.5, columns - 0.5);
+    shares_plot_->yAxis->setRange(-0.5, w.heads - 0.5);
+    shares_plot_->xAxis->setLabel(tr("rotary pair p: high frequency (positional) ← → low frequency (semantic)%1")
+                                      .arg(partial ? tr(", then the unrotated dims") : QString()));
+    shares_plot_->yAxis->setLabel(QString());
+    shares_title_->setText(ready ? tr("Where W_i^Q (W_i^K)ᵀ lives: share of ‖W_QK,i‖²_F in each frequency pair "
+                                      "(each head's row sums to 1)")
+                                 : tr("Frequency shares: computing…"));
+}
+
+}  // namespace headscope::ui

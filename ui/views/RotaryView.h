@@ -1,0 +1,81 @@
+#pragma once
+// RoPE made visible for one layer (issue 22 item 4), two plots:
+//  - the selected cell's logit against Delta with its content fixed: q_i and k_j (unrotated)
+//    stay, only the distance changes, logit(Delta) = x_i W_QK,i(Delta) x_j^T * scale / T (core
+//    logitAgainstDelta over the engine's rotated q and k); the cell's own Delta = j - i is marked
+//    and its value there is the engine's logit;
+//  - per head, how much of W_i^Q (W_g^K)^T lives in each rotary frequency pair (core pairShares,
+//    from RotaryDelta's worker): a heads x pairs heatmap, high frequency (theta_p near 1:
+//    positional) left, low frequency (semantic) right, the unrotated dims last (partial rotary);
+//    each head's row sums to 1.
+// A layer without rotary positions says that its logits do not depend on Delta.
+
+#include <QWidget>
+#include <memory>
+#include <qcustomplot.h>
+
+#include "Analysis.h"
+#include "DeferredRefresh.h"
+#include "RotaryCircuits.h"
+#include "ViewOptions.h"
+
+class QLabel;
+
+namespace headscope::ui {
+
+class RotaryDelta;
+
+class RotaryView : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit RotaryView(QWidget* parent = nullptr);
+
+    void setAnalysis(std::shared_ptr<const Analysis> analysis);
+    void setHead(int head);
+    void setCell(int row, int col);  // (-1, -1): the Score tab's default cell
+    void setOptions(const ViewOptions& options);
+    void setRotaryDelta(RotaryDelta* delta);
+
+    // What is on screen (valid after a refresh on a rotary layer).
+    const LogitCurve& curve() const { return curve_; }
+    int cellDelta() const { return cell_delta_; }
+    double engineLogit() const { return engine_logit_; }  // the engine's logit of the cell (-inf: masked)
+    int row() const { return shown_row_; }
+    int col() const { return shown_col_; }
+    QString curveTitle() const;
+    QString sharesTitle() const;
+    QString note() const;  // the sentence for a layer without rotary positions, else ""
+    QCPGraph* curveGraph() const { return curve_graph_; }
+    QCPColorMap* sharesMap() const { return shares_map_; }
+    QCustomPlot* curvePlot() const { return curve_plot_; }
+    QCustomPlot* sharesPlot() const { return shares_plot_; }
+
+    void replotNow();
+
+private:
+    void refresh();
+    void refreshCurve();
+    void refreshShares();
+    void applyFonts();
+
+    std::shared_ptr<const Analysis> analysis_;
+    RotaryDelta* delta_ = nullptr;
+    ViewOptions options_;
+    int head_ = 0, row_ = -1, col_ = -1;
+    int shown_row_ = -1, shown_col_ = -1, cell_delta_ = 0;
+    double engine_logit_ = 0;
+    LogitCurve curve_;
+    DeferredRefresh* deferred_ = nullptr;
+    QLabel* note_ = nullptr;
+    QCustomPlot* curve_plot_ = nullptr;
+    QCPTextElement* curve_title_ = nullptr;
+    QCPGraph* curve_graph_ = nullptr;
+    QCPGraph* cell_point_ = nullptr;
+    QCustomPlot* shares_plot_ = nullptr;
+    QCPTextElement* shares_title_ = nullptr;
+    QCPColorMap* shares_map_ = nullptr;
+    QCPColorScale* shares_scale_ = nullptr;
+};
+
+}  // namespace headscope::ui
