@@ -24,3 +24,5 @@ headscope_add_ui_test(test_ablation_ui)
 target_compile_definitions(test_ablation_ui PRIVATE HEADSCOPE_SHARED_MODELS_DIR="${HEADSCOPE_SHARED_MODELS_DIR}")
 # The Training tab (issue 23): the worker thread, curves holding the trainer's numbers, pause, reset.
 headscope_add_ui_test(test_training_tab)
+# One registry of views (issue 24): tabs, export and lessons read it; every entry is made and exported.
+headscope_add_ui_test(test_view_registry)
