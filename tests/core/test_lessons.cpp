@@ -51,7 +51,7 @@ const char* kPresets[] = {"paper-base", "bert-base", "gpt2-small", "single-head"
 }  // namespace
 
 TEST(LessonFiles, EveryLessonLoadsAndEveryStepValidates) {
-    for (int n = 1; n <= 6; ++n) {
+    for (int n = 1; n <= 7; ++n) {
         SCOPED_TRACE("lesson " + std::to_string(n));
         lessons::Lesson lesson;
         ASSERT_NO_THROW(lesson = lessonFile(n));

@@ -26,3 +26,5 @@ target_compile_definitions(test_ablation_ui PRIVATE HEADSCOPE_SHARED_MODELS_DIR=
 headscope_add_ui_test(test_training_tab)
 # One registry of views (issue 24): tabs, export and lessons read it; every entry is made and exported.
 headscope_add_ui_test(test_view_registry)
+# Lesson 7 (issue 23): trains in the Training tab to each step's condition, opens the model, knocks heads out.
+headscope_add_ui_test(test_lesson7_ui)

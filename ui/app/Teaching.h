@@ -15,7 +15,7 @@
 
 namespace headscope::ui {
 
-constexpr int kLessonCount = 6;
+constexpr int kLessonCount = 7;
 
 // Lesson n (1..kLessonCount) from the embedded files; nullopt with *error set otherwise.
 std::optional<lessons::Lesson> loadLesson(int n, QString* error = nullptr);
