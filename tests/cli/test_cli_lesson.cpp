@@ -106,7 +106,7 @@ TEST(Lesson, PdfSlidesToo) {
 TEST(Lesson, BadInputIsOneLineAndExitTwo) {
     const TempDir dir;
     for (const std::vector<std::string>& args :
-         {std::vector<std::string>{"lesson", "7", "--out", dir.str()}, {"lesson", "x", "--out", dir.str()},
+         {std::vector<std::string>{"lesson", "8", "--out", dir.str()}, {"lesson", "x", "--out", dir.str()},
           {"lesson", "1"}, {"lesson"}, {"lesson", "1", "--out", dir.str(), "--format", "gif"},
           {"lesson", "--list", "2"}}) {
         const CliResult r = runCli(args);
@@ -114,5 +114,5 @@ TEST(Lesson, BadInputIsOneLineAndExitTwo) {
         EXPECT_EQ(lines(r.err), 1) << r.err;
         EXPECT_THAT(r.err, HasSubstr("headscope-cli: "));
     }
-    EXPECT_THAT(runCli({"lesson", "7", "--out", dir.str()}).err, HasSubstr("there is no lesson '7': choose 1 to 6"));
+    EXPECT_THAT(runCli({"lesson", "8", "--out", dir.str()}).err, HasSubstr("there is no lesson '8': choose 1 to 7"));
 }

@@ -61,7 +61,8 @@ bool MainWindow::openLesson(int number, QString* error) {
 void MainWindow::showView(const std::string& show) {
     const ViewEntry* entry = findView(show);
     if (!entry) return;  // loadLesson checked every step's view against the registry
-    if (entry->place == ViewPlace::SpectrumDock) {
+    if (entry->place == ViewPlace::SpectrumDock) {  // below the heads whose spectra it shows
+        showTab(tabTitle(*findView("heads")));
         spectrum_dock_->show();
         spectrum_dock_->raise();
         return;
