@@ -18,6 +18,8 @@
 #include "Analysis.h"
 #include "Export.h"
 #include "Teaching.h"
+#include "TeachingHeadless.h"
+#include "ViewRegistry.h"
 #include "cli/Arguments.h"
 #include "cli/Commands.h"
 #include "lessons/Lesson.h"
@@ -92,7 +94,7 @@ bool writeSlide(const QString& html, const QImage& view, double scale, const QSt
 
 int runLesson(const QStringList& arguments, int argc, char** argv) {
     QCommandLineParser parser;
-    parser.addPositionalArgument("N", "Lesson number, 1 to 6.");
+    parser.addPositionalArgument("N", "Lesson number, 1 to " + QString::number(ui::kLessonCount) + ".");
     parser.addOption({"list", "List the lessons."});
     parser.addOption({"out", "Directory to write into (created if missing).", "DIR"});
     parser.addOption({"format", "Comma-separated: png, svg, pdf (default png).", "LIST"});
@@ -149,22 +151,32 @@ int runLesson(const QStringList& arguments, int argc, char** argv) {
 
     std::string handout = "# Lesson " + std::to_string(number) + ": " + lessons::plainText(lesson->title) + "\n\n";
     int files = 0;
+    // Steps that train, open the trained model or knock heads out do it here, headless and
+    // deterministic for the lesson's seed: each slide shows the state its text talks about.
+    ui::HeadlessLessonRun run;
     for (std::size_t k = 0; k < lesson->steps.size(); ++k) {
         const lessons::LessonStep& step = lesson->steps[k];
         const Analysis analysis = analyze(step.session.config, true);
         const auto values = lessons::placeholderValues(analysis, step.head);
+        QString status;
+        try {
+            status = run.apply(step, scratch.path());
+        } catch (const std::exception& e) {
+            throw UsageError("lesson " + std::to_string(number) + ", step " + std::to_string(k + 1) + ": " + e.what());
+        }
         // A step that applies something to the live weights is drawn with it applied, as in the window.
         const Analysis shown = step.apply == "reparametrize_qk" ? lessons::reparametrizedAnalysis(analysis) : analysis;
+        const ui::ViewEntry* entry = ui::findView(step.show);  // loadLesson checked it is in the registry
         ui::ViewOptions options;
-        options.show_logits = step.show == "logits";
+        options.show_logits = entry->show_logits;
         options = ui::applyViewSettings(options, step.session.view);
         const QString view_png = scratch.filePath(QStringLiteral("view-%1.png").arg(k + 1));
-        if (!ui::exportView(ui::viewKindForShow(step.show), shown, step.head, options, view_png, ui::ImageFormat::Png,
-                            scale, &error))
+        if (!ui::saveView(*entry, run.inputs(&shown, step.head, options), view_png, ui::ImageFormat::Png, scale, &error))
             throw UsageError(error.toStdString());
         const QImage view(view_png);
         if (view.isNull()) throw UsageError("cannot read back the view of step " + std::to_string(k + 1));
-        const QString html = ui::stepHtml(*lesson, int(k), values);
+        QString html = ui::stepHtml(*lesson, int(k), values);
+        if (!status.isEmpty()) html += QStringLiteral("<p>%1</p>").arg(status);
         const QString base = QStringLiteral("step-%1").arg(k + 1);
         for (ui::ImageFormat format : formats) {
             const QString path = QDir(dir).filePath(base + "." + ui::suffix(format));
@@ -173,6 +185,7 @@ int runLesson(const QStringList& arguments, int argc, char** argv) {
         }
         handout += "## Step " + std::to_string(k + 1) + ": " + lessons::plainText(lessons::fillTemplate(step.title, values)) + "\n\n";
         handout += lessons::plainText(lessons::fillTemplate(step.text, values)) + "\n\n";
+        if (!status.isEmpty()) handout += lessons::plainText(status.toStdString()) + "\n\n";
         if (!step.look_at.empty())
             handout += "*Look at:* " + lessons::plainText(lessons::fillTemplate(step.look_at, values)) + "\n\n";
         handout += "![Step " + std::to_string(k + 1) + "](" + base.toStdString() + "." + ui::suffix(formats.front()).toStdString() + ")\n\n";

@@ -63,12 +63,6 @@ std::string number(double v, const char* format) {
 
 }  // namespace
 
-const std::vector<std::string>& viewNames() {
-    static const std::vector<std::string> names = {"heads",    "logits",      "spectra",  "spectrum_ov", "ranks",
-                                                   "projections", "circuits", "circuit_ov", "costs"};
-    return names;
-}
-
 const std::vector<std::string>& applyNames() {
     static const std::vector<std::string> names = {"reparametrize_qk"};
     return names;
@@ -297,16 +291,13 @@ Lesson parseLesson(const std::string& text, const std::string& name) {
     for (const json& s : j["steps"]) {
         const std::string where = name + ", step " + std::to_string(++index);
         if (!s.is_object()) throw IoError(where + ": a step must be a JSON object");
-        checkKeys(s, {"title", "text", "config", "show", "head", "look_at", "apply"}, where);
+        checkKeys(s, {"title", "text", "config", "show", "head", "look_at", "apply", "training", "open_model", "ablate", "ablate_mode"},
+                  where);
         LessonStep step;
         step.title = requireString(s, "title", where);
         step.text = requireString(s, "text", where);
         step.look_at = requireString(s, "look_at", where, false);
         if (s.contains("show")) step.show = requireString(s, "show", where);
-        const auto& views = viewNames();
-        if (std::find(views.begin(), views.end(), step.show) == views.end())
-            throw IoError(where + ": \"show\" " + io::quote(step.show) +
-                          " is not a view (heads, logits, spectra, spectrum_ov, ranks, projections, circuits, circuit_ov, costs)");
         step.apply = requireString(s, "apply", where, false);
         const auto& applies = applyNames();
         if (!step.apply.empty() && std::find(applies.begin(), applies.end(), step.apply) == applies.end())
@@ -320,12 +311,24 @@ Lesson parseLesson(const std::string& text, const std::string& name) {
         if (step.head < 0 || step.head >= step.session.config.heads)
             throw IoError(where + ": head " + std::to_string(step.head) + " does not exist (there are " +
                           std::to_string(step.session.config.heads) + " heads)");
+        step.actions = parseStepActions(s.dump(), where);
         checkTemplate(step.title, where);
         checkTemplate(step.text, where);
         checkTemplate(step.look_at, where);
         lesson.steps.push_back(std::move(step));
     }
     return lesson;
+}
+
+void checkViews(const Lesson& lesson, const std::string& name, const std::vector<std::string>& views) {
+    for (std::size_t k = 0; k < lesson.steps.size(); ++k) {
+        const std::string& show = lesson.steps[k].show;
+        if (std::find(views.begin(), views.end(), show) != views.end()) continue;
+        std::string known;
+        for (const std::string& v : views) known += (known.empty() ? "" : ", ") + v;
+        throw IoError(name + ", step " + std::to_string(k + 1) + ": \"show\" " + io::quote(show) +
+                      " is not a view (the views are: " + known + ")");
+    }
 }
 
 Preset parsePreset(const std::string& text, const std::string& name) {

@@ -6,12 +6,15 @@
 //    "steps": [{"title": "...",
 //               "text": "Qt rich text with entities, <sub>/<sup> and {placeholders}",
 //               "config": {...session keys...},  applied over the lesson's config (texts too)
-//               "show": "heads",                 the view: heads, logits, spectra, spectrum_ov,
-//                                                ranks, projections, circuits, circuit_ov, costs
+//               "show": "heads",                 the view's id in the GUI's registry (ui/views/
+//                                                ViewRegistry.h): heads, spectra, score, training...
 //               "head": 0,                       the head the view and the numbers are about
 //               "look_at": "what to look at (rich text, placeholders too)",
 //               "apply": "reparametrize_qk"}]}       optional: what the step does to the live
 //                                                weights (W_Q M, W_K M^-T; Reparametrize.h)
+//               "training": {...}, "open_model": true, "ablate": "1.0,1.1"
+//                                                optional: drive the Training tab, open the model it
+//                                                trained, knock heads out (LessonTraining.h)
 //
 // Every number a step quotes is a placeholder filled from the engine for that step's
 // configuration (placeholderValues), never typed in. A step's configuration is
@@ -23,6 +26,7 @@
 
 #include "Analysis.h"
 #include "io/SessionFile.h"
+#include "lessons/LessonTraining.h"
 
 namespace headscope::lessons {
 
@@ -34,6 +38,7 @@ struct LessonStep {
     int head = 0;
     io::SessionData session;  // the full configuration and view settings of this step
     std::string apply;        // "" or one of applyNames(): done to the weights the views show
+    StepActions actions;      // training, opening the trained model, knocking heads out
 };
 
 struct Lesson {
@@ -42,15 +47,16 @@ struct Lesson {
     std::vector<LessonStep> steps;
 };
 
-// The views a step may show, in the order the documentation lists them.
-const std::vector<std::string>& viewNames();
 // What a step may apply to the live weights: "reparametrize_qk" (W_Q M, W_K M^-T).
 const std::vector<std::string>& applyNames();
 
-// Parses and validates a lesson file's text: shape, keys, view names, every placeholder
-// known, every step's configuration valid (Config::validate) and its head in range. Throws
-// io::IoError with one sentence naming `name` and the step ("lesson-1.json, step 3: ...").
+// Parses and validates a lesson file's text: shape, keys, every placeholder known, every
+// step's configuration valid (Config::validate), its head in range and its actions well formed.
+// Throws io::IoError with one sentence naming `name` and the step ("lesson-1.json, step 3: ...").
+// The views are the GUI's (ViewRegistry): checkViews checks a step's "show" against them.
 Lesson parseLesson(const std::string& json, const std::string& name);
+// io::IoError naming the first step whose "show" is not one of views, and listing views.
+void checkViews(const Lesson& lesson, const std::string& name, const std::vector<std::string>& views);
 
 // A preset (resources/presets/*.json): a session file with an optional "name" and
 // "description". Throws io::IoError naming `name`; the configuration must validate.

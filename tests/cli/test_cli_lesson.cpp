@@ -24,10 +24,11 @@ lessons::Lesson lessonFile(int n) {
 }
 }  // namespace
 
-TEST(Lesson, ListNamesTheSixLessons) {
+TEST(Lesson, ListNamesTheSevenLessons) {
     const CliResult r = runCli({"lesson", "--list"});
     ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_EQ(lines(r.out), 6) << r.out;
+    EXPECT_EQ(lines(r.out), 7) << r.out;
+    EXPECT_THAT(r.out, HasSubstr("7  How an induction head forms (8 steps)"));
     EXPECT_THAT(r.out, HasSubstr("1  One matrix or two"));
     EXPECT_THAT(r.out, HasSubstr("6  The low-rank bottleneck"));
 }
@@ -65,6 +66,30 @@ TEST(Lesson, WritesOneImagePerStepAndAHandoutWithTheEnginesNumbers) {
     EXPECT_EQ(md.find("<sub>"), std::string::npos);
 }
 
+// Lesson 7's slides need a trained state: the export trains it headless with the lesson's seed
+// and budgets, opens the model it became and knocks its heads out, and says what it reached.
+TEST(Lesson, LessonSevenTrainsForItsSlidesAndSaysWhatItReached) {
+    const TempDir dir;
+    const CliResult r = runCli({"lesson", "7", "--out", dir.str()});
+    ASSERT_EQ(r.status, 0) << r.err;
+    for (int k = 1; k <= 8; ++k) {
+        const fs::path png = dir.path / ("step-" + std::to_string(k) + ".png");
+        ASSERT_TRUE(fs::exists(png)) << png;
+        EXPECT_GT(fs::file_size(png), 20000u) << "step " << k << " looks empty";
+    }
+    const std::string md = readFile(dir.path / "lesson-7.md");
+    EXPECT_THAT(md, HasSubstr("# Lesson 7: How an induction head forms"));
+    EXPECT_THAT(md, HasSubstr("Reached**: step 150. The run at step 150: loss "));
+    EXPECT_THAT(md, HasSubstr("Reached**: accuracy on the repeated half at least 90.0 %. The run at step "));
+    EXPECT_THAT(md, HasSubstr("Reached**: head 0.0's previous-token score at least 0.30, head 1.1's induction score at least 0.50. The run at step "));
+    EXPECT_EQ(md.find("Not reached"), std::string::npos) << md;
+    // Both induction heads off: the loss on the repeated string rises by more than a nat.
+    const std::regex knocked(R"(Knocked out\*\* heads 1\.0, 1\.1: the loss on the text goes from ([0-9.]+) to ([0-9.]+))");
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(md, m, knocked)) << md;
+    EXPECT_GT(std::stod(m[2]) - std::stod(m[1]), 1.0) << m[0];
+}
+
 TEST(Lesson, PdfSlidesToo) {
     const TempDir dir;
     const CliResult r = runCli({"lesson", "5", "--out", dir.str(), "--format", "pdf"});
@@ -81,7 +106,7 @@ TEST(Lesson, PdfSlidesToo) {
 TEST(Lesson, BadInputIsOneLineAndExitTwo) {
     const TempDir dir;
     for (const std::vector<std::string>& args :
-         {std::vector<std::string>{"lesson", "7", "--out", dir.str()}, {"lesson", "x", "--out", dir.str()},
+         {std::vector<std::string>{"lesson", "8", "--out", dir.str()}, {"lesson", "x", "--out", dir.str()},
           {"lesson", "1"}, {"lesson"}, {"lesson", "1", "--out", dir.str(), "--format", "gif"},
           {"lesson", "--list", "2"}}) {
         const CliResult r = runCli(args);
@@ -89,5 +114,5 @@ TEST(Lesson, BadInputIsOneLineAndExitTwo) {
         EXPECT_EQ(lines(r.err), 1) << r.err;
         EXPECT_THAT(r.err, HasSubstr("headscope-cli: "));
     }
-    EXPECT_THAT(runCli({"lesson", "7", "--out", dir.str()}).err, HasSubstr("there is no lesson '7': choose 1 to 6"));
+    EXPECT_THAT(runCli({"lesson", "8", "--out", dir.str()}).err, HasSubstr("there is no lesson '8': choose 1 to 7"));
 }

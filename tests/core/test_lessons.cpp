@@ -51,7 +51,7 @@ const char* kPresets[] = {"paper-base", "bert-base", "gpt2-small", "single-head"
 }  // namespace
 
 TEST(LessonFiles, EveryLessonLoadsAndEveryStepValidates) {
-    for (int n = 1; n <= 6; ++n) {
+    for (int n = 1; n <= 7; ++n) {
         SCOPED_TRACE("lesson " + std::to_string(n));
         lessons::Lesson lesson;
         ASSERT_NO_THROW(lesson = lessonFile(n));
@@ -250,8 +250,14 @@ TEST(LessonParser, ErrorsNameTheFileTheStepAndTheProblem) {
                 HasSubstr("lesson-9.json, step 1: unknown placeholder {rank_q}"));
     EXPECT_THAT(error(head + R"("steps": [{"title": "a", "text": "x", "config": {"d_model": 100}}]})"),
                 HasSubstr("lesson-9.json, step 1: the configuration is not valid: d_model 100"));
-    EXPECT_THAT(error(head + R"("steps": [{"title": "a", "text": "x", "show": "pie"}]})"),
-                HasSubstr("'pie' is not a view"));
+    // A step's view is checked against the views the GUI registers (checkViews; test_view_registry).
+    const lessons::Lesson pie = lessons::parseLesson(head + R"("steps": [{"title": "a", "text": "x"}, {"title": "b", "text": "x", "show": "pie"}]})", "lesson-9.json");
+    try {
+        lessons::checkViews(pie, "lesson-9.json", {"heads", "spectra"});
+        ADD_FAILURE() << "a step showing 'pie' passed";
+    } catch (const io::IoError& e) {
+        EXPECT_STREQ(e.what(), "lesson-9.json, step 2: \"show\" 'pie' is not a view (the views are: heads, spectra)");
+    }
     EXPECT_THAT(error(head + R"("steps": [{"title": "a", "text": "x", "config": {"dmodel": 8}}]})"),
                 HasSubstr("unknown session key 'dmodel'"));
     EXPECT_THAT(error(head + R"("steps": [{"title": "a", "text": "x {d_k"}]})"), HasSubstr("never closed"));
@@ -260,6 +266,74 @@ TEST(LessonParser, ErrorsNameTheFileTheStepAndTheProblem) {
     EXPECT_THAT(error(head + R"("steps": [{"title": "a", "text": "x", "apply": "shuffle"}]})"),
                 HasSubstr("lesson-9.json, step 1: \"apply\" 'shuffle' is not known"));
     EXPECT_THAT(error("{"), HasSubstr("not valid JSON"));
+}
+
+TEST(LessonParser, TrainingActionsParseAndTheirErrorsNameTheStep) {
+    const std::string head = R"({"format": "headscope-lesson", "version": 1, "number": 9, "title": "t", "steps": [{"title": "a", "text": "x")";
+    const auto parse = [&](const std::string& actions) {
+        return lessons::parseLesson(head + (actions.empty() ? "" : ", ") + actions + "}]}", "lesson-9.json");
+    };
+    const auto error = [&](const std::string& actions) {
+        try {
+            parse(actions);
+        } catch (const io::IoError& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    const lessons::Lesson l = parse(R"("training": {"settings": {"layers": 1, "seed": 3, "learning_rate": 0.01}, "run": "start",
+        "until": {"accuracy": 0.5, "induction": {"layer": 0, "head": 1, "score": 0.4}}, "budget": 300}, "ablate": "0.1, 0.0", "ablate_mode": "mean")");
+    const lessons::StepActions& a = l.steps[0].actions;
+    ASSERT_TRUE(a.training && a.training->settings);
+    EXPECT_EQ(a.training->settings->layers, 1);
+    EXPECT_EQ(a.training->settings->seed, 3u);
+    EXPECT_EQ(a.training->settings->d_model, train::TrainConfig{}.d_model);  // the defaults for keys not given
+    EXPECT_EQ(a.training->run, lessons::TrainingAction::Run::Start);
+    EXPECT_EQ(a.training->until.accuracy, 0.5);
+    ASSERT_TRUE(a.training->until.induction);
+    EXPECT_EQ(a.training->until.induction->head, 1);
+    EXPECT_EQ(a.training->budget, 300);
+    ASSERT_TRUE(a.ablate);
+    EXPECT_EQ(a.ablate->heads, (std::vector<model::HeadRef>{{0, 0}, {0, 1}}));
+    EXPECT_EQ(a.ablate->mode, model::AblationMode::Mean);
+    EXPECT_FALSE(parse("").steps[0].actions.any());
+
+    EXPECT_EQ(error(R"("training": {"run": "go"})"), "lesson-9.json, step 1: \"run\" must be \"start\", \"pause\" or \"reset\"");
+    EXPECT_EQ(error(R"("training": {"until": {"steps": 10}})"),
+              "lesson-9.json, step 1: \"until\" needs \"run\": \"start\" (a paused run reaches nothing)");
+    EXPECT_EQ(error(R"("training": {"run": "start", "until": {}})"),
+              "lesson-9.json, step 1: \"until\" names no condition (steps, accuracy, previous_token, induction)");
+    EXPECT_EQ(error(R"("training": {"run": "start", "until": {"induction": {"layer": 2, "head": 0, "score": 0.5}}})"),
+              "lesson-9.json, step 1: head 2.0 is not in a model of 2 layers of 2 heads");
+    EXPECT_EQ(error(R"("training": {"settings": {"heads": 3}})"),
+              "lesson-9.json, step 1: \"settings\": " + train::TrainConfig{.heads = 3}.problem());
+    EXPECT_EQ(error(R"("training": {"run": "start", "until": {"accuracy": 1.5}})"),
+              "lesson-9.json, step 1: \"until\": \"accuracy\" must be a number from 0 to 1");
+    EXPECT_THAT(error(R"("ablate": "1-0")"), HasSubstr("lesson-9.json, step 1: \"ablate\": "));
+    EXPECT_EQ(error(R"("ablate": "1.0", "ablate_mode": "half")"), "lesson-9.json, step 1: \"ablate_mode\" must be \"zero\" or \"mean\"");
+    EXPECT_EQ(error(R"("open_model": 1)"), "lesson-9.json, step 1: \"open_model\" must be true or false");
+}
+
+TEST(LessonTraining, ConditionsHoldOnlyWhenEveryOneDoes) {
+    lessons::TrainingUntil until;
+    until.steps = 100;
+    until.accuracy = 0.9;
+    until.induction = lessons::HeadScoreCondition{1, 1, 0.5};
+    train::Evaluation e;
+    e.step = 150;
+    e.repeated_accuracy = 0.95;
+    e.previous_token = {0.3, 0.1, 0.0, 0.0};
+    e.prefix_matching = {0.0, 0.0, 0.2, 0.6};  // layer * 2 + head: head 1.1 is the last
+    EXPECT_TRUE(lessons::conditionHolds(until, 150, e, 2));
+    EXPECT_FALSE(lessons::conditionHolds(until, 99, e, 2));
+    e.prefix_matching[3] = 0.49;
+    EXPECT_FALSE(lessons::conditionHolds(until, 150, e, 2));
+    e.prefix_matching[3] = 0.6;
+    e.repeated_accuracy = 0.89;
+    EXPECT_FALSE(lessons::conditionHolds(until, 150, e, 2));
+    EXPECT_EQ(lessons::describeCondition(until),
+              "step 100, accuracy on the repeated half at least 90.0 %, head 1.1's induction score at least 0.50");
+    EXPECT_EQ(lessons::headList({{1, 0}, {1, 1}}), "heads 1.0, 1.1");
 }
 
 TEST(LessonTemplate, FillsBracesAndConvertsRichText) {

@@ -35,3 +35,7 @@ target_include_directories(test_latest_only PRIVATE ${PROJECT_SOURCE_DIR}/ui/vie
 target_link_libraries(test_latest_only PRIVATE Qt6::Core Qt6::Test)
 set_target_properties(test_latest_only PROPERTIES AUTOMOC ON)
 add_test(NAME ui.test_latest_only COMMAND test_latest_only)
+# One registry of views (issue 24): tabs, export and lessons read it; every entry is made and exported.
+headscope_add_ui_test(test_view_registry)
+# Lesson 7 (issue 23): trains in the Training tab to each step's condition, opens the model, knocks heads out.
+headscope_add_ui_test(test_lesson7_ui)

@@ -20,6 +20,7 @@
 #include "MainWindow.h"
 #include "Session.h"
 #include "Teaching.h"
+#include "ViewRegistry.h"
 #include "io/SessionFile.h"
 
 using namespace headscope;
@@ -28,11 +29,10 @@ using namespace headscope::ui::testing;
 
 namespace {
 
-QWidget* tabFor(MainWindow& w, const std::string& show) {
-    if (show == "projections") return w.centralTabs()->widget(1);
-    if (show == "circuits" || show == "circuit_ov") return w.centralTabs()->widget(2);
-    if (show == "costs") return w.centralTabs()->widget(3);
-    return w.centralTabs()->widget(0);
+// The tab a step's view is in, as the registry places it (the spectra: in a dock below the Heads tab).
+QString tabFor(const std::string& show) {
+    const ViewEntry* entry = findView(show);
+    return entry && entry->place == ViewPlace::Tab ? tabTitle(*entry) : QStringLiteral("Heads");
 }
 
 QAction* actionNamed(MainWindow& w, const QString& text) {
@@ -68,6 +68,8 @@ private slots:
             LessonDock* dock = window.lessonDock();
             QVERIFY(dock && dock->isVisible());
             const lessons::Lesson lesson = *dock->lesson();
+            // A lesson that trains and opens the model it trained (7) has its own test: test_lesson7_ui.
+            if (std::any_of(lesson.steps.begin(), lesson.steps.end(), [](const auto& s) { return s.actions.any(); })) continue;
             for (int k = 0; k < dock->stepCount(); ++k) {
                 if (k > 0) dock->nextButton()->click();
                 QVERIFY2(window.waitForCompleteUpdate(60000, &error), qPrintable(error));
@@ -78,7 +80,7 @@ private slots:
                 QVERIFY2(window.controls()->config() == step.session.config,
                          (io::configToJson(window.controls()->config()) + io::configToJson(step.session.config)).c_str());
                 QCOMPARE(window.session()->head(), step.head);
-                QCOMPARE(window.centralTabs()->currentWidget(), tabFor(window, step.show));
+                QCOMPARE(window.centralTabs()->tabText(window.centralTabs()->currentIndex()).remove('&'), tabFor(step.show));
                 QCOMPARE(window.viewOptions().show_logits, step.show == "logits");
                 const auto analysis = window.session()->analysis();
                 QVERIFY(analysis && analysis->config == step.session.config);

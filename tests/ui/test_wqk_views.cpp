@@ -17,6 +17,7 @@
 #include "CircuitView.h"
 #include "CostView.h"
 #include "Export.h"
+#include "ViewRegistry.h"
 #include "FusedProjectionsView.h"
 #include "HeadGridView.h"
 #include "MainWindow.h"
@@ -276,7 +277,7 @@ private slots:
         QString error;
         const QStringList files = exportImages(*a, dir.path(), {ImageFormat::Png, ImageFormat::Svg}, &error, {}, 1.0, 1);
         QVERIFY2(error.isEmpty(), qPrintable(error));
-        QCOMPARE(files.size(), 2 * int(std::size(kAllViews)));
+        QCOMPARE(files.size(), 2 * int(exportedViews().size()));
         for (const char* name : {"spectrum_qk", "spectrum_ov", "rank_table", "projections", "circuit_qk_head_1",
                                  "circuit_ov_head_1", "costs", "attention_weights"}) {
             const QString png = dir.filePath(QString::fromLatin1(name) + ".png");

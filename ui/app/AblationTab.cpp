@@ -10,6 +10,7 @@
 #include "ModelOverviewView.h"
 #include "Session.h"
 #include "TokenLogProbView.h"
+#include "ViewRegistry.h"
 
 namespace headscope::ui {
 
@@ -46,7 +47,7 @@ void AblationTab::refresh() {
 AblationTab* addAblationTab(Session* session, QTabWidget* tabs, HeadGridView* grid, ModelOverviewView* overview,
                             RankTableView* ranks) {
     auto* tab = new AblationTab(session, tabs);
-    tabs->setTabToolTip(tabs->addTab(scrollable(tab), AblationTab::tr("&Ablation")),
+    tabs->setTabToolTip(tabs->addTab(scrollable(tab), tabLabel("ablation")),
                         AblationTab::tr("What knocked-out heads cost a loaded model: each token's log-probability before "
                                         "and after, and each head's direct contribution to the predicted token's logit."));
     installHeadMenus(session, grid, overview, ranks, tab->attribution());

@@ -16,6 +16,7 @@
 #include <QVBoxLayout>
 
 #include "Setting.h"
+#include "ViewRegistry.h"
 
 namespace headscope::ui {
 
@@ -49,7 +50,7 @@ ExportDialog::ExportDialog(int heads, int head, QWidget* parent) : QDialog(paren
     what_->addButton(other, int(ExportRequest::What::View));
     view_ = new QComboBox;
     view_->setObjectName(QStringLiteral("export_view"));
-    for (ViewKind kind : kAllViews) view_->addItem(viewTitle(kind), int(kind));
+    for (ViewKind kind : exportedViews()) view_->addItem(viewTitle(kind), int(kind));
     view_->setCurrentIndex(std::max(0, view_->findData(kView.get())));
     auto* other_row = new QHBoxLayout;
     other_row->addWidget(other);

@@ -16,6 +16,8 @@
 #include "lessons/Reparametrize.h"
 #include "Session.h"
 #include "Teaching.h"
+#include "TeachingActions.h"
+#include "TrainingTab.h"
 
 namespace headscope::ui {
 
@@ -67,6 +69,14 @@ LessonDock::LessonDock(MainWindow* window) : QDockWidget(tr("Lesson"), window), 
     connect(reset_, &QPushButton::clicked, this, &LessonDock::resetStep);
     connect(window_->session(), &Session::changed, this, &LessonDock::fill);
     connect(window_->session(), &Session::equivalenceReady, this, &LessonDock::fill);
+    if (auto* training = window_->findChild<TrainingTab*>()) {
+        actions_ = new TeachingActions(training, window_->session(), this);
+        connect(actions_, &TeachingActions::statusChanged, this, [this]() { fill(window_->session()->analysis()); });
+        connect(actions_, &TeachingActions::finished, this, [this]() {
+            // Opening a model brings the Model tab forward; the step's own view comes back.
+            if (lesson_) window_->showView(lesson_->steps[std::size_t(step_)].show);
+        });
+    }
     updateButtons();
 }
 
@@ -84,8 +94,10 @@ void LessonDock::goToStep(int step) {
     step_ = std::clamp(step, 0, stepCount() - 1);
     text_->setHtml(tr("<p><i>Computing this step\u2026</i></p>"));
     updateButtons();
-    window_->applyLessonStep(lesson_->steps[std::size_t(step_)]);
-    if (auto a = window_->session()->analysis(); a && a->config == lesson_->steps[std::size_t(step_)].session.config)
+    const lessons::LessonStep& shown = lesson_->steps[std::size_t(step_)];
+    window_->applyLessonStep(shown);
+    if (actions_) actions_->run(shown.actions);
+    if (auto a = window_->session()->analysis(); a && (a->config == shown.session.config || shown.actions.any()))
         fill(a);  // the same configuration as before: no new analysis will come
     emit stepShown(step_);
 }
@@ -102,10 +114,16 @@ void LessonDock::fill(std::shared_ptr<const Analysis> analysis) {
     if (analysis->config == step.session.config && window_->session()->head() != step.head)
         window_->session()->setHead(step.head);
     applyToViews(analysis);
+    std::map<std::string, std::string> values;
     try {
-        const auto values = lessons::placeholderValues(*analysis, step.head);
+        values = lessons::placeholderValues(*analysis, step.head);
+    } catch (const std::exception&) {
+        // A trained model's layer may lack what a number needs; a step using one says so below.
+    }
+    try {
         QString html = stepHtml(*lesson_, step_, values);
-        if (!(analysis->config == step.session.config))
+        if (actions_ && !actions_->status().isEmpty()) html += QStringLiteral("<p>%1</p>").arg(actions_->status());
+        if (!(analysis->config == step.session.config) && !step.actions.any() && window_->session()->source().generated())
             html += tr("<p style=\"color:#8a5a00\"><i>You changed the settings: the numbers above follow them. "
                        "\u201cReset this step\u201d puts the step's settings back.</i></p>");
         text_->setHtml(html);

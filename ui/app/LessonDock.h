@@ -4,7 +4,9 @@
 // window (MainWindow::applyLessonStep); the step's text is a template whose numbers are filled
 // from the session's latest analysis each time one arrives, never typed in. A step that
 // applies something to the live weights (lesson 1: W_Q M, W_K M^-T) hands the transformed
-// analysis to the views that draw weights and attention, after the session's own.
+// analysis to the views that draw weights and attention, after the session's own. A step that
+// drives the Training tab, opens the model it trained or knocks heads out does so through
+// TeachingActions, whose status (what is awaited, what was reached) follows the step's text.
 
 #include <memory>
 #include <optional>
@@ -22,6 +24,7 @@ class QTextBrowser;
 namespace headscope::ui {
 
 class MainWindow;
+class TeachingActions;
 
 class LessonDock : public QDockWidget {
     Q_OBJECT
@@ -44,6 +47,8 @@ public:
     // What the views show while the step applies something to the live weights ("apply":
     // "reparametrize_qk": W_Q M, W_K M^-T), else nullptr.
     std::shared_ptr<const Analysis> appliedAnalysis() const { return applied_; }
+    // What the step does to the Training tab, the opened model and its heads (lesson 7).
+    TeachingActions* actions() const { return actions_; }
 
 public slots:
     void goToStep(int step);
@@ -72,6 +77,7 @@ private:
     QAction* next_action_ = nullptr;
     std::shared_ptr<const Analysis> applied_;
     std::shared_ptr<const Analysis> applied_from_;  // the session's analysis applied_ was made from
+    TeachingActions* actions_ = nullptr;
 };
 
 }  // namespace headscope::ui

@@ -45,6 +45,7 @@
 #include "StatusPanel.h"
 #include "Teaching.h"
 #include "TrainingTab.h"
+#include "ViewRegistry.h"
 #include "io/SessionFile.h"
 
 namespace headscope::ui {
@@ -78,21 +79,21 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     focus_ = new HeadDetailView;
     focus_->setObjectName(QStringLiteral("head_focus"));
     heads_tab_ = new HeadsTab(grid_, focus_, tabs_);
-    tabs_->addTab(heads_tab_, tr("&Heads"));
-    tabs_->addTab(projections_, tr("&Projections"));
-    tabs_->addTab(circuits_, tr("C&ircuits"));
-    tabs_->addTab(costs_, tr("C&osts"));
+    tabs_->addTab(heads_tab_, tabLabel("heads"));
+    tabs_->addTab(projections_, tabLabel("projections"));
+    tabs_->addTab(circuits_, tabLabel("circuits"));
+    tabs_->addTab(costs_, tabLabel("costs"));
     overview_ = new ModelOverviewView(tabs_);
-    tabs_->addTab(overview_, tr("&Model"));
+    tabs_->addTab(overview_, tabLabel("model"));
     tabs_->setTabToolTip(tabs_->indexOf(overview_), tr("Every layer and head of an opened model; click one to show it."));
-    tabs_->setTabToolTip(tabs_->addTab(breakdown_, tr("&Score")),
+    tabs_->setTabToolTip(tabs_->addTab(breakdown_, tabLabel("score")),
                          tr("How the selected cell's score is made: q, k, q*k, the scale, the softmax row, W_QK."));
-    tabs_->setTabToolTip(tabs_->addTab(token_lines_, tr("&Token lines")),
+    tabs_->setTabToolTip(tabs_->addTab(token_lines_, tabLabel("token_lines")),
                          tr("Lines from each query word to each key word, opacity = weight, one colour per head."));
-    tabs_->setTabToolTip(tabs_->addTab(qk_map_, tr("&Q-K map")),
+    tabs_->setTabToolTip(tabs_->addTab(qk_map_, tabLabel("qk_map")),
                          tr("The selected head's queries and keys as points on their first two principal components."));
     auto* training = new TrainingTab(tabs_);  // issue 23: train a small model, watch an induction head form
-    tabs_->setTabToolTip(tabs_->addTab(scrollable(training), tr("Trainin&g")), tr("Train a small transformer on repeated strings."));
+    tabs_->setTabToolTip(tabs_->addTab(scrollable(training), tabLabel("training")), tr("Train a small transformer on repeated strings."));
     connect(training, &TrainingTab::openModelRequested, this, [this](const QString& dir) {
         if (openModel(dir)) tabs_->setCurrentWidget(overview_);
     });

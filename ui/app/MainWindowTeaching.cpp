@@ -7,16 +7,13 @@
 #include <QTabWidget>
 #include <algorithm>
 
-#include "CircuitView.h"
 #include "ControlsDock.h"
-#include "CostView.h"
-#include "FusedProjectionsView.h"
 #include "HeadGridView.h"
-#include "HeadsTab.h"
 #include "LessonDock.h"
 #include "Session.h"
 #include "StatusPanel.h"
 #include "Teaching.h"
+#include "ViewRegistry.h"
 
 namespace headscope::ui {
 
@@ -31,7 +28,8 @@ void MainWindow::applyPreset(const lessons::Preset& preset) {
 void MainWindow::applyLessonStep(const lessons::LessonStep& step) {
     ViewOptions o = options_;
     o.cell_numbers = false;
-    o.show_logits = step.show == "logits";
+    const ViewEntry* entry = findView(step.show);
+    o.show_logits = entry && entry->show_logits;
     o = applyViewSettings(o, step.session.view);
     if (presentation_) o.font_scale = std::max(o.font_scale, options_.font_scale);
     setViewOptions(o);
@@ -61,15 +59,15 @@ bool MainWindow::openLesson(int number, QString* error) {
 }
 
 void MainWindow::showView(const std::string& show) {
-    QWidget* tab = heads_tab_;
-    if (show == "projections") tab = projections_;
-    else if (show == "circuits" || show == "circuit_ov") tab = circuits_;
-    else if (show == "costs") tab = costs_;
-    tabs_->setCurrentWidget(tab);
-    if (show == "spectra" || show == "spectrum_ov" || show == "ranks") {
+    const ViewEntry* entry = findView(show);
+    if (!entry) return;  // loadLesson checked every step's view against the registry
+    if (entry->place == ViewPlace::SpectrumDock) {  // below the heads whose spectra it shows
+        showTab(tabTitle(*findView("heads")));
         spectrum_dock_->show();
         spectrum_dock_->raise();
+        return;
     }
+    showTab(tabTitle(*entry));
 }
 
 void MainWindow::setPresentationMode(bool on) {

@@ -3,6 +3,7 @@
 #include <QFile>
 
 #include "Resources.h"
+#include "ViewRegistry.h"
 #include "io/IoError.h"
 
 namespace headscope::ui {
@@ -31,8 +32,14 @@ std::optional<lessons::Lesson> loadLesson(int n, QString* error) {
     const QString name = QStringLiteral("lesson-%1.json").arg(n);
     const QByteArray bytes = readResource(QStringLiteral(":/lessons/") + name, error);
     if (bytes.isEmpty()) return std::nullopt;
+    return lessonFromText(bytes, name, error);
+}
+
+std::optional<lessons::Lesson> lessonFromText(const QByteArray& text, const QString& name, QString* error) {
     try {
-        return lessons::parseLesson(bytes.toStdString(), name.toStdString());
+        lessons::Lesson lesson = lessons::parseLesson(text.toStdString(), name.toStdString());
+        lessons::checkViews(lesson, name.toStdString(), viewIds());  // the registry's, not a list of our own
+        return lesson;
     } catch (const std::exception& e) {
         if (error) *error = QString::fromStdString(e.what());
         return std::nullopt;
@@ -72,18 +79,6 @@ io::ViewSettings viewSettings(const ViewOptions& o) {
     s.token_positions = o.token_positions;
     s.font_scale = o.font_scale;
     return s;
-}
-
-ViewKind viewKindForShow(const std::string& show) {
-    if (show == "logits") return ViewKind::AttentionLogits;
-    if (show == "spectra") return ViewKind::SpectrumQK;
-    if (show == "spectrum_ov") return ViewKind::SpectrumOV;
-    if (show == "ranks") return ViewKind::RankTable;
-    if (show == "projections") return ViewKind::Projections;
-    if (show == "circuits") return ViewKind::CircuitQK;
-    if (show == "circuit_ov") return ViewKind::CircuitOV;
-    if (show == "costs") return ViewKind::Costs;
-    return ViewKind::AttentionWeights;
 }
 
 QString stepHtml(const lessons::Lesson& lesson, int step, const std::map<std::string, std::string>& values) {

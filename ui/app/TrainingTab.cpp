@@ -8,6 +8,7 @@
 #include <QLabel>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QThread>
@@ -159,6 +160,22 @@ train::TrainConfig TrainingTab::settings() const {
     c.learning_rate = learning_rate_->value(), c.batch = batch_->value();
     c.seed = std::uint64_t(seed_->value());
     return c;
+}
+
+void TrainingTab::setSettings(const train::TrainConfig& c) {
+    const QSignalBlocker blockers[] = {QSignalBlocker(layers_), QSignalBlocker(d_model_), QSignalBlocker(heads_),
+                                       QSignalBlocker(vocab_), QSignalBlocker(context_), QSignalBlocker(min_repeat_),
+                                       QSignalBlocker(max_repeat_), QSignalBlocker(batch_), QSignalBlocker(seed_),
+                                       QSignalBlocker(learning_rate_), QSignalBlocker(fixed_repeat_),
+                                       QSignalBlocker(random_start_), QSignalBlocker(two_copies_), QSignalBlocker(mlp_)};
+    layers_->setValue(c.layers), d_model_->setValue(c.d_model), heads_->setValue(c.heads);
+    vocab_->setValue(c.vocab), context_->setValue(c.context);
+    max_repeat_->setValue(c.max_repeat), min_repeat_->setValue(c.min_repeat);
+    fixed_repeat_->setChecked(c.min_repeat == c.max_repeat);
+    random_start_->setChecked(c.random_start), two_copies_->setChecked(c.two_copies), mlp_->setChecked(c.mlp);
+    learning_rate_->setValue(c.learning_rate), batch_->setValue(c.batch), seed_->setValue(int(c.seed));
+    min_repeat_->setEnabled(!fixed_repeat_->isChecked());
+    resetTraining();
 }
 
 void TrainingTab::settingsChanged() {

@@ -34,6 +34,8 @@ public:
 
     // The settings the controls hold (may not validate).
     train::TrainConfig settings() const;
+    // Puts c in the controls and starts a new run with it (a lesson step, lessons/LessonTraining.h).
+    void setSettings(const train::TrainConfig& c);
     // The last frame drawn (nullptr before the first).
     const TrainingFramePtr& frame() const { return frame_; }
 

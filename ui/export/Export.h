@@ -56,10 +56,7 @@ enum class ViewKind {
     TokenLines,        // token_lines: every head's weights as lines between query and key tokens
     QueryKeyMap,       // qk_map_head_<h>: the head's queries and keys on their first two principal components
 };
-inline constexpr ViewKind kAllViews[] = {ViewKind::AttentionWeights, ViewKind::AttentionLogits, ViewKind::SpectrumQK,
-                                         ViewKind::SpectrumOV, ViewKind::RankTable, ViewKind::Projections,
-                                         ViewKind::CircuitQK, ViewKind::CircuitOV, ViewKind::Costs,
-                                         ViewKind::ScoreBreakdown, ViewKind::TokenLines, ViewKind::QueryKeyMap};
+// Their ids, titles, file names and order are in ViewRegistry.h (exportedViews(): every kind).
 
 // "attention_weights", "spectrum_qk", "circuit_qk_head_3", ... (no suffix).
 QString viewFileName(ViewKind kind, int head);
@@ -77,7 +74,7 @@ bool exportView(ViewKind kind, const Analysis& analysis, int head, const ViewOpt
 // Any widget (tables, text) as PNG (raster at scale), SVG or PDF (vector) at its current size.
 bool saveWidget(QWidget* widget, const QString& path, ImageFormat format, double scale, QString* error);
 
-// Writes, for each format, every view of kAllViews into dir (created if missing), named by
+// Writes, for each format, every view of exportedViews() into dir (created if missing), named by
 // viewFileName (circuits and query-key map of `head`; the score breakdown of its default cell),
 // and returns the paths written. On failure *error is set
 // and the list holds what was written before it.

@@ -15,46 +15,15 @@
 #include "ScoreBreakdownView.h"
 #include "SpectrumView.h"
 #include "TokenLinesView.h"
+#include "ViewRegistry.h"
 
 namespace headscope::ui {
 
 using namespace exporting;
 
-QString viewFileName(ViewKind kind, int head) {
-    switch (kind) {
-        case ViewKind::AttentionWeights: return QStringLiteral("attention_weights");
-        case ViewKind::AttentionLogits: return QStringLiteral("attention_logits");
-        case ViewKind::SpectrumQK: return QStringLiteral("spectrum_qk");
-        case ViewKind::SpectrumOV: return QStringLiteral("spectrum_ov");
-        case ViewKind::RankTable: return QStringLiteral("rank_table");
-        case ViewKind::Projections: return QStringLiteral("projections");
-        case ViewKind::CircuitQK: return QStringLiteral("circuit_qk_head_%1").arg(head);
-        case ViewKind::CircuitOV: return QStringLiteral("circuit_ov_head_%1").arg(head);
-        case ViewKind::Costs: return QStringLiteral("costs");
-        case ViewKind::ScoreBreakdown: return QStringLiteral("score_breakdown");
-        case ViewKind::TokenLines: return QStringLiteral("token_lines");
-        case ViewKind::QueryKeyMap: return QStringLiteral("qk_map_head_%1").arg(head);
-    }
-    return {};
-}
+QString viewFileName(ViewKind kind, int head) { return fileStem(viewEntry(kind), head); }
 
-QString viewTitle(ViewKind kind) {
-    switch (kind) {
-        case ViewKind::AttentionWeights: return QStringLiteral("Attention weights of every head");
-        case ViewKind::AttentionLogits: return QStringLiteral("Attention logits of every head");
-        case ViewKind::SpectrumQK: return QStringLiteral("Spectra of W_QK");
-        case ViewKind::SpectrumOV: return QStringLiteral("Spectra of W_OV");
-        case ViewKind::RankTable: return QStringLiteral("Rank table");
-        case ViewKind::Projections: return QStringLiteral("Fused projections and Q, K, V");
-        case ViewKind::CircuitQK: return QStringLiteral("Circuit W_QK of the head");
-        case ViewKind::CircuitOV: return QStringLiteral("Circuit W_OV of the head");
-        case ViewKind::Costs: return QStringLiteral("Costs with formulas");
-        case ViewKind::ScoreBreakdown: return QStringLiteral("Score breakdown of one cell");
-        case ViewKind::TokenLines: return QStringLiteral("Token lines of every head");
-        case ViewKind::QueryKeyMap: return QStringLiteral("Queries and keys of the head as points");
-    }
-    return {};
-}
+QString viewTitle(ViewKind kind) { return QString::fromUtf8(viewEntry(kind).title); }
 
 namespace {
 
@@ -178,7 +147,7 @@ QStringList exportImages(const Analysis& analysis, const QString& dir, const QLi
     // The circuits of the head are formed once for every format.
     const Circuits circuits = headCircuits(analysis.weights(), std::clamp(head, 0, int(analysis.results.heads.size()) - 1));
     for (ImageFormat format : formats) {
-        for (ViewKind kind : kAllViews) {
+        for (ViewKind kind : exportedViews()) {
             const QString path = out.filePath(viewFileName(kind, head) + QLatin1Char('.') + suffix(format));
             if (!exportView(kind, analysis, head, options, path, format, scale, error, &circuits)) return written;
             written << path;

@@ -1,0 +1,97 @@
+#include "ViewRegistrySaves.h"
+
+#include <QGridLayout>
+#include <QSplitter>
+#include <QVBoxLayout>
+#include <algorithm>
+
+#include "AttributionView.h"
+#include "HeadScoresView.h"
+#include "ModelOverviewView.h"
+#include "ProbeAttentionView.h"
+#include "TokenLogProbView.h"
+#include "TrainingCurvesView.h"
+
+namespace headscope::ui {
+
+namespace {
+
+bool missing(const ViewEntry& entry, const char* what, QString* error) {
+    if (error) *error = QStringLiteral("The %1 view has nothing to draw: %2.").arg(QLatin1String(entry.id), QLatin1String(what));
+    return false;
+}
+
+// Lays page out at size offscreen: shown without a screen, so that views which do no work while
+// hidden (DeferredRefresh) draw, then saved whole.
+bool savePage(QWidget& page, QSize size, const QString& path, ImageFormat format, double scale, QString* error) {
+    page.setAttribute(Qt::WA_DontShowOnScreen);
+    page.resize(size);
+    page.show();
+    page.layout()->activate();
+    for (QCustomPlot* plot : page.findChildren<QCustomPlot*>()) plot->replot(QCustomPlot::rpImmediateRefresh);
+    const bool ok = saveWidget(&page, path, format, scale, error);
+    page.hide();
+    return ok;
+}
+
+}  // namespace
+
+bool saveModelOverview(const ViewEntry& entry, const ViewInputs& in, const QString& path, ImageFormat format,
+                       double scale, QString* error) {
+    if (!in.trace) return missing(entry, "no model is open", error);
+    const double s = in.options.font_scale > 0 ? in.options.font_scale : 1.0;
+    QWidget page;
+    auto* layout = new QVBoxLayout(&page);
+    layout->setContentsMargins(0, 0, 0, 0);
+    auto* view = new ModelOverviewView(&page);
+    view->setOptions(in.options);
+    view->setTrace(in.trace);
+    view->setSelection(in.layer, in.head);
+    view->setAblation(in.trace->options.ablation);
+    layout->addWidget(view);
+    const int layers = int(in.trace->layers.size());
+    const int heads = layers ? std::max(1, int(in.trace->layers.front().attention.heads.size())) : 1;
+    const QSize size(int(std::clamp(220 * heads, 700, 1800) * s), int(std::clamp(200 * layers + 80, 400, 1600) * s));
+    return savePage(page, size, path, format, scale, error);
+}
+
+bool saveTrainingRun(const ViewEntry& entry, const ViewInputs& in, const QString& path, ImageFormat format,
+                     double scale, QString* error) {
+    if (!in.training || in.training->evaluations.empty()) return missing(entry, "no training run", error);
+    const TrainingRun& run = *in.training;
+    const double s = in.options.font_scale > 0 ? in.options.font_scale : 1.0;
+    // As the Training tab: the curves above the head scores, every head's attention on the probe beside them.
+    QWidget page;
+    auto* grid = new QGridLayout(&page);
+    auto* curves = new TrainingCurvesView(&page);
+    auto* scores = new HeadScoresView(&page);
+    auto* attention = new ProbeAttentionView(&page);
+    curves->setEvaluations(run.evaluations);
+    scores->setEvaluations(run.evaluations, run.heads);
+    attention->setRun(run.snapshots, run.evaluations, run.layers, run.heads);
+    grid->addWidget(curves, 0, 0);
+    grid->addWidget(scores, 1, 0);
+    grid->addWidget(attention, 0, 1, 2, 1);
+    grid->setColumnStretch(0, 3), grid->setColumnStretch(1, 2);
+    return savePage(page, QSize(int(1400 * s), int(820 * s)), path, format, scale, error);
+}
+
+bool saveAblation(const ViewEntry& entry, const ViewInputs& in, const QString& path, ImageFormat format,
+                  double scale, QString* error) {
+    if (!in.effects) return missing(entry, "no model is open to knock heads out of", error);
+    const double s = in.options.font_scale > 0 ? in.options.font_scale : 1.0;
+    // As the Ablation tab: the per-token strip above the heads' direct contributions.
+    QWidget page;
+    auto* layout = new QVBoxLayout(&page);
+    auto* strip = new TokenLogProbView(&page);
+    auto* attribution = new AttributionView(&page);
+    strip->setOptions(in.options);
+    attribution->setOptions(in.options);
+    strip->setEffects(in.effects);
+    attribution->setEffects(in.effects);
+    layout->addWidget(strip, 3);
+    layout->addWidget(attribution, 2);
+    return savePage(page, QSize(int(1300 * s), int(900 * s)), path, format, scale, error);
+}
+
+}  // namespace headscope::ui
