@@ -1,6 +1,5 @@
 #include "ViewRegistrySaves.h"
 
-#include <QGridLayout>
 #include <QSplitter>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -27,7 +26,7 @@ bool savePage(QWidget& page, QSize size, const QString& path, ImageFormat format
     page.setAttribute(Qt::WA_DontShowOnScreen);
     page.resize(size);
     page.show();
-    page.layout()->activate();
+    if (page.layout()) page.layout()->activate();
     for (QCustomPlot* plot : page.findChildren<QCustomPlot*>()) plot->replot(QCustomPlot::rpImmediateRefresh);
     const bool ok = saveWidget(&page, path, format, scale, error);
     page.hide();
@@ -61,19 +60,20 @@ bool saveTrainingRun(const ViewEntry& entry, const ViewInputs& in, const QString
     const TrainingRun& run = *in.training;
     const double s = in.options.font_scale > 0 ? in.options.font_scale : 1.0;
     // As the Training tab: the curves above the head scores, every head's attention on the probe beside them.
+    // Placed by hand (a layout would let the probe's minimum sizes push it off the page).
+    const QSize size(int(1500 * s), int(1000 * s));
+    const int left = size.width() * 3 / 5;
     QWidget page;
-    auto* grid = new QGridLayout(&page);
     auto* curves = new TrainingCurvesView(&page);
     auto* scores = new HeadScoresView(&page);
     auto* attention = new ProbeAttentionView(&page);
     curves->setEvaluations(run.evaluations);
     scores->setEvaluations(run.evaluations, run.heads);
     attention->setRun(run.snapshots, run.evaluations, run.layers, run.heads);
-    grid->addWidget(curves, 0, 0);
-    grid->addWidget(scores, 1, 0);
-    grid->addWidget(attention, 0, 1, 2, 1);
-    grid->setColumnStretch(0, 3), grid->setColumnStretch(1, 2);
-    return savePage(page, QSize(int(1400 * s), int(820 * s)), path, format, scale, error);
+    curves->setGeometry(0, 0, left, size.height() / 2);
+    scores->setGeometry(0, size.height() / 2, left, size.height() / 2);
+    attention->setGeometry(left, 0, size.width() - left, size.height());
+    return savePage(page, size, path, format, scale, error);
 }
 
 bool saveAblation(const ViewEntry& entry, const ViewInputs& in, const QString& path, ImageFormat format,
