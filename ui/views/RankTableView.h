@@ -26,6 +26,8 @@ public:
     void setAnalysis(std::shared_ptr<const Analysis> analysis);
     void setHead(int head);
     void setOptions(const ViewOptions& options);
+    // Heads knocked out (Session::ablation, for the layer shown): their rows greyed, "off" beside the name.
+    void setHeadsOff(std::vector<bool> off);
 
 signals:
     void headClicked(int head);
@@ -39,6 +41,8 @@ private:
     ViewOptions options_;
     int head_ = 0;
     bool updating_ = false;
+    std::vector<bool> heads_off_;
+    void markHeadsOff();
 };
 
 }  // namespace headscope::ui
