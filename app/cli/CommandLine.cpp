@@ -26,7 +26,11 @@ struct CommandHelp {
     bool config_options;  // takes the config options below
 };
 constexpr CommandHelp kCommands[] = {
-    {"info", "  info    [config options] [--json]      configuration, costs, spectra, ranks, equivalence\n", true},
+    {"info",
+     "  info    [config options] [--ablate H,H [--ablate-mode zero|mean]] [--json]\n"
+     "          configuration, costs, spectra, ranks, equivalence; --ablate knocks heads out of the\n"
+     "          layer and shows, per position, how much its output (n x d_model) changes\n",
+     true},
     {"export", "  export  [config options] --out DIR [--format png,svg,pdf,csv,npy] [--scale S]\n", true},
     {"run",
      "  run     --weights F.safetensors --heads H --query X.npy [--key-value Y.npy]\n"

@@ -1,11 +1,15 @@
-// headscope-cli info: configuration, costs, per-head spectra and ranks, equivalence residuals.
+// headscope-cli info: configuration, costs, per-head spectra and ranks, equivalence residuals;
+// with --ablate H,H [--ablate-mode zero|mean] also what knocking those heads out of the layer
+// does to its output (model/AblationLayer.h): per position the norm of the change.
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "Analysis.h"
 #include "cli/Arguments.h"
 #include "cli/Commands.h"
+#include "model/AblationLayer.h"
 
 namespace headscope::cli {
 
@@ -82,19 +86,67 @@ void printText(const Analysis& a) {
                 a.equivalence->fused_vs_per_head, a.equivalence->factored_vs_merged, a.equivalence->max_abs_logit);
 }
 
+nlohmann::json ablationJson(const Analysis& a, const model::LayerAblation& off) {
+    std::vector<double> change(off.change.data(), off.change.data() + off.change.size());
+    std::vector<double> norm(off.before_norm.data(), off.before_norm.data() + off.before_norm.size());
+    return {{"heads", off.heads},
+            {"mode", model::toString(off.mode)},
+            {"tokens", a.input.query.tokens},
+            {"output_norm", norm},
+            {"change_norm", change},
+            {"max_change", off.max_change},
+            {"relative_change", off.relative_change},
+            {"other_heads_max_difference", off.other_heads_max_difference}};
+}
+
+void printAblation(const Analysis& a, const model::LayerAblation& off) {
+    std::string names;
+    for (int h : off.heads) names += (names.empty() ? "" : ", ") + std::to_string(h);
+    std::printf("\nheads %s knocked out (%s): the layer's output (n x d_model) per position, before and the change\n",
+                names.c_str(), model::toString(off.mode));
+    std::printf("%8s  %-16s %12s %12s\n", "position", "token", "|output|", "|change|");
+    for (int p = 0; p < off.change.size(); ++p)
+        std::printf("%8d  %-16s %12.5g %12.5g\n", p, a.input.query.tokens[std::size_t(p)].c_str(), off.before_norm(p),
+                    off.change(p));
+    std::printf("largest change %.5g; |after - before| / |before| = %.4g (Frobenius); the other heads' outputs "
+                "differ by %.3g\n",
+                off.max_change, off.relative_change, off.other_heads_max_difference);
+}
+
 }  // namespace
 
 int runInfo(const QStringList& arguments) {
     QCommandLineParser parser;
     addConfigOptions(parser);
     parser.addOption({"json", "Print JSON instead of text."});
+    parser.addOption({"ablate", "Heads to knock out of the layer, e.g. 0,2.", "H,H"});
+    parser.addOption({"ablate-mode", "zero (default) or mean: the heads' outputs zeroed or replaced by their mean.", "MODE"});
     parseOrThrow(parser, arguments);
     const Config config = configFromOptions(parser);
+    if (parser.isSet("ablate-mode") && !parser.isSet("ablate"))
+        throw UsageError("--ablate-mode needs --ablate H,... (the heads to knock out)");
+    const QString mode = parser.value("ablate-mode");
+    if (parser.isSet("ablate-mode") && mode != "zero" && mode != "mean")
+        throw UsageError("--ablate-mode must be zero or mean, got '" + mode.toStdString() + "'");
     const Analysis analysis = analyze(config, true);
-    if (parser.isSet("json"))
-        std::cout << infoJson(analysis).dump(2) << "\n";
-    else
+    std::optional<model::LayerAblation> off;
+    if (parser.isSet("ablate")) {
+        try {
+            off = model::ablateAttentionLayer(model::parseLayerHeadList(parser.value("ablate").toStdString()),
+                                              mode == "mean" ? model::AblationMode::Mean : model::AblationMode::Zero,
+                                              analysis.weights(), analysis.results);
+        } catch (const std::invalid_argument& e) {
+            throw UsageError(std::string("--ablate: ") + e.what());
+        }
+    }
+    if (parser.isSet("json")) {
+        nlohmann::json j = infoJson(analysis);
+        if (off) j["ablation"] = ablationJson(analysis, *off);
+        std::cout << j.dump(2) << "\n";
+    } else {
         printText(analysis);
+        if (off) printAblation(analysis, *off);
+    }
     return 0;
 }
 

@@ -30,6 +30,8 @@ constexpr const char* kTrainUsage =
     "  --min-repeat L     shortest string (6)         --max-repeat L   longest string (20)\n"
     "  --fixed-repeat L   every string L long (a one-layer model can then copy from a fixed offset)\n"
     "  --lr R             Adam learning rate (3e-3)   --batch B        sequences per step (32)\n"
+    "  --weight-decay W   AdamW's decoupled decay (0) --warmup N       steps of linear lr warm-up (200)\n"
+    "  --init-std S       initial weights' std (0.02)\n"
     "  --steps S          steps (default 2000)        --seed S         weights and data (default 1)\n"
     "  --eval-every K     steps between evaluations (default 50)\n"
     "  --json             one JSON object instead of the table\n";
@@ -49,6 +51,9 @@ train::TrainConfig configFrom(const QCommandLineParser& p) {
     if (p.isSet("fixed-repeat"))
         c.min_repeat = c.max_repeat = parseInt("fixed-repeat", p.value("fixed-repeat"), 2, TrainConfig::kMaxContext);
     if (p.isSet("lr")) c.learning_rate = parseDouble("lr", p.value("lr"));
+    if (p.isSet("weight-decay")) c.weight_decay = parseDouble("weight-decay", p.value("weight-decay"));
+    if (p.isSet("warmup")) c.warmup_steps = parseInt("warmup", p.value("warmup"), 0, 1'000'000);
+    if (p.isSet("init-std")) c.init_std = parseDouble("init-std", p.value("init-std"));
     if (p.isSet("batch")) c.batch = parseInt("batch", p.value("batch"), 1, 4096);
     if (p.isSet("seed")) c.seed = std::uint64_t(parseInt("seed", p.value("seed"), 0, 2'000'000'000));
     if (p.isSet("eval-every")) c.eval_every = parseInt("eval-every", p.value("eval-every"), 1, 1'000'000);
@@ -75,7 +80,7 @@ int runTrain(const QStringList& arguments) {
     }
     QCommandLineParser parser;
     for (const char* option : {"layers", "d-model", "heads", "vocab", "context", "min-repeat", "max-repeat",
-                               "fixed-repeat", "lr", "batch", "steps", "seed", "eval-every", "out"})
+                               "fixed-repeat", "lr", "weight-decay", "warmup", "init-std", "batch", "steps", "seed", "eval-every", "out"})
         parser.addOption({option, option, "value"});
     for (const char* flag : {"mlp", "tied", "random-start", "two-copies", "json"}) parser.addOption({flag, flag});
     parseOrThrow(parser, arguments);
@@ -106,7 +111,8 @@ int runTrain(const QStringList& arguments) {
                        {"vocab", config.vocab}, {"context", config.context}, {"mlp", config.mlp},
                        {"tied", config.tied_embeddings}, {"min_repeat", config.min_repeat},
                        {"max_repeat", config.max_repeat}, {"random_start", config.random_start}, {"two_copies", config.two_copies},
-                       {"lr", config.learning_rate}, {"batch", config.batch}, {"seed", config.seed},
+                       {"lr", config.learning_rate}, {"weight_decay", config.weight_decay},
+                       {"warmup", config.warmup_steps}, {"init_std", config.init_std}, {"batch", config.batch}, {"seed", config.seed},
                        {"eval_every", config.eval_every}, {"steps", steps},
                        {"parameters", trainer.layout().size()}};
         j["evaluations"] = nlohmann::json::array();

@@ -55,7 +55,7 @@ const ParameterInfo* ParameterLayout::find(const std::string& name) const {
 
 Eigen::VectorXf initialParameters(const TrainConfig& c, const ParameterLayout& layout) {
     Eigen::VectorXf p = Eigen::VectorXf::Zero(layout.size());
-    const double residual_std = 0.02 / std::sqrt(2.0 * c.layers);
+    const double residual_std = c.init_std / std::sqrt(2.0 * c.layers);
     for (const ParameterInfo& info : layout.entries()) {
         const bool scale = info.name.find("ln_") != std::string::npos && info.name.ends_with(".weight");
         const bool bias = info.name.ends_with(".bias");
@@ -66,7 +66,7 @@ Eigen::VectorXf initialParameters(const TrainConfig& c, const ParameterLayout& l
             std::fill(values, values + count, 1.0f);
         } else if (!bias) {
             Rng rng(deriveSeed(c.seed, info.name));  // one stream per tensor: adding one moves no other
-            const double sigma = residual ? residual_std : 0.02;
+            const double sigma = residual ? residual_std : c.init_std;
             for (Eigen::Index i = 0; i < count; ++i) values[i] = static_cast<float>(sigma * rng.normal());
         }
     }
@@ -102,8 +102,8 @@ std::map<std::string, io::Tensor> tensorsFromParameters(const ParameterLayout& l
     return tensors;
 }
 
-Adam::Adam(Eigen::Index size, double learning_rate, double beta1, double beta2, double eps)
-    : lr_(learning_rate), beta1_(beta1), beta2_(beta2), eps_(eps), m_(Eigen::VectorXf::Zero(size)),
+Adam::Adam(Eigen::Index size, double learning_rate, double beta1, double beta2, double eps, double weight_decay)
+    : lr_(learning_rate), beta1_(beta1), beta2_(beta2), eps_(eps), weight_decay_(weight_decay), m_(Eigen::VectorXf::Zero(size)),
       v_(Eigen::VectorXf::Zero(size)) {}
 
 void Adam::step(Eigen::Ref<Eigen::VectorXf> parameters, const Eigen::Ref<const Eigen::VectorXf>& gradient) {
@@ -114,6 +114,7 @@ void Adam::step(Eigen::Ref<Eigen::VectorXf> parameters, const Eigen::Ref<const E
     const float step_size = static_cast<float>(lr_ / bias_correction1);
     const float b1 = float(beta1_), b2 = float(beta2_), eps = float(eps_);
     const float bc2_sqrt = static_cast<float>(bias_correction2_sqrt);
+    if (weight_decay_ > 0) parameters *= static_cast<float>(1.0 - lr_ * weight_decay_);  // AdamW: p.mul_(1 - lr wd)
     m_.array() = b1 * m_.array() + (1.0f - b1) * gradient.array();                          // torch: lerp
     v_.array() = b2 * v_.array() + (1.0f - b2) * gradient.array().square();                 // mul_, addcmul_
     parameters.array() -= step_size * m_.array() / (v_.array().sqrt() / bc2_sqrt + eps);     // addcdiv_

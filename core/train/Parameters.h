@@ -57,7 +57,7 @@ private:
     Eigen::Index size_ = 0;
 };
 
-// GPT-2's initialisation (weights N(0, 0.02), the residual projections N(0, 0.02 / sqrt(2 layers)),
+// GPT-2's initialisation (weights N(0, s), the residual projections N(0, s / sqrt(2 layers)), s = init_std (0.02),
 // biases 0, LayerNorm scales 1), deterministic for the seed on every machine.
 Eigen::VectorXf initialParameters(const TrainConfig& config, const ParameterLayout& layout);
 
@@ -70,9 +70,13 @@ std::map<std::string, io::Tensor> tensorsFromParameters(const ParameterLayout& l
 // torch.optim.Adam without weight decay, step for step:
 //   m = b1 m + (1 - b1) g,  v = b2 v + (1 - b2) g^2
 //   p -= lr / (1 - b1^t) * m / (sqrt(v) / sqrt(1 - b2^t) + eps)
+// With a weight decay wd, torch.optim.AdamW: first p *= 1 - lr wd. setLearningRate changes lr for
+// the next steps (a warm-up), as assigning param_group["lr"] does in torch.
 class Adam {
 public:
-    Adam(Eigen::Index size, double learning_rate, double beta1 = 0.9, double beta2 = 0.999, double eps = 1e-8);
+    Adam(Eigen::Index size, double learning_rate, double beta1 = 0.9, double beta2 = 0.999, double eps = 1e-8,
+         double weight_decay = 0);
+    void setLearningRate(double learning_rate) { lr_ = learning_rate; }
     // One step: parameters (size) updated in place from gradient (size).
     void step(Eigen::Ref<Eigen::VectorXf> parameters, const Eigen::Ref<const Eigen::VectorXf>& gradient);
     long long steps() const { return t_; }
@@ -80,7 +84,7 @@ public:
     const Eigen::VectorXf& secondMoment() const { return v_; }
 
 private:
-    double lr_, beta1_, beta2_, eps_;
+    double lr_, beta1_, beta2_, eps_, weight_decay_;
     Eigen::VectorXf m_, v_;
     long long t_ = 0;
 };

@@ -37,6 +37,11 @@ std::string TrainConfig::problem() const {
                std::to_string(max_repeat) + " tokens, not " + std::to_string(vocab);
     if (!std::isfinite(learning_rate) || learning_rate <= 0 || learning_rate > 1)
         return "the learning rate must be above 0 and at most 1";
+    if (!std::isfinite(weight_decay) || weight_decay < 0 || weight_decay * learning_rate >= 1)
+        return "the weight decay must be at least 0 and below 1 / learning rate";
+    if (warmup_steps < 0 || warmup_steps > 1000000) return "the warm-up must be between 0 and 1000000 steps";
+    if (!std::isfinite(init_std) || init_std <= 0 || init_std > 1)
+        return "the initial weights' standard deviation must be above 0 and at most 1";
     return {};
 }
 

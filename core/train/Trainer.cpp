@@ -1,5 +1,6 @@
 #include "train/Trainer.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "Parallel.h"
@@ -19,7 +20,7 @@ TrainConfig validated(const TrainConfig& config) {
 
 Trainer::Trainer(const TrainConfig& config)
     : config_(validated(config)), layout_(config_), parameters_(initialParameters(config_, layout_)),
-      adam_(layout_.size(), config_.learning_rate), data_(config_, deriveSeed(config_.seed, "batches")),
+      adam_(layout_.size(), config_.learning_rate, 0.9, 0.999, 1e-8, config_.weight_decay), data_(config_, deriveSeed(config_.seed, "batches")),
       held_out_(RepeatData(config_, deriveSeed(config_.seed, "held-out")).next(config_.eval_sequences)),
       probe_(probeSequence(config_)), shards_(kShards), shard_gradients_(kShards) {
     evaluate();
@@ -74,6 +75,8 @@ double Trainer::step() {
     const Batch batch = data_.next(config_.batch);
     Eigen::VectorXf gradient;
     const double loss = run(batch, &gradient);
+    if (config_.warmup_steps > 0)  // step t = steps() + 1 uses lr * min(1, t / warmup)
+        adam_.setLearningRate(config_.learning_rate * std::min(1.0, double(adam_.steps() + 1) / config_.warmup_steps));
     adam_.step(parameters_, gradient);
     train_losses_.push_back(static_cast<float>(loss));
     loss_since_evaluation_ += loss;

@@ -129,3 +129,46 @@ TEST(CliAblate, BadValuesExitTwoWithOneLine) {
     expectRefused(with({"--ablate", "0.0", "--ablate-mode", "half"}), "--ablate-mode must be zero or mean");
     expectRefused(with({"--ablate-mode", "mean"}), "--ablate-mode needs --ablate");
 }
+
+// `info --ablate` on generated weights (one layer, no vocabulary): the output change per position
+// is what the heads off wrote, so with every head off in zero mode it is the output minus b_O,
+// whose norm `info` cannot print directly; checked instead through the relations that hold
+// exactly: change = 0 where nothing changes, max_change = max(change_norm), relative change
+// within [0, ...), the other heads untouched, and both modes differ.
+TEST(CliAblate, InfoAblateShowsTheLayerOutputChange) {
+    const auto info = [](std::vector<std::string> extra) {
+        std::vector<std::string> args = {"info", "--heads", "4", "--d-model", "32", "--seed", "5", "--json"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        const CliResult r = runCli(args);
+        EXPECT_EQ(r.status, 0) << r.err;
+        return nlohmann::json::parse(r.out);
+    };
+    const nlohmann::json plain = info({});
+    EXPECT_FALSE(plain.contains("ablation"));
+    const nlohmann::json zero = info({"--ablate", "3,1"});
+    ASSERT_TRUE(zero.contains("ablation")) << zero.dump();
+    const nlohmann::json& a = zero["ablation"];
+    EXPECT_EQ(a["heads"], nlohmann::json({1, 3}));
+    EXPECT_EQ(a["mode"], "zero");
+    EXPECT_EQ(a["tokens"], plain["tokens"]);
+    const std::vector<double> change = a["change_norm"], norm = a["output_norm"];
+    ASSERT_EQ(change.size(), plain["tokens"].size());
+    EXPECT_EQ(norm.size(), change.size());
+    EXPECT_DOUBLE_EQ(double(a["max_change"]), *std::max_element(change.begin(), change.end()));
+    EXPECT_GT(double(a["max_change"]), 0.0);
+    EXPECT_GT(double(a["relative_change"]), 0.0);
+    EXPECT_EQ(double(a["other_heads_max_difference"]), 0.0);
+    const nlohmann::json mean = info({"--ablate", "1,3", "--ablate-mode", "mean"});
+    EXPECT_EQ(mean["ablation"]["mode"], "mean");
+    EXPECT_NE(mean["ablation"]["change_norm"], a["change_norm"]);
+    EXPECT_EQ(mean["ablation"]["output_norm"], a["output_norm"]);
+    // Text: a line per position and the summary.
+    const CliResult text = runCli({"info", "--heads", "4", "--d-model", "32", "--ablate", "2"});
+    EXPECT_EQ(text.status, 0) << text.err;
+    EXPECT_THAT(text.out, HasSubstr("heads 2 knocked out (zero)"));
+    EXPECT_THAT(text.out, HasSubstr("largest change"));
+    expectRefused(runCli({"info", "--heads", "4", "--ablate", "4"}), "the layer has heads 0 to 3");
+    expectRefused(runCli({"info", "--heads", "4", "--ablate", "1.0"}), "single layer");
+    expectRefused(runCli({"info", "--ablate-mode", "mean"}), "--ablate-mode needs --ablate");
+    expectRefused(runCli({"info", "--ablate", "1", "--ablate-mode", "half"}), "zero or mean");
+}

@@ -4,6 +4,7 @@
 // and a short run that lowers the loss.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -155,6 +156,24 @@ TEST(TrainAdam, MatchesTorchOptimAdam) {
     EXPECT_EQ(adam.steps(), 3);
 }
 
+// Weight decay and warm-up (TrainConfig's weight_decay, warmup_steps) against torch.optim.AdamW
+// with its learning rate set before each step as the warm-up sets it.
+TEST(TrainAdam, MatchesTorchOptimAdamWWithWarmUp) {
+    const nlohmann::json j = readJson(kData / "adamw.json");
+    const std::vector<float> start = j["start"];
+    Eigen::VectorXf p = Eigen::Map<const Eigen::VectorXf>(start.data(), Eigen::Index(start.size()));
+    const double lr = j["lr"], warmup = j["warmup"];
+    Adam adam(p.size(), lr, 0.9, 0.999, 1e-8, double(j["weight_decay"]));
+    for (std::size_t t = 0; t < j["gradients"].size(); ++t) {
+        adam.setLearningRate(lr * std::min(1.0, double(t + 1) / warmup));
+        const std::vector<float> g = j["gradients"][t], after = j["after"][t];
+        adam.step(p, Eigen::Map<const Eigen::VectorXf>(g.data(), p.size()));
+        const double difference = (p - Eigen::Map<const Eigen::VectorXf>(after.data(), p.size())).cwiseAbs().maxCoeff();
+        std::printf("  AdamW step %zu: max |ours - torch| %.3g\n", t + 1, difference);
+        EXPECT_LT(difference, 1e-6) << "step " << t + 1;
+    }
+}
+
 // The batch's structure: the string's L tokens from f (0 unless random_start) repeated to the end,
 // repeated_from = f + L; every position counted, or with two_copies the tokens distinct and
 // lengths = f + 2L (the padding continuing the repetition).
@@ -230,6 +249,9 @@ TEST(TrainConfig, DefaultsAreTheInductionTask) {
     EXPECT_FALSE(c.random_start);
     EXPECT_DOUBLE_EQ(c.learning_rate, 3e-3);
     EXPECT_EQ(c.batch, 32);
+    EXPECT_EQ(c.weight_decay, 0.0);
+    EXPECT_EQ(c.warmup_steps, 200);
+    EXPECT_DOUBLE_EQ(c.init_std, 0.02);
 }
 
 TEST(TrainMetrics, ScoresOfHandMadeHeads) {
@@ -308,7 +330,7 @@ TEST(TrainTrainer, SnapshotsStayBounded) {
 TEST(TrainTrainer, AShortRunLowersTheLoss) {
     TrainConfig c;
     c.d_model = 16, c.context = 16, c.min_repeat = 3, c.max_repeat = 8, c.vocab = 16, c.batch = 16;
-    c.eval_every = 100, c.eval_sequences = 32;
+    c.eval_every = 100, c.eval_sequences = 32, c.warmup_steps = 0;
     Trainer t(c);
     for (int i = 0; i < 300; ++i) t.step();
     const Evaluation& first = t.evaluations().front();

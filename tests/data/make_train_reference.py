@@ -138,9 +138,32 @@ def make_adam():
         f.write("\n")
 
 
+def make_adamw():
+    """torch.optim.AdamW (decoupled weight decay 0.5) over 4 steps with the learning rate warmed up
+    linearly over 3 (step t uses 1e-2 * min(1, t / 3), set in param_groups before the step)."""
+    g = torch.Generator().manual_seed(11)
+    size = 12
+    start = torch.randn(size, generator=g, dtype=torch.float32)
+    grads = [torch.randn(size, generator=g, dtype=torch.float32) * 10.0 ** torch.randint(-6, 2, (size,), generator=g)
+             for _ in range(4)]
+    p = start.clone().requires_grad_(True)
+    opt = torch.optim.AdamW([p], lr=1e-2, weight_decay=0.5)
+    after = []
+    for t, grad in enumerate(grads, start=1):
+        opt.param_groups[0]["lr"] = 1e-2 * min(1.0, t / 3)
+        p.grad = grad.clone()
+        opt.step()
+        after.append(p.detach().clone().tolist())
+    with open(os.path.join(OUT, "adamw.json"), "w") as f:
+        json.dump({"lr": 1e-2, "weight_decay": 0.5, "warmup": 3, "start": start.tolist(),
+                   "gradients": [x.tolist() for x in grads], "after": after}, f, indent=1)
+        f.write("\n")
+
+
 if __name__ == "__main__":
     torch.manual_seed(0)
     base = {"d_model": 8, "heads": 2, "vocab": 11, "context": 7, "lr": 1e-2}
     make_case("attention_only_untied", {**base, "layers": 2, "mlp": False, "tied": False}, 3, 1)
     make_case("mlp_tied", {**base, "layers": 2, "mlp": True, "tied": True}, 3, 2)
     make_adam()
+    make_adamw()

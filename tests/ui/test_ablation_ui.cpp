@@ -2,7 +2,7 @@
 // (../shared/models; skipped without it): the document runs the model with the heads off on its
 // worker, its trace, next tokens and effects change and the strip draws them; restoring brings
 // the original numbers back exactly; the heads' menus and the dock's list drive it; on generated
-// weights the menus say why there is nothing to knock out.
+// weights the layer's output changes, against its closed form, and the heads grid and rank table mark the head.
 #include <QTabWidget>
 #include <QComboBox>
 #include <QDir>
@@ -19,6 +19,8 @@
 #include "MainWindow.h"
 #include "ModelDock.h"
 #include "ModelOverviewView.h"
+#include "OutputChangeView.h"
+#include "RankTableView.h"
 #include "Session.h"
 #include "TokenLogProbView.h"
 #include "WindowTestSupport.h"
@@ -192,21 +194,70 @@ private slots:
         QVERIFY(session.ablation().empty());
     }
 
-    void generatedWeightsSayThereIsNothingToKnockOut() {
+    // Generated weights (one layer, no vocabulary): knocking a head out changes the layer's output,
+    // drawn per token; the grid and the rank table mark the head; restoring brings it all back.
+    void generatedWeightsKnockOutChangesTheLayerOutput() {
         MainWindow window(noSettings());
+        window.resize(1200, 800);
         window.show();
         QVERIFY(window.waitForCompleteUpdate(60000));
         Session* session = window.session();
-        QVERIFY(!session->canAblate());
+        QVERIFY(session->source().generated());
+        QVERIFY(session->canAblate());
+        const auto intact = session->analysis();
+        const Weights& w = intact->weights();
+        QVERIFY(w.heads >= 3);
         QMenu menu;
-        addHeadActions(&menu, session, 0, 0);
-        QCOMPARE(menu.actions().size(), 1);
-        QVERIFY(!menu.actions()[0]->isEnabled());
-        QVERIFY(menu.actions()[0]->text().contains(QStringLiteral("no next token")));
-        session->knockOut(0, 0);  // does nothing
-        QVERIFY(session->ablation().empty());
-        showPage(window.centralTabs(), window.ablationTab());
-        QTRY_VERIFY(window.ablationTab()->strip()->title().contains(QStringLiteral("Open a model")));
+        addHeadActions(&menu, session, 0, 1);
+        QAction* zero = actionNamed(menu, QStringLiteral("knock_out_zero"));
+        QVERIFY(zero && zero->isEnabled());
+        QVERIFY(zero->text().contains(QStringLiteral("head 1 ")));
+        zero->trigger();
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        auto off = session->layerAblation();
+        QVERIFY(off);
+        QCOMPARE(off->heads, std::vector<int>{1});
+        // Closed form: the other heads' outputs through their rows of W_O, plus b_O.
+        const auto analysis = session->analysis();  // held: the next update replaces the session's
+        const Results& r = analysis->results;
+        Eigen::MatrixXf expected = Eigen::MatrixXf::Zero(r.output.rows(), w.dModel());
+        for (int h = 0; h < w.heads; ++h)
+            if (h != 1) expected += r.heads[std::size_t(h)].output * w.outputHead(h);
+        if (w.hasBias()) expected.rowwise() += w.b_O;
+        QVERIFY((off->after - expected).cwiseAbs().maxCoeff() < 1e-5f);
+        QCOMPARE(off->before, r.output);
+        // The grid, the rank table and the Ablation tab show it.
+        QTRY_VERIFY(window.headGrid()->headOff(1));
+        QVERIFY(!window.headGrid()->headOff(0));
+        QVERIFY(window.headGrid()->headRect(1)->axis(QCPAxis::atTop)->label().contains(QStringLiteral("off")));
+        QVERIFY(!window.headGrid()->headRect(0)->axis(QCPAxis::atTop)->label().contains(QStringLiteral("off")));
+        QVERIFY(window.rankTable()->item(1, 0)->text().endsWith(QStringLiteral("off")));
+        QVERIFY(!window.rankTable()->item(0, 0)->text().endsWith(QStringLiteral("off")));
+        AblationTab* tab = window.ablationTab();
+        showPage(window.centralTabs(), tab);
+        QTRY_COMPARE(barValues(tab->outputChange()->changeBars()).size(), std::size_t(off->change.size()));
+        const std::vector<double> change = barValues(tab->outputChange()->changeBars());
+        for (std::size_t p = 0; p < change.size(); ++p) QCOMPARE(change[p], off->change(Eigen::Index(p)));
+        QVERIFY(tab->outputChange()->isVisibleTo(tab) && !tab->strip()->isVisibleTo(tab));
+        QVERIFY(tab->outputChange()->title().contains(QStringLiteral("off")));
+        // Mean mode: head 1's rows replaced by their mean.
+        session->setAblationMode(model::AblationMode::Mean);
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        off = session->layerAblation();
+        QVERIFY(off && off->mode == model::AblationMode::Mean);
+        const Eigen::RowVectorXf mean = r.heads[1].output.colwise().mean();
+        Eigen::MatrixXf with_mean = expected;
+        with_mean.rowwise() += mean * w.outputHead(1);
+        QVERIFY((off->after - with_mean).cwiseAbs().maxCoeff() < 1e-5f);
+        // Restore: nothing off, nothing marked.
+        QMenu again;
+        addHeadActions(&again, session, 0, 1);
+        actionNamed(again, QStringLiteral("restore_head"))->trigger();
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        QVERIFY(!session->layerAblation());
+        QTRY_VERIFY(!window.headGrid()->headOff(1));
+        QVERIFY(!window.rankTable()->item(1, 0)->text().endsWith(QStringLiteral("off")));
+        QCOMPARE(session->analysis()->results.output, intact->results.output);
     }
 };
 

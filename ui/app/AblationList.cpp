@@ -52,11 +52,12 @@ void AblationList::refresh() {
     const bool can = session_->canAblate();
     list_->clear();
     for (const model::HeadRef& h : a.heads) {
-        auto* item = new QListWidgetItem(tr("head %1.%2   ✕ restore").arg(h.layer).arg(h.head), list_);
+        const QString name = session_->source().model ? QStringLiteral("%1.%2").arg(h.layer).arg(h.head) : QString::number(h.head);
+        auto* item = new QListWidgetItem(tr("head %1   ✕ restore").arg(name), list_);
         item->setData(Qt::UserRole, h.layer);
         item->setData(Qt::UserRole + 1, h.head);
     }
-    note_->setText(!can ? tr("Knocking heads out needs a language model: a single layer has no next token to lose.")
+    note_->setText(!can ? tr("Knocking heads out needs weights: wait for the first update.")
                    : a.empty() ? tr("None. Right-click a head (Heads, Model or Ablation tab, rank table) to knock it out.")
                                : QString());
     note_->setVisible(!note_->text().isEmpty());

@@ -1,8 +1,10 @@
 #pragma once
-// The Ablation tab: what the heads knocked out cost a loaded model. Above, each actual next
+// The Ablation tab: what the heads knocked out cost. A loaded model: above, each actual next
 // token's log-probability before and after (TokenLogProbView) with the loss change; below, each
-// head's direct contribution to the predicted token's logit (AttributionView). Both read the
-// Session's effects(), computed on its worker; right-click a head in the heatmap to knock it out (HeadMenus).
+// head's direct contribution to the predicted token's logit (AttributionView); both read the
+// Session's effects(), computed on its worker; right-click a head in the heatmap to knock it out
+// (HeadMenus). Generated weights or a loaded layer (no next token): how the layer's output
+// changes per token (OutputChangeView, from the Session's layerAblation()).
 
 #include <QWidget>
 
@@ -13,6 +15,7 @@ namespace headscope::ui {
 class AttributionView;
 class HeadGridView;
 class ModelOverviewView;
+class OutputChangeView;
 class RankTableView;
 class Session;
 class TokenLogProbView;
@@ -27,6 +30,7 @@ public:
     void setOptions(const ViewOptions& options);
     TokenLogProbView* strip() const { return strip_; }
     AttributionView* attribution() const { return attribution_; }
+    OutputChangeView* outputChange() const { return output_change_; }
 
 private:
     void refresh();
@@ -34,6 +38,8 @@ private:
     Session* session_;
     TokenLogProbView* strip_ = nullptr;
     AttributionView* attribution_ = nullptr;
+    QWidget* model_views_ = nullptr;  // the strip and the attribution, shown with a model
+    OutputChangeView* output_change_ = nullptr;  // shown for a single layer
 };
 
 // Adds the tab (last, "Ablation") and gives the heads grid, the overview, the rank table and the

@@ -13,12 +13,12 @@ namespace headscope::ui {
 
 void addHeadActions(QMenu* menu, Session* session, int layer, int head) {
     if (!session->canAblate()) {
-        QAction* none = menu->addAction(QObject::tr("Knocking heads out needs a language model (File > Open model): "
-                                                    "these weights have no next token to lose"));
+        QAction* none = menu->addAction(QObject::tr("Knocking heads out needs weights: wait for the first update"));
         none->setEnabled(false);
         return;
     }
-    const QString name = QStringLiteral("%1.%2").arg(layer).arg(head);
+    // A model's head is "layer.head"; a single layer's (generated or loaded) is its number alone.
+    const QString name = session->source().model ? QStringLiteral("%1.%2").arg(layer).arg(head) : QString::number(head);
     if (session->ablation().contains(layer, head)) {
         QAction* restore = menu->addAction(QObject::tr("Restore head %1").arg(name));
         restore->setObjectName(QStringLiteral("restore_head"));

@@ -2,8 +2,8 @@
 // Right-click a head to knock it out: the menus of the views that show heads (the heads grid,
 // the Model tab's overview, the rank table, the attribution heatmap). Each offers "Knock out
 // head L.H" (its output zeroed, or replaced by its mean over the input's positions) or "Restore
-// head L.H"; where there is no model to run (generated weights, a single loaded layer: no next
-// token to lose) the menu says so instead. The views stay unaware of the Session.
+// head L.H"; on generated weights or a single loaded layer the head is named by its number and
+// the Ablation tab shows how the layer's output changes. The views stay unaware of the Session.
 
 class QMenu;
 

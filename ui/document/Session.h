@@ -98,11 +98,11 @@ public:
     void useGeneratedWeights();
     void setLayer(int layer);  // clamped to the model's layers
 
-    // Knocking a loaded model's heads out (model/Ablation.h; SessionAblation.cpp). The set and its
-    // mode are part of the source: the worker runs the model intact and with the heads off, every
-    // view shows the ablated run, and effects() compares the two. Generated weights and a loaded
-    // layer have no next token to lose: canAblate() is false and these do nothing.
-    bool canAblate() const { return source_.model != nullptr; }
+    // Knocking heads out (model/Ablation.h; SessionAblation.cpp). The set and its mode are part of
+    // the source. A model: the worker runs it intact and with the heads off, every view shows the
+    // ablated run, and effects() compares the two. Generated weights or a loaded layer (layer 0):
+    // no next token to lose, so layerAblation() holds the layer's output before and after.
+    bool canAblate() const { return source_.model != nullptr || analysis_ != nullptr; }
     const model::Ablation& ablation() const { return source_.ablation; }
     void setAblation(model::Ablation ablation);  // heads the model lacks are dropped
     void knockOut(int layer, int head);
@@ -112,6 +112,8 @@ public:
     // GPT-2 only: the run without heads off (trace() itself when none are), and what the heads off changed.
     std::shared_ptr<const model::Trace> intactTrace() const { return result_.intact; }
     std::shared_ptr<const model::AblationEffects> effects() const { return result_.effects; }
+    // A single layer with heads off: its output before and after; null otherwise.
+    std::shared_ptr<const model::LayerAblation> layerAblation() const { return result_.layer_ablation; }
 
     // The document. editConfig() is a change the user made (a control, a preset, a lesson step):
     // one step of undoStack(), named after what changed or step when given, then setConfig().

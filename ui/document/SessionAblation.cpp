@@ -1,4 +1,4 @@
-// Session: knocking a loaded model's heads out. The set lives in the source, so the request the
+// Session: knocking heads out of a loaded model or of a single layer. The set lives in the source, so the request the
 // worker runs carries it and a newer change replaces a pending one like any other edit.
 #include "Session.h"
 
@@ -7,10 +7,12 @@
 namespace headscope::ui {
 
 void Session::setAblation(model::Ablation ablation) {
-    if (!source_.model) return;
-    const model::ModelConfig& c = source_.model->config;
-    std::erase_if(ablation.heads, [&c](const model::HeadRef& h) {
-        return h.layer < 0 || h.layer >= c.n_layer || h.head < 0 || h.head >= c.n_head;
+    if (!canAblate()) return;
+    // A model's layers and heads, or a single layer (layer 0) with the heads of its weights.
+    const int layers = source_.model ? source_.model->config.n_layer : 1;
+    const int heads = source_.model ? source_.model->config.n_head : analysis_->weights().heads;
+    std::erase_if(ablation.heads, [layers, heads](const model::HeadRef& h) {
+        return h.layer < 0 || h.layer >= layers || h.head < 0 || h.head >= heads;
     });
     std::sort(ablation.heads.begin(), ablation.heads.end());
     ablation.heads.erase(std::unique(ablation.heads.begin(), ablation.heads.end()), ablation.heads.end());

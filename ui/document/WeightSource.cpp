@@ -35,6 +35,12 @@ SourceResult computeAnalysis(const Config& config, const WeightSource& source, c
         std::function<void()> before_spectra;
         if (forward_done) before_spectra = [&forward_done, &analysis] { forward_done(analysis); };
         analyzeInto(*analysis, config, false, previous.analysis.get(), source.loaded.get(), before_spectra);
+        // Heads off in a single layer: its output recomputed without them (heads the layer no longer has are ignored).
+        std::vector<int> off = model::layerHeads(source.ablation);
+        std::erase_if(off, [&analysis](int h) { return h >= analysis->weights().heads; });
+        if (!off.empty())
+            result.layer_ablation = std::make_shared<const model::LayerAblation>(
+                model::ablateAttentionLayer(off, source.ablation.mode, analysis->weights(), analysis->results));
         result.analysis = std::move(analysis);
         return result;
     }

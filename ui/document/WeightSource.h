@@ -13,6 +13,7 @@
 
 #include "Analysis.h"
 #include "model/AblationEffects.h"
+#include "model/AblationLayer.h"
 #include "model/Forward.h"
 #include "model/Model.h"
 
@@ -22,7 +23,7 @@ struct WeightSource {
     model::ModelPtr model;                      // a GPT-2 model, or null
     int layer = 0;                              // the model's layer shown
     std::shared_ptr<const LoadedWeights> loaded;  // a loaded attention layer, or null
-    model::Ablation ablation;                   // a model's heads knocked out (empty otherwise)
+    model::Ablation ablation;                   // heads knocked out (a single layer's are layer 0's)
 
     bool generated() const { return !model && !loaded; }
     bool operator==(const WeightSource&) const = default;
@@ -35,6 +36,8 @@ struct SourceResult {
     std::vector<model::NextToken> next_tokens;       // GPT-2 only: top 10 after the last token
     std::shared_ptr<const model::Trace> intact;      // GPT-2 only: the run without heads off (== trace when none are)
     std::shared_ptr<const model::AblationEffects> effects;  // GPT-2 only: log-probabilities, attribution
+    // Generated weights or a loaded layer with heads off: the layer's output before and after.
+    std::shared_ptr<const model::LayerAblation> layer_ablation;
 };
 
 // Every position's logits (for the per-token log-probabilities) are computed while

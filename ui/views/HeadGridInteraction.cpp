@@ -23,15 +23,26 @@ void HeadGridView::setHead(int head) {
     replot(rpQueuedReplot);
 }
 
+void HeadGridView::setHeadsOff(std::vector<bool> off) {
+    if (off == heads_off_) return;
+    heads_off_ = std::move(off);
+    if (!analysis_) return;
+    markSelection();
+    structure_.clear();
+    replot(rpQueuedReplot);
+}
+
 void HeadGridView::markSelection() {
     for (int h = 0; h < headCount(); ++h) {
         QCPAxis* top = cells_[std::size_t(h)].rect->axis(QCPAxis::atTop);
         const bool selected = h == head_;
         // Narrow heads (many of them, or large fonts) are titled "h3" so the title is never cut.
         const QString name = gridHeadTitle(h, headCount(), analysis_ ? analysis_->weights().kv_heads : 0, short_titles_);
-        top->setLabel(selected ? QStringLiteral("▶ ") + name : name);
-        top->setLabelColor(selected ? QColor(200, 110, 0) : QColor(0, 0, 0));
-        const QPen frame(selected ? QColor(230, 160, 0) : QColor(90, 90, 90), selected ? 3 : 1);
+        const bool off = headOff(h);  // knocked out: a red frame and "off", as in the Model tab
+        top->setLabel((selected ? QStringLiteral("▶ ") + name : name) + (off ? QStringLiteral(" · off") : QString()));
+        top->setLabelColor(off ? QColor(190, 30, 30) : selected ? QColor(200, 110, 0) : QColor(0, 0, 0));
+        const QPen frame(off ? QColor(200, 40, 40) : selected ? QColor(230, 160, 0) : QColor(90, 90, 90),
+                         selected || off ? 3 : 1, off && selected ? Qt::DashLine : Qt::SolidLine);
         for (QCPAxis* axis : cells_[std::size_t(h)].rect->axes()) axis->setBasePen(frame);
     }
 }

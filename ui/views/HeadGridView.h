@@ -78,6 +78,9 @@ public:
     // The selected head: its title is marked and its panel framed.
     void setHead(int head);
     int head() const { return head_; }
+    // Heads knocked out (Session::ablation, for the layer shown): framed in red, titled "off".
+    void setHeadsOff(std::vector<bool> off);
+    bool headOff(int head) const { return head >= 0 && head < int(heads_off_.size()) && heads_off_[std::size_t(head)]; }
     // Cells whose value is printed in them now (ViewOptions::cell_numbers, and only when every
     // cell has room for its number at the current size and font scale).
     int cellNumbersShown() const;
@@ -152,6 +155,7 @@ private:
 
     std::shared_ptr<const Analysis> analysis_;
     ViewOptions options_;
+    std::vector<bool> heads_off_;
     int fixed_columns_ = 0;
     int columns_ = 0;
     bool layout_shared_ = true;

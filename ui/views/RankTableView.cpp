@@ -85,6 +85,22 @@ void RankTableView::setOptions(const ViewOptions& options) {
     fitColumns();
 }
 
+void RankTableView::setHeadsOff(std::vector<bool> off) {
+    if (off == heads_off_) return;
+    heads_off_ = std::move(off);
+    markHeadsOff();
+    fitColumns();
+}
+
+void RankTableView::markHeadsOff() {
+    for (int r = 0; r < rowCount(); ++r) {
+        const bool off = r < int(heads_off_.size()) && heads_off_[std::size_t(r)];
+        setTextIfChanged(item(r, 0), off ? QStringLiteral("■%1 off").arg(r) : QStringLiteral("■%1").arg(r));
+        item(r, 0)->setForeground(off ? QColor(190, 30, 30) : headColor(r));
+        for (int c = 1; c < columnCount(); ++c) item(r, c)->setForeground(off ? QColor(150, 150, 150) : palette().text().color());
+    }
+}
+
 void RankTableView::fitColumns() {
     resizeColumnsToContents();
     // Every column visible: the table keeps the width of its contents.
@@ -135,6 +151,7 @@ void RankTableView::refresh() {
         }
     }
     if (head_ >= 0 && head_ < rowCount() && old_rows != rowCount()) selectRow(head_);
+    markHeadsOff();
     fitColumns();
     shown_ = std::move(rows);
     updating_ = false;

@@ -32,6 +32,8 @@ public:
     void setHead(int head);
     void setOptions(const ViewOptions& options);
     void setRotaryDelta(RotaryDelta* delta);
+    // Heads knocked out (Session::ablation, for the layer shown): their rows greyed, "off" beside the name.
+    void setHeadsOff(std::vector<bool> off);
 
 signals:
     void headClicked(int head);
@@ -46,6 +48,8 @@ private:
     ViewOptions options_;
     int head_ = 0;
     bool updating_ = false;
+    std::vector<bool> heads_off_;
+    void markHeadsOff();
 };
 
 }  // namespace headscope::ui
