@@ -23,7 +23,7 @@ QCustomPlot* makePlot(QWidget* parent, const char* name, QCPTextElement** title)
     auto* plot = new QCustomPlot(parent);
     plot->setObjectName(QString::fromLatin1(name));
     plot->setInteractions(QCP::Interactions());
-    plot->setMinimumSize(320, 180);
+    plot->setMinimumSize(240, 150);
     *title = new QCPTextElement(plot, QString());
     plot->plotLayout()->insertRow(0);
     plot->plotLayout()->addElement(0, 0, *title);
