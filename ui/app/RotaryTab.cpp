@@ -3,6 +3,7 @@
 #include <QTabWidget>
 
 #include "CircuitView.h"
+#include "FormWidgets.h"
 #include "RankTableView.h"
 #include "RotaryDelta.h"
 #include "RotaryView.h"
@@ -23,7 +24,7 @@ RotaryView* addRotaryTab(Session* session, QTabWidget* tabs, SpectrumView* spect
     view->setObjectName(QStringLiteral("rotary_view"));
     view->setRotaryDelta(delta);
     bindView(session, view);
-    tabs->setTabToolTip(tabs->addTab(view, RotaryView::tr("&RoPE")),
+    tabs->setTabToolTip(tabs->addTab(scrollable(view), RotaryView::tr("&RoPE")),
                         RotaryView::tr("Rotary layers: the selected cell's logit against the distance Δ = j − i, and "
                                        "how much of each head's W_Q W_Kᵀ lives in each rotary frequency."));
     return view;

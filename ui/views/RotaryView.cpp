@@ -1,6 +1,7 @@
 #include "RotaryView.h"
 
 #include <QLabel>
+#include <QResizeEvent>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <tuple>
@@ -11,6 +12,7 @@
 #include "Heatmap.h"
 #include "RotaryDelta.h"
 #include "ScoreBreakdown.h"
+#include "TextFit.h"
 
 namespace headscope::ui {
 namespace {
@@ -21,7 +23,7 @@ QCustomPlot* makePlot(QWidget* parent, const char* name, QCPTextElement** title)
     auto* plot = new QCustomPlot(parent);
     plot->setObjectName(QString::fromLatin1(name));
     plot->setInteractions(QCP::Interactions());
-    plot->setMinimumSize(320, 180);
+    plot->setMinimumSize(240, 150);
     *title = new QCPTextElement(plot, QString());
     plot->plotLayout()->insertRow(0);
     plot->plotLayout()->addElement(0, 0, *title);
@@ -97,8 +99,33 @@ void RotaryView::replotNow() {
     shares_plot_->replot(QCustomPlot::rpImmediateRefresh);
 }
 
-QString RotaryView::curveTitle() const { return curve_title_->text(); }
-QString RotaryView::sharesTitle() const { return shares_title_->text(); }
+QString RotaryView::curveTitle() const { return curve_text_; }
+QString RotaryView::sharesTitle() const { return shares_text_; }
+
+void RotaryView::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    if (curve_plot_->isVisible()) {
+        fitTexts();
+        curve_plot_->replot(QCustomPlot::rpQueuedReplot);
+        shares_plot_->replot(QCustomPlot::rpQueuedReplot);
+    }
+}
+
+void RotaryView::fitTexts() {
+    const double room = std::max(200.0, 0.85 * width() - 24);  // bold titles measure a little narrow
+    curve_title_->setText(fit::wrapLines(curve_text_, curve_title_->font(), room, false));
+    shares_title_->setText(fit::wrapLines(shares_text_, shares_title_->font(), room, false));
+    shares_plot_->xAxis->setLabel(fit::longestThatFits(x_labels_, shares_plot_->xAxis->labelFont(), room));
+    fit::layOut(shares_plot_);
+    // One pair label per ~4 tick-label widths of room, so the labels never touch.
+    const double rect = std::max(40, shares_plot_->axisRect()->width());
+    const double label = QFontMetricsF(shares_plot_->xAxis->tickLabelFont()).horizontalAdvance(QStringLiteral("θ=0.001")) + 12;
+    const int columns = static_cast<int>(pair_labels_.size());
+    const int step = std::max(1, static_cast<int>(std::ceil(columns * label / rect)));
+    QSharedPointer<QCPAxisTickerText> ticks(new QCPAxisTickerText);
+    for (int p = 0; p < columns; p += step) ticks->addTick(p, pair_labels_[p]);
+    shares_plot_->xAxis->setTicker(ticks);
+}
 QString RotaryView::note() const { return note_->isVisibleTo(this) ? note_->text() : QString(); }
 
 void RotaryView::applyFonts() {
@@ -133,6 +160,7 @@ void RotaryView::refresh() {
     head_ = std::clamp(head_, 0, analysis_->weights().heads - 1);
     refreshCurve();
     refreshShares();
+    fitTexts();
     curve_plot_->replot(QCustomPlot::rpQueuedReplot);
     shares_plot_->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -176,7 +204,7 @@ void RotaryView::refreshCurve() {
     const QString token_k = QString::fromStdString(a.input.key_value.tokens.at(std::size_t(col)));
     const QString masked = std::isfinite(engine_logit_) ? tr("engine's logit %1").arg(engine_logit_, 0, 'g', 4)
                                                         : tr("masked: the softmax never sees it");
-    curve_title_->setText(tr("%1: logit of (query %2 “%3”, key %4 “%5”) against Δ with q_i, k_j fixed\n"
+    curve_text_ = (tr("%1: logit of (query %2 “%3”, key %4 “%5”) against Δ with q_i, k_j fixed\n"
                              "● the cell's own Δ = %6: %7 (%8)")
                               .arg(headTitle(head_, w.heads, w.kv_heads)).arg(row).arg(token_q).arg(col).arg(token_k)
                               .arg(cell_delta_).arg(at, 0, 'g', 4).arg(masked));
@@ -200,22 +228,21 @@ void RotaryView::refreshShares() {
         for (const auto& row : result->shares) top = std::max(top, *std::max_element(row.begin(), row.end()));
     shares_map_->setDataRange(QCPRange(0, top > 0 ? top : 1));
     // x: every few pairs labelled with its theta_p; y: every head, with its key/value head.
-    QSharedPointer<QCPAxisTickerText> x_ticks(new QCPAxisTickerText);
-    const int step = std::max(1, columns / 8);
-    for (int p = 0; p < m; p += step)
-        x_ticks->addTick(p, QStringLiteral("p%1\nθ=%2").arg(p).arg(a.rotary.inverse_frequencies(p), 0, 'g', 2));
-    if (partial) x_ticks->addTick(m, QStringLiteral("rest\nθ=0"));
-    shares_plot_->xAxis->setTicker(x_ticks);
+    pair_labels_.clear();
+    for (int p = 0; p < m; ++p)
+        pair_labels_ << QStringLiteral("p%1\nθ=%2").arg(p).arg(a.rotary.inverse_frequencies(p), 0, 'g', 2);
+    if (partial) pair_labels_ << QStringLiteral("rest\nθ=0");
     QSharedPointer<QCPAxisTickerText> y_ticks(new QCPAxisTickerText);
     const int head_step = std::max(1, w.heads / 16);
     for (int h = 0; h < w.heads; h += head_step) y_ticks->addTick(h, headTitle(h, w.heads, w.kv_heads));
     shares_plot_->yAxis->setTicker(y_ticks);
     shares_plot_->xAxis->setRange(-0.5, columns - 0.5);
     shares_plot_->yAxis->setRange(-0.5, w.heads - 0.5);
-    shares_plot_->xAxis->setLabel(tr("rotary pair p: high frequency (positional) ← → low frequency (semantic)%1")
-                                      .arg(partial ? tr(", then the unrotated dims") : QString()));
+    x_labels_ = QStringList{tr("rotary pair p: high frequency (positional) ← → low frequency (semantic)%1")
+                                .arg(partial ? tr(", then the unrotated dims") : QString()),
+                            tr("pair p: high frequency (positional) → low (semantic)"), tr("pair p: high → low frequency")};
     shares_plot_->yAxis->setLabel(QString());
-    shares_title_->setText(ready ? tr("Where W_i^Q (W_i^K)ᵀ lives: share of ‖W_QK,i‖²_F in each frequency pair "
+    shares_text_ = (ready ? tr("Where W_i^Q (W_i^K)ᵀ lives: share of ‖W_QK,i‖²_F in each frequency pair "
                                       "(each head's row sums to 1)")
                                  : tr("Frequency shares: computing…"));
 }

@@ -53,7 +53,11 @@ public:
 
     void replotNow();
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
+    void fitTexts();  // titles wrapped to the width, pair labels thinned to the room
     void refresh();
     void refreshCurve();
     void refreshShares();
@@ -76,6 +80,9 @@ private:
     QCPTextElement* shares_title_ = nullptr;
     QCPColorMap* shares_map_ = nullptr;
     QCPColorScale* shares_scale_ = nullptr;
+    QString curve_text_, shares_text_;  // the titles before wrapping
+    QStringList x_labels_;              // the pairs axis' wordings, longest first
+    QStringList pair_labels_;           // per column: "p3\nθ=0.1"
 };
 
 }  // namespace headscope::ui
