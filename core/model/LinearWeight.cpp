@@ -54,13 +54,21 @@ const char* storageTypeName(StorageType type) {
 
 // ---- ConversionCache ------------------------------------------------------------------------
 
-void ConversionCache::setCapacity(int layers) {
-    std::lock_guard lock(mutex_);
-    capacity_ = std::max(0, layers);
+void ConversionCache::evict() {  // mutex_ held
     while (static_cast<int>(order_.size()) > capacity_) {
+        spare_.clear();  // at most one layer's matrices kept for reuse
+        for (auto& [key, matrix] : layers_[order_.back()])
+            if (matrix.use_count() == 1) spare_.push_back(std::move(matrix));
         layers_.erase(order_.back());
         order_.pop_back();
     }
+}
+
+void ConversionCache::setCapacity(int layers) {
+    std::lock_guard lock(mutex_);
+    capacity_ = std::max(0, layers);
+    evict();
+    spare_.clear();
 }
 
 int ConversionCache::capacity() const {
@@ -90,8 +98,16 @@ std::shared_ptr<const Eigen::MatrixXf> ConversionCache::get(const void* key, int
             if (found != it->second.end()) return found->second;
         }
     }
-    auto matrix = std::make_shared<Eigen::MatrixXf>();
-    convert(*matrix);  // outside the lock: other layers stay usable meanwhile
+    std::shared_ptr<Eigen::MatrixXf> matrix;
+    {
+        std::lock_guard lock(mutex_);
+        if (!spare_.empty()) {
+            matrix = std::move(spare_.back());
+            spare_.pop_back();
+        }
+    }
+    if (!matrix) matrix = std::make_shared<Eigen::MatrixXf>();
+    convert(*matrix);  // outside the lock: other layers stay usable meanwhile (resize keeps a spare of the same size)
     std::lock_guard lock(mutex_);
     ++conversions_;
     if (capacity_ == 0) return matrix;
@@ -99,11 +115,9 @@ std::shared_ptr<const Eigen::MatrixXf> ConversionCache::get(const void* key, int
     order_.push_front(layer);
     auto& entry = layers_[layer][key];
     if (!entry) entry = std::move(matrix);
-    while (static_cast<int>(order_.size()) > capacity_) {
-        layers_.erase(order_.back());
-        order_.pop_back();
-    }
-    return entry;
+    std::shared_ptr<const Eigen::MatrixXf> result = entry;
+    evict();
+    return result;
 }
 
 // ---- LinearWeight ---------------------------------------------------------------------------

@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 namespace headscope::io {
 class MappedFile;
@@ -46,7 +47,11 @@ private:
     int capacity_;
     long long conversions_ = 0;
     std::list<int> order_;  // layers, most recent first
-    std::map<int, std::map<const void*, std::shared_ptr<const Eigen::MatrixXf>>> layers_;
+    std::map<int, std::map<const void*, std::shared_ptr<Eigen::MatrixXf>>> layers_;
+    // Evicted matrices no one uses, their memory reused by the next conversions of their size:
+    // fresh pages would cost a page fault each, every layer, every forward.
+    std::vector<std::shared_ptr<Eigen::MatrixXf>> spare_;
+    void evict();
 };
 
 class LinearWeight {
