@@ -1,6 +1,6 @@
 #pragma once
 // Helpers the window tests share: a window that ignores saved settings, typing into a spin
-// box as a user does, and whether one rectangle lies inside another.
+// box as a user does, whether one rectangle lies inside another, and word labels on token axes.
 
 #include <QRect>
 #include <QSpinBox>
@@ -28,6 +28,11 @@ inline void typeIntoSpinBox(QSpinBox* spin, const QString& text) {
 inline bool inside(const QRect& outer, const QRect& inner, int slack = 1) {
     return inner.left() >= outer.left() - slack && inner.top() >= outer.top() - slack &&
            inner.right() <= outer.right() + slack && inner.bottom() <= outer.bottom() + slack;
+}
+
+// Token i's label on a token axis: its word, or, on a thinned axis, "i:word" (issue 21).
+inline bool isWordLabel(const QString& label, int i, const QStringList& words) {
+    return i >= 0 && i < words.size() && (label == words[i] || label == QStringLiteral("%1:%2").arg(i).arg(words[i]));
 }
 
 }  // namespace headscope::ui::testing

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "Analysis.h"
+#include "CostView.h"
 #include "Export.h"
 #include "ViewRegistry.h"
 #include "HeadGridView.h"
@@ -119,6 +120,35 @@ private slots:
         const QByteArray start = head(path, 2000);
         QVERIFY(start.contains("<title>Attention weights (softmax)"));
         QVERIFY(start.contains("<desc>HeadScope"));
+    }
+
+    // Slides whole (issue 21): costs.png holds the page at the height its wrapped text needs at
+    // the picture's width (the attention and layer rows included), its last line whole above a
+    // blank margin, and the SVG has every row's text.
+    void costsExportHoldsEveryRow() {
+        const Analysis a = makeAnalysis(8, MaskKind::None);
+        QTemporaryDir dir;
+        QString error;
+        const QString png = dir.filePath(QStringLiteral("costs.png")), svg = dir.filePath(QStringLiteral("costs.svg"));
+        QVERIFY2(exportView(ViewKind::Costs, a, 0, {}, png, ImageFormat::Png, 1.0, &error), qPrintable(error));
+        QVERIFY2(exportView(ViewKind::Costs, a, 0, {}, svg, ImageFormat::Svg, 1.0, &error), qPrintable(error));
+        const QImage image(png);
+        QVERIFY(!image.isNull());
+        CostView view;
+        view.setAnalysis(std::shared_ptr<const Analysis>(std::shared_ptr<const Analysis>(), &a));
+        view.replotNow();
+        const int need = view.page()->heightForWidth(image.width());
+        QVERIFY2(image.height() >= need, qPrintable(QStringLiteral("costs.png is %1 x %2; its text needs %3 px at that width")
+                                                        .arg(image.width()).arg(image.height()).arg(need)));
+        for (int y = image.height() - 6; y < image.height(); ++y)  // the label's margin: nothing cut at the bottom
+            for (int x = 0; x < image.width(); ++x)
+                QVERIFY2(QColor(image.pixel(x, y)).lightness() > 240, qPrintable(QStringLiteral("ink at (%1, %2)").arg(x).arg(y)));
+        bool ok = false;
+        const QString texts = svgTexts(svg, &ok).join(QLatin1Char(' '));
+        QVERIFY(ok);
+        for (const char* row : {"factored W_i^Q, W_i^K", "merged W_QK,i", "one head", "one full-width head",
+                                "parameters of W_Q, W_K, W_V, W_O and biases"})
+            QVERIFY2(texts.contains(QLatin1String(row)), row);
     }
 
     void pdfStartsWithTheSignature() {

@@ -10,6 +10,7 @@
 #include "GridShape.h"
 #include "HeadGridView.h"
 #include "Heatmap.h"
+#include "TokenThinning.h"
 
 using namespace headscope;
 using namespace headscope::ui;
@@ -30,6 +31,33 @@ QPoint cellCentre(const HeadGridView& view, int head, int row, int col) {
     return QPointF(rect->axis(QCPAxis::atBottom)->coordToPixel(col),
                    rect->axis(QCPAxis::atLeft)->coordToPixel(row))
         .toPoint();
+}
+
+// The axes that carry words in view (column 0's queries, the last head's keys) thinned to
+// every k-th word (k > 1) written "i:word", the others blank, and titled "every kth ...".
+void checkThinned(const HeadGridView& view, const Analysis& a, const QString& when) {
+    const int last = view.headCount() - 1;
+    const struct {
+        QCPAxis* axis;
+        int stride;
+        const std::vector<std::string>* tokens;
+        QString noun;
+    } sides[] = {{view.headRect(0)->axis(QCPAxis::atLeft), view.queryLabelStride(), &a.input.query.tokens, QStringLiteral("query")},
+                 {view.headRect(last)->axis(QCPAxis::atBottom), view.keyLabelStride(), &a.input.key_value.tokens, QStringLiteral("key")}};
+    for (const auto& side : sides) {
+        const QString what = when + QStringLiteral(", ") + side.noun + QStringLiteral(" axis");
+        const auto ticker = qSharedPointerDynamicCast<QCPAxisTickerText>(side.axis->ticker());
+        QVERIFY2(ticker && side.axis->tickLabels(), qPrintable(what + QStringLiteral(": positions alone, no words")));
+        QVERIFY2(side.stride > 1, qPrintable(what + QStringLiteral(": not thinned")));
+        const QStringList shown = ticker->ticks().values();
+        QCOMPARE(shown.size(), int(side.tokens->size()));
+        for (int i = 0; i < shown.size(); ++i) {
+            const QString expected =
+                i % side.stride == 0 ? QStringLiteral("%1:%2").arg(i).arg(QString::fromStdString((*side.tokens)[std::size_t(i)])) : QString();
+            QVERIFY2(shown[i] == expected, qPrintable(QStringLiteral("%1: label %2 is '%3', not '%4'").arg(what).arg(i).arg(shown[i], expected)));
+        }
+        QCOMPARE(side.axis->label(), everyKth(side.stride, side.noun));
+    }
 }
 
 }  // namespace
@@ -94,7 +122,8 @@ private slots:
         sameAsFresh(other_words);
         const auto ticks = qSharedPointerDynamicCast<QCPAxisTickerText>(kept.headRect(0)->axis(QCPAxis::atLeft)->ticker());
         QVERIFY(ticks);
-        QCOMPARE(ticks->ticks().first(), QStringLiteral("the"));  // the first word is always shown
+        // The first word is always shown (with its position where the words are thinned).
+        QCOMPARE(ticks->ticks().first(), kept.queryLabelStride() > 1 ? QStringLiteral("0:the") : QStringLiteral("the"));
     }
 
     void colourMapsHoldTheEngineWeights() {
@@ -206,15 +235,74 @@ private slots:
         QCOMPARE(rect->axis(QCPAxis::atTop)->label(), QString("head 1"));
     }
 
-    void longSequencesShowPositionsInsteadOfTokens() {
+    // Long sequences keep words (issue 21): every k-th word with its position, never bare
+    // positions while two words fit; 64 random tokens included.
+    void longSequencesShowEveryKthWordWithItsPosition() {
         Config config;
         config.heads = 2;
         config.text.clear();
         config.seq_len = 64;
         HeadGridView view;
+        view.resize(1024, 768);
+        view.setViewport(QRect(0, 0, 1024, 768));
         view.setAnalysis(std::make_shared<const Analysis>(analyze(config, false)));
+        view.replotNow();
+        view.replotNow();
         QCOMPARE(view.colorMap(0)->data()->keySize(), 64);
-        QVERIFY(!qSharedPointerDynamicCast<QCPAxisTickerText>(view.headRect(0)->axis(QCPAxis::atBottom)->ticker()));
+        checkThinned(view, *view.analysis(), QStringLiteral("64 random tokens"));
+    }
+
+    // The 41-token sentence and the induction model's 45 letters at 1024 x 768 in a grid of 4
+    // heads: words thin to every k-th WITH its position ("12:the", "3:d"), so that a thinned
+    // axis never reads like the sequence, and the axis title says "every kth key"; in a view
+    // large enough, every word without positions.
+    void thinnedWordsCarryTheirPositions_data() {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<int>("tokens");
+        const QStringList words = QStringLiteral("The animal didn't cross the street because it was too tired to "
+                                                 "walk any further in the rain").split(QLatin1Char(' '));
+        QString sentence;
+        for (int i = 0; i < 41; ++i) sentence += words[i % words.size()] + QLatin1Char(' ');
+        QTest::newRow("41 words") << sentence.trimmed() << 41;
+        QString letters;
+        for (int i = 0; i < 45; ++i) letters += QChar(QLatin1Char(char('a' + (i * 7) % 26))) + QLatin1Char(' ');
+        QTest::newRow("45 letters (induction input)") << letters.trimmed() << 45;
+    }
+    void thinnedWordsCarryTheirPositions() {
+        QFETCH(QString, text);
+        QFETCH(int, tokens);
+        Config config;
+        config.heads = 4;
+        config.text = text.toStdString();
+        const auto a = std::make_shared<const Analysis>(analyze(config, false));
+        QCOMPARE(a->nQuery(), tokens);
+        HeadGridView view;
+        view.resize(1024, 768);
+        view.setViewport(QRect(0, 0, 1024, 768));
+        view.setAnalysis(a);
+        view.replotNow();
+        view.replotNow();
+        checkThinned(view, *a, QStringLiteral("4 heads at 1024 x 768"));
+
+        HeadGridView large;  // one head on a large canvas: every word, no positions, no "every"
+        Config one = config;
+        one.heads = 1;
+        const auto b = std::make_shared<const Analysis>(analyze(one, false));
+        large.resize(2400, 2400);
+        large.setViewport(QRect(0, 0, 2400, 2400));
+        large.setAnalysis(b);
+        large.replotNow();
+        large.replotNow();
+        QCOMPARE(large.keyLabelStride(), 1);
+        QCOMPARE(large.queryLabelStride(), 1);
+        for (QCPAxis* axis : {large.headRect(0)->axis(QCPAxis::atLeft), large.headRect(0)->axis(QCPAxis::atBottom)}) {
+            const auto ticker = qSharedPointerDynamicCast<QCPAxisTickerText>(axis->ticker());
+            QVERIFY(ticker);
+            QStringList words;
+            for (const std::string& t : b->input.query.tokens) words << QString::fromStdString(t);
+            QCOMPARE(QStringList(ticker->ticks().values()), words);
+            QVERIFY(axis->label().isEmpty());
+        }
     }
 
     void crossAttentionHasDifferentQueryAndKeyLengths() {

@@ -10,11 +10,14 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTextDocument>
+#include <cmath>
 #include <QtTest>
 
 #include "WindowTestSupport.h"
 #include "Analysis.h"
 #include "ControlsDock.h"
+#include "HeadDetailView.h"
+#include "HeadsTab.h"
 #include "HeadGridView.h"
 #include "LessonDock.h"
 #include "MainWindow.h"
@@ -171,6 +174,9 @@ private slots:
         QFETCH(double, scale);
         MainWindow window(noSettings());
         window.resize(width, height);
+        // The grid alone (View > Selected head large off); beside the large head it is thumbnails
+        // (headsTabShowsTheSelectedHeadLargeWithEveryWord).
+        window.headsTab()->setFocusWanted(false);
         window.show();
         QVERIFY(window.waitForCompleteUpdate(60000));
         if (scale > 1) {
@@ -199,9 +205,10 @@ private slots:
                 auto ticker = qSharedPointerDynamicCast<QCPAxisTickerText>(axis->ticker());
                 QVERIFY2(ticker, "token axis shows positions instead of words");
                 int shown = 0;
-                for (const QString& label : ticker->ticks()) {
-                    if (label.isEmpty()) continue;
-                    QVERIFY2(words.contains(label), qPrintable(label));
+                const auto ticks = ticker->ticks();
+                for (auto it = ticks.cbegin(); it != ticks.cend(); ++it) {
+                    if (it.value().isEmpty()) continue;
+                    QVERIFY2(isWordLabel(it.value(), int(std::lround(it.key())), words), qPrintable(it.value()));
                     ++shown;
                 }
                 QVERIFY2(shown >= 2, "fewer than two words on a token axis");
@@ -226,6 +233,44 @@ private slots:
         if (qEnvironmentVariableIsSet("HEADSCOPE_TEST_SCREENSHOTS"))
             window.grab().save(qEnvironmentVariable("HEADSCOPE_TEST_SCREENSHOTS") +
                                QStringLiteral("/grid_%1x%2_%3.png").arg(width).arg(height).arg(scale));
+    }
+
+    // Focus and context, the default (issue 21): at 1024 x 768 and 1x the selected head is drawn
+    // large with every one of the 11 demo words on both axes, the other heads beside it as
+    // thumbnails without words, and a click on a thumbnail selects that head.
+    void headsTabShowsTheSelectedHeadLargeWithEveryWord() {
+        MainWindow window(noSettings());
+        window.resize(1024, 768);
+        window.show();
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+        QTest::qWait(50);
+        QVERIFY(window.headsTab()->focusWanted());
+        QVERIFY2(window.headsTab()->focusShown(), "no large head at 1024 x 768, 1x");
+        HeadGridView* grid = window.headGrid();
+        QVERIFY(grid->thumbnails());
+        grid->replotNow();
+        for (int h = 0; h < grid->headCount(); ++h)
+            for (QCPAxis* axis : {grid->headRect(h)->axis(QCPAxis::atBottom), grid->headRect(h)->axis(QCPAxis::atLeft)})
+                QVERIFY2(!axis->tickLabels(), "a thumbnail carries words");
+        HeadDetailView* large = window.headFocus();
+        large->replotNow();
+        QStringList words;
+        for (const std::string& t : window.session()->analysis()->input.query.tokens) words << QString::fromStdString(t);
+        QCOMPARE(words.size(), 11);
+        QCPAxisRect* rect = large->plot()->axisRect();
+        for (QCPAxis* axis : {rect->axis(QCPAxis::atLeft), rect->axis(QCPAxis::atBottom)}) {
+            const auto ticker = qSharedPointerDynamicCast<QCPAxisTickerText>(axis->ticker());
+            QVERIFY2(ticker && axis->tickLabels(), "the large head's axis shows positions, not words");
+            QCOMPARE(QStringList(ticker->ticks().values()), words);
+        }
+        qInfo("large head %dx%d, its heatmap %dx%d; thumbnails %dx%d", large->width(), large->height(), rect->width(),
+              rect->height(), grid->width(), grid->height());
+        // A click on head 3's thumbnail selects head 3: the large head follows.
+        const QPoint centre = grid->headRect(3)->rect().center();
+        QTest::mouseClick(grid, Qt::LeftButton, Qt::NoModifier, centre);
+        QTRY_COMPARE(window.session()->head(), 3);
+        QTRY_COMPARE(large->head(), 3);
     }
 
     void controlsDoNotMoveWhenAProblemIsShown() {

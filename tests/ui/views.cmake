@@ -1,8 +1,10 @@
 # Tests of the views and of export (QtTest, offscreen).
+set(HEADSCOPE_VIEW_TEST ON)
 headscope_add_ui_test(test_color_maps)
 headscope_add_ui_test(test_head_grid)
 headscope_add_ui_test(test_export)
 headscope_add_ui_test(test_head_detail)
+set(HEADSCOPE_VIEW_TEST OFF)
 headscope_add_ui_test(test_token_views_ui)
 headscope_add_ui_test(test_label_placement)
 headscope_add_ui_test(test_rank_table)

@@ -65,6 +65,7 @@ void HeadsTab::arrange(const QSize& size) {
     const Qt::Orientation orientation = wide ? Qt::Horizontal : Qt::Vertical;
     if (split_->orientation() != orientation) split_->setOrientation(orientation);
     if (focus_->isHidden() == shown) focus_->setVisible(shown);
+    grid_->setThumbnails(shown);  // beside the large head the grid is context: no words, one bar
 }
 
 }  // namespace headscope::ui

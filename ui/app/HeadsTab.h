@@ -4,8 +4,7 @@
 // the head grid as thumbnails that select on a click. Side by side where the tab is wider than
 // tall, the thumbnails below where it is taller; where the tab has no room for the large head
 // at a readable size (1024 x 768 at 2x) the grid alone. View > Selected head large (Ctrl+Shift+H)
-// turns the large head on and off; off at start for now: the grid's own legibility tests
-// (test_legibility, test_lessons_ui, test_classroom_ui) assume the grid has the whole tab.
+// turns the large head on and off; on at start (the default view is focus and context).
 
 #include <QWidget>
 
@@ -41,7 +40,7 @@ private:
     HeadGridView* grid_;
     HeadDetailView* focus_;
     QSplitter* split_;
-    bool wanted_ = false;
+    bool wanted_ = true;
 };
 
 }  // namespace headscope::ui

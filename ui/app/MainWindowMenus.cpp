@@ -130,6 +130,7 @@ void MainWindow::buildMenus() {
     QAction* focus = view->addAction(tr("Selected &head large"), this, [this](bool on) { heads_tab_->setFocusWanted(on); });
     focus->setObjectName(QStringLiteral("head_focus_action"));
     focus->setCheckable(true);
+    focus->setChecked(heads_tab_->focusWanted());
     focus->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_H));
 
     presentation_action_ = view->addAction(tr("&Presentation mode"), QKeySequence(Qt::Key_F5), this,

@@ -1,5 +1,7 @@
 // The rest of the export module (Export.h): every view by its kind, and all of them to a folder.
+#include <QCoreApplication>
 #include <QDir>
+#include <QResizeEvent>
 #include <QHeaderView>
 #include <algorithm>
 #include <memory>
@@ -98,8 +100,17 @@ bool exportView(ViewKind kind, const Analysis& analysis, int head, const ViewOpt
             view.setOptions(options);
             view.setAnalysis(borrow(analysis));
             view.replotNow();
-            view.page()->resize(view.page()->sizeHint());
-            return saveWidget(view.page(), path, format, scale, error);
+            // The whole page (issue 21): a width for the formulas, and the height its wrapped text
+            // needs at that width (sizeHint() guesses the height for another width and cut the
+            // attention and layer rows).
+            QWidget* page = view.page();
+            const int width = std::max(page->sizeHint().width(), int(900 * s));
+            page->resize(width, page->hasHeightForWidth() ? page->heightForWidth(width) : page->sizeHint().height());
+            // A hidden label lays its text out again only on a resize event: send it, or the
+            // text keeps the narrow layout sizeHint() gave it.
+            QResizeEvent resized(page->size(), QSize());
+            QCoreApplication::sendEvent(page, &resized);
+            return saveWidget(page, path, format, scale, error);
         }
         case ViewKind::ScoreBreakdown: {
             ScoreBreakdownView view;

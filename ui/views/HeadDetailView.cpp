@@ -10,8 +10,10 @@
 #include <QTextDocument>
 #include <QToolTip>
 #include <algorithm>
+#include <cmath>
 
 #include "Heatmap.h"
+#include "TokenThinning.h"
 #include "TextFit.h"
 
 namespace headscope::ui {
@@ -229,14 +231,24 @@ void HeadDetailView::updateLabels() {
     const bool rotate = key_w + 6 > px_col;
     const double px_row =
         double(size.height() - 4 * text_h - (rotate ? key_w : text_h) - 40) / std::max(1, a.nQuery());
+    // A word per cell where they fit 0.8 lines apart; else every k-th word with its position
+    // ("12:the", the axis title says "every 3rd key"); bare positions only where not even two
+    // words fit.
     using heatmap::TickMode;
-    const TickMode x = (a.nKeyValue() > kMaxTokenLabels || px_col < 0.8 * text_h) ? TickMode::Positions
-                                                                                   : TickMode::Tokens;
-    const TickMode y = (a.nQuery() > kMaxTokenLabels || px_row < 0.8 * text_h) ? TickMode::Positions
-                                                                                : TickMode::Tokens;
-    heatmap::setTicks(rect_->axis(QCPAxis::atBottom), x, k);
-    heatmap::setTicks(rect_->axis(QCPAxis::atLeft), y, q);
+    const auto stride = [&](double px) { return px <= 0 ? 1000 : std::max(1, int(std::ceil(0.8 * text_h / px))); };
+    const int x_stride = stride(px_col), y_stride = stride(px_row);
+    const TickMode x = x_stride > std::max(1, a.nKeyValue() - 1) ? TickMode::Positions : TickMode::Tokens;
+    const TickMode y = y_stride > std::max(1, a.nQuery() - 1) ? TickMode::Positions : TickMode::Tokens;
+    const bool numbered = options_.token_positions;
+    heatmap::setTicks(rect_->axis(QCPAxis::atBottom), x, thinnedWithPositions(k, x_stride, numbered));
+    heatmap::setTicks(rect_->axis(QCPAxis::atLeft), y, thinnedWithPositions(q, y_stride, numbered));
     rect_->axis(QCPAxis::atBottom)->setTickLabelRotation(x == TickMode::Tokens && rotate ? -90 : 0);
+    rect_->axis(QCPAxis::atBottom)->setLabel(x == TickMode::Tokens && x_stride > 1
+                                                 ? QStringLiteral("key · ") + everyKth(x_stride, QStringLiteral("key"))
+                                                 : QStringLiteral("key"));
+    rect_->axis(QCPAxis::atLeft)->setLabel(y == TickMode::Tokens && y_stride > 1
+                                               ? QStringLiteral("query · ") + everyKth(y_stride, QStringLiteral("query"))
+                                               : QStringLiteral("query"));
 }
 
 void HeadDetailView::applyFonts() {

@@ -37,9 +37,6 @@ public:
 
     void replotNow();
 
-    // Sequences longer than this show positions instead of token labels.
-    static constexpr int kMaxTokenLabels = 120;
-
 signals:
     void cellHovered(QString text);
 

@@ -12,6 +12,7 @@
 #include "HeadNames.h"
 #include "Heatmap.h"
 #include "TextFit.h"
+#include "TokenThinning.h"
 
 namespace headscope::ui {
 namespace {
@@ -34,7 +35,7 @@ QString HeadGridView::labelInputs(const QSize& size) const {
     QString s;
     QTextStream out(&s);
     out << size.width() << 'x' << size.height() << ' ' << headCount() << ' ' << columns_ << ' ' << layout_shared_
-        << ' ' << compact_texts_ << ' ' << options_.font_scale << options_.token_positions << options_.show_logits
+        << ' ' << compact_texts_ << thumbnails_ << ' ' << options_.font_scale << options_.token_positions << options_.show_logits
         << options_.shared_scale << options_.cell_numbers << '|' << (shared_scale_ ? shared_scale_->label() : QString())
         << '|'
         << heatmap::queryLabels(a, 12, options_.token_positions).join(sep) << '|'
@@ -78,8 +79,9 @@ void HeadGridView::updateTexts() {
                            .arg(a.config.headDimK());
     if (masked) subtitle += QStringLiteral(" · %1: grey cells are masked").arg(maskWords(a));
     subtitle += QStringLiteral("\n") + heatmap::weightsOrigin(a);
-    if (compact_texts_) {  // one line: where the weights come from, and what grey means
-        subtitle = heatmap::weightsOrigin(a).section(QStringLiteral(": no pattern"), 0, 0);
+    if (compact_texts_) {  // one line: where the weights come from (thumbnails: what a click does), what grey means
+        subtitle = thumbnails_ ? QStringLiteral("click a head to see it large")
+                               : heatmap::weightsOrigin(a).section(QStringLiteral(": no pattern"), 0, 0);
         if (masked) subtitle += QStringLiteral(" · grey = masked");
         if (a.config.mask == MaskKind::Causal && !a.config.source_text.empty())
             subtitle += QStringLiteral(" · causal across two sentences");
@@ -88,9 +90,10 @@ void HeadGridView::updateTexts() {
         subtitle += compact_texts_ ? QStringLiteral(" · hatched: every key masked (0/0), shown as 0")
                                    : QStringLiteral(" · hatched rows: every key masked, softmax would be 0/0 "
                                                     "(PyTorch gives NaN); HeadScope shows 0");
-    if (!options_.shared_scale && layout_shared_)
+    // Thumbnails share one bar whatever the option says (the large head has its own).
+    if (!thumbnails_ && !options_.shared_scale && layout_shared_)
         subtitle += QStringLiteral(" · one colour scale for all heads: a bar per head has no room here");
-    else if (!options_.shared_scale)
+    else if (!thumbnails_ && !options_.shared_scale)
         subtitle += QStringLiteral(" · colour bar per head");
     subtitle_->setText(subtitle);
 
@@ -180,28 +183,38 @@ void HeadGridView::updateLabels(const QSize& laid_out) {
     }
 
     // Words stay on the axes when they fit one per cell; when they do not, every k-th word is
-    // shown (while at least two words fit) before falling back to bare positions: a projector at
-    // 1024 x 768 and 2x fonts keeps words.
+    // shown with its position (while at least two words fit, however long the sequence) before
+    // falling back to bare positions: a projector at 1024 x 768 and 2x fonts keeps words.
     using heatmap::TickMode;
     const auto stride = [&](double px_per_token) {
         // A full line apart, measured on the cells as laid out.
         return px_per_token <= 0 ? 1000 : std::max(1, static_cast<int>(std::ceil(1.0 * text_h / px_per_token)));
     };
-    const int x_stride = stride(px_col), y_stride = stride(px_row);
+    // Thinned words carry their positions ("8:was"): longer, they take a little of the cells'
+    // room once laid out, so thinned axes keep a sixth of a line to spare.
+    // A short window at large fonts (compact texts: 1024 x 768 at 2x, the grid alone) and grids
+    // of many small heads cannot pay the positions' width: there the words thin without them
+    // (the large head beside the thumbnails, the default, always writes them).
+    const bool with_positions = !compact_texts_ && headCount() < 16;
+    const auto spared = [&](double px_per_token) {
+        const int k = stride(px_per_token);
+        return k <= 1 || !with_positions ? k : stride(px_per_token / 1.15);
+    };
+    const int x_stride = spared(px_col), y_stride = spared(px_row);
     // Words as long as at least two of them fit (stride < n): never numbers while words fit.
     const auto max_stride = [](int n) { return std::max(kMaxLabelStride, n - 1); };
-    const TickMode x_mode = (n_kv > kMaxTokenLabels || x_stride > max_stride(n_kv)) ? TickMode::Positions
-                                                                                   : TickMode::Tokens;
-    const TickMode y_mode = (n_q > kMaxTokenLabels || y_stride > max_stride(n_q)) ? TickMode::Positions
-                                                                                  : TickMode::Tokens;
-    const auto thinned = [](const QStringList& labels, int every) {
-        if (every <= 1) return labels;
-        QStringList out = labels;
-        for (qsizetype i = 0; i < out.size(); ++i)
-            if (i % every != 0) out[i].clear();
-        return out;
-    };
-    const QStringList k_shown = thinned(k, x_stride), q_shown = thinned(q, y_stride);
+    const TickMode x_mode = x_stride > max_stride(n_kv) ? TickMode::Positions : TickMode::Tokens;
+    const TickMode y_mode = y_stride > max_stride(n_q) ? TickMode::Positions : TickMode::Tokens;
+    // Thinned: every k-th word with its position ("12:the"), and the axis title says so.
+    const QStringList k_shown = thinnedWithPositions(k, x_stride, positions || !with_positions),
+                      q_shown = thinnedWithPositions(q, y_stride, positions || !with_positions);
+    // The axis says "every 3rd key" where the words carry their positions.
+    const bool titled = with_positions;
+    const QString x_title = titled && x_mode == TickMode::Tokens && x_stride > 1 ? everyKth(x_stride, QStringLiteral("key")) : QString();
+    const QString y_title = titled && y_mode == TickMode::Tokens && y_stride > 1 ? everyKth(y_stride, QStringLiteral("query")) : QString();
+    // Words with their positions are wider: horizontal only while each fits the cells up to the next.
+    const bool rotate_shown =
+        rotate || (with_positions && x_stride > 1 && heatmap::maxLabelWidth(k_shown, tick) + 6 > px_col * x_stride);
     const bool strides_changed = x_stride != x_stride_ || y_stride != y_stride_;
     x_stride_ = x_stride;
     y_stride_ = y_stride;
@@ -211,12 +224,15 @@ void HeadGridView::updateLabels(const QSize& laid_out) {
     const int y_ticks = static_cast<int>(px_row * n_q / (2.5 * text_h));
     // Not even two positions fit (dozens of heads in a small window): no numbers that would
     // run into the next head's ("10" + "0" reads "100").
-    const TickMode x_shown = x_mode == TickMode::Positions && x_ticks < 2 ? TickMode::None : x_mode;
-    const TickMode y_shown = y_mode == TickMode::Positions && y_ticks < 2 ? TickMode::None : y_mode;
+    // Thumbnails carry no words: the large head beside them does.
+    const TickMode x_shown = thumbnails_ || (x_mode == TickMode::Positions && x_ticks < 2) ? TickMode::None : x_mode;
+    const TickMode y_shown = thumbnails_ || (y_mode == TickMode::Positions && y_ticks < 2) ? TickMode::None : y_mode;
     // The first column pays for the query words beside it, the last row for the key words under
     // it (when they are drawn at all).
     if (heads_grid_ && columns > 1) {
-        const double words = y_shown == TickMode::None ? 0.0 : query_w;
+        const double words = y_shown == TickMode::None ? 0.0
+                             : !with_positions || y_stride <= 1 ? query_w
+                                                       : heatmap::maxLabelWidth(q_shown, tick) + (y_title.isEmpty() ? 0 : text_h + 4);
         for (int c = 0; c < columns; ++c)
             heads_grid_->setColumnStretchFactor(c, c == 0 ? (inner_w + 16 + words) / (inner_w + 16) : 1.0);
     }
@@ -226,7 +242,7 @@ void HeadGridView::updateLabels(const QSize& laid_out) {
             heads_grid_->setRowStretchFactor(
                 r, share_keys && r == rows - 1 && inner_h > 0 ? (inner_h + per_row + keys) / (inner_h + per_row) : 1.0);
         // Rotated words stand half a line beyond their heatmap's edge: the next column keeps clear.
-        heads_grid_->setColumnSpacing(x_shown == TickMode::Tokens && rotate ? std::max(10, text_h + 4) : 10);
+        heads_grid_->setColumnSpacing(x_shown == TickMode::Tokens && rotate_shown ? std::max(10, text_h + 4) : 10);
     }
     // A bar per head: as many numbers as its height holds, two at least.
     const int bar_text_h = QFontMetrics(heatmap::font(kBarPt - 1, options_.font_scale)).height();
@@ -242,12 +258,14 @@ void HeadGridView::updateLabels(const QSize& laid_out) {
         if (tokens_changed || strides_changed || y_was != (y_mode == TickMode::Tokens) || y_mode == TickMode::Positions)
             heatmap::setTicks(y, y_shown, q_shown, y_ticks);
         if (cell.scale) cell.scale->axis()->ticker()->setTickCount(bar_ticks);
-        x->setTickLabelRotation(x_mode == TickMode::Tokens && rotate ? -90 : 0);
+        x->setTickLabelRotation(x_mode == TickMode::Tokens && rotate_shown ? -90 : 0);
         y->setTickLabels(y_shown != TickMode::None && index % std::size_t(columns) == 0);
         // Shared bar: key words under the last row only (the same words as every head's); a
         // short last row leaves the columns beside it without them rather than a second row
         // of words in the middle of the grid.
         x->setTickLabels(x_shown != TickMode::None && (!share_keys || index >= std::size_t((rows - 1) * columns)));
+        x->setLabel(x->tickLabels() ? x_title : QString());
+        y->setLabel(y->tickLabels() ? y_title : QString());
     }
 }
 

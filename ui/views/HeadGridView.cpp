@@ -60,6 +60,16 @@ void HeadGridView::setOptions(const ViewOptions& options) {
     replot(rpQueuedReplot);
 }
 
+void HeadGridView::setThumbnails(bool on) {
+    if (on == thumbnails_) return;
+    thumbnails_ = on;
+    label_layout_.reset();
+    structure_.clear();
+    if (!analysis_) return;
+    refresh(viewport().size());
+    replot(rpQueuedReplot);
+}
+
 void HeadGridView::setColumnCount(int columns) {
     fixed_columns_ = std::max(0, columns);
     refresh(viewport().size());
@@ -123,7 +133,7 @@ bool HeadGridView::refresh(const QSize& size, bool reuse_labels) {
     const Analysis& a = *analysis_;
     const int heads = static_cast<int>(a.results.heads.size());
     // A bar per head only where its numbers can be read; else the shared bar, and a note says so.
-    const bool shared = options_.shared_scale || !perHeadBarsFit(heads, size);
+    const bool shared = options_.shared_scale || thumbnails_ || !perHeadBarsFit(heads, size);
     const int columns = fixed_columns_ > 0 ? std::min(fixed_columns_, heads)
                                            : fittingColumns(heads, size, gridColumns(heads, a.nQuery(), a.nKeyValue(), size,
                                                                                      options_.font_scale, shared ? kBarSpace : 0));
@@ -157,7 +167,7 @@ bool HeadGridView::refresh(const QSize& size, bool reuse_labels) {
     // A short window at large fonts (a projector at 1024 x 768, 2x): the explanations shrink
     // to their essentials so the heatmaps keep enough height for their query words.
     const int line = QFontMetrics(heatmap::font(kTickPt, options_.font_scale)).height();
-    compact_texts_ = size.height() >= 150 && size.height() < 22 * line;
+    compact_texts_ = thumbnails_ || (size.height() >= 150 && size.height() < 22 * line);
     updateTexts();
     wrapTitles(size);
     const QString inputs = labelInputs(size);
@@ -187,12 +197,12 @@ QString HeadGridView::structure() const {
     QString s;
     QTextStream out(&s);
     out << headCount() << ' ' << columns_ << ' ' << options_.show_logits << options_.shared_scale << ' '
-        << options_.font_scale << options_.cell_numbers << '|' << (title_ ? title_->text() : QString()) << '|'
+        << options_.font_scale << options_.cell_numbers << thumbnails_ << '|' << (title_ ? title_->text() : QString()) << '|'
         << (subtitle_ ? subtitle_->text() : QString()) << '|' << query_labels_.join(QChar(0x1f)) << '|'
         << key_labels_.join(QChar(0x1f)) << '|';
     if (shared_scale_) out << shared_scale_->label() << shared_scale_->dataRange().lower << ','
                            << shared_scale_->dataRange().upper;
-    out << '|' << head_;
+    out << '|' << head_ << '|' << x_stride_ << ',' << y_stride_;
     for (int row : fully_masked_rows_) out << ',' << row;
     for (const Cell& cell : cells_) {
         const QCPAxis* x = cell.rect->axis(QCPAxis::atBottom);

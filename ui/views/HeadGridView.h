@@ -60,10 +60,11 @@ public:
     // Lay out and draw now (export, tests); the GUI path queues replots instead.
     void replotNow();
 
-    // Sequences longer than this show positions instead of token labels.
+    // Sequences longer than this are exported with panels sized for thinned words (Export.cpp).
     static constexpr int kMaxTokenLabels = 40;
-    // When a word per cell does not fit, every k-th word is shown (k up to this, or further while
-    // at least two words fit); then positions.
+    // When a word per cell does not fit, every k-th word is shown with its position ("12:the"; k
+    // up to this, or further while at least two words fit; the axis title says "every 3rd key");
+    // then positions.
     static constexpr int kMaxLabelStride = 6;
     // From this many heads on, one shared colour bar even when ViewOptions::shared_scale is off
     // (the subtitle says so): a bar per head would be a pile of numbers. Fewer heads get one
@@ -74,6 +75,12 @@ public:
     QCPTextElement* subtitleElement() const { return subtitle_; }
     int keyLabelStride() const { return x_stride_; }    // 1: every key's word is shown
     int queryLabelStride() const { return y_stride_; }
+
+    // Thumbnails (the Heads tab beside the selected head drawn large): every head's heatmap with
+    // its title, one shared colour bar, no words on the axes (the large head carries them) and a
+    // one-line subtitle. A click still selects a head.
+    void setThumbnails(bool on);
+    bool thumbnails() const { return thumbnails_; }
 
     // The selected head: its title is marked and its panel framed.
     void setHead(int head);
@@ -169,6 +176,7 @@ private:
     int x_stride_ = 1, y_stride_ = 1;
     bool short_titles_ = false;            // "h3" instead of "head 3" when the heads are narrow
     bool compact_texts_ = false;           // short title and subtitle: the heatmaps need the height
+    bool thumbnails_ = false;              // setThumbnails()
     bool rows_measured_ = false;           // the cells' sizes were just measured on the final layout
     QCPLayoutGrid* heads_grid_ = nullptr;  // the heads' grid inside the body (column stretch)
     QString hover_text_;
