@@ -56,8 +56,9 @@ constexpr CommandHelp kCommands[] = {
      "          prints the curves and saves it as a GPT-2 folder (train --help: every option)\n",
      false},
     {"bench",
-     "  bench   [--json] [--runs N] [--no-gui | --gui-only] [--quick]   timings at BERT-base and a large\n"
-     "          geometry, against a GEMM floor measured in the same run, and of the window's updates\n",
+     "  bench   [--json] [--runs N] [--no-gui | --gui-only | --models-only] [--quick]   timings at BERT-base\n"
+     "          and a large geometry, against a GEMM floor measured in the same run, of the window's updates,\n"
+     "          and of opening GPT-2-small and Llama-3.2-1B sized checkpoints it writes (random weights)\n",
      false},
 };
 constexpr const char* kConfigOptions =
