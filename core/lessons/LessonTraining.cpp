@@ -38,7 +38,8 @@ double fraction(const json& j, const char* key, const std::string& where) {
 }
 
 train::TrainConfig parseSettings(const json& j, const std::string& where) {
-    onlyKeys(j, {"layers", "d_model", "heads", "vocab", "context", "min_repeat", "max_repeat", "learning_rate", "batch", "seed"},
+    onlyKeys(j, {"layers", "d_model", "heads", "vocab", "context", "min_repeat", "max_repeat", "learning_rate", "batch", "seed",
+                 "warmup"},
              where);
     train::TrainConfig c;
     using T = train::TrainConfig;
@@ -50,6 +51,7 @@ train::TrainConfig parseSettings(const json& j, const std::string& where) {
     if (j.contains("min_repeat")) c.min_repeat = int(wholeNumber(j, "min_repeat", 2, T::kMaxContext, where));
     if (j.contains("max_repeat")) c.max_repeat = int(wholeNumber(j, "max_repeat", 2, T::kMaxContext, where));
     if (j.contains("batch")) c.batch = int(wholeNumber(j, "batch", 1, 512, where));
+    if (j.contains("warmup")) c.warmup_steps = int(wholeNumber(j, "warmup", 0, 100'000, where));
     if (j.contains("seed")) c.seed = std::uint64_t(wholeNumber(j, "seed", 0, 1'000'000, where));
     if (j.contains("learning_rate")) {
         if (!j["learning_rate"].is_number() || !(j["learning_rate"].get<double>() > 0))
@@ -194,6 +196,7 @@ bool sameSettings(const train::TrainConfig& a, const train::TrainConfig& b) {
            a.context == b.context && a.mlp == b.mlp && a.tied_embeddings == b.tied_embeddings &&
            a.min_repeat == b.min_repeat && a.max_repeat == b.max_repeat && a.random_start == b.random_start &&
            a.two_copies == b.two_copies && a.learning_rate == b.learning_rate && a.batch == b.batch && a.seed == b.seed &&
+           a.warmup_steps == b.warmup_steps && a.weight_decay == b.weight_decay && a.init_std == b.init_std &&
            a.eval_every == b.eval_every && a.eval_sequences == b.eval_sequences && a.max_snapshots == b.max_snapshots;
 }
 

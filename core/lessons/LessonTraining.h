@@ -4,7 +4,7 @@
 // In a lesson file, all optional, on a step:
 //
 //   "training": {"settings": {"layers": 2, "d_model": 32, "heads": 2, "seed": 1,
-//                             "learning_rate": 0.003, "min_repeat": 6, "max_repeat": 20},
+//                             "learning_rate": 0.003, "warmup": 0, "min_repeat": 6, "max_repeat": 20},
 //                              a run with these (TrainConfig's defaults for the keys not given);
 //                              the current run is kept when it already has them
 //                "run": "start" | "pause" | "reset"   (reset: a new run at step 0 even with the same settings)

@@ -450,7 +450,7 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&map));
         QCustomPlot* qk = map.findChild<QCustomPlot*>();
         QVERIFY(qk);
-        qk->replot();
+        map.replotNow();  // waits for the map computed off the GUI thread
         for (int i = 0; i < qk->plotLayout()->elementCount(); ++i)
             if (auto* text = qobject_cast<QCPTextElement*>(qk->plotLayout()->elementAt(i)))
                 QVERIFY2(fits(text->text(), text->font(), qk->viewport().width()), qPrintable(text->text()));

@@ -50,8 +50,9 @@ private slots:
                      tabTitle(*findView(step.show)));
             const auto& t = step.actions.training;
             if (t && t->run == lessons::TrainingAction::Run::Reset) {
-                QTRY_VERIFY(training->frame() && training->frame()->steps == 0);
-                QVERIFY(lessons::sameSettings(training->frame()->config, *t->settings));
+                // The first frame of the run with the step's settings (the tab's start-up run has its defaults).
+                QTRY_VERIFY(training->frame() && training->frame()->steps == 0 &&
+                            lessons::sameSettings(training->frame()->config, *t->settings));
                 QCOMPARE(training->frame()->config.seed, std::uint64_t(1));
             }
             if (t && !t->until.empty()) {

@@ -91,6 +91,8 @@ QWidget* TrainingTab::buildSettings() {
     learning_rate_->setDecimals(4), learning_rate_->setRange(0.0001, 1.0), learning_rate_->setSingleStep(0.0005);
     learning_rate_->setValue(d.learning_rate);
     learning_rate_->setToolTip(tr("Adam's learning rate"));
+    warmup_ = spinBox(0, 100'000, d.warmup_steps,
+                      tr("Steps over which the learning rate ramps up from 0 (0: the full rate from the first step)"), panel);
     batch_ = spinBox(1, 512, d.batch, tr("Sequences per step"), panel);
     seed_ = spinBox(0, 1'000'000, int(d.seed), tr("Weights and data follow from the seed: the same seed, the same run"), panel);
     form->addRow(tr("Layers"), layers_);
@@ -105,11 +107,12 @@ QWidget* TrainingTab::buildSettings() {
     form->addRow(QString(), two_copies_);
     form->addRow(QString(), mlp_);
     form->addRow(tr("Learning rate"), learning_rate_);
+    form->addRow(tr("Warm-up steps"), warmup_);
     form->addRow(tr("Batch"), batch_);
     form->addRow(tr("Seed"), seed_);
-    const char* names[] = {"layers", "d_model", "heads", "vocab", "context", "min_repeat", "max_repeat", "batch", "seed"};
+    const char* names[] = {"layers", "d_model", "heads", "vocab", "context", "min_repeat", "max_repeat", "batch", "seed", "warmup"};
     int index = 0;
-    for (QSpinBox* box : {layers_, d_model_, heads_, vocab_, context_, min_repeat_, max_repeat_, batch_, seed_}) {
+    for (QSpinBox* box : {layers_, d_model_, heads_, vocab_, context_, min_repeat_, max_repeat_, batch_, seed_, warmup_}) {
         box->setObjectName(QStringLiteral("training_") + QLatin1String(names[index++]));
         connect(box, &QSpinBox::valueChanged, this, &TrainingTab::settingsChanged);
     }
@@ -157,7 +160,7 @@ train::TrainConfig TrainingTab::settings() const {
     c.max_repeat = max_repeat_->value();
     c.min_repeat = fixed_repeat_->isChecked() ? c.max_repeat : min_repeat_->value();
     c.random_start = random_start_->isChecked(), c.two_copies = two_copies_->isChecked(), c.mlp = mlp_->isChecked();
-    c.learning_rate = learning_rate_->value(), c.batch = batch_->value();
+    c.learning_rate = learning_rate_->value(), c.batch = batch_->value(), c.warmup_steps = warmup_->value();
     c.seed = std::uint64_t(seed_->value());
     return c;
 }
@@ -165,7 +168,7 @@ train::TrainConfig TrainingTab::settings() const {
 void TrainingTab::setSettings(const train::TrainConfig& c) {
     const QSignalBlocker blockers[] = {QSignalBlocker(layers_), QSignalBlocker(d_model_), QSignalBlocker(heads_),
                                        QSignalBlocker(vocab_), QSignalBlocker(context_), QSignalBlocker(min_repeat_),
-                                       QSignalBlocker(max_repeat_), QSignalBlocker(batch_), QSignalBlocker(seed_),
+                                       QSignalBlocker(max_repeat_), QSignalBlocker(batch_), QSignalBlocker(seed_), QSignalBlocker(warmup_),
                                        QSignalBlocker(learning_rate_), QSignalBlocker(fixed_repeat_),
                                        QSignalBlocker(random_start_), QSignalBlocker(two_copies_), QSignalBlocker(mlp_)};
     layers_->setValue(c.layers), d_model_->setValue(c.d_model), heads_->setValue(c.heads);
@@ -174,6 +177,7 @@ void TrainingTab::setSettings(const train::TrainConfig& c) {
     fixed_repeat_->setChecked(c.min_repeat == c.max_repeat);
     random_start_->setChecked(c.random_start), two_copies_->setChecked(c.two_copies), mlp_->setChecked(c.mlp);
     learning_rate_->setValue(c.learning_rate), batch_->setValue(c.batch), seed_->setValue(int(c.seed));
+    warmup_->setValue(c.warmup_steps);
     min_repeat_->setEnabled(!fixed_repeat_->isChecked());
     resetTraining();
 }

@@ -72,7 +72,7 @@ private:
     TrainingCurvesView* curves_;
     HeadScoresView* scores_;
     ProbeAttentionView* attention_;
-    QSpinBox *layers_, *d_model_, *heads_, *vocab_, *context_, *min_repeat_, *max_repeat_, *batch_, *seed_;
+    QSpinBox *layers_, *d_model_, *heads_, *vocab_, *context_, *min_repeat_, *max_repeat_, *batch_, *seed_, *warmup_;
     QDoubleSpinBox* learning_rate_;
     QCheckBox *mlp_, *fixed_repeat_, *random_start_, *two_copies_;
     QPushButton *start_, *pause_, *step_, *reset_, *save_, *open_;

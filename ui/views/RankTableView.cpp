@@ -92,10 +92,17 @@ void RankTableView::setHeadsOff(std::vector<bool> off) {
     fitColumns();
 }
 
+// "■5 · kv 1 off": the head, its key/value head under grouped-query attention, and whether it is knocked out.
+QString RankTableView::headLabel(int r) const {
+    const int heads = analysis_ ? analysis_->weights().heads : 0, kv_heads = analysis_ ? analysis_->weights().kv_heads : 0;
+    const bool off = r < int(heads_off_.size()) && heads_off_[std::size_t(r)];
+    return QStringLiteral("■%1").arg(r) + kvSuffix(r, heads, kv_heads) + (off ? QStringLiteral(" off") : QString());
+}
+
 void RankTableView::markHeadsOff() {
     for (int r = 0; r < rowCount(); ++r) {
         const bool off = r < int(heads_off_.size()) && heads_off_[std::size_t(r)];
-        setTextIfChanged(item(r, 0), off ? QStringLiteral("■%1 off").arg(r) : QStringLiteral("■%1").arg(r));
+        setTextIfChanged(item(r, 0), headLabel(r));
         item(r, 0)->setForeground(off ? QColor(190, 30, 30) : headColor(r));
         for (int c = 1; c < columnCount(); ++c) item(r, c)->setForeground(off ? QColor(150, 150, 150) : palette().text().color());
     }
@@ -119,9 +126,7 @@ void RankTableView::refresh() {
     const QString qk_header = !rotary ? tr("W_QK\n≤ %1").arg(bounds.qk_bound)
                               : rotated ? tr("W_QK(Δ=%2)\n≤ %1").arg(bounds.qk_bound).arg(rotated->circuits.delta)
                                         : tr("W_QK(Δ=%1)\ncomputing").arg(delta_->delta());
-    const int heads = analysis_ ? analysis_->weights().heads : 0, kv_heads = analysis_ ? analysis_->weights().kv_heads : 0;
-    const bool same_heads = rowCount() == 0 || !item(0, 0) ||
-                            item(0, 0)->text() == QStringLiteral("■0") + kvSuffix(0, heads, kv_heads);
+    const bool same_heads = rowCount() == 0 || !item(0, 0) || item(0, 0)->text() == headLabel(0);
     if (sameRows(rows, shown_) && rowCount() == static_cast<int>(rows.size()) && same_heads &&
         horizontalHeaderItem(1)->text() == qk_header)
         return;  // nothing changed
@@ -141,7 +146,7 @@ void RankTableView::refresh() {
             setItem(r, c, cell);
         }
     }
-    for (int r = 0; r < rowCount(); ++r) setTextIfChanged(item(r, 0), QStringLiteral("■%1").arg(r) + kvSuffix(r, heads, kv_heads));
+    for (int r = 0; r < rowCount(); ++r) setTextIfChanged(item(r, 0), headLabel(r));
     for (const RankRow& r : rows) {
         const int values[][2] = {{r.qk, r.qk_bound}, {r.ov, r.ov_bound}, {r.logits, r.logits_bound}};
         for (int c = 0; c < 3; ++c) {

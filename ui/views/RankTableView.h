@@ -50,6 +50,7 @@ private:
     bool updating_ = false;
     std::vector<bool> heads_off_;
     void markHeadsOff();
+    QString headLabel(int row) const;
 };
 
 }  // namespace headscope::ui
