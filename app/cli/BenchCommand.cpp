@@ -32,21 +32,6 @@ double msSince(Clock::time_point start) {
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-// Peak resident memory of this process so far, in MiB (VmHWM).
-double peakMemoryMiB() {
-    std::ifstream status("/proc/self/status");
-    std::string key;
-    while (status >> key) {
-        if (key == "VmHWM:") {
-            double kib = 0;
-            status >> kib;
-            return kib / 1024.0;
-        }
-        status.ignore(1 << 12, '\n');
-    }
-    return 0;
-}
-
 struct GeometryFigures {
     std::string name;
     int d_model, heads, n, runs, naive_runs;

@@ -35,20 +35,6 @@ double median(std::vector<double> v) {
     return v.empty() ? 0 : v[v.size() / 2];
 }
 
-double peakMiB() {  // VmHWM of this process
-    std::ifstream status("/proc/self/status");
-    std::string key;
-    while (status >> key) {
-        if (key == "VmHWM:") {
-            double kib = 0;
-            status >> kib;
-            return kib / 1024.0;
-        }
-        status.ignore(1 << 12, '\n');
-    }
-    return 0;
-}
-
 struct Geometry {
     int layers, d, heads, kv_heads, head_dim, inner, vocab, context;
 };
@@ -257,7 +243,7 @@ int modelBenchChild(const std::string& mode, const std::string& directory) {
         const model::Trace trace = model::runModel(*m, ids);
         seconds.push_back(secondsSince(t));
     }
-    const double forward_peak = peakMiB();
+    const double forward_peak = peakMemoryMiB();
     const double floor = gemmFloorSeconds(m->config, kTokens);
     std::cout << json{{"open_s", open_s}, {"forward_s", median(seconds)}, {"forward_peak_mib", forward_peak},
                       {"floor_s", floor}}.dump() << "\n";
@@ -312,6 +298,20 @@ std::vector<ModelBenchCase> measureModels(bool quick, int runs) {
     l.floor_s = figures["floor_s"];
     cases.push_back(l);
     return cases;
+}
+
+double peakMemoryMiB() {
+    std::ifstream status("/proc/self/status");
+    std::string key;
+    while (status >> key) {
+        if (key == "VmHWM:") {
+            double kib = 0;
+            status >> kib;
+            return kib / 1024.0;
+        }
+        status.ignore(1 << 12, '\n');
+    }
+    return 0;
 }
 
 }  // namespace headscope::cli

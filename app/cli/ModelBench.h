@@ -30,6 +30,9 @@ struct ModelBenchCase {
 
 std::vector<ModelBenchCase> measureModels(bool quick, int runs);
 
+// Peak resident memory of this process so far, in MiB (VmHWM of /proc/self/status; 0 if unknown).
+double peakMemoryMiB();
+
 // `bench --model-child MODE --model-dir DIR`: what the timed processes run (first-layer or forward).
 int modelBenchChild(const std::string& mode, const std::string& directory);
 

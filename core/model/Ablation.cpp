@@ -55,8 +55,8 @@ void ablateLayer(const Ablation& ablation, int layer, const Weights& weights, Re
     if (weights.hasBias()) results.output.rowwise() += weights.b_O;
 }
 
-std::vector<HeadRef> parseHeadList(const std::string& text) {
-    std::vector<HeadRef> heads;
+std::vector<std::string> splitHeadList(const std::string& text) {
+    std::vector<std::string> parts;
     std::size_t start = 0;
     while (start <= text.size()) {
         const std::size_t comma = std::min(text.find(',', start), text.size());
@@ -65,6 +65,14 @@ std::vector<HeadRef> parseHeadList(const std::string& text) {
         part.erase(part.find_last_not_of(' ') + 1);
         start = comma + 1;
         if (part.empty()) continue;
+        parts.push_back(std::move(part));
+    }
+    return parts;
+}
+
+std::vector<HeadRef> parseHeadList(const std::string& text) {
+    std::vector<HeadRef> heads;
+    for (const std::string& part : splitHeadList(text)) {
         const std::size_t dot = part.find('.');
         const auto digits = [](const std::string& s) {
             return !s.empty() && s.size() <= 6 && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });

@@ -49,5 +49,7 @@ void ablateLayer(const Ablation& ablation, int layer, const Weights& weights, Re
 
 // "1.2,0.3" -> heads (spaces allowed); std::invalid_argument naming the part that is not L.H.
 std::vector<HeadRef> parseHeadList(const std::string& text);
+// "1.2, 1.3,,0.1" -> {"1.2", "1.3", "0.1"}: the comma-separated parts, trimmed, empty ones dropped.
+std::vector<std::string> splitHeadList(const std::string& text);
 
 }  // namespace headscope::model

@@ -48,14 +48,7 @@ std::vector<int> layerHeads(const Ablation& ablation) {
 
 std::vector<int> parseLayerHeadList(const std::string& text) {
     std::vector<int> heads;
-    std::size_t start = 0;
-    while (start <= text.size()) {
-        const std::size_t comma = std::min(text.find(',', start), text.size());
-        std::string part = text.substr(start, comma - start);
-        part.erase(0, part.find_first_not_of(' '));
-        part.erase(part.find_last_not_of(' ') + 1);
-        start = comma + 1;
-        if (part.empty()) continue;
+    for (const std::string& part : splitHeadList(text)) {
         if (part.find('.') != std::string::npos) {
             const std::vector<HeadRef> ref = parseHeadList(part);  // throws for what is not L.H
             if (ref[0].layer != 0)
