@@ -39,3 +39,6 @@ add_test(NAME ui.test_latest_only COMMAND test_latest_only)
 headscope_add_ui_test(test_view_registry)
 # Lesson 7 (issue 23): trains in the Training tab to each step's condition, opens the model, knocks heads out.
 headscope_add_ui_test(test_lesson7_ui)
+# RoPE beyond the main views (issue 22 item 4): the head dialog's W_QK(Δ), the window's export at its Δ (llama-induction).
+headscope_add_ui_test(test_rotary_window)
+target_compile_definitions(test_rotary_window PRIVATE HEADSCOPE_SHARED_MODELS_DIR="${HEADSCOPE_SHARED_MODELS_DIR}")

@@ -8,6 +8,7 @@
 
 #include "HeadDetailView.h"
 #include "CircuitView.h"
+#include "RotaryDelta.h"
 
 namespace headscope::ui {
 
@@ -15,7 +16,7 @@ HeadDetailDialog::HeadDetailDialog(QWidget* parent) : QDialog(parent) {
     setObjectName(QStringLiteral("head_detail_dialog"));
     setModal(false);
     setSizeGripEnabled(true);
-    auto* tabs = new QTabWidget(this);
+    auto* tabs = tabs_ = new QTabWidget(this);
     tabs->setObjectName(QStringLiteral("head_detail_tabs"));
     view_ = new HeadDetailView(tabs);
     circuits_ = new CircuitView(tabs);
@@ -41,6 +42,7 @@ void HeadDetailDialog::setAnalysis(std::shared_ptr<const Analysis> analysis) {
     circuits_->setHead(head_);
     circuits_->setAnalysis(analysis_);
     updateTitle();
+    updateCircuitsTab();
 }
 
 void HeadDetailDialog::setHead(int head) {
@@ -55,6 +57,22 @@ void HeadDetailDialog::setCircuits(std::shared_ptr<const Circuits> circuits) { c
 void HeadDetailDialog::setOptions(const ViewOptions& options) {
     view_->setOptions(options);
     circuits_->setOptions(options);
+}
+
+void HeadDetailDialog::setRotaryDelta(RotaryDelta* delta) {
+    if (!delta || delta_) return;
+    delta_ = delta;
+    circuits_->setRotaryDelta(delta);
+    connect(delta_, &RotaryDelta::deltaChanged, this, &HeadDetailDialog::updateCircuitsTab);
+    updateCircuitsTab();
+}
+
+QString HeadDetailDialog::circuitsTabText() const { return tabs_->tabText(1); }
+
+void HeadDetailDialog::updateCircuitsTab() {
+    // The rotary layer's W_QK depends on the distance: the tab names the Delta it shows.
+    const bool rotary = delta_ && delta_->rotary() && analysis_ && analysis_->rotary.enabled();
+    tabs_->setTabText(1, rotary ? tr("&Circuits W_QK(Δ = %1), W_OV").arg(delta_->delta()) : tr("&Circuits W_QK, W_OV"));
 }
 
 void HeadDetailDialog::updateTitle() {

@@ -37,6 +37,7 @@
 #include "LessonDock.h"
 #include "RecentFiles.h"
 #include "Resources.h"
+#include "RotaryDelta.h"
 #include "RotaryTab.h"
 #include "RotaryView.h"
 #include "Session.h"
@@ -293,6 +294,7 @@ void MainWindow::showHead(int head) {
     if (!detail_) {
         detail_ = new HeadDetailDialog(this);
         detail_->setOptions(options_);
+        detail_->setRotaryDelta(session_->findChild<RotaryDelta*>(QStringLiteral("rotary_delta")));  // the window's Δ
         bindView(session_, detail_);
     }
     detail_->show();
