@@ -31,7 +31,9 @@ constexpr CommandHelp kCommands[] = {
      "          configuration, costs, spectra, ranks, equivalence; --ablate knocks heads out of the\n"
      "          layer and shows, per position, how much its output (n x d_model) changes\n",
      true},
-    {"export", "  export  [config options] --out DIR [--format png,svg,pdf,csv,npy] [--scale S]\n", true},
+    {"export", "  export  [config options] --out DIR [--format png,svg,pdf,csv,npy] [--scale S] [--delta N]\n"
+               "          --delta N: a rotary model's W_QK,i(Δ) = W_i^Q R(Δ) (W_i^K)ᵀ at key minus query position N\n"
+               "          (the generated layers have no rotary positions: there it is refused)\n", true},
     {"run",
      "  run     --weights F.safetensors --heads H --query X.npy [--key-value Y.npy]\n"
      "          [--mask none|causal] [--pad-keys LIST] [--prefix P] [--format png,svg,pdf|none] --out DIR\n",
@@ -39,11 +41,12 @@ constexpr CommandHelp kCommands[] = {
     {"model",
      "  model   --checkpoint DIR (--text \"...\" | --ids 1,2,3) [--layer L] [--mask causal|none]\n"
      "          [--temperature T] [--ablate L.H,L.H [--ablate-mode zero|mean]] [--json]\n"
-     "          [--out DIR [--format png,svg,pdf,csv,npy] [--scale S]]\n"
+     "          [--out DIR [--format png,svg,pdf,csv,npy] [--scale S] [--delta N]]\n"
      "          a GPT-2 directory: tokens, ids, ranks per layer and head, top-10 next tokens, the\n"
      "          log-probability of each actual next token and the loss; --ablate knocks heads out\n"
      "          (zero: they write nothing; mean: their mean output) and shows before and after;\n"
-     "          --out writes attention_layer_L.npy (heads, n, n) and layer_L/ as export does\n",
+     "          --out writes attention_layer_L.npy (heads, n, n) and layer_L/ as export does;\n"
+     "          --delta N (rotary models): W_QK pictures and head_<i>_W_QK_delta_N at distance N\n",
      false},
     {"lesson",
      "  lesson  N --out DIR [--format png,svg,pdf] [--scale S]   slides of lesson N (one image per step)\n"

@@ -7,6 +7,7 @@
 #include "Export.h"
 #include "cli/Arguments.h"
 #include "cli/Commands.h"
+#include "cli/DeltaOption.h"
 #include "io/IoError.h"
 #include "io/MatrixExport.h"
 
@@ -19,6 +20,7 @@ int runExport(const QStringList& arguments, int argc, char** argv) {
     parser.addOption({"format", "Comma-separated: png, svg, pdf, csv, npy (default csv,npy).", "LIST"});
     parser.addOption({"scale", "Pixel scale of PNG images (default 2).", "S"});
     parser.addOption({"head", "Head whose circuits are drawn (circuit_qk_head_H, circuit_ov_head_H; default 0).", "H"});
+    parser.addOption(deltaOption());
     parseOrThrow(parser, arguments);
     const std::string out = requireValue(parser, "out");
     const Config config = configFromOptions(parser);
@@ -52,10 +54,12 @@ int runExport(const QStringList& arguments, int argc, char** argv) {
                          " GiB (one d_model x d_model W_QK per head); choose fewer heads, a smaller d_model or --format npy");
     const int head = parser.isSet("head") ? parseInt("head", parser.value("head"), 0, config.heads - 1) : 0;
     const Analysis analysis = analyze(config, false);
+    const std::optional<int> delta = parseDelta(parser, analysis);  // W_QK,i(Delta) of a rotary layer
     int files = 0;
     try {
         if (!matrix_formats.empty())
             files += static_cast<int>(io::exportMatrices(analysis, out, matrix_formats).size());
+        if (delta) files += static_cast<int>(writeRotatedQK(analysis, *delta, out, matrix_formats).size());
     } catch (const io::IoError& e) {
         throw UsageError(e.what());
     }
@@ -64,7 +68,8 @@ int runExport(const QStringList& arguments, int argc, char** argv) {
         prepareHeadlessQt();
         QApplication app(argc, argv);
         QString error;
-        const QStringList images = ui::exportImages(analysis, QString::fromStdString(out), image_formats, &error, ui::ViewOptions{}, scale, head);
+        const QStringList images = ui::exportImages(analysis, QString::fromStdString(out), image_formats, &error,
+                                                    ui::ViewOptions{}, scale, head, delta);
         if (!error.isEmpty()) throw UsageError(error.toStdString());
         files += static_cast<int>(images.size());
     }

@@ -5,7 +5,8 @@
 //   layer_<L>/...               what `export` writes for that layer, in the --format list
 //                               (images: attention_weights.png, spectrum_qk.png, ...;
 //                               csv/npy: the layer's matrices, as exportMatrices names them)
-// --layer L restricts the ranks, the JSON attention and the files to layer L.
+// --layer L restricts the ranks, the JSON attention and the files to layer L. --delta N (rotary
+// models, with --out): the W_QK pictures at W_QK,i(Delta) and head_<i>_W_QK_delta_<N> beside W_QK (DeltaOption.h).
 // Every report carries the log-probability of each actual next token and the loss; --ablate
 // L.H,... [--ablate-mode zero|mean] knocks heads out and reports before and after (ModelAblation.h).
 #include <QApplication>
@@ -19,6 +20,7 @@
 #include "Spectrum.h"
 #include "cli/Arguments.h"
 #include "cli/Commands.h"
+#include "cli/DeltaOption.h"
 #include "cli/ModelAblation.h"
 #include "io/Checkpoint.h"
 #include "io/IoError.h"
@@ -168,11 +170,12 @@ int runModel(const QStringList& arguments, int argc, char** argv) {
         {"format", "With --out: comma-separated png, svg, pdf, csv, npy for layer_<L>/ (default png).", "LIST"},
         {"scale", "Pixel scale of PNG images (default 2).", "S"},
     });
+    parser.addOption(deltaOption());
     parseOrThrow(parser, arguments);
     const std::string checkpoint = requireValue(parser, "checkpoint");
     if (parser.isSet("text") == parser.isSet("ids")) throw UsageError("give either --text or --ids (one of them)");
-    if (!parser.isSet("out") && (parser.isSet("format") || parser.isSet("scale")))
-        throw UsageError("--format and --scale need --out DIR");
+    if (!parser.isSet("out") && (parser.isSet("format") || parser.isSet("scale") || parser.isSet("delta")))
+        throw UsageError("--format, --scale and --delta need --out DIR");
 
     model::ForwardOptions options;
     if (parser.isSet("mask")) {
@@ -242,6 +245,9 @@ int runModel(const QStringList& arguments, int argc, char** argv) {
     } catch (const std::invalid_argument& e) {
         throw UsageError(e.what());
     }
+    // Every layer of a model has the same positions: the first one answers for --delta.
+    const std::optional<int> delta =
+        parser.isSet("delta") ? parseDelta(parser, model::layerAnalysis(*m, trace, layer_indices.front())) : std::nullopt;
     std::vector<LayerReport> layers;
     for (int l : layer_indices) layers.push_back({l, headSpectra(m->blocks[l].attention)});
     const auto next = model::topNextTokens(*m, trace, kTopTokens);
@@ -291,13 +297,14 @@ int runModel(const QStringList& arguments, int argc, char** argv) {
         const std::filesystem::path dir = out / ("layer_" + std::to_string(l));
         try {
             if (!matrix_formats.empty()) files += static_cast<int>(io::exportMatrices(analysis, dir.string(), matrix_formats).size());
+            if (delta) files += static_cast<int>(writeRotatedQK(analysis, *delta, dir.string(), matrix_formats).size());
         } catch (const io::IoError& e) {
             throw UsageError(e.what());
         }
         if (!image_formats.isEmpty()) {
             QString error;
             const QStringList images = ui::exportImages(analysis, QString::fromStdString(dir.string()), image_formats,
-                                                        &error, ui::ViewOptions{}, scale);
+                                                        &error, ui::ViewOptions{}, scale, 0, delta);
             if (!error.isEmpty()) throw UsageError(error.toStdString());
             files += static_cast<int>(images.size());
         }

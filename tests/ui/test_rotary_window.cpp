@@ -1,14 +1,18 @@
 // RoPE in the window beyond the main views (issue 22 item 4 leftovers), on the trained
 // llama-induction checkpoint (skipped where ../shared/models is absent): the head detail
 // dialog's Circuits tab draws W_QK,i(Delta) at the window's shared Delta, equal to core's
-// rotatedCircuits within 1e-5, and its tab names that Delta.
+// rotatedCircuits within 1e-5, and its tab names that Delta; the window's export of the
+// Circuits view writes the same Delta in the picture's title.
 #include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
 #include <QTabWidget>
 #include <QtTest>
 #include <algorithm>
 #include <cmath>
 
 #include "CircuitView.h"
+#include "ExportDialog.h"
 #include "HeadDetailDialog.h"
 #include "MainWindow.h"
 #include "RotaryCircuits.h"
@@ -77,6 +81,24 @@ private slots:
         // At Delta = 5 the rotated product differs from W_Q W_K^T: the comparison above can tell them apart.
         const RotatedCircuits zero = rotatedCircuits(analysis->weights(), analysis->rotary, head, 0, 0, true);
         QVERIFY(worstCell(dialog->circuits()->colorMap(CircuitView::QK), zero.W_QK) > 1e-3);
+
+        // File > Export of the W_QK views draws them at the window's Delta, here 3.
+        delta->setDelta(3);
+        delta->waitForResult();
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        for (ViewKind kind : {ViewKind::CircuitQK, ViewKind::SpectrumQK}) {
+            ExportRequest request;
+            request.what = ExportRequest::What::View;
+            request.view = kind;
+            request.head = head;
+            request.format = ImageFormat::Svg;
+            request.path = dir.filePath(QStringLiteral("view.svg"));
+            QVERIFY2(window.exportRequest(request, &error), qPrintable(error));
+            QFile svg(request.path);
+            QVERIFY(svg.open(QIODevice::ReadOnly));
+            QVERIFY2(QString::fromUtf8(svg.readAll()).contains(QStringLiteral("Δ = 3")), "the export does not name Δ = 3");
+        }
     }
 };
 

@@ -34,6 +34,7 @@ class QueryKeyMapView;
 class ScoreBreakdownView;
 class TokenLinesView;
 class HeadDetailDialog;
+struct ExportRequest;
 class HeadDetailView;
 class HeadsTab;
 class HeadGridView;
@@ -111,6 +112,9 @@ public:
     // Shows the tab (and the spectrum dock) a lesson step's "show" names.
     void showView(const std::string& show);
     void showHead(int head);  // selects the head and opens it in the large detail window
+    // Carries out what the Export dialog picked (File > Export); a rotary layer's W_QK views are
+    // drawn at the window's current Delta. False with the reason on failure.
+    bool exportRequest(const ExportRequest& request, QString* error);
 
     // Number of analyses applied to every view so far.
     int updatesShown() const { return updates_shown_; }

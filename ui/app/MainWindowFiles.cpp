@@ -25,6 +25,7 @@
 #include "ModelDock.h"
 #include "ModelOverviewView.h"
 #include "QueryKeyMapView.h"
+#include "RotaryDelta.h"
 #include "RecentFiles.h"
 #include "ScoreBreakdownView.h"
 #include "Session.h"
@@ -106,24 +107,33 @@ void MainWindow::exportDialog() {
     if (dialog.exec() != QDialog::Accepted) return;
     const ExportRequest r = dialog.request();
     QString error;
+    if (exportRequest(r, &error)) status_->showNote(tr("Exported %1").arg(r.path));
+    else QMessageBox::warning(this, tr("Export failed"), tr("%1\n\n%2").arg(r.path, error));
+}
+
+bool MainWindow::exportRequest(const ExportRequest& r, QString* error) {
+    const std::shared_ptr<const Analysis> analysis = session_->analysis();
+    if (!analysis) return false;
+    std::optional<int> delta;  // the Delta the window's RoPE views show
+    if (const auto* rotary = session_->findChild<RotaryDelta*>(QStringLiteral("rotary_delta")); rotary && rotary->rotary())
+        delta = rotary->delta();
     bool ok = false;
     switch (r.what) {
         case ExportRequest::What::CurrentView:
-            ok = saveCurrentTab(r.path, r.format, r.scale, &error);
+            ok = saveCurrentTab(r.path, r.format, r.scale, error);
             break;
         case ExportRequest::What::View:
-            ok = exportView(r.view, *analysis, r.head, options_, r.path, r.format, r.scale, &error,
-                            session_->circuits().get(), session_->cellRow(), session_->cellColumn());
+            ok = exportView(r.view, *analysis, r.head, options_, r.path, r.format, r.scale, error,
+                            session_->circuits().get(), session_->cellRow(), session_->cellColumn(), delta);
             break;
         case ExportRequest::What::OneHead:
-            ok = exportHead(*analysis, r.head, options_, r.path, r.format, r.scale, &error);
+            ok = exportHead(*analysis, r.head, options_, r.path, r.format, r.scale, error);
             break;
         case ExportRequest::What::AllHeads:
-            ok = exportHeadGrid(*analysis, options_, r.path, r.format, r.scale, &error);
+            ok = exportHeadGrid(*analysis, options_, r.path, r.format, r.scale, error);
             break;
     }
-    if (ok) status_->showNote(tr("Exported %1").arg(r.path));
-    else QMessageBox::warning(this, tr("Export failed"), tr("%1\n\n%2").arg(r.path, error));
+    return ok;
 }
 
 QCustomPlot* MainWindow::currentPlot() const {

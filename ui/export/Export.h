@@ -67,19 +67,23 @@ QString viewTitle(ViewKind kind);
 // and saves it. circuits: the head's already formed W_QK / W_OV, or nullptr to form them here.
 // (cell_row, cell_col): the cell the score breakdown explains (the selected cell); (-1, -1), the
 // default, takes the last query and the key it attends to most (defaultCell in ScoreBreakdown.h).
+// delta: on a rotary layer the spectra, the rank table and the W_QK circuit show W_QK,i(delta) =
+// W_i^Q R(delta) (W_i^K)^T and say so in their titles (nullopt, or no rotary positions: W_i^Q (W_i^K)^T).
 bool exportView(ViewKind kind, const Analysis& analysis, int head, const ViewOptions& options, const QString& path,
                 ImageFormat format, double scale, QString* error, const Circuits* circuits = nullptr,
-                int cell_row = -1, int cell_col = -1);
+                int cell_row = -1, int cell_col = -1, std::optional<int> delta = std::nullopt);
 
 // Any widget (tables, text) as PNG (raster at scale), SVG or PDF (vector) at its current size.
 bool saveWidget(QWidget* widget, const QString& path, ImageFormat format, double scale, QString* error);
 
 // Writes, for each format, every view of exportedViews() into dir (created if missing), named by
-// viewFileName (circuits and query-key map of `head`; the score breakdown of its default cell),
+// viewFileName (circuits and query-key map of `head`; the score breakdown of its default cell;
+// W_QK at delta as exportView draws it),
 // and returns the paths written. On failure *error is set
 // and the list holds what was written before it.
 QStringList exportImages(const Analysis& analysis, const QString& dir, const QList<ImageFormat>& formats,
-                         QString* error, const ViewOptions& options = {}, double scale = 1.0, int head = 0);
+                         QString* error, const ViewOptions& options = {}, double scale = 1.0, int head = 0,
+                         std::optional<int> delta = std::nullopt);
 
 // An image of the plot's current view on the clipboard.
 void copyToClipboard(QCustomPlot* plot);

@@ -14,6 +14,7 @@
 #include "FusedProjectionsView.h"
 #include "QueryKeyMapView.h"
 #include "RankTableView.h"
+#include "RotaryDelta.h"
 #include "ScoreBreakdownView.h"
 #include "SpectrumView.h"
 #include "TokenLinesView.h"
@@ -40,14 +41,29 @@ bool savePlotView(View& view, QCustomPlot* plot, QSize size, const QString& path
     return savePlot(plot, path, format, size.width(), size.height(), scale, error);
 }
 
+// W_QK,i(delta) of a rotary layer for the views that show W_QK, computed now; nullptr when
+// delta is not given or the layer has no rotary positions.
+std::unique_ptr<RotaryDelta> rotatedAt(const Analysis& analysis, int head, std::optional<int> delta) {
+    if (!delta || !analysis.rotary.enabled()) return nullptr;
+    auto rotated = std::make_unique<RotaryDelta>();
+    rotated->setProductLimit(analysis.weights().dModel());
+    rotated->setHead(head);
+    rotated->setAnalysis(borrow(analysis));
+    rotated->setDelta(*delta);
+    rotated->waitForResult();
+    return rotated;
+}
+
 }  // namespace
 
 bool exportView(ViewKind kind, const Analysis& analysis, int head, const ViewOptions& options, const QString& path,
                 ImageFormat format, double scale, QString* error, const Circuits* circuits, int cell_row,
-                int cell_col) {
+                int cell_col, std::optional<int> delta) {
     if (!checkAnalysis(analysis, error) || !checkTarget(path, error) || !checkHead(analysis, head, error)) return false;
     const double s = options.font_scale > 0 ? options.font_scale : 1.0;
     const int d = analysis.weights().dModel();
+    const bool shows_qk = kind == ViewKind::SpectrumQK || kind == ViewKind::RankTable || kind == ViewKind::CircuitQK;
+    const std::unique_ptr<RotaryDelta> rotated = shows_qk ? rotatedAt(analysis, head, delta) : nullptr;
     switch (kind) {
         case ViewKind::AttentionWeights:
         case ViewKind::AttentionLogits: {
@@ -60,12 +76,14 @@ bool exportView(ViewKind kind, const Analysis& analysis, int head, const ViewOpt
             SpectrumView view(nullptr, kind == ViewKind::SpectrumQK ? SpectrumView::Panels::QK : SpectrumView::Panels::OV);
             view.setOptions(options);
             view.setHead(head);
+            if (rotated) view.setRotaryDelta(rotated.get());
             view.setAnalysis(borrow(analysis));
             return savePlotView(view, view.plot(), QSize(int(900 * s), int(560 * s)), path, format, scale, error);
         }
         case ViewKind::RankTable: {
             RankTableView view;
             view.setOptions(options);
+            if (rotated) view.setRotaryDelta(rotated.get());
             view.setAnalysis(borrow(analysis));
             view.setHead(head);
             const int rows = view.rowCount();
@@ -85,6 +103,7 @@ bool exportView(ViewKind kind, const Analysis& analysis, int head, const ViewOpt
         case ViewKind::CircuitOV: {
             CircuitView view(nullptr, kind == ViewKind::CircuitQK ? CircuitView::Rows::QK : CircuitView::Rows::OV);
             view.setOptions(options);
+            if (rotated) view.setRotaryDelta(rotated.get());
             view.setAnalysis(borrow(analysis));
             view.setHead(head);
             std::shared_ptr<const Circuits> formed;
@@ -147,7 +166,8 @@ bool exportView(ViewKind kind, const Analysis& analysis, int head, const ViewOpt
 }
 
 QStringList exportImages(const Analysis& analysis, const QString& dir, const QList<ImageFormat>& formats,
-                         QString* error, const ViewOptions& options, double scale, int head) {
+                         QString* error, const ViewOptions& options, double scale, int head,
+                         std::optional<int> delta) {
     QStringList written;
     if (!checkAnalysis(analysis, error)) return written;
     if (dir.isEmpty() || !QDir().mkpath(dir)) {
@@ -160,7 +180,8 @@ QStringList exportImages(const Analysis& analysis, const QString& dir, const QLi
     for (ImageFormat format : formats) {
         for (ViewKind kind : exportedViews()) {
             const QString path = out.filePath(viewFileName(kind, head) + QLatin1Char('.') + suffix(format));
-            if (!exportView(kind, analysis, head, options, path, format, scale, error, &circuits)) return written;
+            if (!exportView(kind, analysis, head, options, path, format, scale, error, &circuits, -1, -1, delta))
+                return written;
             written << path;
         }
     }

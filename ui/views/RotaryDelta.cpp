@@ -10,7 +10,7 @@
 
 namespace headscope::ui {
 
-RotaryDelta::RotaryDelta(QObject* parent) : QObject(parent) {
+RotaryDelta::RotaryDelta(QObject* parent) : QObject(parent), product_limit_(kMaxWindowCircuitDModel) {
     pool_.setMaxThreadCount(1);
     qRegisterMetaType<std::shared_ptr<const RotaryDeltaResult>>("std::shared_ptr<const headscope::ui::RotaryDeltaResult>");
 }
@@ -109,7 +109,7 @@ void RotaryDelta::start() {
     running_ = true;
     stale_ = false;
     const int head = std::clamp(head_, 0, analysis_->weights().heads - 1);
-    pool_.start([this, analysis = analysis_, head, delta = delta_]() {
+    pool_.start([this, analysis = analysis_, head, delta = delta_, limit = product_limit_]() {
         // Worker thread: the immutable analysis keeps the weights alive.
         std::shared_ptr<RotaryDeltaResult> result;
         try {
@@ -117,7 +117,7 @@ void RotaryDelta::start() {
             auto r = std::make_shared<RotaryDeltaResult>();
             r->analysis = analysis;
             r->circuits = rotatedCircuits(w, analysis->rotary, head, delta, analysis->config.rank_rtol,
-                                          w.dModel() <= kMaxWindowCircuitDModel);
+                                          w.dModel() <= limit);
             for (int h = 0; h < w.heads; ++h) r->shares.push_back(pairShares(w, h, analysis->rotary));
             result = std::move(r);
         } catch (const std::exception&) {

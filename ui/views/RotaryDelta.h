@@ -37,6 +37,9 @@ public:
     void setCell(int row, int col);  // (-1, -1): the default cell
     void setDelta(int delta);        // the user's Delta: stops following the cell
     void followCell();               // back to the cell's j - i
+    // The largest d_model whose W_QK,i(Delta) is formed (default kMaxWindowCircuitDModel, what the
+    // window draws; export forms any size it was asked for).
+    void setProductLimit(int max_d_model) { product_limit_ = max_d_model; }
 
     bool rotary() const { return analysis_ && analysis_->rotary.enabled(); }
     int delta() const { return delta_; }
@@ -65,6 +68,7 @@ private:
     std::shared_ptr<const Analysis> analysis_;
     int head_ = 0, row_ = -1, col_ = -1, delta_ = 0;
     bool follow_ = true;
+    int product_limit_;
     QThreadPool pool_;
     bool running_ = false, stale_ = false;
     std::shared_ptr<const RotaryDeltaResult> result_;
