@@ -1,5 +1,6 @@
 #include "RotaryCircuits.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -132,6 +133,38 @@ LogitCurve logitAgainstDelta(const Rotary& rotary, const Eigen::Ref<const Eigen:
         curve.logits.push_back(factor * splitByRotaryPair(rotary, qd, kd, delta).total);
     }
     return curve;
+}
+
+CellLogitCurve cellLogitCurve(const Analysis& a, int head, int row, int col) {
+    const Weights& w = a.weights();
+    if (!a.rotary.enabled()) throw std::invalid_argument("this layer has no rotary positions: its logits do not depend on Delta");
+    if (head < 0 || head >= w.heads || head >= static_cast<int>(a.results.heads.size()))
+        throw std::out_of_range("no head " + std::to_string(head));
+    if (row < 0 || row >= a.nQuery() || col < 0 || col >= a.nKeyValue())
+        throw std::out_of_range("no cell (" + std::to_string(row) + ", " + std::to_string(col) + ")");
+    const int d_k = w.d_k, g = w.kvHeadOf(head);
+    // The rotated q_i (head's columns of Q) and k_j (its key/value head's columns of K): (d_k)
+    const Eigen::VectorXf q = a.results.Q.row(row).segment(Eigen::Index(head) * d_k, d_k).transpose();
+    const Eigen::VectorXf k = a.results.K.row(col).segment(Eigen::Index(g) * d_k, d_k).transpose();
+    const auto position = [](const std::vector<int>& positions, int index) {
+        return index < static_cast<int>(positions.size()) ? positions[std::size_t(index)] : index;
+    };
+    const int t_q = position(a.rotary.query_positions, row), t_k = position(a.rotary.key_positions, col);
+    CellLogitCurve c;
+    c.head = head;
+    c.row = row;
+    c.col = col;
+    c.cell_delta = t_k - t_q;
+    int lo = c.cell_delta, hi = c.cell_delta;  // every key position minus every query position
+    for (int i : {0, a.nQuery() - 1})
+        for (int j : {0, a.nKeyValue() - 1}) {
+            lo = std::min(lo, cellDelta(a.rotary, i, j));
+            hi = std::max(hi, cellDelta(a.rotary, i, j));
+        }
+    const double factor = AttentionOptions::from(a.config).logitFactor(d_k);
+    c.curve = logitAgainstDelta(a.rotary, q, k, t_q, t_k, factor, lo, hi);
+    c.engine_logit = a.results.heads[std::size_t(head)].logits(row, col);
+    return c;
 }
 
 }  // namespace headscope

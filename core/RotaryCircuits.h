@@ -14,6 +14,7 @@
 #include <Eigen/Core>
 #include <vector>
 
+#include "Analysis.h"
 #include "Engine.h"
 #include "Spectrum.h"
 #include "Weights.h"
@@ -79,5 +80,21 @@ struct LogitCurve {
 LogitCurve logitAgainstDelta(const Rotary& rotary, const Eigen::Ref<const Eigen::VectorXf>& q,
                              const Eigen::Ref<const Eigen::VectorXf>& k, int query_position, int key_position,
                              double factor, int min_delta, int max_delta);
+
+// What the RoPE tab draws for cell (row, col) of head: its logit against every Delta of the
+// input, from the rotated q_i (the head's columns of Results::Q) and k_j (its key/value head's
+// columns of Results::K), with the layer's scale and temperature. deltas run from the smallest
+// to the largest key position minus query position (the cell's own Delta included), and
+// curve.logits[cell_delta - deltas.front()] is the engine's logit up to float rounding. Costs
+// O(n_delta d_k): small, but computed off the GUI thread with the rest. Throws
+// std::invalid_argument / std::out_of_range for a layer without rotary positions or a cell
+// or head it does not have.
+struct CellLogitCurve {
+    int head = 0, row = 0, col = 0;
+    int cell_delta = 0;       // key position - query position of the cell
+    double engine_logit = 0;  // Results' logit of the cell (-inf where masked)
+    LogitCurve curve;
+};
+CellLogitCurve cellLogitCurve(const Analysis& analysis, int head, int row, int col);
 
 }  // namespace headscope

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "Analysis.h"
 #include "Circuits.h"
 #include "Engine.h"
 #include "RotaryCircuits.h"
@@ -125,4 +126,42 @@ TEST(RotaryDelta, CellDeltaFollowsTheRotaryPositions) {
     EXPECT_EQ(cellDelta(rotary, 1, 4), 4 - 11);
     EXPECT_THROW(logitAgainstDelta(rotary, Eigen::VectorXf::Ones(4), Eigen::VectorXf::Ones(3), 0, 0, 1, 0, 1),
                  std::invalid_argument);
+}
+
+// The RoPE tab's curve, computed in core from an Analysis (the view only draws it): every
+// Delta from the smallest to the largest key-minus-query position of the input, the engine's
+// logit at the cell's own Delta (rotary positions offset, as a KV cache's are), and one clear
+// exception for a layer without rotary positions or a cell it does not have.
+TEST(RotaryDelta, CellLogitCurveSpansTheInputAndMeetsTheEngineLogit) {
+    Config c;
+    c.d_model = 32;
+    c.heads = 4;
+    c.kv_heads = 2;
+    c.d_k = c.d_v = 8;
+    c.mask = MaskKind::Causal;
+    c.text = "one two three four five six";
+    Analysis a = analyze(c, false);
+    EXPECT_THROW(cellLogitCurve(a, 0, 1, 1), std::invalid_argument);  // no rotary positions
+    AttentionOptions options = AttentionOptions::from(c);
+    options.rotary = rotaryOf(3, 100.0);  // 6 of 8 dims turned
+    options.rotary.query_positions = {4, 5, 6, 7, 8, 9};
+    options.rotary.key_positions = {4, 5, 6, 7, 8, 9};
+    a.rotary = options.rotary;
+    a.results = forward(options, a.weights(), a.input.query.X, a.input.key_value.X);
+    double worst = 0;
+    for (int h = 0; h < 4; ++h)
+        for (int i = 0; i < 6; ++i)
+            for (int j = 0; j <= i; ++j) {
+                const CellLogitCurve curve = cellLogitCurve(a, h, i, j);
+                ASSERT_EQ(curve.cell_delta, j - i);
+                ASSERT_EQ(curve.curve.deltas.front(), -5);
+                ASSERT_EQ(curve.curve.deltas.back(), 5);
+                const double engine = a.results.heads[std::size_t(h)].logits(i, j);
+                EXPECT_EQ(curve.engine_logit, engine);
+                worst = std::max(worst, std::abs(curve.curve.logits[std::size_t(j - i + 5)] - engine));
+            }
+    EXPECT_LE(worst, 1e-4);
+    EXPECT_THROW(cellLogitCurve(a, 4, 0, 0), std::out_of_range);
+    EXPECT_THROW(cellLogitCurve(a, 0, 6, 0), std::out_of_range);
+    EXPECT_THROW(cellLogitCurve(a, 0, 0, -1), std::out_of_range);
 }

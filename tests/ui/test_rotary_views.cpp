@@ -7,7 +7,10 @@
 //  - the logit-against-Delta curve at the cell's own Delta is the engine's logit;
 //  - the frequency shares sum to 1 for every head; a layer without rotary positions says its
 //    logits do not depend on Delta;
-//  - grouped-query attention: the rank table and the heads grid name each head's kv head.
+//  - grouped-query attention: the rank table and the heads grid name each head's kv head;
+//  - work off the GUI thread (LatestOnly): a burst of Delta changes runs the first and the latest
+//    job only and shows the latest; the logit curve is core's cellLogitCurve, computed in the
+//    background, and after a burst of cells the view shows the last one.
 #include <QSlider>
 #include <QtTest>
 #include <cmath>
@@ -193,6 +196,51 @@ private slots:
         view.setAnalysis(rotaryAnalysis(false));
         view.replotNow();
         QVERIFY2(view.note().contains(QStringLiteral("does not depend on the distance")), qPrintable(view.note()));
+    }
+
+    void aBurstOfDeltaChangesComputesAndShowsTheLatest() {
+        const auto a = rotaryAnalysis();
+        RotaryDelta delta;
+        delta.setAnalysis(a);
+        delta.waitForResult();
+        const long long started = delta.jobsStarted();
+        // No event is handled during the burst, so the first job cannot have been handed over:
+        // it runs, the other 16 requests collapse into the one waiting request.
+        for (int d = -8; d <= 8; ++d) delta.setDelta(d);
+        QCOMPARE(delta.jobsStarted(), started + 1);
+        QCOMPARE(delta.jobsRequested(), started + 17);
+        QVERIFY(!delta.result());  // nothing for Delta = 8 yet
+        delta.waitForResult();
+        QCOMPARE(delta.jobsStarted(), started + 2);
+        QVERIFY(delta.result());
+        QCOMPARE(delta.result()->circuits.delta, 8);
+        for (int h = 0; h < 4; ++h) {
+            const Spectrum expected = rotatedQueryKeySpectrum(a->weights(), h, a->rotary, 8);
+            QVERIFY((delta.result()->circuits.qk[std::size_t(h)].singular_values - expected.singular_values).cwiseAbs().maxCoeff() <=
+                    1e-9 * expected.singular_values(0));
+        }
+    }
+
+    void logitCurveComesFromCoreInTheBackground() {
+        const auto a = rotaryAnalysis();
+        RotaryDelta delta;
+        RotaryView view;
+        view.resize(900, 700);
+        view.setRotaryDelta(&delta);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setAnalysis(a);
+        view.setHead(2);
+        // A burst of cells on a visible view: each asks for its curve, the latest one is drawn.
+        for (auto [row, col] : {std::pair{8, 0}, std::pair{7, 3}, std::pair{6, 6}, std::pair{8, 2}}) view.setCell(row, col);
+        QTRY_VERIFY_WITH_TIMEOUT(view.row() == 8 && view.col() == 2 && !view.curveBusy(), 30000);
+        const CellLogitCurve expected = cellLogitCurve(*a, 2, 8, 2);
+        QCOMPARE(view.cellDelta(), expected.cell_delta);
+        QCOMPARE(view.curve().deltas, expected.curve.deltas);
+        QCOMPARE(view.curve().logits, expected.curve.logits);
+        QCOMPARE(view.engineLogit(), expected.engine_logit);
+        QCOMPARE(view.curveGraph()->data()->size(), int(expected.curve.deltas.size()));
+        QVERIFY(view.curveTitle().contains(QStringLiteral("Δ = -6")));
     }
 
     void groupedQueryAttentionIsNamed() {

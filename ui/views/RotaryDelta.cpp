@@ -1,7 +1,5 @@
 #include "RotaryDelta.h"
 
-#include <QCoreApplication>
-#include <QMetaObject>
 #include <algorithm>
 #include <tuple>
 
@@ -11,11 +9,10 @@
 namespace headscope::ui {
 
 RotaryDelta::RotaryDelta(QObject* parent) : QObject(parent), product_limit_(kMaxWindowCircuitDModel) {
-    pool_.setMaxThreadCount(1);
     qRegisterMetaType<std::shared_ptr<const RotaryDeltaResult>>("std::shared_ptr<const headscope::ui::RotaryDeltaResult>");
 }
 
-RotaryDelta::~RotaryDelta() { pool_.waitForDone(); }
+RotaryDelta::~RotaryDelta() = default;
 
 void RotaryDelta::setAnalysis(std::shared_ptr<const Analysis> analysis) {
     const bool same_layer = analysis_ && analysis && sameLayer(*analysis_, *analysis) &&
@@ -102,44 +99,26 @@ std::shared_ptr<const RotaryDeltaResult> RotaryDelta::result() const {
 
 void RotaryDelta::start() {
     if (!rotary()) return;
-    if (running_) {  // the newest request runs when this one ends
-        stale_ = true;
-        return;
-    }
-    running_ = true;
-    stale_ = false;
     const int head = std::clamp(head_, 0, analysis_->weights().heads - 1);
-    pool_.start([this, analysis = analysis_, head, delta = delta_, limit = product_limit_]() {
+    const auto work = [analysis = analysis_, head, delta = delta_, limit = product_limit_]() {
         // Worker thread: the immutable analysis keeps the weights alive.
-        std::shared_ptr<RotaryDeltaResult> result;
+        std::shared_ptr<const RotaryDeltaResult> result;
         try {
             const Weights& w = analysis->weights();
             auto r = std::make_shared<RotaryDeltaResult>();
             r->analysis = analysis;
-            r->circuits = rotatedCircuits(w, analysis->rotary, head, delta, analysis->config.rank_rtol,
-                                          w.dModel() <= limit);
+            r->circuits = rotatedCircuits(w, analysis->rotary, head, delta, analysis->config.rank_rtol, w.dModel() <= limit);
             for (int h = 0; h < w.heads; ++h) r->shares.push_back(pairShares(w, h, analysis->rotary));
             result = std::move(r);
         } catch (const std::exception&) {
             // Out of memory or dimensions that do not fit: the views say nothing was computed.
         }
-        QMetaObject::invokeMethod(this, [this, result]() {
-            running_ = false;
-            if (stale_) {
-                start();
-                return;
-            }
-            result_ = result;
-            if (result) emit resultReady(result);
-        }, Qt::QueuedConnection);
+        return result;
+    };
+    jobs_.request(work, [this](std::shared_ptr<const RotaryDeltaResult> result) {
+        result_ = result;
+        if (result) emit resultReady(result);
     });
-}
-
-void RotaryDelta::waitForResult() {
-    while (running_) {
-        pool_.waitForDone();
-        QCoreApplication::sendPostedEvents(this);
-    }
 }
 
 }  // namespace headscope::ui

@@ -6,15 +6,15 @@
 // sliders move together); it follows the selected cell's j - i (the Score tab's default cell
 // when none is selected) until the user moves a slider (setDelta), and follows again after
 // followCell(). Each change of layer, head or Delta computes every head's W_QK,i(Delta) spectrum,
-// the selected head's product (when small enough to draw) and the frequency pair shares on one
-// worker thread, latest only: a change while it runs waits, older requests are dropped.
+// the selected head's product (when small enough to draw) and the frequency pair shares in the
+// background through LatestOnly: a change while a job runs waits, older requests are dropped.
 // Non-rotary layers: nothing is computed, and rotary() is false.
 
 #include <QObject>
-#include <QThreadPool>
 #include <memory>
 
 #include "Analysis.h"
+#include "LatestOnly.h"
 #include "RotaryCircuits.h"
 
 namespace headscope::ui {
@@ -55,7 +55,10 @@ public:
         return r && a && sameLayer(*r->analysis, *a) ? r : nullptr;
     }
     // Blocks until the worker is idle and its result delivered (tests and export).
-    void waitForResult();
+    void waitForResult() { jobs_.wait(); }
+    // Jobs asked for and jobs run: a burst of changes runs the first and the latest only.
+    long long jobsRequested() const { return jobs_.requests(); }
+    long long jobsStarted() const { return jobs_.started(); }
 
 signals:
     void deltaChanged(int delta);  // also when the range changed (a new layer)
@@ -69,9 +72,8 @@ private:
     int head_ = 0, row_ = -1, col_ = -1, delta_ = 0;
     bool follow_ = true;
     int product_limit_;
-    QThreadPool pool_;
-    bool running_ = false, stale_ = false;
     std::shared_ptr<const RotaryDeltaResult> result_;
+    LatestOnly<std::shared_ptr<const RotaryDeltaResult>> jobs_;  // last: destroyed (and waited for) first
 };
 
 }  // namespace headscope::ui

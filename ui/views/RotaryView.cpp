@@ -94,6 +94,8 @@ void RotaryView::setRotaryDelta(RotaryDelta* delta) {
 }
 
 void RotaryView::replotNow() {
+    refresh();  // requests the curve, which export and tests draw now:
+    curves_.wait();
     refresh();
     curve_plot_->replot(QCustomPlot::rpImmediateRefresh);
     shares_plot_->replot(QCustomPlot::rpImmediateRefresh);
@@ -158,7 +160,14 @@ void RotaryView::refresh() {
         return;
     }
     head_ = std::clamp(head_, 0, analysis_->weights().heads - 1);
-    refreshCurve();
+    int row = row_, col = col_;
+    if (row < 0 || col < 0 || row >= analysis_->nQuery() || col >= analysis_->nKeyValue())
+        std::tie(row, col) = defaultCell(*analysis_, head_);
+    const CurveKey key{analysis_, head_, row, col};
+    if (curves_.ready(key))
+        refreshCurve();
+    else  // the last curve stays drawn until this one is there
+        curves_.request(key, [a = analysis_, head = head_, row, col]() { return cellLogitCurve(*a, head, row, col); });
     refreshShares();
     fitTexts();
     curve_plot_->replot(QCustomPlot::rpQueuedReplot);
@@ -168,24 +177,20 @@ void RotaryView::refresh() {
 void RotaryView::refreshCurve() {
     const Analysis& a = *analysis_;
     const Weights& w = a.weights();
-    int row = row_, col = col_;
-    if (row < 0 || col < 0 || row >= a.nQuery() || col >= a.nKeyValue()) std::tie(row, col) = defaultCell(a, head_);
+    const CellLogitCurve* computed = curves_.value();
+    if (!computed) {  // it threw: out of memory or dimensions that do not fit
+        curve_ = {};
+        curve_graph_->data()->clear();
+        cell_point_->data()->clear();
+        curve_text_ = tr("%1: the logit against Δ could not be computed").arg(headTitle(head_, w.heads, w.kv_heads));
+        return;
+    }
+    const int row = computed->row, col = computed->col;
     shown_row_ = row;
     shown_col_ = col;
-    const int d_k = w.d_k, g = w.kvHeadOf(head_);
-    // The rotated q_i (head's columns of Q) and k_j (its key/value head's columns of K): (d_k)
-    const Eigen::VectorXf q = a.results.Q.row(row).segment(Eigen::Index(head_) * d_k, d_k).transpose();
-    const Eigen::VectorXf k = a.results.K.row(col).segment(Eigen::Index(g) * d_k, d_k).transpose();
-    const auto position = [](const std::vector<int>& positions, int index) {
-        return index < static_cast<int>(positions.size()) ? positions[std::size_t(index)] : index;
-    };
-    const int t_q = position(a.rotary.query_positions, row), t_k = position(a.rotary.key_positions, col);
-    cell_delta_ = t_k - t_q;
-    const int lo = position(a.rotary.key_positions, 0) - position(a.rotary.query_positions, a.nQuery() - 1);
-    const int hi = position(a.rotary.key_positions, a.nKeyValue() - 1) - position(a.rotary.query_positions, 0);
-    const double factor = AttentionOptions::from(a.config).logitFactor(d_k);
-    curve_ = logitAgainstDelta(a.rotary, q, k, t_q, t_k, factor, std::min(lo, cell_delta_), std::max(hi, cell_delta_));
-    engine_logit_ = a.results.heads[std::size_t(head_)].logits(row, col);
+    cell_delta_ = computed->cell_delta;
+    curve_ = computed->curve;
+    engine_logit_ = computed->engine_logit;
 
     QVector<double> xs, ys;
     for (std::size_t i = 0; i < curve_.deltas.size(); ++i) {

@@ -2,8 +2,9 @@
 // RoPE made visible for one layer (issue 22 item 4), two plots:
 //  - the selected cell's logit against Delta with its content fixed: q_i and k_j (unrotated)
 //    stay, only the distance changes, logit(Delta) = x_i W_QK,i(Delta) x_j^T * scale / T (core
-//    logitAgainstDelta over the engine's rotated q and k); the cell's own Delta = j - i is marked
-//    and its value there is the engine's logit;
+//    cellLogitCurve over the engine's rotated q and k, computed off the GUI thread through a
+//    ViewResult: the last curve stays drawn until the new one is there); the cell's own
+//    Delta = j - i is marked and its value there is the engine's logit;
 //  - per head, how much of W_i^Q (W_g^K)^T lives in each rotary frequency pair (core pairShares,
 //    from RotaryDelta's worker): a heads x pairs heatmap, high frequency (theta_p near 1:
 //    positional) left, low frequency (semantic) right, the unrotated dims last (partial rotary);
@@ -12,12 +13,14 @@
 
 #include <QWidget>
 #include <memory>
+#include <tuple>
 #include <qcustomplot.h>
 
 #include "Analysis.h"
 #include "DeferredRefresh.h"
 #include "RotaryCircuits.h"
 #include "ViewOptions.h"
+#include "ViewResult.h"
 
 class QLabel;
 
@@ -51,7 +54,9 @@ public:
     QCustomPlot* curvePlot() const { return curve_plot_; }
     QCustomPlot* sharesPlot() const { return shares_plot_; }
 
-    void replotNow();
+    void replotNow();  // draws now, the curve computed first (export and tests)
+    // Curves computed so far (each a job on the worker; a burst of cells coalesces).
+    bool curveBusy() const { return curves_.busy(); }
 
 protected:
     void resizeEvent(QResizeEvent* event) override;
@@ -83,6 +88,9 @@ private:
     QString curve_text_, shares_text_;  // the titles before wrapping
     QStringList x_labels_;              // the pairs axis' wordings, longest first
     QStringList pair_labels_;           // per column: "p3\nθ=0.1"
+    // The cell's curve by (layer, head, row, col), computed in the background. Last: destroyed first.
+    using CurveKey = std::tuple<std::shared_ptr<const Analysis>, int, int, int>;
+    ViewResult<CurveKey, CellLogitCurve> curves_{[this]() { deferred_->request(); }};
 };
 
 }  // namespace headscope::ui
