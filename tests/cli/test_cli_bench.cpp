@@ -71,6 +71,23 @@ TEST(Bench, WithoutTheGuiProgramSaysSoInOneLineAndPrintsTheRest) {
     EXPECT_GE(figures["cores"].get<int>(), 1);
 }
 
+TEST(Bench, AFailingGuiProgramIsOneLineWithItsLastWordAndTheRestStays) {
+    const CliWithoutGui alone;
+    // A stand-in for the GUI program: fails with a message, or prints what is not JSON.
+    const fs::path gui = alone.dir.path / "headscope";
+    writeFile(gui, "#!/bin/sh\necho 'some warning' >&2\nfor a in \"$@\"; do [ \"$a\" = --json ] && { echo 'not json'; exit 0; }; done\n"
+                   "echo 'headscope: the window showed no update' >&2\nexit 3\n");
+    fs::permissions(gui, fs::perms::owner_all);
+    const CliResult text = runProgram(alone.cli.string(), {"bench", "--quick", "--gui-only"});
+    ASSERT_EQ(text.status, 0) << text.err;
+    EXPECT_EQ(count(text.out, "\nGUI figures not measured: headscope --bench failed (status 3): headscope: the window showed "
+                              "no update\n"), 1) << text.out;
+    EXPECT_THAT(text.out, HasSubstr("HeadScope benchmark: medians"));
+    const CliResult j = runProgram(alone.cli.string(), {"bench", "--quick", "--gui-only", "--json"});
+    ASSERT_EQ(j.status, 0) << j.err;
+    EXPECT_EQ(json::parse(j.out)["gui_error"], "headscope --bench printed no JSON object");
+}
+
 TEST(Bench, TheGuiProgramsBenchOptionsGoWithBenchAndRunAlone) {
     const std::string gui = (fs::path(HEADSCOPE_CLI).parent_path() / "headscope").string();
     for (const std::vector<std::string>& arguments :
