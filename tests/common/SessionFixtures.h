@@ -1,7 +1,7 @@
 #pragma once
-// Fixtures of the session-file tests (test_document without a window, test_mainwindow with
-// one): a configuration that exercises every field a file must carry exactly, and a damaged
-// session file to open.
+// Fixtures of the document tests (test_document without a window, test_mainwindow and test_undo
+// with one): a configuration to edit, one that exercises every field a session file must carry
+// exactly, and a damaged session file to open.
 
 #include <QFile>
 #include <QString>
@@ -10,6 +10,13 @@
 #include "Config.h"
 
 namespace headscope::test {
+
+// The default configuration with `heads` heads (an edit to undo, a second document).
+inline Config withHeads(int heads) {
+    Config config;
+    config.heads = heads;
+    return config;
+}
 
 // A seed past 32 bits, a causal mask, a temperature and a text of its own: a round trip through
 // a session file must keep each of them.

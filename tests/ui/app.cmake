@@ -20,6 +20,7 @@ headscope_add_ui_test(test_classroom_ui)
 # Edit > Undo and Redo of every configuration change.
 headscope_add_ui_test(test_undo)
 target_compile_definitions(test_undo PRIVATE HEADSCOPE_SHARED_MODELS_DIR="${HEADSCOPE_SHARED_MODELS_DIR}")
+target_include_directories(test_undo PRIVATE ${PROJECT_SOURCE_DIR}/tests)  # common/SessionFixtures.h
 # Small things a class trips on (issue 21): Ctrl+- and Ctrl+0, Alt keys, K/V heads following heads.
 headscope_add_ui_test(test_class_keys)
 # Knocking heads out (issue 23): the document, the strip and heatmap, the heads' menus, the dock's list.

@@ -15,11 +15,7 @@ using namespace headscope::ui;
 
 namespace {
 
-Config withHeads(int heads) {
-    Config c;
-    c.heads = heads;
-    return c;
-}
+using test::withHeads;
 
 }  // namespace
 
