@@ -8,7 +8,8 @@
 //               head_dim 64, intermediate 8192, vocabulary 128256, tied embeddings), BF16: the
 //               first picture of a layer (a process that opens the folder and computes layer 0's
 //               attention), and a 64-token forward of every layer against its GEMM floor (the
-//               same products on float weights already converted), timed inside one process.
+//               same products on float weights already converted), timed inside one process: after
+//               one warm-up forward, three forwards and three floor passes in turn (medians).
 // --quick writes small geometries of the same shapes instead (the figures mean little).
 
 #include <string>

@@ -1,6 +1,6 @@
 // headscope-cli model: a real checkpoint directory (GPT-2, Llama, Mistral, Qwen2, GPT-NeoX) on an input. Prints the tokens and
 // ids, every head's W_QK and W_OV rank per layer and the top-10 next tokens; --json prints
-// one JSON object instead; --out DIR writes, in layer order,
+// one JSON object instead (with the weights' dtype as loaded and the process's peak memory); --out DIR writes, in layer order,
 //   attention_layer_<L>.npy     (heads, n, n) attention weights of layer L
 //   layer_<L>/...               what `export` writes for that layer, in the --format list
 //                               (images: attention_weights.png, spectrum_qk.png, ...;
@@ -22,6 +22,7 @@
 #include "cli/Commands.h"
 #include "cli/DeltaOption.h"
 #include "cli/ModelAblation.h"
+#include "cli/ModelBench.h"
 #include "io/Checkpoint.h"
 #include "io/IoError.h"
 #include "io/MatrixExport.h"
@@ -255,6 +256,7 @@ int runModel(const QStringList& arguments, int argc, char** argv) {
     if (parser.isSet("json")) {
         nlohmann::json j = reportJson(*m, trace, layers, next);
         addAblationJson(j, *m, trace, before);
+        j["peak_memory_mib"] = peakMemoryMiB();  // this process's peak resident memory so far (VmHWM)
         std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     } else {
         printReport(*m, trace, layers, next);

@@ -29,7 +29,10 @@ MappedFile::MappedFile(const std::string& path) {
     const int map_errno = errno;
     ::close(fd);  // the map keeps the file open
     if (map == MAP_FAILED) fail(std::strerror(map_errno));
-    ::madvise(map, size_, MADV_SEQUENTIAL);
+    // Normal read-ahead, not MADV_SEQUENTIAL: F32 tensors are used in place from this map for as
+    // long as the model lives and read again by every forward, so pages behind the reader must
+    // not be dropped early (release() hands back only what has been converted).
+    ::madvise(map, size_, MADV_NORMAL);
     data_ = static_cast<const unsigned char*>(map);
 }
 

@@ -5,8 +5,8 @@
 //              OutIn = stored (out, in) row-major (nn.Linear, every embedding table),
 //              InOut = stored (in, out) row-major (GPT-2's Conv1D), i.e. (out, in) column-major.
 //   F16, BF16  converted to float when a layer is computed, through the model's ConversionCache
-//              (the last few layers stay converted); a weight of no layer (the embeddings) is
-//              converted a block of rows at a time and never kept whole.
+//              (the first few layers stay converted, the others are streamed); a weight of no
+//              layer (the embeddings) is converted a block of rows at a time and never kept whole.
 //   owned      a float matrix in memory (models built in code; misaligned or big-endian data).
 // Copies share the mapped file and the cache: a LinearWeight is cheap to copy and immutable.
 
@@ -17,7 +17,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <vector>
 
 namespace headscope::io {
 class MappedFile;
@@ -28,30 +27,31 @@ namespace headscope::model {
 enum class StorageType { F32, F16, BF16 };
 const char* storageTypeName(StorageType type);
 
-// Converted F16/BF16 weights of the last `layers` layers used, shared by a model's weights and
-// safe to use from several threads at once. A weight in use stays alive after its eviction.
+// Converted F16/BF16 weights of up to `layers` layers, shared by a model's weights and safe to
+// use from several threads at once. The first layers asked for are kept (converted once, free
+// after); when it is full, the weights of other layers are streamed instead (converted a block
+// of rows at a time, in the core's cache, for each product), which costs less than converting
+// whole matrices into memory again and again: a forward visits the layers in turn, so a least
+// recently used cache smaller than the model would never hit.
 class ConversionCache {
 public:
     explicit ConversionCache(int layers = 2) : capacity_(layers) {}
-    void setCapacity(int layers);
+    void setCapacity(int layers);  // fewer: the least recently used layers are dropped
     int capacity() const;
-    // The converted matrix of `key` (a tensor's address) in `layer`, converting it with
-    // `convert` when absent; the least recently used layer beyond the capacity is dropped.
+    // The converted matrix of `key` (a tensor's address) in `layer`, converting it with `convert`
+    // when the layer is held or there is room for it; null when the cache is full of other layers.
     std::shared_ptr<const Eigen::MatrixXf> get(const void* key, int layer,
                                                const std::function<void(Eigen::MatrixXf&)>& convert);
-    long long conversions() const;  // matrices converted so far (tests)
+    void countStreamed();           // a layer's matrix was converted by blocks for one product
+    long long conversions() const;  // matrices converted so far, whole or streamed (tests)
     int layersHeld() const;
 
 private:
     mutable std::mutex mutex_;
     int capacity_;
     long long conversions_ = 0;
-    std::list<int> order_;  // layers, most recent first
+    std::list<int> order_;  // layers held, most recent first
     std::map<int, std::map<const void*, std::shared_ptr<Eigen::MatrixXf>>> layers_;
-    // Evicted matrices no one uses, their memory reused by the next conversions of their size:
-    // fresh pages would cost a page fault each, every layer, every forward.
-    std::vector<std::shared_ptr<Eigen::MatrixXf>> spare_;
-    void evict();
 };
 
 class LinearWeight {

@@ -5,6 +5,10 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <iostream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -175,4 +179,35 @@ TEST(CliModel, FolderWithoutConfigJsonIsRefusedInOneLine) {
     const CliResult r = runCli({"model", "--checkpoint", (fs::path(HEADSCOPE_TEST_DATA_DIR) / "mha").string(), "--ids", "1"});
     EXPECT_NE(r.status, 0);
     EXPECT_THAT(r.err, ::testing::HasSubstr("it has no config.json"));
+}
+
+// --json names the weights' dtype as loaded and the process's peak resident memory (MiB): more
+// than nothing, less than a few hundred MiB for checkpoints of a few kilobytes.
+TEST(CliModel, JsonReportsTheDtypeAsLoadedAndThePeakMemory) {
+    const fs::path data = fs::path(HEADSCOPE_TEST_DATA_DIR);
+    const std::vector<std::pair<fs::path, std::string>> committed = {
+        {data / "gpt2" / "f32_prefix_tied", "F32"}, {data / "gpt2" / "f16_tied_inner", "F16"},
+        {data / "gpt2" / "bf16_prefix_untied", "BF16"}, {data / "rotary" / "qwen2_tied_bf16", "BF16"}};
+    for (const auto& [folder, dtype] : committed) {
+        SCOPED_TRACE(folder.filename().string());
+        const CliResult r = runCli({"model", "--checkpoint", folder.string(), "--ids", "1,2", "--json"});
+        ASSERT_EQ(r.status, 0) << r.err;
+        const auto j = nlohmann::json::parse(r.out);
+        EXPECT_EQ(j["model"]["dtype"], dtype);
+        EXPECT_EQ(j["architecture"]["dtype"], dtype);
+        ASSERT_TRUE(j.contains("peak_memory_mib"));
+        EXPECT_GT(j["peak_memory_mib"].get<double>(), 1.0);
+        EXPECT_LT(j["peak_memory_mib"].get<double>(), 1024.0);
+    }
+    for (const char* name : {"nano-sort", "induction", "llama-induction", "neox-induction"}) {
+        const fs::path trained = fs::path(HEADSCOPE_SHARED_MODELS_DIR) / name;
+        if (!fs::exists(trained / "model.safetensors")) {
+            std::cout << "skipping " << name << ": " << trained << " is absent (it lives in ../shared/models)\n";
+            continue;
+        }
+        SCOPED_TRACE(name);
+        const CliResult r = runCli({"model", "--checkpoint", trained.string(), "--ids", "1", "--json"});
+        ASSERT_EQ(r.status, 0) << r.err;
+        EXPECT_EQ(nlohmann::json::parse(r.out)["model"]["dtype"], "F32");  // ../shared/models/README.md: all are F32
+    }
 }

@@ -102,13 +102,15 @@ TEST(WeightStorage, F32CheckpointsAreUsedInPlace) {
 }
 
 // Nothing of the MLP is converted at load; a forward converts each layer's matrices once, and
-// the cache never holds more layers than it is allowed: with room for one layer of two, every
-// forward converts again; with room for both, only what was not held, then nothing. Same numbers.
+// the cache never holds more layers than it is allowed: with room for one layer of two, the first
+// layer is kept and the second streamed (converted by blocks again in every forward); with room
+// for both, the second is kept too, then nothing is converted. Same numbers either way.
 TEST(WeightStorage, HalfLayersAreConvertedWhenComputedWithABoundedCache) {
     for (const char* folder : {"rotary/qwen2_tied_bf16", "gpt2/f16_tied_inner"}) {
         SCOPED_TRACE(folder);
         const model::ModelPtr m = io::loadCheckpoint((kData / folder).string());
         ASSERT_NE(m->conversion_cache, nullptr);
+        ASSERT_EQ(m->config.n_layer, 2);
         EXPECT_FALSE(m->blocks[0].W_fc.inPlace());
         model::ConversionCache& cache = *m->conversion_cache;
         EXPECT_EQ(cache.conversions(), 0);
@@ -119,13 +121,20 @@ TEST(WeightStorage, HalfLayersAreConvertedWhenComputedWithABoundedCache) {
         EXPECT_EQ(cache.conversions(), per_forward);
         EXPECT_EQ(cache.layersHeld(), 1);
         model::runModel(*m, ids);
-        EXPECT_EQ(cache.conversions(), 2 * per_forward);
+        EXPECT_EQ(cache.conversions(), per_forward + per_layer);  // layer 0 held, layer 1 streamed again
+        EXPECT_EQ(cache.layersHeld(), 1);
         cache.setCapacity(m->config.n_layer);
         model::runModel(*m, ids);
+        EXPECT_EQ(cache.conversions(), per_forward + 2 * per_layer);  // layer 1 converted once more, now kept
         const model::Trace cached = model::runModel(*m, ids);
-        EXPECT_EQ(cache.conversions(), 2 * per_forward + per_layer);  // the last layer was still held
+        EXPECT_EQ(cache.conversions(), per_forward + 2 * per_layer);
         EXPECT_EQ(cache.layersHeld(), m->config.n_layer);
         EXPECT_EQ(one.logits, cached.logits);
+        cache.setCapacity(0);  // nothing held: every layer streamed, the same numbers
+        EXPECT_EQ(cache.layersHeld(), 0);
+        const model::Trace streamed = model::runModel(*m, ids);
+        EXPECT_EQ(cache.conversions(), 2 * per_forward + 2 * per_layer);
+        EXPECT_EQ(streamed.logits, cached.logits);
     }
 }
 

@@ -13,11 +13,13 @@
 #include "ControlsDock.h"
 #include "HeadGridView.h"
 #include "Heatmap.h"
+#include "LoadProgressRelay.h"
 #include "MainWindow.h"
 #include "ModelDock.h"
 #include "ModelOverviewView.h"
 #include "Session.h"
 #include "SpectrumView.h"
+#include "StatusPanel.h"
 #include "io/Gpt2Checkpoint.h"
 #include "io/MhaLoader.h"
 #include "model/Forward.h"
@@ -129,6 +131,28 @@ private slots:
         QVERIFY(!error.contains('\n'));
         QVERIFY(window.session()->source().generated());
         QVERIFY(window.controls()->findChild<QSpinBox*>("d_model")->isEnabled());
+    }
+
+    // Cancel pressed while a model opens: reported as a cancellation (the status says so), not as a
+    // failure, and the previous weights stay. The cancel comes from the loading thread at the load's
+    // first stage (a direct connection to the relay), so the load always stops there.
+    void cancelledOpeningIsNoFailure() {
+        MainWindow window(noSettings());
+        window.show();
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        LoadProgressRelay& relay = LoadProgressRelay::instance();
+        const auto cancelling = connect(&relay, &LoadProgressRelay::progress, &relay, &LoadProgressRelay::cancel, Qt::DirectConnection);
+        QSignalSpy failed(window.session(), &Session::failed);
+        QSignalSpy cancelled(window.session(), &Session::openingCancelled);
+        QString error;
+        QVERIFY(!window.openModel(QStringLiteral(HEADSCOPE_TEST_DATA_DIR "/gpt2/f32_prefix_tied"), &error));
+        disconnect(cancelling);
+        QCOMPARE(error, QStringLiteral("Opening cancelled"));
+        QCOMPARE(cancelled.count(), 1);
+        QCOMPARE(failed.count(), 0);
+        QVERIFY2(window.statusPanel()->text().contains("Opening cancelled"), qPrintable(window.statusPanel()->text()));
+        QVERIFY(!window.statusPanel()->text().contains("failed"));
+        QVERIFY(window.session()->source().generated());
     }
 
     void pytorchLayerOpensInTheWindow() {

@@ -110,6 +110,8 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     auto* loading = new LoadProgressBar(this);  // while a model opens
     statusBar()->addPermanentWidget(loading);
     connect(session_, &Session::failed, loading, &LoadProgressBar::finish);
+    connect(session_, &Session::openingCancelled, loading, &LoadProgressBar::finish);
+    connect(session_, &Session::openingCancelled, this, [this]() { status_->showNote(tr("Opening cancelled")); });
     statusBar()->setSizeGripEnabled(true);
     buildMenus();
 

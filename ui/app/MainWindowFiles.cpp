@@ -162,10 +162,12 @@ bool MainWindow::openModel(const QString& directory, QString* error) {
     QEventLoop loop;
     const auto ok = connect(session_, &Session::sourceChanged, &loop, [&]() { opened = true; loop.quit(); });
     const auto bad = connect(session_, &Session::failed, &loop, [&](const QString& message) { reason = message; loop.quit(); });
+    const auto cancelled = connect(session_, &Session::openingCancelled, &loop, [&]() { reason = tr("Opening cancelled"); loop.quit(); });
     session_->openModel(directory);
     loop.exec();
     disconnect(ok);
     disconnect(bad);
+    disconnect(cancelled);
     *error = reason;
     return opened;
 }

@@ -219,14 +219,18 @@ void Session::loadSource(std::function<WeightSource()> read) {
         // Worker thread, after any running analysis: reading a file never blocks the window.
         std::optional<WeightSource> source;
         QString message;
+        bool cancelled = false;
         try {
             source = read();
+        } catch (const io::LoadCancelled&) {
+            cancelled = true;  // the user's Cancel (LoadProgressRelay): not a failure
         } catch (const std::exception& error) {
             message = QString::fromStdString(error.what());
         }
-        QMetaObject::invokeMethod(this, [this, source, message]() {
+        QMetaObject::invokeMethod(this, [this, source, message, cancelled]() {
             loading_ = false;
             if (source) setSource(*source);
+            else if (cancelled) emit openingCancelled();
             else emit failed(message);
             updateBusy();
         }, Qt::QueuedConnection);

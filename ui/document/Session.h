@@ -91,7 +91,8 @@ public:
     const std::vector<model::NextToken>& nextTokens() const { return result_.next_tokens; }
 
     // Loads on the worker thread, then analyses the current text with it: sourceChanged() on
-    // success, failed(message) otherwise (the previous weights stay).
+    // success, openingCancelled() when the user cancelled it, failed(message) otherwise (the
+    // previous weights stay).
     void openModel(const QString& directory);
     void openLayer(const QString& safetensors, int heads, const QString& prefix);
     // Back to weights generated from the config.
@@ -153,6 +154,7 @@ signals:
     void forwardReady(std::shared_ptr<const headscope::Analysis> analysis);
     void equivalenceReady(std::shared_ptr<const headscope::Analysis> analysis);
     void failed(const QString& message);  // the engine threw (e.g. out of memory)
+    void openingCancelled();              // a load stopped by its Cancel (io::LoadCancelled); the previous weights stay
     void busyChanged(bool busy);
     void headChanged(int head);
     void cellChanged(int row, int column);
