@@ -39,3 +39,5 @@ add_test(NAME ui.test_latest_only COMMAND test_latest_only)
 headscope_add_ui_test(test_view_registry)
 # Lesson 7 (issue 23): trains in the Training tab to each step's condition, opens the model, knocks heads out.
 headscope_add_ui_test(test_lesson7_ui)
+# The Heads tab's words at projector sizes and 2x fonts, its thumbnails at full HD (issue 21).
+headscope_add_ui_test(test_heads_tab_words)

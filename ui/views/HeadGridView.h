@@ -135,6 +135,7 @@ private:
     void updateTexts();
     void updateLabels(const QSize& size);
     void wrapTitles(const QSize& size);
+    void setThinningNote(const QString& note);  // "words: every 3rd key ..." under the subtitle
     void applyFonts();
     void equalizeRows(const QSize& size);  // the same heatmap height in every row
     void setHover(const QString& text);
@@ -177,6 +178,8 @@ private:
     bool short_titles_ = false;            // "h3" instead of "head 3" when the heads are narrow
     bool compact_texts_ = false;           // short title and subtitle: the heatmaps need the height
     bool thumbnails_ = false;              // setThumbnails()
+    QString thinning_note_;                // "every 3rd key shown" in the subtitle, where axes have no room for it
+    QString subtitle_text_;                // the subtitle as wrapped, without the note
     bool rows_measured_ = false;           // the cells' sizes were just measured on the final layout
     QCPLayoutGrid* heads_grid_ = nullptr;  // the heads' grid inside the body (column stretch)
     QString hover_text_;
