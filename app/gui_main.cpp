@@ -6,6 +6,9 @@
 //   headscope --screenshot OUT.png --screen 1024x768
 //                                    renders what a screen of that many pixels shows, the window
 //                                    maximised on it (at QT_SCALE_FACTOR, QT_FONT_DPI)
+//   headscope --bench [--runs N] [--quick] [--json]
+//                                    the GUI's figures of `headscope-cli bench` (GuiBench.h),
+//                                    offscreen; that command runs this and prints them in place
 
 #include <cstdio>
 #include <cstring>
@@ -16,6 +19,7 @@
 #include <QIcon>
 #include <QRegularExpression>
 
+#include "GuiBench.h"
 #include "MainWindow.h"
 #include "Memory.h"
 #include "Resources.h"
@@ -35,6 +39,12 @@ bool asksForHelpOrVersion(int argc, char* argv[]) {
     return false;
 }
 
+bool asksForBench(int argc, char* argv[]) {
+    for (int i = 1; i < argc; ++i)
+        if (std::strcmp(argv[i], "--bench") == 0) return true;
+    return false;
+}
+
 }  // namespace
 
 int main(int argc, char* argv[]) {
@@ -48,6 +58,7 @@ int main(int argc, char* argv[]) {
     if (asksForHelpOrVersion(argc, argv)) {
         app = std::make_unique<QCoreApplication>(argc, argv);
     } else {
+        if (asksForBench(argc, argv)) qputenv("QT_QPA_PLATFORM", "offscreen");  // the figures are offscreen ones
         app = std::make_unique<QApplication>(argc, argv);
         headscope::ui::initResources();
         QApplication::setApplicationDisplayName(QStringLiteral("HeadScope"));
@@ -81,6 +92,15 @@ int main(int argc, char* argv[]) {
                        "(e.g. 1024x768; QT_SCALE_FACTOR applies) and render exactly that."),
         QStringLiteral("WxH"));
     parser.addOption(screen_size);
+    const QCommandLineOption bench(QStringLiteral("bench"),
+        QStringLiteral("Print the GUI's update and training-stall figures (offscreen) and exit: the GUI section of "
+                       "headscope-cli bench."));
+    const QCommandLineOption bench_runs(QStringLiteral("runs"), QStringLiteral("With --bench: timed changes (default 21)."),
+                                        QStringLiteral("N"));
+    const QCommandLineOption bench_quick(QStringLiteral("quick"),
+                                         QStringLiteral("With --bench: one smoke run, no Training tab figure."));
+    const QCommandLineOption bench_json(QStringLiteral("json"), QStringLiteral("With --bench: print JSON."));
+    for (const QCommandLineOption* option : {&bench, &bench_runs, &bench_quick, &bench_json}) parser.addOption(*option);
     const bool parsed = parser.parse(app->arguments());
     if (parser.isSet(QStringLiteral("help-all"))) parser.process(*app);  // prints Qt's options too, exits 0
     if (parser.isSet(QStringLiteral("help"))) parser.showHelp(0);
@@ -88,6 +108,16 @@ int main(int argc, char* argv[]) {
     if (!parsed) return fail(parser.errorText());
     const QStringList files = parser.positionalArguments();
     if (files.size() > 1) return fail(QStringLiteral("give at most one session file"));
+    if (parser.isSet(bench)) {
+        if (!files.isEmpty() || parser.isSet(screenshot) || parser.isSet(model_dir) || parser.isSet(text) || parser.isSet(tab))
+            return fail(QStringLiteral("--bench runs alone: give it no file, --screenshot, --model, --text or --tab"));
+        bool ok = true;
+        const int runs = parser.isSet(bench_runs) ? parser.value(bench_runs).toInt(&ok) : parser.isSet(bench_quick) ? 1 : 21;
+        if (!ok || runs < 1 || runs > 1000) return fail(QStringLiteral("--runs expects a whole number from 1 to 1000"));
+        return headscope::app::runGuiBench(runs, parser.isSet(bench_quick), parser.isSet(bench_json));
+    }
+    if (parser.isSet(bench_runs) || parser.isSet(bench_quick) || parser.isSet(bench_json))
+        return fail(QStringLiteral("--runs, --quick and --json go with --bench"));
 
     const bool shoot = parser.isSet(screenshot);
     QSize screen_pixels;

@@ -1,11 +1,13 @@
 // headscope-cli bench: medians over repeated runs of the forward pass and of every head's
 // W_QK / W_OV spectrum (thin-factor QR) against the naive full SVD of the d_model x d_model
-// products, at BERT-base and at a large geometry; plus the GUI's update time, offscreen.
-#include <QApplication>
+// products, at BERT-base and at a large geometry; plus the GUI's update time, offscreen, measured
+// by the GUI program (headscope --bench, app/GuiBench.h) and printed here in place.
+#include <QProcess>
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -15,9 +17,8 @@
 #include "Analysis.h"
 #include "Parallel.h"
 #include "Strings.h"
-#include "GuiBenchmark.h"
-#include "TrainingBenchmark.h"
 #include "cli/Arguments.h"
+#include "cli/CommandLine.h"
 #include "cli/Commands.h"
 #include "cli/ModelBench.h"
 #include "cli/TrainBench.h"
@@ -159,9 +160,40 @@ GeometryFigures measure(std::string name, int d_model, int heads, int n, int run
     return g;
 }
 
+// The GUI section of the bench, as `headscope --bench` printed it (text, or a JSON object of its
+// keys), or why there is none.
+struct GuiSection {
+    std::string output, error;
+};
+
+GuiSection runGuiProgram(int runs, bool quick, bool json) {
+    const std::string program = (executableDirectory(nullptr) / "headscope").string();
+    const std::string name = "'" + program + "'";
+    if (!std::filesystem::exists(program))
+        return {{}, name + " does not exist (the GUI, headscope, measures these figures: build it beside headscope-cli)"};
+    QStringList arguments{"--bench", "--runs", QString::number(runs)};
+    if (quick) arguments << "--quick";
+    if (json) arguments << "--json";
+    QProcess child;
+    child.start(QString::fromStdString(program), arguments);
+    if (!child.waitForStarted(60000)) return {{}, name + " did not start: " + child.errorString().toStdString()};
+    if (!child.waitForFinished(30 * 60 * 1000)) {
+        child.kill();
+        child.waitForFinished(10000);
+        return {{}, "headscope --bench did not finish within 30 minutes"};
+    }
+    const std::string out = child.readAllStandardOutput().toStdString();
+    const std::string why = QString::fromLocal8Bit(child.readAllStandardError()).trimmed().split('\n').last().toStdString();
+    if (child.exitStatus() != QProcess::NormalExit) return {{}, "headscope --bench crashed"};
+    if (child.exitCode() != 0)
+        return {{}, "headscope --bench failed (status " + std::to_string(child.exitCode()) + ")" + (why.empty() ? "" : ": " + why)};
+    if (json && !nlohmann::json::accept(out)) return {{}, "headscope --bench printed no JSON object"};
+    return {out, {}};
+}
+
 }  // namespace
 
-int runBench(const QStringList& arguments, int argc, char** argv) {
+int runBench(const QStringList& arguments, int, char**) {
     QCommandLineParser parser;
     parser.addOption({"json", "Print JSON instead of text."});
     parser.addOption({"runs", "Timed runs per figure at BERT-base geometry (default 21).", "N"});
@@ -205,19 +237,12 @@ int runBench(const QStringList& arguments, int argc, char** argv) {
     std::optional<TrainBenchFigures> training;
     if (!quick && !parser.isSet("gui-only") && !models_only) training = measureTraining(std::max(runs, 51), 5, 4000);
 
-    double gui_ms = -1, gui_same_weights_ms = -1;
-    int gui_runs = 0;
-    ui::GuiBenchResult gui_figures;
-    std::optional<ui::TrainingGuiBenchResult> training_gui;
+    // The GUI's figures come from the GUI program, run beside this one (GuiBench.h there): this
+    // program links no window. Its output is printed in place; if it cannot run, one line says why.
+    std::optional<GuiSection> gui;
     if (!parser.isSet("no-gui") && !models_only) {
-        prepareHeadlessQt();
-        QApplication app(argc, argv);
-        const ui::GuiBenchResult gui = ui::benchmarkGuiUpdate(runs);
-        gui_figures = gui;
-        gui_ms = gui.median_ms;
-        gui_same_weights_ms = gui.same_weights_median_ms;
-        gui_runs = gui.runs;
-        if (!quick) training_gui = ui::benchmarkTrainingGui(4.0);
+        prepareHeadlessQt();  // the child inherits the offscreen platform
+        gui = runGuiProgram(runs, quick, parser.isSet("json"));
     }
 
     if (parser.isSet("json")) {
@@ -241,21 +266,8 @@ int runBench(const QStringList& arguments, int argc, char** argv) {
                          {"all_cores_floor_ms", g.all_cores_floor_ms},
                          {"forward_over_all_cores_floor", g.forward_ms / g.all_cores_floor_ms},
                          {"forward_plus_spectra_over_all_cores_floor", g.forward_plus_spectra_ms / g.all_cores_floor_ms}};
-        if (gui_ms >= 0) {
-            j["gui_update_ms"] = gui_ms;
-            j["gui_update_same_weights_ms"] = gui_same_weights_ms;
-            j["gui_runs"] = gui_runs;
-            const ui::GuiBenchResult& g = gui_figures;
-            j["gui_stages_ms"] = {{"weights", g.weights_ms}, {"input", g.input_ms}, {"forward", g.forward_ms},
-                                  {"spectra", g.spectra_ms}, {"equivalence_background", g.equivalence_ms},
-                                  {"grid_replot", g.grid_replot_ms}, {"spectrum_replot", g.spectrum_replot_ms},
-                                  {"status_line", g.status_ms}, {"analysis_ready", g.analysis_ready_ms},
-                                  {"window_repaint", g.window_repaint_ms}};
-            j["gui_longest_stall_ms"] = g.longest_stall_ms;
-            j["gui_first_paint_ms"] = g.first_paint_ms;
-            j["gui_frame_ms"] = g.frame_ms;
-            j["gui_frame_same_weights_ms"] = g.same_weights_frame_ms;
-        }
+        if (gui && gui->error.empty()) j.update(nlohmann::json::parse(gui->output));
+        if (gui && !gui->error.empty()) j["gui_error"] = gui->error;
         for (const ModelBenchCase& m : models) {
             nlohmann::json& mj = j["models"][m.name];
             mj = {{"dtype", m.dtype}, {"layers", m.layers}, {"d_model", m.d_model}, {"heads", m.heads},
@@ -279,10 +291,6 @@ int runBench(const QStringList& arguments, int argc, char** argv) {
                                                                   ? nlohmann::json(t.median_seconds_to_90)
                                                                   : nlohmann::json(nullptr)}};
         }
-        if (training_gui)
-            j["training_gui"] = {{"seconds", training_gui->seconds}, {"longest_stall_ms", training_gui->longest_stall_ms},
-                                 {"median_heartbeat_ms", training_gui->median_stall_ms},
-                                 {"frames", training_gui->frames}, {"steps", training_gui->steps}};
         std::cout << j.dump(2) << "\n";
         return 0;
     }
@@ -335,28 +343,8 @@ int runBench(const QStringList& arguments, int argc, char** argv) {
         if (t.median_seconds_to_90 >= 0) std::printf("; median %.2f s\n", t.median_seconds_to_90);
         else std::printf("\n");
     }
-    if (gui_ms >= 0)
-        std::printf("\nGUI update, config change -> all views repainted (offscreen, d_model 768, 12 heads, 16 tokens),\n"
-                    "median of %d: new seed (weights and spectra recomputed) %.2f ms; new temperature (weights\n"
-                    "reused) %.2f ms\n", gui_runs, gui_ms, gui_same_weights_ms);
-    if (gui_ms >= 0)
-        std::printf("new seed: the heatmaps are drawn after %.2f ms, while the spectra are computed\n"
-                    "the frame as the app paints it (dirty widgets only): new seed %.2f ms, new temperature "
-                    "%.2f ms\n", gui_figures.first_paint_ms, gui_figures.frame_ms, gui_figures.same_weights_frame_ms);
-    if (gui_ms >= 0) {
-        const ui::GuiBenchResult& g = gui_figures;
-        std::printf("stages of a new seed (medians, ms): weights %.2f, input %.2f, forward %.2f, spectra %.2f "
-                    "(equivalence %.2f, in the background); head grid redraw %.2f, spectrum redraw %.2f, "
-                    "status line %.2f\nanalysis back on the GUI thread after %.2f ms; a whole-window repaint "
-                    "costs %.2f ms\nlongest GUI-thread stall during a 30-change drag: %.1f ms\n",
-                    g.weights_ms, g.input_ms, g.forward_ms, g.spectra_ms, g.equivalence_ms, g.grid_replot_ms,
-                    g.spectrum_replot_ms, g.status_ms, g.analysis_ready_ms, g.window_repaint_ms, g.longest_stall_ms);
-    }
-    if (training_gui)
-        std::printf("\nTraining tab shown while the default model trains for %.0f s (offscreen, 1280 x 800): %lld steps, "
-                    "%d frames drawn; longest GUI-thread stall %.1f ms (median heartbeat %.2f ms)\n",
-                    training_gui->seconds, training_gui->steps, training_gui->frames, training_gui->longest_stall_ms,
-                    training_gui->median_stall_ms);
+    if (gui && gui->error.empty()) std::fputs(gui->output.c_str(), stdout);
+    if (gui && !gui->error.empty()) std::printf("\nGUI figures not measured: %s\n", gui->error.c_str());
     return 0;
 }
 

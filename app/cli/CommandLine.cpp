@@ -94,14 +94,13 @@ bool asksForHelp(const QStringList& arguments) {
     return false;
 }
 
-// The directory of the running executable (/proc/self/exe follows symlinks), else argv[0]'s.
+}  // namespace
+
 std::filesystem::path executableDirectory(const char* argv0) {
     std::error_code error;
     const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
     return error ? std::filesystem::path(argv0 ? argv0 : "").parent_path() : self.parent_path();
 }
-
-}  // namespace
 
 bool drawsWithWidgets(const QString& command) {
     return command == "export" || command == "run" || command == "model" || command == "lesson" || command == "bench";

@@ -7,6 +7,7 @@
 //   headscope-cli-widgets  runs every command.
 
 #include <QStringList>
+#include <filesystem>
 #include <functional>
 #include <optional>
 
@@ -20,6 +21,9 @@ int commandLineMain(int argc, char** argv, const Dispatch& dispatch);
 
 // Whether `command` needs Qt's GUI libraries (the painter, the views, a window for bench).
 bool drawsWithWidgets(const QString& command);
+
+// The directory of the running executable (/proc/self/exe follows symlinks), else argv0's.
+std::filesystem::path executableDirectory(const char* argv0);
 
 // Replaces this process by headscope-cli-widgets, found beside this executable, with the same
 // arguments. Returns only by throwing UsageError when that program cannot be started.

@@ -14,37 +14,15 @@
 #include "RotaryCircuits.h"
 #include "Spectrum.h"
 #include "Weights.h"
+#include "common/RotaryFixtures.h"
 #include "model/Model.h"
 
 using namespace headscope;
 
 namespace {
 
-Weights randomWeights(int d, int heads, int kv_heads, int d_k, unsigned seed, bool bias) {
-    std::srand(seed);
-    Weights w;
-    w.heads = heads;
-    w.kv_heads = kv_heads;
-    w.d_k = w.d_v = d_k;
-    w.W_Q = Eigen::MatrixXf::Random(d, heads * d_k);
-    w.W_K = Eigen::MatrixXf::Random(d, kv_heads * d_k);
-    w.W_V = Eigen::MatrixXf::Random(d, kv_heads * d_k);
-    w.W_O = Eigen::MatrixXf::Random(heads * d_k, d);
-    if (bias) {
-        w.b_Q = Eigen::RowVectorXf::Random(heads * d_k);
-        w.b_K = Eigen::RowVectorXf::Random(kv_heads * d_k);
-        w.b_V = Eigen::RowVectorXf::Random(kv_heads * d_k);
-        w.b_O = Eigen::RowVectorXf::Random(d);
-    }
-    return w;
-}
-
-Rotary rotaryOf(int pairs, double base) {
-    Rotary r;
-    r.inverse_frequencies.resize(pairs);
-    for (int p = 0; p < pairs; ++p) r.inverse_frequencies(p) = float(std::pow(base, -2.0 * p / (2 * pairs)));
-    return r;
-}
+using test::randomWeights;
+using test::rotaryOf;
 
 double maxDiff(const Results& a, const Results& b) {
     double worst = 0;

@@ -6,6 +6,7 @@ headscope_add_ui_test(test_mainwindow)
 # test_mainwindow also runs the real headscope binary (--screenshot) through QProcess.
 add_dependencies(test_mainwindow headscope)
 target_compile_definitions(test_mainwindow PRIVATE HEADSCOPE_GUI_BINARY="$<TARGET_FILE:headscope>")
+target_include_directories(test_mainwindow PRIVATE ${PROJECT_SOURCE_DIR}/tests)  # common/SessionFixtures.h
 headscope_add_ui_test(test_wqk_views)
 # Teaching (issue 7): lessons, presets, presentation mode, legibility at 1024 x 768.
 headscope_add_ui_test(test_lessons_ui)
@@ -19,6 +20,7 @@ headscope_add_ui_test(test_classroom_ui)
 # Edit > Undo and Redo of every configuration change.
 headscope_add_ui_test(test_undo)
 target_compile_definitions(test_undo PRIVATE HEADSCOPE_SHARED_MODELS_DIR="${HEADSCOPE_SHARED_MODELS_DIR}")
+target_include_directories(test_undo PRIVATE ${PROJECT_SOURCE_DIR}/tests)  # common/SessionFixtures.h
 # Small things a class trips on (issue 21): Ctrl+- and Ctrl+0, Alt keys, K/V heads following heads.
 headscope_add_ui_test(test_class_keys)
 # Knocking heads out (issue 23): the document, the strip and heatmap, the heads' menus, the dock's list.
@@ -29,6 +31,7 @@ headscope_add_ui_test(test_training_tab)
 # The Session as the document without a window (issue 24): undo, file name, modified flag, load/save, open-model policy.
 headscope_add_ui_test(test_document)
 target_compile_definitions(test_document PRIVATE HEADSCOPE_SHARED_MODELS_DIR="${HEADSCOPE_SHARED_MODELS_DIR}")
+target_include_directories(test_document PRIVATE ${PROJECT_SOURCE_DIR}/tests)  # common/SessionFixtures.h
 # LatestOnly, the one background helper (issue 24): stale results dropped, bursts coalesced. Header-only: QtCore alone.
 add_executable(test_latest_only test_latest_only.cpp)
 target_include_directories(test_latest_only PRIVATE ${PROJECT_SOURCE_DIR}/ui/views)

@@ -8,17 +8,14 @@
 #include <QtTest>
 
 #include "Session.h"
+#include "common/SessionFixtures.h"
 
 using namespace headscope;
 using namespace headscope::ui;
 
 namespace {
 
-Config withHeads(int heads) {
-    Config c;
-    c.heads = heads;
-    return c;
-}
+using test::withHeads;
 
 }  // namespace
 
@@ -79,12 +76,7 @@ private slots:
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         const QString path = dir.filePath(QStringLiteral("a.headscope.json"));
-        Config config;
-        config.heads = 4;
-        config.seed = 12345678901234ULL;
-        config.mask = MaskKind::Causal;
-        config.temperature = 0.7;
-        config.text = "Where did the dog bury its bone ?";
+        const Config config = test::roundTripConfig();
         ViewOptions options;
         options.show_logits = true;
         options.shared_scale = false;
@@ -119,11 +111,8 @@ private slots:
         QCOMPARE(fresh.analysis()->config, config);
 
         // A file that is not a session: false with a reason naming it, and nothing changes.
-        const QString broken = dir.filePath(QStringLiteral("broken.headscope.json"));
-        QFile file(broken);
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write("{ not json");
-        file.close();
+        const QString broken = test::writeBrokenSession(dir, "{ not json");
+        QVERIFY(!broken.isEmpty());
         QVERIFY(!fresh.load(broken, &error));
         QVERIFY2(error.contains(QLatin1String("broken.headscope.json")), qPrintable(error));
         QCOMPARE(fresh.config(), config);

@@ -24,6 +24,7 @@
 #include "MainWindow.h"
 #include "Session.h"
 #include "StatusPanel.h"
+#include "common/SessionFixtures.h"
 
 using namespace headscope;
 using namespace headscope::ui;
@@ -251,12 +252,7 @@ private slots:
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         const QString path = dir.filePath(QStringLiteral("causal.headscope.json"));
-        Config config;
-        config.heads = 4;
-        config.seed = 12345678901234ULL;
-        config.mask = MaskKind::Causal;
-        config.temperature = 0.7;
-        config.text = "Where did the dog bury its bone ?";
+        const Config config = test::roundTripConfig();
         {
             MainWindow window(noSettings());
             window.show();
@@ -276,11 +272,8 @@ private slots:
         QCOMPARE(maxGridDifference(fresh.headGrid(), analyze(config, false)), 0.0);
 
         // A broken file: an error, and the window keeps what it showed.
-        const QString broken = dir.filePath(QStringLiteral("broken.headscope.json"));
-        QFile file(broken);
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write("{\"d_model\": 64, \"hedas\": 8}");
-        file.close();
+        const QString broken = test::writeBrokenSession(dir, "{\"d_model\": 64, \"hedas\": 8}");
+        QVERIFY(!broken.isEmpty());
         QVERIFY(!fresh.openSession(broken, &error));
         QVERIFY(!error.isEmpty());
         QCOMPARE(fresh.session()->config(), config);

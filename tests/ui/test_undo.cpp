@@ -18,6 +18,7 @@
 #include "Session.h"
 #include "Teaching.h"
 #include "WindowTestSupport.h"
+#include "common/SessionFixtures.h"
 
 using namespace headscope;
 using namespace headscope::ui;
@@ -26,11 +27,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-Config withHeads(int heads) {
-    Config c;
-    c.heads = heads;
-    return c;
-}
+using test::withHeads;
 
 // The undo action's text as the Edit menu shows it, without the shortcut's &.
 QString undoText(MainWindow& window) {

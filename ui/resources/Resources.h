@@ -1,5 +1,5 @@
 #pragma once
-// The icons compiled into headscope_ui (resources/headscope.qrc). A static library's
+// The icon, lessons and presets compiled into headscope_resources (resources/headscope.qrc). A static library's
 // resources are dropped by the linker unless something references them: call this once
 // before using ":/..." paths (MainWindow's constructor does; so does the GUI's main()).
 

@@ -1,0 +1,15 @@
+#pragma once
+// headscope --bench: the GUI's figures (GuiBenchmark.h: a MainWindow's update latency;
+// TrainingBenchmark.h: the Training tab's stalls while a model trains), offscreen, printed as the
+// GUI section of `headscope-cli bench` (text), or as one JSON object with its gui_* and
+// training_gui keys. headscope-cli bench runs this program and prints that output in place, so
+// the command-line program links no window.
+
+namespace headscope::app {
+
+// Needs a QApplication on the offscreen platform. runs: seed and temperature changes timed;
+// quick: no Training tab figure (a smoke run). Returns the exit status (1: the window showed no
+// update, said in one line on stderr).
+int runGuiBench(int runs, bool quick, bool json);
+
+}  // namespace headscope::app

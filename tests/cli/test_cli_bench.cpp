@@ -1,0 +1,102 @@
+// headscope-cli bench's GUI section: measured by the GUI program (headscope --bench) run beside
+// it and printed in place, so that the command-line programs link no window. No timing is
+// asserted: the figures are checked to be there (test_cli.cpp checks their JSON), not how fast.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "CliRunner.h"
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using nlohmann::json;
+
+namespace {
+
+int count(const std::string& text, const std::string& part) {
+    int n = 0;
+    for (std::size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+    return n;
+}
+
+// headscope-cli and headscope-cli-widgets copied into a directory without the GUI program.
+struct CliWithoutGui {
+    TempDir dir;
+    fs::path cli = dir.path / "headscope-cli";
+    CliWithoutGui() {
+        const fs::path built = fs::path(HEADSCOPE_CLI).parent_path();
+        fs::copy_file(built / "headscope-cli", cli);
+        fs::copy_file(built / "headscope-cli-widgets", dir.path / "headscope-cli-widgets");
+    }
+    std::string missing() const { return "'" + (dir.path / "headscope").string() + "' does not exist"; }
+};
+
+}  // namespace
+
+TEST(Bench, TextPrintsTheGuiProgramsSectionInPlace) {
+    const CliResult r = runCli({"bench", "--quick", "--gui-only"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::size_t header = r.out.find("HeadScope benchmark: medians");
+    const std::size_t floor = r.out.find("floor = the forward's multiply-adds");
+    const std::size_t gui = r.out.find("\nGUI update, config change -> all views repainted (offscreen, d_model 768");
+    ASSERT_NE(header, std::string::npos) << r.out;
+    ASSERT_NE(gui, std::string::npos) << r.out;
+    EXPECT_LT(floor, gui);  // after the engine's tables, as before the GUI bench moved
+    EXPECT_THAT(r.out, HasSubstr("median of 1: new seed (weights and spectra recomputed) "));
+    EXPECT_THAT(r.out, HasSubstr("stages of a new seed (medians, ms): weights "));
+    EXPECT_THAT(r.out, HasSubstr("longest GUI-thread stall during a 30-change drag: "));
+    EXPECT_THAT(r.out, Not(HasSubstr("not measured")));
+    EXPECT_THAT(r.out, Not(HasSubstr("Training tab shown")));  // --quick: no training figure
+}
+
+TEST(Bench, WithoutTheGuiProgramSaysSoInOneLineAndPrintsTheRest) {
+    const CliWithoutGui alone;
+    const CliResult text = runProgram(alone.cli.string(), {"bench", "--quick"});
+    ASSERT_EQ(text.status, 0) << text.err;
+    EXPECT_THAT(text.out, HasSubstr("\nbert_base       96"));  // the engine's figures
+    EXPECT_THAT(text.out, HasSubstr("llama_1b checkpoint"));    // the models' figures
+    EXPECT_THAT(text.out, Not(HasSubstr("GUI update, config change")));
+    EXPECT_EQ(count(text.out, "GUI figures not measured: " + alone.missing()), 1) << text.out;
+    const std::size_t line = text.out.find("GUI figures not measured");
+    EXPECT_EQ(text.out.find('\n', line), text.out.size() - 1);  // one line, the last
+
+    const CliResult j = runProgram(alone.cli.string(), {"bench", "--quick", "--gui-only", "--json"});
+    ASSERT_EQ(j.status, 0) << j.err;
+    const json figures = json::parse(j.out);
+    EXPECT_THAT(figures["gui_error"].get<std::string>(), HasSubstr(alone.missing()));
+    EXPECT_FALSE(figures.contains("gui_update_ms"));
+    EXPECT_GE(figures["cores"].get<int>(), 1);
+}
+
+TEST(Bench, AFailingGuiProgramIsOneLineWithItsLastWordAndTheRestStays) {
+    const CliWithoutGui alone;
+    // A stand-in for the GUI program: fails with a message, or prints what is not JSON.
+    const fs::path gui = alone.dir.path / "headscope";
+    writeFile(gui, "#!/bin/sh\necho 'some warning' >&2\nfor a in \"$@\"; do [ \"$a\" = --json ] && { echo 'not json'; exit 0; }; done\n"
+                   "echo 'headscope: the window showed no update' >&2\nexit 3\n");
+    fs::permissions(gui, fs::perms::owner_all);
+    const CliResult text = runProgram(alone.cli.string(), {"bench", "--quick", "--gui-only"});
+    ASSERT_EQ(text.status, 0) << text.err;
+    EXPECT_EQ(count(text.out, "\nGUI figures not measured: headscope --bench failed (status 3): headscope: the window showed "
+                              "no update\n"), 1) << text.out;
+    EXPECT_THAT(text.out, HasSubstr("HeadScope benchmark: medians"));
+    const CliResult j = runProgram(alone.cli.string(), {"bench", "--quick", "--gui-only", "--json"});
+    ASSERT_EQ(j.status, 0) << j.err;
+    EXPECT_EQ(json::parse(j.out)["gui_error"], "headscope --bench printed no JSON object");
+}
+
+TEST(Bench, TheGuiProgramsBenchOptionsGoWithBenchAndRunAlone) {
+    const std::string gui = (fs::path(HEADSCOPE_CLI).parent_path() / "headscope").string();
+    for (const std::vector<std::string>& arguments :
+         {std::vector<std::string>{"--runs", "3"}, {"--json"}, {"--bench", "--tab", "Heads"}, {"--bench", "--runs", "0"}}) {
+        const CliResult r = runProgram(gui, arguments, "QT_QPA_PLATFORM=offscreen");
+        SCOPED_TRACE(arguments.front());
+        EXPECT_EQ(r.status, 2);
+        EXPECT_THAT(r.err, HasSubstr("headscope: "));
+        EXPECT_EQ(count(r.err, "headscope: "), 1) << r.err;
+        EXPECT_TRUE(r.out.empty());
+    }
+}

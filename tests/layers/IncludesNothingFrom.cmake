@@ -1,0 +1,28 @@
+# ctest -P script: fails if a file in one of the folders LAYERS (;-separated) includes a header
+# that lives in FORBIDDEN (a folder above it: ui/document must not include ui/app, ...).
+# Headers are included by bare name, so a name found in FORBIDDEN is an include from there.
+#   cmake -DLAYERS="ui/document;ui/views" -DFORBIDDEN=ui/app -P IncludesNothingFrom.cmake
+set(found "")
+set(includes 0)
+foreach(layer ${LAYERS})
+  file(GLOB sources "${layer}/*.h" "${layer}/*.cpp")
+  foreach(source ${sources})
+    file(STRINGS "${source}" lines REGEX "^[ \t]*#[ \t]*include[ \t]*\"")
+    foreach(line ${lines})
+      string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*\"([^\"]+)\".*$" "\\1" header "${line}")
+      math(EXPR includes "${includes} + 1")
+      get_filename_component(name "${header}" NAME)
+      if(EXISTS "${FORBIDDEN}/${name}")
+        list(APPEND found "${source} includes ${name} from ${FORBIDDEN}")
+      endif()
+    endforeach()
+  endforeach()
+endforeach()
+if(includes EQUAL 0)
+  message(FATAL_ERROR "no #include found in ${LAYERS}: are the folders right?")
+endif()
+if(found)
+  string(REPLACE ";" "\n  " found "${found}")
+  message(FATAL_ERROR "a lower layer includes from ${FORBIDDEN}:\n  ${found}")
+endif()
+message(STATUS "${includes} includes in ${LAYERS}, none from ${FORBIDDEN}")

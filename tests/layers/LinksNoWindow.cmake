@@ -1,0 +1,35 @@
+# ctest -P script: fails if BINARY (headscope-cli-widgets) contains code of the main window or of
+# anything else in APP_DIR (ui/app: MainWindow, docks, dialogs, tabs, the GUI benchmark). Each
+# header there names its class; a symbol "headscope::ui::<Class>::" in `nm -C` means it was linked.
+# New files in ui/app are checked as they come (the list is read at test time).
+#   cmake -DNM=nm -DBINARY=path -DAPP_DIR=ui/app -P LinksNoWindow.cmake
+execute_process(COMMAND ${NM} -C ${BINARY} OUTPUT_VARIABLE symbols ERROR_VARIABLE errors RESULT_VARIABLE status)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "${NM} -C ${BINARY} failed: ${errors}")
+endif()
+# Not vacuous: the program's own symbols are there (a stripped binary would pass anything).
+foreach(expected "headscope::ui::loadLesson(" "headscope::ui::exportImages(")
+  string(FIND "${symbols}" "${expected}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "${BINARY} has no symbol ${expected}: cannot tell what it links (stripped?)")
+  endif()
+endforeach()
+file(GLOB headers "${APP_DIR}/*.h")
+list(LENGTH headers count)
+if(count LESS 10)
+  message(FATAL_ERROR "found only ${count} headers in ${APP_DIR}: is APP_DIR right?")
+endif()
+set(linked "")
+foreach(header MainWindow.h ${headers})
+  get_filename_component(class "${header}" NAME_WE)
+  string(FIND "${symbols}" "headscope::ui::${class}::" at)
+  if(NOT at EQUAL -1)
+    list(APPEND linked ${class})
+  endif()
+endforeach()
+list(REMOVE_DUPLICATES linked)
+if(linked)
+  string(REPLACE ";" ", " linked "${linked}")
+  message(FATAL_ERROR "${BINARY} links window code from ${APP_DIR}: ${linked}")
+endif()
+message(STATUS "${BINARY}: none of the ${count} classes of ${APP_DIR} is linked")
