@@ -6,6 +6,7 @@
 // relative to the pixels), 1024 x 768 at View > Larger (font scale 2), and grids of 16 heads.
 // The thumbnails beside the large head (issue 21, thumbnails that read at full HD): near square
 // and at least kMinThumbnail pixels, in as many columns as that takes.
+#include <QSignalSpy>
 #include <QtTest>
 
 #include "Analysis.h"
@@ -120,6 +121,54 @@ private slots:
         QStringList problems;
         QVERIFY(checkAxes(&view, QStringLiteral("16 heads at 1024 x 768"), &problems) > 0);
         QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
+    }
+
+    // Where the heads go beside the large head at full HD (the grid about 350 x 540 pixels
+    // less its titles and bar): two columns of near-square thumbnails, not a column of strips.
+    void thumbnailColumnsAreNearSquare() {
+        QCOMPARE(thumbnailColumns(8, QSize(240, 480), 30, 10), 2);  // 110 x 80 each; one column: 30 px
+        QVERIFY(thumbnailSide(8, 1, QSize(240, 480), 30, 10) < kMinThumbnail);
+        QVERIFY(thumbnailSide(8, 2, QSize(240, 480), 30, 10) >= kMinThumbnail);
+        QCOMPARE(thumbnailColumns(4, QSize(800, 200), 30, 10), 4);  // a wide strip: one row
+        QCOMPARE(thumbnailColumns(1, QSize(100, 100), 30, 10), 1);
+    }
+
+    // The Heads tab at the sizes full HD gives it: every thumbnail at least kMinThumbnail pixels
+    // both ways and near square (sides within 2:1), and a click on one selects it.
+    void thumbnailsReadAtFullHd_data() {
+        QTest::addColumn<QSize>("size");
+        QTest::addColumn<int>("heads");
+        QTest::newRow("1400x900 window, 8 heads") << QSize(1040, 540) << 8;
+        QTest::newRow("1920x1080 maximised, 8 heads") << QSize(1500, 760) << 8;
+        QTest::newRow("1920x1080 maximised, 12 heads") << QSize(1500, 760) << 12;
+        QTest::newRow("1920x1080 window with docks, 8 heads") << QSize(1040, 560) << 8;
+    }
+    void thumbnailsReadAtFullHd() {
+        QFETCH(QSize, size);
+        QFETCH(int, heads);
+        auto* grid = new HeadGridView;
+        auto* large = new HeadDetailView;
+        HeadsTab tab(grid, large);
+        grid->setAnalysis(makeAnalysis(heads));
+        large->setAnalysis(grid->analysis());
+        tab.resize(size);
+        tab.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&tab));
+        QTRY_VERIFY_WITH_TIMEOUT(tab.focusShown() && grid->thumbnails(), 10000);
+        QApplication::processEvents();  // the queued arrangement for the head count
+        grid->replotNow();
+        for (int h = 0; h < heads; ++h) {
+            const QRect r = grid->headRect(h)->rect();
+            QVERIFY2(grid->viewport().contains(r), qPrintable(QStringLiteral("head %1's thumbnail (%2,%3 %4 x %5) leaves the grid (%6 x %7)")
+                                                                 .arg(h).arg(r.x()).arg(r.y()).arg(r.width()).arg(r.height()).arg(grid->width()).arg(grid->height())));
+            QVERIFY2(r.width() >= kMinThumbnail && r.height() >= kMinThumbnail && std::max(r.width(), r.height()) <= 2 * std::min(r.width(), r.height()),
+                     qPrintable(QStringLiteral("head %1's thumbnail is %2 x %3 (grid %4 x %5, %6 columns)")
+                                    .arg(h).arg(r.width()).arg(r.height()).arg(grid->width()).arg(grid->height()).arg(grid->columnCount())));
+        }
+        QSignalSpy clicked(grid, &HeadGridView::headClicked);
+        QTest::mouseClick(grid, Qt::LeftButton, Qt::NoModifier, grid->headRect(heads - 1)->rect().center());
+        QCOMPARE(clicked.count(), 1);
+        QCOMPARE(clicked.first().first().toInt(), heads - 1);
     }
 };
 

@@ -298,6 +298,35 @@ void HeadGridView::updateLabels(const QSize& laid_out) {
     }
 }
 
+QSize HeadGridView::thumbnailRoom(const QSize& laid_out) const {
+    // The grid less its one-line title and subtitle, and the shared colour bar.
+    const QSize size = laid_out.width() < 200 || laid_out.height() < 150 ? QSize(400, 800) : laid_out;
+    const double s = options_.font_scale;
+    const int titles = QFontMetrics(heatmap::font(kTitlePt, s, true)).height() +
+                       QFontMetrics(heatmap::font(kSubtitlePt, std::min(s, 1.4))).height() + 16;
+    return QSize(std::max(1, size.width() - kBarSpace), std::max(1, size.height() - titles));
+}
+
+int HeadGridView::thumbnailTitleHeight() const {
+    // The head title, its padding (half a line for query words: none here, but kept) and the
+    // paddings around a heatmap.
+    const double s = options_.font_scale;
+    return QFontMetrics(heatmap::font(kHeadTitlePt, s, true)).height() +
+           int(4 + 0.5 * QFontMetrics(heatmap::font(kTickPt, s)).height()) + 8;
+}
+
+int HeadGridView::thumbnailsWidth(int height, int side) const {
+    const int heads = headCount();
+    if (heads == 0) return 0;
+    const QSize room = thumbnailRoom(QSize(4000, height));
+    const int title_h = thumbnailTitleHeight();
+    for (int columns = 1; columns <= heads; ++columns) {
+        const int rows = (heads + columns - 1) / columns;
+        if (room.height() / rows - title_h - kThumbnailGap >= side) return columns * (side + kThumbnailGap) + kBarSpace;
+    }
+    return heads * (side + kThumbnailGap) + kBarSpace;
+}
+
 void HeadGridView::setThinningNote(const QString& note) {
     // The subtitle as updateTexts() wrote it, then the note on its last line or a line of its own.
     const QString text = subtitle_text_;

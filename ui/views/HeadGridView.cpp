@@ -135,11 +135,14 @@ bool HeadGridView::refresh(const QSize& size, bool reuse_labels) {
     // A bar per head only where its numbers can be read; else the shared bar, and a note says so.
     const bool shared = options_.shared_scale || thumbnails_ || !perHeadBarsFit(heads, size);
     const int columns = fixed_columns_ > 0 ? std::min(fixed_columns_, heads)
+                        : thumbnails_      ? thumbnailColumns(heads, thumbnailRoom(size), thumbnailTitleHeight(), kThumbnailGap)
                                            : fittingColumns(heads, size, gridColumns(heads, a.nQuery(), a.nKeyValue(), size,
                                                                                      options_.font_scale, shared ? kBarSpace : 0));
     const bool logits = options_.show_logits;
     if (heads != headCount() || columns != columns_ || shared != layout_shared_ || !subtitle_) {
+        const bool count_changed = heads != headCount();
         rebuildLayout(heads, columns, shared);
+        if (count_changed) emit headCountChanged(heads);
         layout_logits_ = !logits;  // force the gradient below
     }
     if (layout_logits_ != logits) {
