@@ -44,3 +44,4 @@ headscope_add_ui_test(test_view_registry)
 headscope_add_ui_test(test_lesson7_ui)
 # The Heads tab's words at projector sizes and 2x fonts, its thumbnails at full HD (issue 21).
 headscope_add_ui_test(test_heads_tab_words)
+target_compile_definitions(test_heads_tab_words PRIVATE HEADSCOPE_SHARED_MODELS_DIR="${HEADSCOPE_SHARED_MODELS_DIR}")

@@ -7,6 +7,7 @@
 // The thumbnails beside the large head (issue 21, thumbnails that read at full HD): near square
 // and at least kMinThumbnail pixels, in as many columns as that takes.
 #include <QSignalSpy>
+#include <QTextDocument>
 #include <QtTest>
 
 #include "Analysis.h"
@@ -14,6 +15,8 @@
 #include "HeadDetailView.h"
 #include "HeadGridView.h"
 #include "HeadsTab.h"
+#include "ModelDock.h"
+#include "Session.h"
 
 using namespace headscope;
 using namespace headscope::ui;
@@ -169,6 +172,43 @@ private slots:
         QTest::mouseClick(grid, Qt::LeftButton, Qt::NoModifier, grid->headRect(heads - 1)->rect().center());
         QCOMPARE(clicked.count(), 1);
         QCOMPARE(clicked.first().first().toInt(), heads - 1);
+    }
+
+    // The model dock at 2x fonts (1024 x 768 at QT_SCALE_FACTOR=2 gives it about 240 logical
+    // pixels): the model's path wraps at its slashes, no label is wider than the dock.
+    void modelDockWrapsItsPath() {
+        const QString dir = QStringLiteral(HEADSCOPE_SHARED_MODELS_DIR "/llama-induction");
+        if (!QDir(dir).exists()) QSKIP("../shared/models/llama-induction is absent: a model directory is needed");
+        Session session;
+        ModelDock dock(&session);
+        QSignalSpy opened(&session, &Session::sourceChanged);
+        session.openModel(dir);
+        QVERIFY(opened.wait(60000));
+        dock.resize(240, 600);
+        dock.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dock));
+        QApplication::processEvents();
+        auto* name = dock.findChild<QLabel*>(QStringLiteral("model_name"));
+        QVERIFY(name && name->text().contains(QStringLiteral("llama")));
+        QCOMPARE(name->toolTip(), QFileInfo(dir).filePath());
+        for (QLabel* label : dock.findChildren<QLabel*>()) {
+            if (!label->isVisible()) continue;
+            // The text laid out at the label's width: its widest line (an unbreakable path
+            // overflows, and QLabel cuts it) within the label, the label within the dock.
+            QTextDocument text;
+            text.setDefaultFont(label->font());
+            text.setDocumentMargin(0);
+            text.setHtml(label->text());
+            text.setTextWidth(label->contentsRect().width());
+            const int right = label->mapTo(&dock, QPoint(label->width(), 0)).x();
+            QVERIFY2(text.idealWidth() <= label->contentsRect().width() + 1 && right <= dock.width(),
+                     qPrintable(QStringLiteral("'%1' is %2 px wide in a label %3 px wide reaching %4 px of a dock %5 px wide")
+                                    .arg(label->text())
+                                    .arg(text.idealWidth())
+                                    .arg(label->contentsRect().width())
+                                    .arg(right)
+                                    .arg(dock.width())));
+        }
     }
 };
 
