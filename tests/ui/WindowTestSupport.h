@@ -30,9 +30,14 @@ inline bool inside(const QRect& outer, const QRect& inner, int slack = 1) {
            inner.right() <= outer.right() + slack && inner.bottom() <= outer.bottom() + slack;
 }
 
-// Token i's label on a token axis: its word, or, on a thinned axis, "i:word" (issue 21).
+// Token i's label on a token axis: its word, or, on a thinned axis, "i:word" (issue 21), its
+// word elided where the room is short ("10:tir…": at least one letter of it, then "…").
 inline bool isWordLabel(const QString& label, int i, const QStringList& words) {
-    return i >= 0 && i < words.size() && (label == words[i] || label == QStringLiteral("%1:%2").arg(i).arg(words[i]));
+    if (i < 0 || i >= words.size()) return false;
+    const QString numbered = QStringLiteral("%1:%2").arg(i).arg(words[i]), prefix = QStringLiteral("%1:").arg(i);
+    const bool elided = label.endsWith(QChar(0x2026)) && label.size() > prefix.size() + 1 &&
+                        numbered.startsWith(label.left(label.size() - 1));
+    return label == words[i] || label == numbered || elided;
 }
 
 }  // namespace headscope::ui::testing

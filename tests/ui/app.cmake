@@ -45,3 +45,6 @@ headscope_add_ui_test(test_lesson7_ui)
 # RoPE beyond the main views (issue 22 item 4): the head dialog's W_QK(Δ), the window's export at its Δ (llama-induction).
 headscope_add_ui_test(test_rotary_window)
 target_compile_definitions(test_rotary_window PRIVATE HEADSCOPE_SHARED_MODELS_DIR="${HEADSCOPE_SHARED_MODELS_DIR}")
+# The Heads tab's words at projector sizes and 2x fonts, its thumbnails at full HD (issue 21).
+headscope_add_ui_test(test_heads_tab_words)
+target_compile_definitions(test_heads_tab_words PRIVATE HEADSCOPE_SHARED_MODELS_DIR="${HEADSCOPE_SHARED_MODELS_DIR}")

@@ -103,6 +103,25 @@ private slots:
         QCOMPARE(tab.attention()->slider()->maximum(), 0);
     }
 
+    // Start and Pause from the keyboard (issue 21): Ctrl+Return and Ctrl+., named in their tooltips.
+    void startAndPauseHaveShortcuts() {
+        TrainingTab tab;
+        smallSettings(tab);
+        tab.show();
+        QApplication::setActiveWindow(&tab);
+        QVERIFY(QTest::qWaitForWindowActive(&tab));
+        QVERIFY(waitFor([&] { return tab.frame() && tab.frame()->config.d_model == 16; }));
+        const QKeySequence start(Qt::CTRL | Qt::Key_Return), pause(Qt::CTRL | Qt::Key_Period);
+        QCOMPARE(tab.startButton()->shortcut(), start);
+        QCOMPARE(tab.pauseButton()->shortcut(), pause);
+        QVERIFY(tab.startButton()->toolTip().contains(start.toString(QKeySequence::NativeText)));
+        QVERIFY(tab.pauseButton()->toolTip().contains(pause.toString(QKeySequence::NativeText)));
+        QTest::keyClick(&tab, Qt::Key_Return, Qt::ControlModifier);
+        QVERIFY(waitFor([&] { return tab.frame()->running; }));
+        QTest::keyClick(&tab, Qt::Key_Period, Qt::ControlModifier);
+        QVERIFY(waitFor([&] { return !tab.frame()->running; }));
+    }
+
     void badSettingsAreExplainedAndOpenHandsAFolder() {
         TrainingTab tab;
         smallSettings(tab);

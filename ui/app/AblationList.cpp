@@ -27,6 +27,9 @@ AblationList::AblationList(Session* session, QWidget* parent) : QWidget(parent),
     mode_->addItem(tr("zero: the head writes nothing"), static_cast<int>(model::AblationMode::Zero));
     mode_->addItem(tr("mean: its mean output over the tokens"), static_cast<int>(model::AblationMode::Mean));
     mode_->setToolTip(tr("How a knocked-out head is replaced, for every head that is off."));
+    // Elided to the dock's width (2x fonts): the whole item shows in the open list.
+    mode_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    mode_->setMinimumContentsLength(8);
     restore_all_ = new QPushButton(tr("&Restore all heads"), this);
     restore_all_->setObjectName(QStringLiteral("restore_all"));
     layout->addWidget(new QLabel(tr("Heads knocked out:"), this));

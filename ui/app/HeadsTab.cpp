@@ -6,6 +6,7 @@
 #include <QSplitter>
 #include <QVBoxLayout>
 
+#include "GridShape.h"
 #include "HeadDetailView.h"
 #include "HeadGridView.h"
 
@@ -25,6 +26,8 @@ HeadsTab::HeadsTab(HeadGridView* grid, HeadDetailView* focus, QWidget* parent)
     layout->setSizeConstraint(QLayout::SetNoConstraint);  // minimumSizeHint() is the tab's minimum
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(split_);
+    // The thumbnails' room depends on the head count (queued: not inside the grid's refresh).
+    connect(grid_, &HeadGridView::headCountChanged, this, [this]() { arrange(this->size()); }, Qt::QueuedConnection);
 }
 
 namespace {
@@ -66,6 +69,15 @@ void HeadsTab::arrange(const QSize& size) {
     if (split_->orientation() != orientation) split_->setOrientation(orientation);
     if (focus_->isHidden() == shown) focus_->setVisible(shown);
     grid_->setThumbnails(shown);  // beside the large head the grid is context: no words, one bar
+    // Side by side, the thumbnails get two fifths of the width, and at least what keeps each
+    // kMinThumbnail pixels square (full HD: two columns of 8 heads, not a column of strips),
+    // as long as the large head keeps its minimum.
+    if (shown && wide && grid_->headCount() > 0) {
+        const int total = size.width() - handle;
+        const int wanted = std::max(total * 2 / 5, grid_->thumbnailsWidth(size.height(), kMinThumbnail));
+        const int grid_w = std::clamp(wanted, grid_min.width(), std::max(grid_min.width(), total - focus_min.width()));
+        split_->setSizes({total - grid_w, grid_w});
+    }
 }
 
 }  // namespace headscope::ui

@@ -13,6 +13,20 @@
 #include "Session.h"
 
 namespace headscope::ui {
+namespace {
+
+// A path or name that may wrap in a narrow dock (2x fonts): a zero-width space after every
+// '/', '_', '-' and '.' lets the label break there instead of widening the dock or being cut.
+QString breakable(const QString& text) {
+    QString out;
+    for (const QChar c : text) {
+        out += c;
+        if (c == QLatin1Char('/') || c == QLatin1Char('_') || c == QLatin1Char('-') || c == QLatin1Char('.')) out += QChar(0x200B);
+    }
+    return out;
+}
+
+}  // namespace
 
 ModelDock::ModelDock(Session* session, QWidget* parent) : QDockWidget(tr("Loaded model"), parent), session_(session) {
     setObjectName(QStringLiteral("model_dock"));
@@ -55,20 +69,23 @@ void ModelDock::refreshSource() {
         const model::ModelConfig& c = source.model->config;
         name_->setText(tr("<b>%1</b> %2<br>%3 layers × %4 heads, d_model %5, %6 parameters (%7)<br>%8")
                            .arg(QString::fromStdString(c.familyName()))
-                           .arg(QString::fromStdString(source.model->directory).toHtmlEscaped())
+                           .arg(breakable(QString::fromStdString(source.model->directory).toHtmlEscaped()))
                            .arg(c.n_layer).arg(c.n_head).arg(c.n_embd)
                            .arg(source.model->parameterCount()).arg(QString::fromStdString(source.model->dtype))
-                           .arg(QString::fromStdString(model::describeArchitecture(*source.model)).toHtmlEscaped()));
+                           .arg(breakable(QString::fromStdString(model::describeArchitecture(*source.model)).toHtmlEscaped())));
+        name_->setToolTip(QString::fromStdString(source.model->directory));  // the path whole
         layer_->setRange(0, c.n_layer - 1);
         layer_->setValue(source.layer);
         layer_->setEnabled(true);
     } else if (source.loaded) {
         name_->setText(tr("<b>%1</b><br>%2 heads, d_model %3")
-                           .arg(QString::fromStdString(source.loaded->name).toHtmlEscaped())
+                           .arg(breakable(QString::fromStdString(source.loaded->name).toHtmlEscaped()))
                            .arg(source.loaded->weights.heads).arg(source.loaded->weights.dModel()));
         layer_->setRange(0, 0);
         layer_->setEnabled(false);
+        name_->setToolTip(QString::fromStdString(source.loaded->name));
     } else {
+        name_->setToolTip(QString());
         name_->setText(tr("Generated weights (random, untrained). Open a model directory (GPT-2, Llama, Mistral, Qwen2, GPT-NeoX) or a PyTorch "
                           "attention layer from the File menu."));
         layer_->setRange(0, 0);

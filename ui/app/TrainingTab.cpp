@@ -7,6 +7,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMessageBox>
+#include <QKeySequence>
 #include <QPushButton>
 #include <QSignalBlocker>
 #include <QSpinBox>
@@ -126,6 +127,11 @@ QWidget* TrainingTab::buildSettings() {
     reset_ = new QPushButton(tr("Reset"), panel);
     save_ = new QPushButton(tr("Save model..."), panel);
     open_ = new QPushButton(tr("Open in HeadScope"), panel);
+    // Keys for the class: shown in the tooltips, active while the tab is shown.
+    start_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return));
+    pause_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Period));
+    start_->setToolTip(tr("Train until paused (%1)").arg(start_->shortcut().toString(QKeySequence::NativeText)));
+    pause_->setToolTip(tr("Pause training (%1)").arg(pause_->shortcut().toString(QKeySequence::NativeText)));
     step_->setToolTip(tr("One training step"));
     open_->setToolTip(tr("Open the model as trained so far in the other tabs (File > Open model)"));
     connect(start_, &QPushButton::clicked, this, &TrainingTab::startTraining);

@@ -41,4 +41,24 @@ int gridColumns(int heads, int n_q, int n_kv, const QSize& size, double font_sca
     return best;
 }
 
+int thumbnailSide(int heads, int columns, const QSize& room, int title_h, int gap) {
+    columns = std::clamp(columns, 1, std::max(1, heads));
+    const int rows = (heads + columns - 1) / columns;
+    const int w = room.width() / columns - gap, h = room.height() / rows - title_h - gap;
+    return std::max(0, std::min(w, h));
+}
+
+int thumbnailColumns(int heads, const QSize& room, int title_h, int gap) {
+    // One column of 8 heads beside a large head at full HD gives 8 px strips; the count whose
+    // square is largest gives thumbnails (a strip wastes the side it cannot use).
+    int best = 1, best_side = -1;
+    for (int columns = 1; columns <= std::max(1, heads); ++columns) {
+        const int rows = (heads + columns - 1) / columns;
+        if ((rows - 1) * columns >= heads) continue;  // would leave the last row empty
+        const int side = thumbnailSide(heads, columns, room, title_h, gap);
+        if (side > best_side) best = columns, best_side = side;
+    }
+    return best;
+}
+
 }  // namespace headscope::ui

@@ -53,6 +53,7 @@ bool HeadGridView::reuseLabelLayout(const QString& inputs) {
     if (!label_layout_ || label_layout_->inputs != inputs || label_layout_->cells.empty()) return false;
     const QString bar_label = shared_scale_ ? shared_scale_->label() : QString();
     if (shared_scale_) shared_scale_->setLabel(label_layout_->bar_label);
+    setThinningNote(thinning_note_);  // the last layout's note under the new subtitle
     fit::layOut(this);  // with the new titles and the new numbers' colour bars
     if (cellSizes() != label_layout_->cells) {
         if (shared_scale_) shared_scale_->setLabel(bar_label);  // shortened again from the whole label
@@ -108,6 +109,7 @@ void HeadGridView::wrapTitles(const QSize& laid_out) {
     const int width = (laid_out.width() < 200 ? 1920 : laid_out.width()) - 16;
     for (QCPTextElement* element : {title_, subtitle_})
         if (element) element->setText(fit::wrapLines(element->text(), element->font(), width));
+    if (subtitle_) subtitle_text_ = subtitle_->text();
 }
 
 void HeadGridView::updateLabels(const QSize& laid_out) {
@@ -190,31 +192,56 @@ void HeadGridView::updateLabels(const QSize& laid_out) {
         // A full line apart, measured on the cells as laid out.
         return px_per_token <= 0 ? 1000 : std::max(1, static_cast<int>(std::ceil(1.0 * text_h / px_per_token)));
     };
-    // Thinned words carry their positions ("8:was"): longer, they take a little of the cells'
-    // room once laid out, so thinned axes keep a sixth of a line to spare.
-    // A short window at large fonts (compact texts: 1024 x 768 at 2x, the grid alone) and grids
-    // of many small heads cannot pay the positions' width: there the words thin without them
-    // (the large head beside the thumbnails, the default, always writes them).
-    const bool with_positions = !compact_texts_ && headCount() < 16;
+    // Thinned words carry their positions ("8:was"), in every size and at every font scale
+    // (issue 21 item 2: never a thinned list that reads like the sequence); longer, they take a
+    // little of the cells' room once laid out, so thinned axes keep a sixth of a line to spare.
+    // Bare positions only where not even every k-th word with its position fits.
     const auto spared = [&](double px_per_token) {
         const int k = stride(px_per_token);
-        return k <= 1 || !with_positions ? k : stride(px_per_token / 1.15);
+        return k <= 1 ? k : stride(px_per_token / 1.15);
     };
-    const int x_stride = spared(px_col), y_stride = spared(px_row);
+    // Query words lie flat: their positions make them wider, not taller, and a line apart is enough.
+    int x_stride = spared(px_col);
+    const int y_stride = stride(px_row);
     // Words as long as at least two of them fit (stride < n): never numbers while words fit.
     const auto max_stride = [](int n) { return std::max(kMaxLabelStride, n - 1); };
+    // Thinned key words stand (rotated), and their height is the heatmaps' loss: where the
+    // widest would take more than a fifth of the grid's height (2x fonts in a small window), the
+    // next strides are tried (other words, maybe shorter: "7:it" rather than "10:tired"), lying
+    // flat where they fit so; else the words are elided to that fifth ("10:tir…").
+    const double standing_max = std::max<double>(fm.horizontalAdvance(QStringLiteral("00:ab…")), body_h / 5);
+    if (x_stride > 1 && x_stride <= max_stride(n_kv)) {
+        for (int s = x_stride; s <= std::min(n_kv - 1, 2 * x_stride); ++s) {
+            const int widest = heatmap::maxLabelWidth(thinnedWithPositions(k, s, positions), tick);
+            if (widest <= standing_max || widest + 6 <= s * px_col) {
+                x_stride = s;
+                break;
+            }
+        }
+    }
     const TickMode x_mode = x_stride > max_stride(n_kv) ? TickMode::Positions : TickMode::Tokens;
     const TickMode y_mode = y_stride > max_stride(n_q) ? TickMode::Positions : TickMode::Tokens;
     // Thinned: every k-th word with its position ("12:the"), and the axis title says so.
-    const QStringList k_shown = thinnedWithPositions(k, x_stride, positions || !with_positions),
-                      q_shown = thinnedWithPositions(q, y_stride, positions || !with_positions);
-    // The axis says "every 3rd key" where the words carry their positions.
-    const bool titled = with_positions;
-    const QString x_title = titled && x_mode == TickMode::Tokens && x_stride > 1 ? everyKth(x_stride, QStringLiteral("key")) : QString();
-    const QString y_title = titled && y_mode == TickMode::Tokens && y_stride > 1 ? everyKth(y_stride, QStringLiteral("query")) : QString();
+    // With their positions the thinned words are longer: in a small grid they take no more than
+    // a fifth of its height (keys, standing) or width (queries), their words elided ("6:beca…").
+    const auto thinned = [&](const QStringList& labels, int stride, double room) {
+        const QStringList shown = thinnedWithPositions(labels, stride, positions);
+        return stride > 1 ? elideWords(shown, tick, std::max(fm.horizontalAdvance(QStringLiteral("00:ab…")), int(room))) : shown;
+    };
+    const QStringList k_shown = thinned(k, x_stride, standing_max), q_shown = thinned(q, y_stride, std::min((size.width() - bar) / 5.0, 2 * inner_w));
+    QString x_title = x_mode == TickMode::Tokens && x_stride > 1 ? everyKth(x_stride, QStringLiteral("key")) : QString();
+    QString y_title = y_mode == TickMode::Tokens && y_stride > 1 ? everyKth(y_stride, QStringLiteral("query")) : QString();
+    // The axis says so where its title fits along the heatmap; where it does not (small heads,
+    // 2x fonts), the subtitle's last line says it once for every head.
+    QStringList note;
+    for (auto [title, length] : {std::pair{&x_title, px_col * n_kv}, std::pair{&y_title, px_row * n_q}})
+        if (thumbnails_)  // no words on the thumbnails' axes: nothing to say
+            title->clear();
+        else if (!title->isEmpty() && fm.horizontalAdvance(*title) > length)
+            note << *title, title->clear();
+    setThinningNote(note.isEmpty() ? QString() : note.join(QStringLiteral(", ")) + QStringLiteral(" shown"));
     // Words with their positions are wider: horizontal only while each fits the cells up to the next.
-    const bool rotate_shown =
-        rotate || (with_positions && x_stride > 1 && heatmap::maxLabelWidth(k_shown, tick) + 6 > px_col * x_stride);
+    const bool rotate_shown = x_stride > 1 ? heatmap::maxLabelWidth(k_shown, tick) + 6 > px_col * x_stride : rotate;
     const bool strides_changed = x_stride != x_stride_ || y_stride != y_stride_;
     x_stride_ = x_stride;
     y_stride_ = y_stride;
@@ -231,7 +258,7 @@ void HeadGridView::updateLabels(const QSize& laid_out) {
     // it (when they are drawn at all).
     if (heads_grid_ && columns > 1) {
         const double words = y_shown == TickMode::None ? 0.0
-                             : !with_positions || y_stride <= 1 ? query_w
+                             : y_stride <= 1 ? query_w
                                                        : heatmap::maxLabelWidth(q_shown, tick) + (y_title.isEmpty() ? 0 : text_h + 4);
         for (int c = 0; c < columns; ++c)
             heads_grid_->setColumnStretchFactor(c, c == 0 ? (inner_w + 16 + words) / (inner_w + 16) : 1.0);
@@ -265,8 +292,55 @@ void HeadGridView::updateLabels(const QSize& laid_out) {
         // of words in the middle of the grid.
         x->setTickLabels(x_shown != TickMode::None && (!share_keys || index >= std::size_t((rows - 1) * columns)));
         x->setLabel(x->tickLabels() ? x_title : QString());
+        // Rotated labels render a few pixels longer than QCustomPlot measures: room where drawn.
+        x->setPadding(x->tickLabels() ? static_cast<int>(2 + 6 * options_.font_scale) : 2);
         y->setLabel(y->tickLabels() ? y_title : QString());
     }
+}
+
+QSize HeadGridView::thumbnailRoom(const QSize& laid_out) const {
+    // The grid less its one-line title and subtitle, and the shared colour bar.
+    const QSize size = laid_out.width() < 200 || laid_out.height() < 150 ? QSize(400, 800) : laid_out;
+    const double s = options_.font_scale;
+    const int titles = QFontMetrics(heatmap::font(kTitlePt, s, true)).height() +
+                       QFontMetrics(heatmap::font(kSubtitlePt, std::min(s, 1.4))).height() + 16;
+    return QSize(std::max(1, size.width() - kBarSpace), std::max(1, size.height() - titles));
+}
+
+int HeadGridView::thumbnailTitleHeight() const {
+    // The head title, its padding (half a line for query words: none here, but kept) and the
+    // paddings around a heatmap.
+    const double s = options_.font_scale;
+    return QFontMetrics(heatmap::font(kHeadTitlePt, s, true)).height() +
+           int(4 + 0.5 * QFontMetrics(heatmap::font(kTickPt, s)).height()) + 8;
+}
+
+int HeadGridView::thumbnailsWidth(int height, int side) const {
+    const int heads = headCount();
+    if (heads == 0) return 0;
+    const QSize room = thumbnailRoom(QSize(4000, height));
+    const int title_h = thumbnailTitleHeight();
+    for (int columns = 1; columns <= heads; ++columns) {
+        const int rows = (heads + columns - 1) / columns;
+        if (room.height() / rows - title_h - kThumbnailGap >= side) return columns * (side + kThumbnailGap) + kBarSpace;
+    }
+    return heads * (side + kThumbnailGap) + kBarSpace;
+}
+
+void HeadGridView::setThinningNote(const QString& note) {
+    // The subtitle as updateTexts() wrote it, then the note on its last line or a line of its own.
+    const QString text = subtitle_text_;
+    thinning_note_ = note;
+    if (note.isEmpty()) return subtitle_->setText(text);
+    // On the last line where it fits the width (a short window needs the height), else below it.
+    // A short window (compact texts) drops the last line's parenthesis for it ("(Xavier uniform, seed 0)").
+    const QFontMetrics metrics(subtitle_->font());
+    const auto fits = [&](const QString& line) { return metrics.horizontalAdvance(line + QStringLiteral(" · ") + note) <= viewport().width() - 16; };
+    QString last = text.section(QLatin1Char('\n'), -1);
+    const QString head = text.left(text.size() - last.size());
+    if (!fits(last) && compact_texts_ && last.contains(QStringLiteral(" (")) && fits(last.left(last.indexOf(QStringLiteral(" (")))))
+        last = last.left(last.indexOf(QStringLiteral(" (")));
+    subtitle_->setText(fits(last) ? head + last + QStringLiteral(" · ") + note : text + QLatin1Char('\n') + note);
 }
 
 void HeadGridView::equalizeRows(const QSize& size) {

@@ -135,11 +135,14 @@ bool HeadGridView::refresh(const QSize& size, bool reuse_labels) {
     // A bar per head only where its numbers can be read; else the shared bar, and a note says so.
     const bool shared = options_.shared_scale || thumbnails_ || !perHeadBarsFit(heads, size);
     const int columns = fixed_columns_ > 0 ? std::min(fixed_columns_, heads)
+                        : thumbnails_      ? thumbnailColumns(heads, thumbnailRoom(size), thumbnailTitleHeight(), kThumbnailGap)
                                            : fittingColumns(heads, size, gridColumns(heads, a.nQuery(), a.nKeyValue(), size,
                                                                                      options_.font_scale, shared ? kBarSpace : 0));
     const bool logits = options_.show_logits;
     if (heads != headCount() || columns != columns_ || shared != layout_shared_ || !subtitle_) {
+        const bool count_changed = heads != headCount();
         rebuildLayout(heads, columns, shared);
+        if (count_changed) emit headCountChanged(heads);
         layout_logits_ = !logits;  // force the gradient below
     }
     if (layout_logits_ != logits) {
@@ -176,11 +179,15 @@ bool HeadGridView::refresh(const QSize& size, bool reuse_labels) {
         updateLabels(size);
         equalizeRows(size);
         // Once more on the equalised layout: the words per cell follow the heights it really gives.
-        if (size == viewport().size() && headCount() > std::max(1, columns_)) {
+        // Twice at most: the words a pass chooses (key words standing under the last row) may
+        // change the heights the next pass measures.
+        for (int pass = 0; pass < 2 && size == viewport().size() && headCount() > std::max(1, columns_); ++pass) {
+            const int x = x_stride_, y = y_stride_;
             rows_measured_ = true;
             updateLabels(size);
             rows_measured_ = false;
             equalizeRows(size);
+            if (pass > 0 || (x == x_stride_ && y == y_stride_)) break;
         }
         const std::vector<QSize> cells = label_layout_ ? label_layout_->cells : std::vector<QSize>{};
         label_layout_ = LabelLayout{inputs, shared_scale_ ? shared_scale_->label() : QString(), cells};
@@ -357,7 +364,7 @@ void HeadGridView::applyFonts() {
     for (Cell& cell : cells_) {
         for (QCPAxis* axis : cell.rect->axes()) {
             axis->setTickLabelFont(tick);
-            axis->setLabelFont(head);
+            axis->setLabelFont(axis->axisType() == QCPAxis::atTop ? head : tick);  // "every 3rd key": as the words
         }
         // The first query word stands up to half a line above its heatmap: the head title
         // keeps clear of it.

@@ -81,6 +81,9 @@ public:
     // one-line subtitle. A click still selects a head.
     void setThumbnails(bool on);
     bool thumbnails() const { return thumbnails_; }
+    // The narrowest width at which `height` pixels hold the heads' thumbnails with at least
+    // `side` pixels each (kMinThumbnail), however many columns that takes; 0 without heads.
+    int thumbnailsWidth(int height, int side) const;
 
     // The selected head: its title is marked and its panel framed.
     void setHead(int head);
@@ -104,6 +107,7 @@ signals:
     void cellClicked(int head, int row, int col);  // a click on a cell
     void headActivated(int head);               // a double click: open it large
     void cellHovered(QString text);
+    void headCountChanged(int heads);           // a new layout for another number of heads
 
 protected:
     void mouseMoveEvent(QMouseEvent* event) override;
@@ -130,11 +134,15 @@ private:
     void rebuildLayout(int heads, int columns, bool shared);
     bool perHeadBarsFit(int heads, const QSize& size) const;
     int ownBarWidth() const;
+    QSize thumbnailRoom(const QSize& size) const;  // what the thumbnails share (GridShape's room)
+    int thumbnailTitleHeight() const;              // a row's head title and paddings
+    static constexpr int kThumbnailGap = 10;
     int fittingColumns(int heads, const QSize& size, int columns) const;
     void clearLayout();
     void updateTexts();
     void updateLabels(const QSize& size);
     void wrapTitles(const QSize& size);
+    void setThinningNote(const QString& note);  // "words: every 3rd key ..." under the subtitle
     void applyFonts();
     void equalizeRows(const QSize& size);  // the same heatmap height in every row
     void setHover(const QString& text);
@@ -177,6 +185,8 @@ private:
     bool short_titles_ = false;            // "h3" instead of "head 3" when the heads are narrow
     bool compact_texts_ = false;           // short title and subtitle: the heatmaps need the height
     bool thumbnails_ = false;              // setThumbnails()
+    QString thinning_note_;                // "every 3rd key shown" in the subtitle, where axes have no room for it
+    QString subtitle_text_;                // the subtitle as wrapped, without the note
     bool rows_measured_ = false;           // the cells' sizes were just measured on the final layout
     QCPLayoutGrid* heads_grid_ = nullptr;  // the heads' grid inside the body (column stretch)
     QString hover_text_;

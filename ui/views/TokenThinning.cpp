@@ -1,5 +1,7 @@
 #include "TokenThinning.h"
 
+#include <QFontMetrics>
+
 namespace headscope::ui {
 
 QStringList thinnedWithPositions(const QStringList& labels, int every, bool numbered) {
@@ -11,6 +13,21 @@ QStringList thinnedWithPositions(const QStringList& labels, int every, bool numb
             out << QString();
         else
             out << (numbered ? labels[i] : QString::number(i) + QLatin1Char(':') + labels[i]);
+    }
+    return out;
+}
+
+QStringList elideWords(const QStringList& labels, const QFont& font, int max_px) {
+    const QFontMetrics metrics(font);
+    QStringList out;
+    out.reserve(labels.size());
+    for (const QString& label : labels) {
+        QString shown = label;
+        const qsizetype colon = label.indexOf(QLatin1Char(':'));
+        // "12:" then the word, shortened a letter at a time with an ellipsis.
+        for (qsizetype keep = label.size() - colon - 2; metrics.horizontalAdvance(shown) > max_px && keep >= 1; --keep)
+            shown = label.left(colon + 1 + keep) + QChar(0x2026);
+        out << shown;
     }
     return out;
 }
