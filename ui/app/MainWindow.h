@@ -28,6 +28,7 @@ class CircuitView;
 class ControlsDock;
 class CostView;
 class FusedProjectionsView;
+class ProjectionProductView;
 class ModelDock;
 class ModelOverviewView;
 class QueryKeyMapView;
@@ -68,6 +69,7 @@ public:
     RankTableView* rankTable() const { return rank_table_; }
     FusedProjectionsView* projectionsView() const { return projections_; }
     CircuitView* circuitView() const { return circuits_; }
+    ProjectionProductView* projectionProductView() const { return product_; }
     CostView* costView() const { return costs_; }
     ScoreBreakdownView* scoreBreakdownView() const { return breakdown_; }
     TokenLinesView* tokenLinesView() const { return token_lines_; }
@@ -185,6 +187,7 @@ private:
     QTabWidget* tabs_ = nullptr;
     FusedProjectionsView* projections_ = nullptr;
     CircuitView* circuits_ = nullptr;
+    ProjectionProductView* product_ = nullptr;
     CostView* costs_ = nullptr;
     ModelOverviewView* overview_ = nullptr;
     AblationTab* ablation_ = nullptr;  // knocking heads out (HeadMenus, AblationTab)

@@ -12,6 +12,7 @@
 #include "Export.h"
 #include "ExportChecks.h"
 #include "FusedProjectionsView.h"
+#include "ProjectionProductView.h"
 #include "QueryKeyMapView.h"
 #include "RankTableView.h"
 #include "ScoreBreakdownView.h"
@@ -80,6 +81,15 @@ bool exportView(ViewKind kind, const Analysis& analysis, int head, const ViewOpt
             view.setHead(head);
             view.setAnalysis(borrow(analysis));
             return savePlotView(view, view.plot(), QSize(int(1600 * s), int(1000 * s)), path, format, scale, error);
+        }
+        case ViewKind::ProjectionProduct: {
+            ProjectionProductView view;
+            view.setOptions(options);
+            view.setHead(head);
+            view.setAnalysis(borrow(analysis));
+            const int n = analysis.nQuery();
+            const QSize size(int(1400 * s), std::clamp(int((200 + 22 * n) * s), int(480 * s), 4000));
+            return savePlotView(view, view.plot(), size, path, format, scale, error);
         }
         case ViewKind::CircuitQK:
         case ViewKind::CircuitOV: {
