@@ -1,15 +1,19 @@
 // Lessons in the window at a projector's size (issue 21): lesson 2 step 5 draws its own picture,
 // (X W_1) W_2 = X (W_1 W_2) with the numbers the engine computes.
 
+#include <QDockWidget>
 #include <QTabWidget>
 #include <QtTest>
 
 #include "Analysis.h"
+#include "ControlsDock.h"
 #include "Engine.h"
 #include "LessonDock.h"
 #include "MainWindow.h"
 #include "ProjectionProductView.h"
 #include "Session.h"
+#include "SpectrumView.h"
+#include "ViewRegistry.h"
 #include "WindowTestSupport.h"
 
 using namespace headscope;
@@ -31,6 +35,19 @@ Eigen::MatrixXd cells(QCPColorMap* map) {
 double relativeGap(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
     if (a.rows() != b.rows() || a.cols() != b.cols() || b.size() == 0) return INFINITY;
     return (a - b).cwiseAbs().maxCoeff() / std::max(1e-30, b.cwiseAbs().maxCoeff());
+}
+
+// The plots a step's view draws in: those of its tab, or the spectrum dock's.
+QList<QCustomPlot*> stepPlots(MainWindow& window, const std::string& show) {
+    const ViewEntry* entry = findView(show);
+    QList<QCustomPlot*> plots;
+    if (entry && entry->place == ViewPlace::SpectrumDock) {
+        if (show != "ranks") plots << window.spectrumView()->plot();
+        return plots;
+    }
+    for (QCustomPlot* plot : window.centralTabs()->currentWidget()->findChildren<QCustomPlot*>())
+        if (plot->isVisible()) plots << plot;
+    return plots;
 }
 
 }  // namespace
@@ -86,6 +103,89 @@ private slots:
         QVERIFY2(title.contains(QStringLiteral("Head %1").arg(head)), qPrintable(title));
         QVERIFY2(title.contains(QString::number(drawn_difference, 'g', 2)), qPrintable(title));
         QVERIFY2(title.contains(QString::number(view->product()->rounding_bound, 'g', 2)), qPrintable(title));
+    }
+
+    // Lessons take the room (issue 21): at 1024 x 768, 1x (a Compact room), each step of lessons 1
+    // to 6 closes the controls (and the spectra unless it shows them) and puts the lesson text in a
+    // column of at most 30% of the width, so the step's view is at least 700 x 600 px; its largest
+    // plot area is at least 180 x 200 px, every matrix panel at least 80 x 80 px (or 1.25 px a cell), and no panel title
+    // is wider than its panel (titles of neighbours never print over each other). At 512 x 384,
+    // 1024 x 768 at 2x (a Small room), the lesson text is a strip below the view, which keeps the
+    // whole width and at least 55% of the height.
+    void eachLessonStepGivesItsViewTheRoom_data() {
+        QTest::addColumn<int>("width");
+        QTest::addColumn<int>("height");
+        QTest::newRow("1024x768 at 1x") << 1024 << 768;
+        QTest::newRow("1024x768 at 2x (512x384)") << 512 << 384;
+    }
+    void eachLessonStepGivesItsViewTheRoom() {
+        QFETCH(int, width);
+        QFETCH(int, height);
+        MainWindow window(noSettings());
+        window.layOutAsOnScreen(QSize(width, height));
+        window.show();
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        const bool small = width < 800;
+        for (int n = 1; n <= 6; ++n) {
+            QString error;
+            QVERIFY2(window.openLesson(n, &error), qPrintable(error));
+            LessonDock* dock = window.lessonDock();
+            for (int k = 0; k < dock->stepCount(); ++k) {
+                if (k > 0) dock->nextButton()->click();
+                QVERIFY2(window.waitForCompleteUpdate(60000, &error), qPrintable(error));
+                const std::string show = dock->lesson()->steps[std::size_t(k)].show;
+                const QString where = QStringLiteral("lesson %1 step %2 (%3)").arg(n).arg(k + 1).arg(QString::fromStdString(show));
+                QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+                QCoreApplication::processEvents();
+                QVERIFY2(!window.controls()->isVisible(), qPrintable(where + ": the controls stay open"));
+                QCOMPARE(dock->isStrip(), small);
+                QCOMPARE(window.dockWidgetArea(dock), small ? Qt::BottomDockWidgetArea : Qt::RightDockWidgetArea);
+                const ViewEntry* entry = findView(show);
+                const bool in_dock = entry && entry->place == ViewPlace::SpectrumDock;
+                // The spectra and ranks: in their dock, which the step opens.
+                QVERIFY2(!in_dock || window.spectrumView()->isVisible(), qPrintable(where + ": the spectra are closed"));
+                const QSize view = in_dock ? window.spectrumView()->size() : window.centralTabs()->size();
+                if (small && in_dock) {
+                    QVERIFY2(view.width() >= width * 55 / 100 && view.height() >= height * 55 / 100,
+                             qPrintable(QStringLiteral("%1: the spectra have %2 x %3").arg(where).arg(view.width()).arg(view.height())));
+                    continue;
+                }
+                if (small) {
+                    QVERIFY2(view.width() >= width - 4 && view.height() >= height * 55 / 100,
+                             qPrintable(QStringLiteral("%1: the view has %2 x %3").arg(where).arg(view.width()).arg(view.height())));
+                    continue;  // the plots' own sizes at 2x: test_screen_fit, under Xvfb
+                }
+                QVERIFY2(in_dock || (view.width() >= 700 && view.height() >= 600),
+                         qPrintable(QStringLiteral("%1: the view has %2 x %3").arg(where).arg(view.width()).arg(view.height())));
+                QVERIFY2(dock->width() <= width * 3 / 10 + 8, qPrintable(where));
+                QSize largest;
+                for (QCustomPlot* plot : stepPlots(window, show)) {
+                    plot->replot(QCustomPlot::rpImmediateRefresh);
+                    for (QCPAxisRect* rect : plot->axisRects()) {
+                        if (!rect->visible() || rect->layout() == nullptr) continue;
+                        const QRect r = rect->rect();
+                        if (r.width() * r.height() > largest.width() * largest.height()) largest = r.size();
+                        const bool panel = !rect->plottables().isEmpty() &&
+                                           qobject_cast<QCPColorMap*>(rect->plottables().first()) != nullptr;
+                        if (!panel || show == "heads" || show == "logits") continue;  // the heads: thumbnails beside the large one
+                        // 80 x 80 px, or 1.25 px a cell where the matrix is narrower (a tall d_model x d_k factor).
+                        const QCPColorMapData* cells = static_cast<QCPColorMap*>(rect->plottables().first())->data();
+                        QVERIFY2(r.width() >= std::min(80, 5 * cells->keySize() / 4) && r.height() >= std::min(80, 5 * cells->valueSize() / 4),
+                                 qPrintable(QStringLiteral("%1: a %2 x %3 panel of %4 x %5 cells").arg(where).arg(r.width())
+                                                .arg(r.height()).arg(cells->valueSize()).arg(cells->keySize())));
+                        const QCPAxis* top = rect->axis(QCPAxis::atTop);
+                        QVERIFY2(!top->visible() || QFontMetrics(top->labelFont()).horizontalAdvance(top->label()) <= rect->outerRect().width(),
+                                 qPrintable(where + ": title wider than its panel: " + top->label()));
+                    }
+                }
+                // The largest plot area (the selected head, a product, the spectra): 180 x 200 px. The
+                // projections' eight panels share the view: each holds the 80 x 80 px above.
+                if (show != "costs" && show != "ranks" && show != "projections")  // tables and text: no plot
+                    QVERIFY2(largest.width() >= 180 && largest.height() >= 200,
+                             qPrintable(QStringLiteral("%1: the largest plot is %2 x %3").arg(where).arg(largest.width()).arg(largest.height())));
+
+            }
+        }
     }
 };
 

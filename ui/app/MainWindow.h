@@ -112,6 +112,11 @@ public:
     bool presentationMode() const { return presentation_; }
     // Shows the tab (and the spectrum dock) a lesson step's "show" names.
     void showView(const std::string& show);
+    // A lesson step in a Compact or Small room (issue 21: lessons take the room): the controls and
+    // the spectra close unless the step shows them, the lesson text is a column of at most 30% of
+    // the width beside the view (Compact) or a strip below it (Small: 1024 x 768 at 2x). F6 and
+    // View bring the docks back. A Wide room keeps its docks.
+    void arrangeForLesson(const std::string& show);
     void showHead(int head);  // selects the head and opens it in the large detail window
 
     // Number of analyses applied to every view so far.

@@ -20,7 +20,7 @@ QString number(double x) { return QString::number(x, 'g', 2); }
 ProjectionProductView::ProjectionProductView(QWidget* parent) : QWidget(parent) {
     plot_ = new QCustomPlot(this);
     plot_->setObjectName(QStringLiteral("projection_product_plot"));
-    plot_->setMinimumSize(320, 200);
+    plot_->setMinimumSize(300, 140);
     plot_->setInteractions(QCP::Interactions());
     plot_->plotLayout()->clear();
     title_ = new QCPTextElement(plot_, QStringLiteral("No analysis yet"));
