@@ -12,6 +12,7 @@
 #include "Export.h"
 #include "ExportChecks.h"
 #include "FusedProjectionsView.h"
+#include "Heatmap.h"
 #include "ProjectionProductView.h"
 #include "QueryKeyMapView.h"
 #include "RankTableView.h"
@@ -66,6 +67,7 @@ bool exportView(ViewKind kind, const Analysis& analysis, int head, const ViewOpt
         }
         case ViewKind::RankTable: {
             RankTableView view;
+            view.setFont(QFont(QString::fromLatin1(heatmap::kTextFamily), view.font().pointSize()));
             view.setOptions(options);
             view.setAnalysis(borrow(analysis));
             view.setHead(head);
@@ -107,6 +109,7 @@ bool exportView(ViewKind kind, const Analysis& analysis, int head, const ViewOpt
         }
         case ViewKind::Costs: {
             CostView view;
+            view.setFont(QFont(QString::fromLatin1(heatmap::kTextFamily), view.font().pointSize()));
             view.setOptions(options);
             view.setAnalysis(borrow(analysis));
             view.replotNow();
