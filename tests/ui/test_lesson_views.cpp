@@ -1,6 +1,8 @@
 // Lessons in the window at a projector's size (issue 21): lesson 2 step 5 draws its own picture,
 // (X W_1) W_2 = X (W_1 W_2) with the numbers the engine computes.
 
+#include <cmath>
+
 #include <QDockWidget>
 #include <QTabWidget>
 #include <QtTest>
