@@ -3,6 +3,7 @@
 //   headscope --screenshot OUT.png   renders the window after the first complete update
 //                                    (analysis on every view, equivalence shown) and exits
 //   headscope --tab NAME             starts on that tab (with --screenshot: pictures of any view)
+//   headscope --lesson 2[:5]         opens lesson 2 (at its step 5)
 //   headscope --screenshot OUT.png --screen 1024x768
 //                                    renders what a screen of that many pixels shows, the window
 //                                    maximised on it (at QT_SCALE_FACTOR, QT_FONT_DPI)
@@ -20,6 +21,7 @@
 #include <QRegularExpression>
 
 #include "GuiBench.h"
+#include "LessonDock.h"
 #include "MainWindow.h"
 #include "Memory.h"
 #include "Resources.h"
@@ -84,7 +86,7 @@ int main(int argc, char* argv[]) {
                                   QStringLiteral("TEXT"));
     parser.addOption(text);
     const QCommandLineOption tab(QStringLiteral("tab"),
-        QStringLiteral("Start on the tab NAME (Heads, Projections, Circuits, Costs, Model, Score, Token lines, Q-K map, Training)."),
+        QStringLiteral("Start on the tab NAME (Heads, Projections, Twice, Circuits, Costs, Model, Score, Token lines, Q-K map, Training)."),
         QStringLiteral("NAME"));
     parser.addOption(tab);
     const QCommandLineOption screen_size(QStringLiteral("screen"),
@@ -101,6 +103,9 @@ int main(int argc, char* argv[]) {
                                          QStringLiteral("With --bench: one smoke run, no Training tab figure."));
     const QCommandLineOption bench_json(QStringLiteral("json"), QStringLiteral("With --bench: print JSON."));
     for (const QCommandLineOption* option : {&bench, &bench_runs, &bench_quick, &bench_json}) parser.addOption(*option);
+    const QCommandLineOption lesson(QStringLiteral("lesson"),
+        QStringLiteral("Open lesson N (1 to 7), at its step S when N:S is given (e.g. 2:5)."), QStringLiteral("N[:S]"));
+    parser.addOption(lesson);
     const bool parsed = parser.parse(app->arguments());
     if (parser.isSet(QStringLiteral("help-all"))) parser.process(*app);  // prints Qt's options too, exits 0
     if (parser.isSet(QStringLiteral("help"))) parser.showHelp(0);
@@ -109,8 +114,9 @@ int main(int argc, char* argv[]) {
     const QStringList files = parser.positionalArguments();
     if (files.size() > 1) return fail(QStringLiteral("give at most one session file"));
     if (parser.isSet(bench)) {
-        if (!files.isEmpty() || parser.isSet(screenshot) || parser.isSet(model_dir) || parser.isSet(text) || parser.isSet(tab))
-            return fail(QStringLiteral("--bench runs alone: give it no file, --screenshot, --model, --text or --tab"));
+        if (!files.isEmpty() || parser.isSet(screenshot) || parser.isSet(model_dir) || parser.isSet(text) || parser.isSet(tab) ||
+            parser.isSet(lesson))
+            return fail(QStringLiteral("--bench runs alone: give it no file, --screenshot, --model, --text, --tab or --lesson"));
         bool ok = true;
         const int runs = parser.isSet(bench_runs) ? parser.value(bench_runs).toInt(&ok) : parser.isSet(bench_quick) ? 1 : 21;
         if (!ok || runs < 1 || runs > 1000) return fail(QStringLiteral("--runs expects a whole number from 1 to 1000"));
@@ -127,6 +133,14 @@ int main(int argc, char* argv[]) {
         if (!m.hasMatch()) return fail(QStringLiteral("--screen wants WxH in pixels, e.g. 1024x768"));
         if (!shoot) return fail(QStringLiteral("--screen goes with --screenshot"));
         screen_pixels = QSize(m.captured(1).toInt(), m.captured(2).toInt());
+    }
+    int lesson_number = 0, lesson_step = 1;
+    if (parser.isSet(lesson)) {
+        const QRegularExpressionMatch m =
+            QRegularExpression(QStringLiteral("^(\\d{1,2})(?::(\\d{1,2}))?$")).match(parser.value(lesson));
+        if (!m.hasMatch()) return fail(QStringLiteral("--lesson wants N or N:S, e.g. 2 or 2:5"));
+        lesson_number = m.captured(1).toInt();
+        if (!m.captured(2).isEmpty()) lesson_step = m.captured(2).toInt();
     }
     QString error_text;
     headscope::ui::MainWindowOptions options;
@@ -145,6 +159,13 @@ int main(int argc, char* argv[]) {
             return fail(error_text);
     }
     if (parser.isSet(text)) window.setText(parser.value(text));
+    if (lesson_number > 0) {
+        if (!window.openLesson(lesson_number, &error_text)) return fail(error_text);
+        headscope::ui::LessonDock* dock = window.lessonDock();
+        if (lesson_step < 1 || lesson_step > dock->stepCount())
+            return fail(QStringLiteral("lesson %1 has steps 1 to %2, not %3").arg(lesson_number).arg(dock->stepCount()).arg(lesson_step));
+        dock->goToStep(lesson_step - 1);
+    }
     if (parser.isSet(tab) && !window.showTab(parser.value(tab), &error_text)) return fail(error_text);
     if (!shoot) return app->exec();
 

@@ -10,6 +10,8 @@ target_include_directories(test_mainwindow PRIVATE ${PROJECT_SOURCE_DIR}/tests) 
 headscope_add_ui_test(test_wqk_views)
 # Teaching (issue 7): lessons, presets, presentation mode, legibility at 1024 x 768.
 headscope_add_ui_test(test_lessons_ui)
+# Lessons at 1024 x 768 (issue 21): lesson 2's own picture, each step's view large enough to read.
+headscope_add_ui_test(test_lesson_views)
 # Real weights in the window (issue 9): a trained GPT-2 directory and a PyTorch layer.
 headscope_add_ui_test(test_model_window)
 target_compile_definitions(test_model_window PRIVATE HEADSCOPE_SHARED_MODELS_DIR="${HEADSCOPE_SHARED_MODELS_DIR}")

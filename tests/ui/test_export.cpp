@@ -212,6 +212,60 @@ private slots:
         QVERIFY(logits.join(' ').contains("logits"));
     }
 
+    // SVG text in one family that renders at the same width everywhere (issue 21): every text
+    // of every exported view names DejaVu Sans (installed by .ci/setup: fonts-dejavu-core), and
+    // the plots stay vector: no embedded bitmap over a tenth of the page both ways at this size
+    // (heatmaps up to 128 x 128 cells are rectangles; a colour bar's gradient is a thin bitmap).
+    void everySvgNamesDejaVuSansAndStaysVector() {
+        QTemporaryDir dir;
+        QString error;
+        const QStringList written = exportImages(makeAnalysis(), dir.path(), {ImageFormat::Svg}, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QCOMPARE(written.size(), int(exportedViews().size()));
+        for (const QString& path : written) {
+            QFile file(path);
+            QVERIFY(file.open(QIODevice::ReadOnly));
+            QXmlStreamReader xml(&file);
+            std::set<QString> families;  // of the text elements: the innermost font-family around each
+            QStringList inherited{QString()};
+            int images = 0, texts = 0;
+            QSizeF page;  // the viewBox
+            // The rank table and the costs are widgets, rendered through the style (which paints
+            // some of a table's frame from pixmaps): their text is checked, their vectors are not.
+            const QString name = QFileInfo(path).completeBaseName();
+            const bool widget_view = name == QLatin1String("rank_table") || name == QLatin1String("costs");
+            while (!xml.atEnd()) {
+                xml.readNext();
+                if (xml.isEndElement()) inherited.removeLast();
+                if (!xml.isStartElement()) continue;
+                const auto attributes = xml.attributes();
+                inherited << (attributes.hasAttribute(QLatin1String("font-family"))
+                                  ? attributes.value(QLatin1String("font-family")).toString()
+                                  : inherited.last());
+                if (xml.name() == QLatin1String("svg")) {
+                    const QStringList box = attributes.value(QLatin1String("viewBox")).toString().split(QLatin1Char(' '));
+                    if (box.size() == 4) page = QSizeF(box[2].toDouble(), box[3].toDouble());
+                }
+                // A colour bar's gradient is a thin bitmap; a heatmap or a whole view as one is not vector.
+                if (xml.name() == QLatin1String("image") && !widget_view &&
+                    attributes.value(QLatin1String("width")).toDouble() > 0.1 * page.width() &&
+                    attributes.value(QLatin1String("height")).toDouble() > 0.1 * page.height())
+                    ++images;
+                if (xml.name() == QLatin1String("text")) {
+                    ++texts;
+                    families.insert(inherited.last());
+                }
+            }
+            QVERIFY2(texts > 0, qPrintable(path));
+            QVERIFY2(!page.isEmpty(), qPrintable(path + ": no viewBox"));
+            QVERIFY2(!xml.hasError(), qPrintable(path + ": " + xml.errorString()));
+            QVERIFY2(families == std::set<QString>{QStringLiteral("DejaVu Sans")},
+                     qPrintable(QFileInfo(path).fileName() + ": font families " +
+                                QStringList(families.begin(), families.end()).join(QStringLiteral(", "))));
+            QVERIFY2(images == 0, qPrintable(QFileInfo(path).fileName() + QStringLiteral(": %1 embedded bitmaps over a tenth of the page each way").arg(images)));
+        }
+    }
+
     void exportImagesReportsAnUncreatableDirectory() {
         QTemporaryDir dir;
         QFile blocker(dir.filePath("file"));

@@ -24,7 +24,7 @@ namespace headscope::ui {
 LessonDock::LessonDock(MainWindow* window) : QDockWidget(tr("Lesson"), window), window_(window) {
     setObjectName(QStringLiteral("lesson_dock"));
     auto* frame = new QWidget;
-    auto* column = new QVBoxLayout(frame);
+    auto* column = new QBoxLayout(QBoxLayout::TopToBottom, frame);
     heading_ = new QLabel;
     heading_->setObjectName(QStringLiteral("lesson_heading"));
     heading_->setWordWrap(true);
@@ -44,14 +44,22 @@ LessonDock::LessonDock(MainWindow* window) : QDockWidget(tr("Lesson"), window), 
     reset_ = new QPushButton(tr("Reset this step"));
     reset_->setObjectName(QStringLiteral("lesson_reset"));
     reset_->setToolTip(tr("Put back this step's settings after you changed them"));
-    auto* buttons = new QHBoxLayout;
-    buttons->addWidget(previous_);
-    buttons->addWidget(counter_, 1);
-    buttons->addWidget(next_);
-    column->addWidget(heading_);
-    column->addWidget(text_, 1);
-    column->addLayout(buttons);
-    column->addWidget(reset_);
+    // Beside the view: heading, text, then the buttons in a row. As a strip below the view
+    // (setStrip): the text on the left, the buttons stacked on its right.
+    text_column_ = new QVBoxLayout;
+    text_column_->addWidget(heading_);
+    text_column_->addWidget(text_, 1);
+    buttons_ = new QBoxLayout(QBoxLayout::LeftToRight);
+    buttons_->addWidget(previous_);
+    buttons_->addWidget(counter_, 1);
+    buttons_->addWidget(next_);
+    button_column_ = new QBoxLayout(QBoxLayout::TopToBottom);
+    button_column_->addLayout(buttons_);
+    button_column_->addWidget(reset_);
+    column->setDirection(QBoxLayout::TopToBottom);
+    column->addLayout(text_column_, 1);
+    column->addLayout(button_column_);
+    layout_ = column;
     setWidget(frame);
     // Page Up / Page Down anywhere in the window (a presenter's remote sends them).
     previous_action_ = new QAction(tr("Previous lesson step"), this);
@@ -155,6 +163,31 @@ void LessonDock::updateButtons() {
     next_->setEnabled(lesson_ && step_ + 1 < stepCount());
     reset_->setEnabled(lesson_.has_value());
     counter_->setText(lesson_ ? tr("Step %1 of %2").arg(step_ + 1).arg(stepCount()) : QString());
+}
+
+}  // namespace headscope::ui
+
+namespace headscope::ui {
+
+void LessonDock::setStrip(bool strip) {
+    strip_ = strip;
+    // No title bar and no heading over a strip (the step's title heads its text): the view keeps the height.
+    heading_->setVisible(!strip);
+    if (strip && !titleBarWidget()) setTitleBarWidget(new QWidget(this));
+    if (!strip && titleBarWidget()) {
+        QWidget* bar = titleBarWidget();
+        setTitleBarWidget(nullptr);
+        bar->deleteLater();
+    }
+    layout_->setDirection(QBoxLayout::TopToBottom);
+    button_column_->setDirection(strip ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom);
+    // The strip: thin margins, a line of text at least (it scrolls), the buttons in one row
+    // under it with arrows for Previous and Next (their tool tips name them).
+    layout_->setContentsMargins(strip ? QMargins(4, 0, 4, 2) : QMargins(9, 9, 9, 9));
+    text_->setMinimumHeight(strip ? fontMetrics().lineSpacing() + 8 : 0);
+    previous_->setText(strip ? tr("\u25c0") : tr("\u25c0 Previous"));
+    next_->setText(strip ? tr("\u25b6") : tr("Next \u25b6"));
+    reset_->setText(strip ? tr("Reset") : tr("Reset this step"));
 }
 
 }  // namespace headscope::ui

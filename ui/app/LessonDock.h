@@ -17,6 +17,8 @@
 #include "lessons/Lesson.h"
 
 class QAction;
+class QBoxLayout;
+class QVBoxLayout;
 class QLabel;
 class QPushButton;
 class QTextBrowser;
@@ -49,6 +51,9 @@ public:
     std::shared_ptr<const Analysis> appliedAnalysis() const { return applied_; }
     // What the step does to the Training tab, the opened model and its heads (lesson 7).
     TeachingActions* actions() const { return actions_; }
+    // A strip below the view (text left, buttons right) instead of a column beside it.
+    void setStrip(bool strip);
+    bool isStrip() const { return strip_; }
 
 public slots:
     void goToStep(int step);
@@ -73,6 +78,11 @@ private:
     QPushButton* previous_ = nullptr;
     QPushButton* next_ = nullptr;
     QPushButton* reset_ = nullptr;
+    QBoxLayout* layout_ = nullptr;   // the text over the buttons
+    QBoxLayout* buttons_ = nullptr;  // Previous, Step k of n, Next
+    QVBoxLayout* text_column_ = nullptr;
+    QBoxLayout* button_column_ = nullptr;  // the buttons over Reset, or (a strip) beside it
+    bool strip_ = false;
     QAction* previous_action_ = nullptr;
     QAction* next_action_ = nullptr;
     std::shared_ptr<const Analysis> applied_;

@@ -18,6 +18,7 @@
 #include "CircuitView.h"
 #include "CostView.h"
 #include "FusedProjectionsView.h"
+#include "ProjectionProductView.h"
 #include "AblationTab.h"
 #include "ModelDock.h"
 #include "ModelOverviewView.h"
@@ -67,6 +68,8 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     grid_->setObjectName(QStringLiteral("head_grid"));
     projections_ = new FusedProjectionsView(tabs_);
     projections_->setObjectName(QStringLiteral("projections_view"));
+    product_ = new ProjectionProductView(tabs_);  // lesson 2: (X W_Q) W_K^T = X W_QK
+    product_->setObjectName(QStringLiteral("projection_product_view"));
     circuits_ = new CircuitView(tabs_);
     circuits_->setObjectName(QStringLiteral("circuit_view"));
     costs_ = new CostView(tabs_);
@@ -82,6 +85,7 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     heads_tab_ = new HeadsTab(grid_, focus_, tabs_);
     tabs_->addTab(heads_tab_, tabLabel("heads"));
     tabs_->addTab(projections_, tabLabel("projections"));
+    tabs_->addTab(product_, tabLabel("projection_product"));
     tabs_->addTab(circuits_, tabLabel("circuits"));
     tabs_->addTab(costs_, tabLabel("costs"));
     overview_ = new ModelOverviewView(tabs_);
@@ -101,8 +105,9 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     tabs_->setTabToolTip(0, tr("The selected head large, every head beside it. Click a head to select it, "
                                "double-click to open it with its numbers."));
     tabs_->setTabToolTip(1, tr("The fused W_Q, W_K, W_V, W_O and the activations X, Q, K, V, with head blocks."));
-    tabs_->setTabToolTip(2, tr("The selected head's W_QK = W_Q W_K^T and W_OV = W_V W_O with their factors."));
-    tabs_->setTabToolTip(3, tr("Parameters and multiply-adds of each variant, with the formulas."));
+    tabs_->setTabToolTip(2, tr("Projecting twice is one linear map: (X W_Q) W_K^T = X (W_Q W_K^T), with the largest difference."));
+    tabs_->setTabToolTip(3, tr("The selected head's W_QK = W_Q W_K^T and W_OV = W_V W_O with their factors."));
+    tabs_->setTabToolTip(4, tr("Parameters and multiply-adds of each variant, with the formulas."));
     setCentralWidget(tabs_);
     buildDocks();
     status_ = new StatusPanel(this);
@@ -119,6 +124,7 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     bindView(session_, focus_);
     connect(focus_, &HeadDetailView::cellHovered, session_, &Session::setHover);
     bindView(session_, projections_);
+    bindView(session_, product_);
     bindView(session_, circuits_);
     bindView(session_, costs_);
     bindView(session_, spectrum_);
@@ -253,6 +259,7 @@ void MainWindow::applyViewOptions(const ViewOptions& options) {
     spectrum_->setOptions(options_);
     rank_table_->setOptions(options_);
     projections_->setOptions(options_);
+    product_->setOptions(options_);
     circuits_->setOptions(options_);
     costs_->setOptions(options_);
     breakdown_->setOptions(options_);

@@ -28,6 +28,7 @@ class CircuitView;
 class ControlsDock;
 class CostView;
 class FusedProjectionsView;
+class ProjectionProductView;
 class ModelDock;
 class ModelOverviewView;
 class QueryKeyMapView;
@@ -69,6 +70,7 @@ public:
     RankTableView* rankTable() const { return rank_table_; }
     FusedProjectionsView* projectionsView() const { return projections_; }
     CircuitView* circuitView() const { return circuits_; }
+    ProjectionProductView* projectionProductView() const { return product_; }
     CostView* costView() const { return costs_; }
     ScoreBreakdownView* scoreBreakdownView() const { return breakdown_; }
     TokenLinesView* tokenLinesView() const { return token_lines_; }
@@ -111,6 +113,11 @@ public:
     bool presentationMode() const { return presentation_; }
     // Shows the tab (and the spectrum dock) a lesson step's "show" names.
     void showView(const std::string& show);
+    // A lesson step in a Compact or Small room (issue 21: lessons take the room): the controls and
+    // the spectra close unless the step shows them, the lesson text is a column of at most 30% of
+    // the width beside the view (Compact) or a strip below it (Small: 1024 x 768 at 2x). F6 and
+    // View bring the docks back. A Wide room keeps its docks.
+    void arrangeForLesson(const std::string& show);
     void showHead(int head);  // selects the head and opens it in the large detail window
     // Carries out what the Export dialog picked (File > Export); a rotary layer's W_QK views are
     // drawn at the window's current Delta. False with the reason on failure.
@@ -189,6 +196,7 @@ private:
     QTabWidget* tabs_ = nullptr;
     FusedProjectionsView* projections_ = nullptr;
     CircuitView* circuits_ = nullptr;
+    ProjectionProductView* product_ = nullptr;
     CostView* costs_ = nullptr;
     ModelOverviewView* overview_ = nullptr;
     AblationTab* ablation_ = nullptr;  // knocking heads out (HeadMenus, AblationTab)

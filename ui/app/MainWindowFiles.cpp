@@ -20,6 +20,7 @@
 #include "Export.h"
 #include "ExportDialog.h"
 #include "FusedProjectionsView.h"
+#include "ProjectionProductView.h"
 #include "HeadGridView.h"
 #include "HeadsTab.h"
 #include "ModelDock.h"
@@ -140,6 +141,7 @@ QCustomPlot* MainWindow::currentPlot() const {
     QWidget* tab = tabs_->currentWidget();
     if (tab == heads_tab_) return grid_;  // the grid of every head, as exports draw it
     if (tab == projections_) return projections_->plot();
+    if (tab == product_) return product_->plot();
     if (tab == circuits_) return circuits_->plot();
     if (tab == breakdown_) return breakdown_->plot();
     if (tab == token_lines_) return token_lines_->plot();

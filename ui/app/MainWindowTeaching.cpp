@@ -36,6 +36,23 @@ void MainWindow::applyLessonStep(const lessons::LessonStep& step) {
     setConfig(step.session.config, tr("lesson step: %1").arg(QString::fromStdString(lessons::plainText(step.title))));
     session_->setHead(step.head);
     showView(step.show);
+    arrangeForLesson(step.show);
+}
+
+void MainWindow::arrangeForLesson(const std::string& show) {
+    if (!lesson_dock_ || presentation_ || room_ == Room::Wide) return;
+    const ViewEntry* entry = findView(show);
+    controls_->hide();
+    if (!entry || entry->place != ViewPlace::SpectrumDock) spectrum_dock_->hide();
+    const bool strip = room_ == Room::Small;
+    const Qt::DockWidgetArea area = strip ? Qt::BottomDockWidgetArea : Qt::RightDockWidgetArea;
+    if (dockWidgetArea(lesson_dock_) != area || lesson_dock_->isFloating()) {
+        lesson_dock_->setFloating(false);
+        addDockWidget(area, lesson_dock_);
+    }
+    lesson_dock_->setStrip(strip);
+    if (strip) resizeDocks({lesson_dock_}, {height() / 6}, Qt::Vertical);  // the text scrolls; the view keeps the room
+    else resizeDocks({lesson_dock_}, {std::min(320, width() * 3 / 10)}, Qt::Horizontal);
 }
 
 bool MainWindow::openLesson(int number, QString* error) {
@@ -48,8 +65,11 @@ bool MainWindow::openLesson(int number, QString* error) {
     }
     if (!lesson_dock_) {
         lesson_dock_ = new LessonDock(this);
-        addDockWidget(Qt::RightDockWidgetArea, lesson_dock_);
-        resizeDocks({lesson_dock_}, {320}, Qt::Horizontal);
+        // Below the view as a strip where the room is small (arrangeForLesson), else beside it.
+        const bool strip = room_ == Room::Small;
+        addDockWidget(strip ? Qt::BottomDockWidgetArea : Qt::RightDockWidgetArea, lesson_dock_);
+        lesson_dock_->setStrip(strip);
+        if (!strip) resizeDocks({lesson_dock_}, {320}, Qt::Horizontal);
         applyFontScale();
     }
     lesson_dock_->show();

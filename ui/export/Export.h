@@ -49,6 +49,7 @@ enum class ViewKind {
     SpectrumOV,        // spectrum_ov: the same for W_OV
     RankTable,         // rank_table: ranks of W_QK, W_OV, logits against their bounds
     Projections,       // projections: fused W_Q, W_K, W_V, W_O and X, Q, K, V with head blocks
+    ProjectionProduct, // projection_product_head_<h>: X W_i^Q, (X W_i^Q) (W_i^K)^T and X W_QK,i with their difference
     CircuitQK,         // circuit_qk_head_<h>: W_i^Q, W_i^K and W_QK,i
     CircuitOV,         // circuit_ov_head_<h>: W_i^V, W_i^O and W_OV,i
     Costs,             // costs: parameters and multiply-adds with their formulas

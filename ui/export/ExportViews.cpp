@@ -12,6 +12,8 @@
 #include "Export.h"
 #include "ExportChecks.h"
 #include "FusedProjectionsView.h"
+#include "Heatmap.h"
+#include "ProjectionProductView.h"
 #include "QueryKeyMapView.h"
 #include "RankTableView.h"
 #include "RotaryDelta.h"
@@ -82,6 +84,7 @@ bool exportView(ViewKind kind, const Analysis& analysis, int head, const ViewOpt
         }
         case ViewKind::RankTable: {
             RankTableView view;
+            view.setFont(QFont(QString::fromLatin1(heatmap::kTextFamily), view.font().pointSize()));
             view.setOptions(options);
             if (rotated) view.setRotaryDelta(rotated.get());
             view.setAnalysis(borrow(analysis));
@@ -98,6 +101,15 @@ bool exportView(ViewKind kind, const Analysis& analysis, int head, const ViewOpt
             view.setHead(head);
             view.setAnalysis(borrow(analysis));
             return savePlotView(view, view.plot(), QSize(int(1600 * s), int(1000 * s)), path, format, scale, error);
+        }
+        case ViewKind::ProjectionProduct: {
+            ProjectionProductView view;
+            view.setOptions(options);
+            view.setHead(head);
+            view.setAnalysis(borrow(analysis));
+            const int n = analysis.nQuery();
+            const QSize size(int(1400 * s), std::clamp(int((200 + 22 * n) * s), int(480 * s), 4000));
+            return savePlotView(view, view.plot(), size, path, format, scale, error);
         }
         case ViewKind::CircuitQK:
         case ViewKind::CircuitOV: {
@@ -116,6 +128,7 @@ bool exportView(ViewKind kind, const Analysis& analysis, int head, const ViewOpt
         }
         case ViewKind::Costs: {
             CostView view;
+            view.setFont(QFont(QString::fromLatin1(heatmap::kTextFamily), view.font().pointSize()));
             view.setOptions(options);
             view.setAnalysis(borrow(analysis));
             view.replotNow();

@@ -54,7 +54,8 @@ CircuitView::CircuitView(QWidget* parent, Rows rows) : QWidget(parent), rows_(ro
             }
             grid->addElement(grid_row, 2 * k, panels_[m]->rect());
             grid->addElement(grid_row, 2 * k + 1, scales_[m]);
-            grid->setColumnStretchFactor(2 * k, k == 2 ? 2.2 : 0.8);
+            // The middle column holds W_i^K (d_model x d_k, tall) over W_i^O (d_v x d_model, wide).
+            grid->setColumnStretchFactor(2 * k, k == 2 ? 2.2 : (k == 1 && rows_ == Rows::Both ? 1.3 : 0.8));
             grid->setColumnStretchFactor(2 * k + 1, 0.01);
         }
         if (shown) ++grid_row;

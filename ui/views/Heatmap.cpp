@@ -48,6 +48,7 @@ QStringList keyLabels(const Analysis& analysis, int max_chars, bool positions) {
 
 QFont font(double point_size, double scale, bool bold) {
     QFont f;
+    f.setFamily(QString::fromLatin1(kTextFamily));  // SVG names it: the same widths wherever the file is opened
     f.setPointSizeF(std::max(6.0, point_size * (scale > 0 ? scale : 1.0)));
     f.setBold(bold);
     return f;

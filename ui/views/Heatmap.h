@@ -23,6 +23,9 @@ QStringList queryLabels(const Analysis& analysis, int max_chars = 12, bool posit
 QStringList keyLabels(const Analysis& analysis, int max_chars = 12, bool positions = false);
 
 // A font of point_size * scale points (never below 6 pt).
+// The family of every plot's text (and of exported tables): DejaVu Sans, installed by .ci/setup
+// (fonts-dejavu-core) and named in SVG files, so text keeps its width wherever a file is opened.
+constexpr const char* kTextFamily = "DejaVu Sans";
 QFont font(double point_size, double scale, bool bold = false);
 
 // Axis rect styled as a heatmap: no grid, no interactions, y reversed, ranges framing

@@ -36,6 +36,7 @@ const std::vector<ViewEntry>& viewRegistry() {
         {"spectrum_ov", "Spectra of W_OV", "spectrum_ov", K::SpectrumOV, kDock, kDockTitle, false, saveAnalysisView},
         {"ranks", "Rank table", "rank_table", K::RankTable, kDock, kDockTitle, false, saveAnalysisView},
         {"projections", "Fused projections and Q, K, V", "projections", K::Projections, kTab, "&Projections", false, saveAnalysisView},
+        {"projection_product", "Projecting twice: (X W_Q) W_Kᵀ = X W_QK of the head", "projection_product_head_%1", K::ProjectionProduct, kTab, "T&wice", false, saveAnalysisView},
         {"circuits", "Circuit W_QK of the head", "circuit_qk_head_%1", K::CircuitQK, kTab, "C&ircuits", false, saveAnalysisView},
         {"circuit_ov", "Circuit W_OV of the head", "circuit_ov_head_%1", K::CircuitOV, kTab, "C&ircuits", false, saveAnalysisView},
         {"costs", "Costs with formulas", "costs", K::Costs, kTab, "C&osts", false, saveAnalysisView},

@@ -1,0 +1,195 @@
+// Lessons in the window at a projector's size (issue 21): lesson 2 step 5 draws its own picture,
+// (X W_1) W_2 = X (W_1 W_2) with the numbers the engine computes.
+
+#include <cmath>
+
+#include <QDockWidget>
+#include <QTabWidget>
+#include <QtTest>
+
+#include "Analysis.h"
+#include "ControlsDock.h"
+#include "Engine.h"
+#include "LessonDock.h"
+#include "MainWindow.h"
+#include "ProjectionProductView.h"
+#include "Session.h"
+#include "SpectrumView.h"
+#include "ViewRegistry.h"
+#include "WindowTestSupport.h"
+
+using namespace headscope;
+using namespace headscope::ui;
+using namespace headscope::ui::testing;
+
+namespace {
+
+// The colour map's cells as a matrix (cell(c, r) is entry (r, c)).
+Eigen::MatrixXd cells(QCPColorMap* map) {
+    QCPColorMapData* data = map->data();
+    Eigen::MatrixXd m(data->valueSize(), data->keySize());
+    for (int r = 0; r < m.rows(); ++r)
+        for (int c = 0; c < m.cols(); ++c) m(r, c) = data->cell(c, r);
+    return m;
+}
+
+// max |a - b| / max |b|; infinity when the shapes differ.
+double relativeGap(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
+    if (a.rows() != b.rows() || a.cols() != b.cols() || b.size() == 0) return INFINITY;
+    return (a - b).cwiseAbs().maxCoeff() / std::max(1e-30, b.cwiseAbs().maxCoeff());
+}
+
+// The plots a step's view draws in: those of its tab, or the spectrum dock's.
+QList<QCustomPlot*> stepPlots(MainWindow& window, const std::string& show) {
+    const ViewEntry* entry = findView(show);
+    QList<QCustomPlot*> plots;
+    if (entry && entry->place == ViewPlace::SpectrumDock) {
+        if (show != "ranks") plots << window.spectrumView()->plot();
+        return plots;
+    }
+    for (QCustomPlot* plot : window.centralTabs()->currentWidget()->findChildren<QCustomPlot*>())
+        if (plot->isVisible()) plots << plot;
+    return plots;
+}
+
+}  // namespace
+
+class TestLessonViews : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("HeadScopeTest"));
+        QCoreApplication::setApplicationName(QStringLiteral("test_lesson_views"));
+    }
+
+    // Lesson 2 step 5, "Projecting twice is one linear map": its tab holds X W_Q,i, (X W_Q,i) W_K,i^T
+    // and X W_QK,i of the step's head, equal to the engine's Q (its head block) and to
+    // X mergedQK() within 1e-5 of the largest entry (float products of d_model terms against double),
+    // and its title prints the largest difference of the two orders, below the rounding bound.
+    void lessonTwoShowsTheProductInBothOrdersWithItsNumbers() {
+        MainWindow window(noSettings());
+        window.resize(1024, 768);
+        window.show();
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        QString error;
+        QVERIFY2(window.openLesson(2, &error), qPrintable(error));
+        LessonDock* dock = window.lessonDock();
+        QCOMPARE(dock->lesson()->steps[4].show, std::string("projection_product"));
+        dock->goToStep(4);
+        QVERIFY2(window.waitForCompleteUpdate(60000, &error), qPrintable(error));
+        ProjectionProductView* view = window.projectionProductView();
+        QCOMPARE(window.centralTabs()->currentWidget(), static_cast<QWidget*>(view));
+        const auto analysis = window.session()->analysis();
+        const int head = window.session()->head();
+        QTRY_VERIFY_WITH_TIMEOUT(view->product() && view->product()->head == head &&
+                                     view->colorMap(ProjectionProductView::Twice)->data()->keySize() == analysis->weights().dModel(),
+                                 60000);
+        const Weights& w = analysis->weights();
+        QVERIFY(!w.hasBias() || w.b_Q.isZero(0));  // so the engine's Q block is X W_Q,i
+        const Eigen::MatrixXd X = analysis->input.query.X.cast<double>();
+        const Eigen::MatrixXd engine_q = analysis->results.Q.middleCols(head * w.d_k, w.d_k).cast<double>();
+        const Eigen::MatrixXd engine_merged = X * mergedQK(w, head).cast<double>();
+        const Eigen::MatrixXd exact = X * w.queryHead(head).cast<double>() * w.keyHead(head).transpose().cast<double>();
+        QVERIFY(relativeGap(cells(view->colorMap(ProjectionProductView::First)), engine_q) < 1e-5);
+        QVERIFY(relativeGap(cells(view->colorMap(ProjectionProductView::Twice)), exact) < 1e-5);
+        QVERIFY(relativeGap(cells(view->colorMap(ProjectionProductView::Merged)), engine_merged) < 1e-5);
+        // The printed difference is that of the drawn panels, and float rounding only.
+        const double drawn_difference = (cells(view->colorMap(ProjectionProductView::Twice)) -
+                                         cells(view->colorMap(ProjectionProductView::Merged))).cwiseAbs().maxCoeff();
+        QCOMPARE(view->product()->max_difference, drawn_difference);
+        QVERIFY(drawn_difference <= view->product()->rounding_bound);
+        QVERIFY(view->product()->rounding_bound < 1e-3 * view->product()->max_abs);
+        const QString title = view->title().simplified();
+        QVERIFY2(title.contains(QStringLiteral("Head %1").arg(head)), qPrintable(title));
+        QVERIFY2(title.contains(QString::number(drawn_difference, 'g', 2)), qPrintable(title));
+        QVERIFY2(title.contains(QString::number(view->product()->rounding_bound, 'g', 2)), qPrintable(title));
+    }
+
+    // Lessons take the room (issue 21): at 1024 x 768, 1x (a Compact room), each step of lessons 1
+    // to 6 closes the controls (and the spectra unless it shows them) and puts the lesson text in a
+    // column of at most 30% of the width, so the step's view is at least 700 x 600 px; its largest
+    // plot area is at least 180 x 200 px, every matrix panel at least 80 x 80 px (or 1.25 px a cell), and no panel title
+    // is wider than its panel (titles of neighbours never print over each other). At 512 x 384,
+    // 1024 x 768 at 2x (a Small room), the lesson text is a strip below the view, which keeps the
+    // whole width and at least 55% of the height.
+    void eachLessonStepGivesItsViewTheRoom_data() {
+        QTest::addColumn<int>("width");
+        QTest::addColumn<int>("height");
+        QTest::newRow("1024x768 at 1x") << 1024 << 768;
+        QTest::newRow("1024x768 at 2x (512x384)") << 512 << 384;
+    }
+    void eachLessonStepGivesItsViewTheRoom() {
+        QFETCH(int, width);
+        QFETCH(int, height);
+        MainWindow window(noSettings());
+        window.layOutAsOnScreen(QSize(width, height));
+        window.show();
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        const bool small = width < 800;
+        for (int n = 1; n <= 6; ++n) {
+            QString error;
+            QVERIFY2(window.openLesson(n, &error), qPrintable(error));
+            LessonDock* dock = window.lessonDock();
+            for (int k = 0; k < dock->stepCount(); ++k) {
+                if (k > 0) dock->nextButton()->click();
+                QVERIFY2(window.waitForCompleteUpdate(60000, &error), qPrintable(error));
+                const std::string show = dock->lesson()->steps[std::size_t(k)].show;
+                const QString where = QStringLiteral("lesson %1 step %2 (%3)").arg(n).arg(k + 1).arg(QString::fromStdString(show));
+                QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+                QCoreApplication::processEvents();
+                QVERIFY2(!window.controls()->isVisible(), qPrintable(where + ": the controls stay open"));
+                QCOMPARE(dock->isStrip(), small);
+                QCOMPARE(window.dockWidgetArea(dock), small ? Qt::BottomDockWidgetArea : Qt::RightDockWidgetArea);
+                const ViewEntry* entry = findView(show);
+                const bool in_dock = entry && entry->place == ViewPlace::SpectrumDock;
+                // The spectra and ranks: in their dock, which the step opens.
+                QVERIFY2(!in_dock || window.spectrumView()->isVisible(), qPrintable(where + ": the spectra are closed"));
+                const QSize view = in_dock ? window.spectrumView()->size() : window.centralTabs()->size();
+                if (small && in_dock) {
+                    QVERIFY2(view.width() >= width * 55 / 100 && view.height() >= height * 55 / 100,
+                             qPrintable(QStringLiteral("%1: the spectra have %2 x %3").arg(where).arg(view.width()).arg(view.height())));
+                    continue;
+                }
+                if (small) {
+                    QVERIFY2(view.width() >= width - 4 && view.height() >= height * 55 / 100,
+                             qPrintable(QStringLiteral("%1: the view has %2 x %3").arg(where).arg(view.width()).arg(view.height())));
+                    continue;  // the plots' own sizes at 2x: test_screen_fit, under Xvfb
+                }
+                QVERIFY2(in_dock || (view.width() >= 700 && view.height() >= 600),
+                         qPrintable(QStringLiteral("%1: the view has %2 x %3").arg(where).arg(view.width()).arg(view.height())));
+                QVERIFY2(dock->width() <= width * 3 / 10 + 8, qPrintable(where));
+                QSize largest;
+                for (QCustomPlot* plot : stepPlots(window, show)) {
+                    plot->replot(QCustomPlot::rpImmediateRefresh);
+                    for (QCPAxisRect* rect : plot->axisRects()) {
+                        if (!rect->visible() || rect->layout() == nullptr) continue;
+                        const QRect r = rect->rect();
+                        if (r.width() * r.height() > largest.width() * largest.height()) largest = r.size();
+                        const bool panel = !rect->plottables().isEmpty() &&
+                                           qobject_cast<QCPColorMap*>(rect->plottables().first()) != nullptr;
+                        if (!panel || show == "heads" || show == "logits") continue;  // the heads: thumbnails beside the large one
+                        // 80 x 80 px, or 1.25 px a cell where the matrix is narrower (a tall d_model x d_k factor).
+                        const QCPColorMapData* cells = static_cast<QCPColorMap*>(rect->plottables().first())->data();
+                        QVERIFY2(r.width() >= std::min(80, 5 * cells->keySize() / 4) && r.height() >= std::min(80, 5 * cells->valueSize() / 4),
+                                 qPrintable(QStringLiteral("%1: a %2 x %3 panel of %4 x %5 cells").arg(where).arg(r.width())
+                                                .arg(r.height()).arg(cells->valueSize()).arg(cells->keySize())));
+                        const QCPAxis* top = rect->axis(QCPAxis::atTop);
+                        QVERIFY2(!top->visible() || QFontMetrics(top->labelFont()).horizontalAdvance(top->label()) <= rect->outerRect().width(),
+                                 qPrintable(where + ": title wider than its panel: " + top->label()));
+                    }
+                }
+                // The largest plot area (the selected head, a product, the spectra): 180 x 200 px. The
+                // projections' eight panels share the view: each holds the 80 x 80 px above.
+                if (show != "costs" && show != "ranks" && show != "projections")  // tables and text: no plot
+                    QVERIFY2(largest.width() >= 180 && largest.height() >= 200,
+                             qPrintable(QStringLiteral("%1: the largest plot is %2 x %3").arg(where).arg(largest.width()).arg(largest.height())));
+
+            }
+        }
+    }
+};
+
+QTEST_MAIN(TestLessonViews)
+#include "test_lesson_views.moc"
