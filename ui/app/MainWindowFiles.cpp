@@ -129,12 +129,9 @@ void MainWindow::exportDialog() {
 QCustomPlot* MainWindow::currentPlot() const {
     QWidget* tab = tabs_->currentWidget();
     if (tab == heads_tab_) return grid_;  // the grid of every head, as exports draw it
-    if (tab == projections_) return projections_->plot();
-    if (tab == circuits_) return circuits_->plot();
-    if (tab == breakdown_) return breakdown_->plot();
-    if (tab == token_lines_) return token_lines_->plot();
-    if (tab == qk_map_) return qk_map_->plot();
-    return nullptr;  // the costs: a text view
+    for (const TabView& view : tab_views_)
+        if (tab == view.widget && view.hooks.plot) return view.hooks.plot();
+    return nullptr;  // a view without a plot (the costs: a text view)
 }
 
 bool MainWindow::saveCurrentTab(const QString& path, ImageFormat format, double scale, QString* error) {
@@ -197,7 +194,7 @@ void MainWindow::onSourceChanged() {
     model_dock_->setVisible(!source.generated());
     if (source.model) {
         controls_->setGeometryFixed(true, tr("Fixed by the trained model; text, mask and temperature stay live."));
-        tabs_->setCurrentWidget(overview_);
+        tabs_->setCurrentWidget(modelOverview());
     } else if (source.loaded) {
         controls_->setGeometryFixed(true, tr("Fixed by the loaded layer; the input stays live."));
     } else {
