@@ -107,6 +107,8 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     });
     connect(session_, &Session::invalid, controls_, &ControlsDock::showProblems);
     connect(session_, &Session::failed, this, [this](const QString& message) {
+        model_opening_ = false;  // a tab asked for meanwhile stays as it is
+        tab_after_model_ = -1;
         controls_->showProblems({message});
         status_->showFailure(message);
     });

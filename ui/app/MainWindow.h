@@ -145,6 +145,8 @@ public:
     bool saveScreenshot(const QString& path, QString* error = nullptr);
     // Brings the tab named name forward ("heads", "Q-K map": its title, any case, without the
     // shortcut's &). Returns false, with the names there are in *error, when none is called so.
+    // While a model opens in the background (openModel without error), the tab stays forward
+    // when the model arrives, instead of the Model tab (headscope --model DIR --tab NAME).
     bool showTab(const QString& name, QString* error = nullptr);
 
 signals:
@@ -218,6 +220,8 @@ private:
     QByteArray initial_state_;  // the docks as first arranged for the screen (View > Normal size)
     ViewOptions options_;  // the session's, as last applied to the views
     int updates_shown_ = 0;
+    bool model_opening_ = false;  // openModel in the background, until the model or a failure arrives
+    int tab_after_model_ = -1;    // the tab showTab brought forward meanwhile, or -1: the Model tab
     double base_point_size_ = 0;
 };
 

@@ -2,6 +2,8 @@
 // models and their layers, and the waits the command line and tests use.
 #include "MainWindow.h"
 
+#include <utility>
+
 #include <QApplication>
 #include <QClipboard>
 #include <QDockWidget>
@@ -141,6 +143,8 @@ bool MainWindow::saveCurrentTab(const QString& path, ImageFormat format, double 
 
 bool MainWindow::openModel(const QString& directory, QString* error) {
     if (!error) {
+        model_opening_ = true;
+        tab_after_model_ = -1;
         session_->openModel(directory);
         return true;
     }
@@ -191,10 +195,13 @@ void MainWindow::onSourceChanged() {
     // The session applies the policy for the new weights (SessionDocument.cpp) and shows its
     // config through configReplaced; the window arranges itself around them.
     const WeightSource& source = session_->source();
+    const int asked_tab = std::exchange(tab_after_model_, -1);
+    model_opening_ = false;
     model_dock_->setVisible(!source.generated());
     if (source.model) {
         controls_->setGeometryFixed(true, tr("Fixed by the trained model; text, mask and temperature stay live."));
-        tabs_->setCurrentWidget(modelOverview());
+        if (asked_tab >= 0) tabs_->setCurrentIndex(asked_tab);  // a tab asked for while it opened (--tab)
+        else tabs_->setCurrentWidget(modelOverview());
     } else if (source.loaded) {
         controls_->setGeometryFixed(true, tr("Fixed by the loaded layer; the input stays live."));
     } else {
@@ -241,6 +248,7 @@ bool MainWindow::showTab(const QString& name, QString* error) {
         const QString title = tabs_->tabText(i).remove(QLatin1Char('&'));
         if (title.compare(name.trimmed(), Qt::CaseInsensitive) == 0) {
             tabs_->setCurrentIndex(i);
+            if (model_opening_) tab_after_model_ = i;  // and again when the model arrives
             return true;
         }
         names << title;
