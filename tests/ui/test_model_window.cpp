@@ -6,6 +6,8 @@
 #include <QDir>
 #include <QListWidget>
 #include <QSpinBox>
+#include <QTabWidget>
+#include <QTemporaryDir>
 #include <QtTest>
 #include <cmath>
 
@@ -23,6 +25,8 @@
 #include "io/Gpt2Checkpoint.h"
 #include "io/MhaLoader.h"
 #include "model/Forward.h"
+#include "train/SaveGpt2.h"
+#include "train/Trainer.h"
 
 using namespace headscope;
 using namespace headscope::ui;
@@ -118,6 +122,34 @@ private slots:
         QVERIFY(window.waitForCompleteUpdate(60000));
         QVERIFY(window.controls()->findChild<QSpinBox*>("d_model")->isEnabled());
         QVERIFY(window.session()->analysis()->model_name.empty());
+    }
+
+    // headscope --model DIR --tab NAME: the model opens in the background and the tab is asked
+    // for at once; the tab stays forward when the model arrives. Without one, the Model tab comes.
+    void aTabAskedForWhileAModelOpensStaysForward() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString path = dir.filePath(QStringLiteral("model"));
+        train::TrainConfig settings;  // a small untrained GPT-2, written as a checkpoint folder
+        train::Trainer trainer(settings);
+        train::saveGpt2Folder(settings, trainer.layout(), trainer.parameters(), path.toStdString());
+        MainWindow window(noSettings());
+        window.show();
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        QTabWidget* tabs = window.centralTabs();
+
+        QVERIFY(window.openModel(path));  // no error pointer: in the background, as the GUI does
+        QVERIFY(window.showTab(QStringLiteral("Score")));
+        QTRY_VERIFY_WITH_TIMEOUT(window.session()->source().model != nullptr, 60000);
+        QCOMPARE(tabs->tabText(tabs->currentIndex()).remove('&'), QStringLiteral("Score"));
+        QVERIFY(window.waitForCompleteUpdate(60000));
+
+        QVERIFY(window.showTab(QStringLiteral("Heads")));
+        const auto first = window.session()->source().model;
+        QVERIFY(window.openModel(path));
+        QTRY_VERIFY_WITH_TIMEOUT(window.session()->source().model != first, 60000);
+        QCOMPARE(tabs->currentWidget(), static_cast<QWidget*>(window.modelOverview()));
+        QVERIFY(window.waitForCompleteUpdate(60000));
     }
 
     void badDirectoryIsOneMessageAndTheWindowStaysUsable() {

@@ -10,6 +10,9 @@
 
 #include "Analysis.h"
 #include "MainWindow.h"
+#include "QueryKeyMapView.h"
+#include "ScoreBreakdownView.h"
+#include "Session.h"
 #include "Teaching.h"
 #include "ViewRegistry.h"
 #include "WindowTestSupport.h"
@@ -60,6 +63,48 @@ private slots:
             window.showView(e.id);
             QCOMPARE(window.centralTabs()->tabText(window.centralTabs()->currentIndex()).remove('&'), tabTitle(e));
         }
+    }
+
+    // The window builds its central tabs from the registry (a new view = one class + one registry
+    // line): one tab per tab label, in registry order, with the registry's label and tool tip; an
+    // entry with a factory is the tab's page itself, bound to the session, and found by its id.
+    void theWindowBuildsItsTabsFromTheRegistryInItsOrder() {
+        MainWindow window(noSettings());
+        window.show();
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        QTabWidget* tabs = window.centralTabs();
+        QStringList labels;
+        std::vector<const ViewEntry*> firsts;
+        for (const ViewEntry& e : viewRegistry()) {
+            if (e.place != ViewPlace::Tab || labels.contains(QString::fromUtf8(e.tab_label))) continue;
+            labels << QString::fromUtf8(e.tab_label);
+            firsts.push_back(&e);
+        }
+        QVERIFY(labels.size() >= 10);
+        QVERIFY(tabs->count() >= labels.size());  // the registry's tabs first; Rotary (issue 22) after them
+        int built = 0;
+        for (int i = 0; i < labels.size(); ++i) {
+            const ViewEntry& e = *firsts[std::size_t(i)];
+            QCOMPARE(tabs->tabText(i), labels[i]);
+            QVERIFY2(e.tab_tip && tabs->tabToolTip(i) == QString::fromUtf8(e.tab_tip), e.id);
+            if (!e.make_view) continue;
+            ++built;
+            QWidget* view = window.tabView(e.id);
+            QVERIFY2(view && tabs->widget(i) == view, e.id);
+            QCOMPARE(view->objectName(), QString::fromUtf8(e.id) + QStringLiteral("_view"));
+        }
+        QCOMPARE(built, 7);  // projections, circuits, costs, model, score, token lines, Q-K map
+        QVERIFY(window.tabView("pie") == nullptr);
+        // The typed look-ups the tests use are the registry-built views.
+        QCOMPARE(static_cast<QWidget*>(window.scoreBreakdownView()), window.tabView("score"));
+        QCOMPARE(static_cast<QWidget*>(window.queryKeyMapView()), window.tabView("qk_map"));
+        // Bound by its hooks both ways: the score view follows the session's head, and its clicks
+        // select the session's cell.
+        window.session()->setHead(2);
+        QCOMPARE(window.scoreBreakdownView()->head(), 2);
+        emit window.scoreBreakdownView()->cellClicked(3, 1);
+        QCOMPARE(window.session()->cellRow(), 3);
+        QCOMPARE(window.session()->cellColumn(), 1);
     }
 
     // Every entry's factory draws its view: from an analysis, a training run, a model's trace and

@@ -62,10 +62,7 @@ void AblationTab::refresh() {
 AblationTab* addAblationTab(Session* session, QTabWidget* tabs, HeadGridView* grid, ModelOverviewView* overview,
                             RankTableView* ranks) {
     auto* tab = new AblationTab(session, tabs);
-    tabs->setTabToolTip(tabs->addTab(scrollable(tab), tabLabel("ablation")),
-                        AblationTab::tr("What knocked-out heads cost: a loaded model's log-probability of each token "
-                                        "before and after and each head's direct contribution to the predicted token's "
-                                        "logit; a single layer's output, token by token."));
+    tabs->addTab(scrollable(tab), tabLabel("ablation"));  // its tool tip: the registry's
     installHeadMenus(session, grid, overview, ranks, tab->attribution());
     if (overview)  // knocked-out heads framed in red and named "off" in the Model tab
         QObject::connect(session, &Session::changed, overview, [session, overview]() {

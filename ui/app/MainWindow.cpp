@@ -64,52 +64,9 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     session_ = new Session(this);
     tabs_ = new QTabWidget(this);
     tabs_->setObjectName(QStringLiteral("central_tabs"));
-    grid_ = new HeadGridView(tabs_);
-    grid_->setObjectName(QStringLiteral("head_grid"));
-    projections_ = new FusedProjectionsView(tabs_);
-    projections_->setObjectName(QStringLiteral("projections_view"));
-    product_ = new ProjectionProductView(tabs_);  // lesson 2: (X W_Q) W_K^T = X W_QK
-    product_->setObjectName(QStringLiteral("projection_product_view"));
-    circuits_ = new CircuitView(tabs_);
-    circuits_->setObjectName(QStringLiteral("circuit_view"));
-    costs_ = new CostView(tabs_);
-    costs_->setObjectName(QStringLiteral("cost_view"));
-    breakdown_ = new ScoreBreakdownView(tabs_);
-    breakdown_->setObjectName(QStringLiteral("score_breakdown_view"));
-    token_lines_ = new TokenLinesView(tabs_);
-    token_lines_->setObjectName(QStringLiteral("token_lines_view"));
-    qk_map_ = new QueryKeyMapView(tabs_);
-    qk_map_->setObjectName(QStringLiteral("qk_map_view"));
-    focus_ = new HeadDetailView;
-    focus_->setObjectName(QStringLiteral("head_focus"));
-    heads_tab_ = new HeadsTab(grid_, focus_, tabs_);
-    tabs_->addTab(heads_tab_, tabLabel("heads"));
-    tabs_->addTab(projections_, tabLabel("projections"));
-    tabs_->addTab(product_, tabLabel("projection_product"));
-    tabs_->addTab(circuits_, tabLabel("circuits"));
-    tabs_->addTab(costs_, tabLabel("costs"));
-    overview_ = new ModelOverviewView(tabs_);
-    tabs_->addTab(overview_, tabLabel("model"));
-    tabs_->setTabToolTip(tabs_->indexOf(overview_), tr("Every layer and head of an opened model; click one to show it."));
-    tabs_->setTabToolTip(tabs_->addTab(breakdown_, tabLabel("score")),
-                         tr("How the selected cell's score is made: q, k, q*k, the scale, the softmax row, W_QK."));
-    tabs_->setTabToolTip(tabs_->addTab(token_lines_, tabLabel("token_lines")),
-                         tr("Lines from each query word to each key word, opacity = weight, one colour per head."));
-    tabs_->setTabToolTip(tabs_->addTab(qk_map_, tabLabel("qk_map")),
-                         tr("The selected head's queries and keys as points on their first two principal components."));
-    auto* training = new TrainingTab(tabs_);  // issue 23: train a small model, watch an induction head form
-    tabs_->setTabToolTip(tabs_->addTab(scrollable(training), tabLabel("training")), tr("Train a small transformer on repeated strings."));
-    connect(training, &TrainingTab::openModelRequested, this, [this](const QString& dir) {
-        if (openModel(dir)) tabs_->setCurrentWidget(overview_);
-    });
-    tabs_->setTabToolTip(0, tr("The selected head large, every head beside it. Click a head to select it, "
-                               "double-click to open it with its numbers."));
-    tabs_->setTabToolTip(1, tr("The fused W_Q, W_K, W_V, W_O and the activations X, Q, K, V, with head blocks."));
-    tabs_->setTabToolTip(2, tr("Projecting twice is one linear map: (X W_Q) W_K^T = X (W_Q W_K^T), with the largest difference."));
-    tabs_->setTabToolTip(3, tr("The selected head's W_QK = W_Q W_K^T and W_OV = W_V W_O with their factors."));
-    tabs_->setTabToolTip(4, tr("Parameters and multiply-adds of each variant, with the formulas."));
     setCentralWidget(tabs_);
     buildDocks();
+    buildTabs();
     status_ = new StatusPanel(this);
     statusBar()->addWidget(status_, 1);
     auto* loading = new LoadProgressBar(this);  // while a model opens
@@ -123,28 +80,23 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     bindView(session_, grid_);
     bindView(session_, focus_);
     connect(focus_, &HeadDetailView::cellHovered, session_, &Session::setHover);
-    bindView(session_, projections_);
-    bindView(session_, product_);
-    bindView(session_, circuits_);
-    bindView(session_, costs_);
     bindView(session_, spectrum_);
     bindView(session_, rank_table_);
-    bindView(session_, breakdown_);
-    bindView(session_, token_lines_);
-    bindView(session_, qk_map_);
-    ablation_ = addAblationTab(session_, tabs_, grid_, overview_, rank_table_);  // and the heads' right-click menus
-    addRotaryTab(session_, tabs_, spectrum_, circuits_, rank_table_);  // issue 22: RoPE made visible
+    addRotaryTab(session_, tabs_, spectrum_, circuitView(), rank_table_);  // issue 22: RoPE made visible
     connect(grid_, &HeadGridView::cellClicked, session_, [this](int head, int row, int col) {
         session_->setHead(head);
         session_->setCell(row, col);
     });
     connect(session_, &Session::hoverChanged, status_, &StatusPanel::showNote);
-    connect(session_, &Session::changed, overview_, [this]() {
-        overview_->setTrace(session_->trace());
-        overview_->setSelection(session_->source().layer, session_->head());
+    ModelOverviewView* overview = modelOverview();
+    connect(session_, &Session::changed, overview, [this, overview]() {
+        overview->setTrace(session_->trace());
+        overview->setSelection(session_->source().layer, session_->head());
     });
-    connect(session_, &Session::headChanged, overview_, [this](int head) { overview_->setSelection(session_->source().layer, head); });
-    connect(overview_, &ModelOverviewView::panelClicked, session_, [this](int layer, int head) {
+    connect(session_, &Session::headChanged, overview, [this, overview](int head) {
+        overview->setSelection(session_->source().layer, head);
+    });
+    connect(overview, &ModelOverviewView::panelClicked, session_, [this](int layer, int head) {
         session_->setLayer(layer);
         session_->setHead(head);
     });
@@ -159,6 +111,8 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     });
     connect(session_, &Session::invalid, controls_, &ControlsDock::showProblems);
     connect(session_, &Session::failed, this, [this](const QString& message) {
+        model_opening_ = false;  // a tab asked for meanwhile stays as it is
+        tab_after_model_ = -1;
         controls_->showProblems({message});
         status_->showFailure(message);
     });
@@ -177,6 +131,72 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
 }
 
 MainWindow::~MainWindow() = default;
+
+void MainWindow::buildTabs() {
+    // One tab per registry entry placed in a tab (entries sharing a label share it), in the
+    // registry's order: its factory builds the view, bound to the session by the view's hooks; the
+    // window composes only the tabs made of several parts over the document (composedTab).
+    for (const ViewEntry& entry : viewRegistry()) {
+        if (entry.place != ViewPlace::Tab) continue;
+        const QString label = QString::fromUtf8(entry.tab_label);
+        bool shown = false;
+        for (int i = 0; i < tabs_->count(); ++i) shown = shown || tabs_->tabText(i) == label;
+        if (shown) continue;
+        QWidget* page = nullptr;
+        if (entry.make_view) {
+            TabView view{entry.id, nullptr, {}};
+            view.widget = entry.make_view(tabs_, &view.hooks);
+            view.widget->setObjectName(QString::fromUtf8(entry.id) + QStringLiteral("_view"));
+            bindHooks(session_, view.widget, view.hooks);
+            tab_views_.push_back(view);
+            page = view.widget;
+        } else {
+            page = composedTab(entry.id);
+        }
+        if (!page) continue;  // an entry without a factory that the window does not compose: test_view_registry fails
+        const int index = tabs_->indexOf(page) >= 0 ? tabs_->indexOf(page) : tabs_->addTab(page, label);
+        if (entry.tab_tip) tabs_->setTabToolTip(index, QString::fromUtf8(entry.tab_tip));
+    }
+}
+
+QWidget* MainWindow::composedTab(const std::string& id) {
+    if (id == "heads") {  // the selected head large beside the grid of every head
+        grid_ = new HeadGridView(tabs_);
+        grid_->setObjectName(QStringLiteral("head_grid"));
+        focus_ = new HeadDetailView;
+        focus_->setObjectName(QStringLiteral("head_focus"));
+        return heads_tab_ = new HeadsTab(grid_, focus_, tabs_);
+    }
+    if (id == "training") {  // issue 23: train a small model, watch an induction head form
+        auto* training = new TrainingTab(tabs_);
+        connect(training, &TrainingTab::openModelRequested, this, [this](const QString& dir) {
+            if (openModel(dir)) tabs_->setCurrentWidget(modelOverview());
+        });
+        return scrollable(training);
+    }
+    if (id == "ablation") {  // adds its tab, and the heads' right-click menus
+        ablation_ = addAblationTab(session_, tabs_, grid_, modelOverview(), rank_table_);
+        return tabs_->widget(tabs_->count() - 1);
+    }
+    return nullptr;
+}
+
+QWidget* MainWindow::tabView(const char* id) const {
+    for (const TabView& view : tab_views_)
+        if (view.id == std::string_view(id)) return view.widget;
+    return nullptr;
+}
+
+FusedProjectionsView* MainWindow::projectionsView() const { return qobject_cast<FusedProjectionsView*>(tabView("projections")); }
+CircuitView* MainWindow::circuitView() const { return qobject_cast<CircuitView*>(tabView("circuits")); }
+ProjectionProductView* MainWindow::projectionProductView() const {
+    return qobject_cast<ProjectionProductView*>(tabView("projection_product"));
+}
+CostView* MainWindow::costView() const { return qobject_cast<CostView*>(tabView("costs")); }
+ScoreBreakdownView* MainWindow::scoreBreakdownView() const { return qobject_cast<ScoreBreakdownView*>(tabView("score")); }
+TokenLinesView* MainWindow::tokenLinesView() const { return qobject_cast<TokenLinesView*>(tabView("token_lines")); }
+QueryKeyMapView* MainWindow::queryKeyMapView() const { return qobject_cast<QueryKeyMapView*>(tabView("qk_map")); }
+ModelOverviewView* MainWindow::modelOverview() const { return qobject_cast<ModelOverviewView*>(tabView("model")); }
 
 void MainWindow::buildDocks() {
     controls_ = new ControlsDock(this);
@@ -244,8 +264,8 @@ void MainWindow::showAnalysis(std::shared_ptr<const Analysis> analysis) {
 void MainWindow::redrawNow() {
     grid_->replotNow();
     spectrum_->replotNow();
-    projections_->replotNow();
-    circuits_->replotNow();
+    for (const TabView& view : tab_views_)
+        if (view.hooks.replot_now) view.hooks.replot_now();
 }
 
 void MainWindow::setViewOptions(const ViewOptions& options) { session_->setViewOptions(options); }
@@ -258,15 +278,9 @@ void MainWindow::applyViewOptions(const ViewOptions& options) {
     grid_->setOptions(options_);
     spectrum_->setOptions(options_);
     rank_table_->setOptions(options_);
-    projections_->setOptions(options_);
-    product_->setOptions(options_);
-    circuits_->setOptions(options_);
-    costs_->setOptions(options_);
-    breakdown_->setOptions(options_);
-    token_lines_->setOptions(options_);
-    qk_map_->setOptions(options_);
+    for (const TabView& view : tab_views_)
+        if (view.hooks.set_options) view.hooks.set_options(options_);
     if (auto* rotary = findChild<RotaryView*>(QStringLiteral("rotary_view"))) rotary->setOptions(options_);
-    overview_->setOptions(options_);
     ablation_->setOptions(options_);
     if (detail_) detail_->setOptions(options_);
     focus_->setOptions(options_);

@@ -4,6 +4,8 @@
 // ExportDialog, RecentFiles, HeadDetailDialog and AboutDialog do their own jobs.
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include <QMainWindow>
 #include <QString>
@@ -11,6 +13,7 @@
 #include "Analysis.h"
 #include "Config.h"
 #include "Export.h"
+#include "ViewHooks.h"
 #include "ViewOptions.h"
 #include "lessons/Lesson.h"
 
@@ -68,15 +71,18 @@ public:
     HeadDetailView* headFocus() const { return focus_; }
     SpectrumView* spectrumView() const { return spectrum_; }
     RankTableView* rankTable() const { return rank_table_; }
-    FusedProjectionsView* projectionsView() const { return projections_; }
-    CircuitView* circuitView() const { return circuits_; }
-    ProjectionProductView* projectionProductView() const { return product_; }
-    CostView* costView() const { return costs_; }
-    ScoreBreakdownView* scoreBreakdownView() const { return breakdown_; }
-    TokenLinesView* tokenLinesView() const { return token_lines_; }
-    QueryKeyMapView* queryKeyMapView() const { return qk_map_; }
+    // The tabs' views, looked up by their registry id (tabView("score")); nullptr for an id whose
+    // view the registry does not build.
+    QWidget* tabView(const char* id) const;
+    FusedProjectionsView* projectionsView() const;
+    CircuitView* circuitView() const;
+    ProjectionProductView* projectionProductView() const;
+    CostView* costView() const;
+    ScoreBreakdownView* scoreBreakdownView() const;
+    TokenLinesView* tokenLinesView() const;
+    QueryKeyMapView* queryKeyMapView() const;
     QTabWidget* centralTabs() const { return tabs_; }
-    ModelOverviewView* modelOverview() const { return overview_; }
+    ModelOverviewView* modelOverview() const;
     ModelDock* modelDock() const { return model_dock_; }
     AblationTab* ablationTab() const { return ablation_; }
     StatusPanel* statusPanel() const { return status_; }
@@ -150,6 +156,8 @@ public:
     bool saveScreenshot(const QString& path, QString* error = nullptr);
     // Brings the tab named name forward ("heads", "Q-K map": its title, any case, without the
     // shortcut's &). Returns false, with the names there are in *error, when none is called so.
+    // While a model opens in the background (openModel without error), the tab stays forward
+    // when the model arrives, instead of the Model tab (headscope --model DIR --tab NAME).
     bool showTab(const QString& name, QString* error = nullptr);
 
 signals:
@@ -161,6 +169,8 @@ protected:
 
 private:
     void buildDocks();
+    void buildTabs();  // the central tabs, from the view registry
+    QWidget* composedTab(const std::string& id);  // a tab the window composes (heads, training, ablation)
     void buildMenus();
     Config restoreSettings();  // geometry, dock state, view options; returns the last configuration
     void clampToScreen();
@@ -194,16 +204,14 @@ private:
     HeadDetailView* focus_ = nullptr;
     HeadsTab* heads_tab_ = nullptr;
     QTabWidget* tabs_ = nullptr;
-    FusedProjectionsView* projections_ = nullptr;
-    CircuitView* circuits_ = nullptr;
-    ProjectionProductView* product_ = nullptr;
-    CostView* costs_ = nullptr;
-    ModelOverviewView* overview_ = nullptr;
+    struct TabView {  // a tab's view that its registry entry built
+        std::string id;
+        QWidget* widget;
+        ViewHooks hooks;
+    };
+    std::vector<TabView> tab_views_;  // in registry order
     AblationTab* ablation_ = nullptr;  // knocking heads out (HeadMenus, AblationTab)
     ModelDock* model_dock_ = nullptr;
-    ScoreBreakdownView* breakdown_ = nullptr;
-    TokenLinesView* token_lines_ = nullptr;
-    QueryKeyMapView* qk_map_ = nullptr;
     SpectrumView* spectrum_ = nullptr;
     RankTableView* rank_table_ = nullptr;
     QDockWidget* spectrum_dock_ = nullptr;
@@ -223,6 +231,8 @@ private:
     QByteArray initial_state_;  // the docks as first arranged for the screen (View > Normal size)
     ViewOptions options_;  // the session's, as last applied to the views
     int updates_shown_ = 0;
+    bool model_opening_ = false;  // openModel in the background, until the model or a failure arrives
+    int tab_after_model_ = -1;    // the tab showTab brought forward meanwhile, or -1: the Model tab
     double base_point_size_ = 0;
 };
 

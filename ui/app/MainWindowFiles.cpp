@@ -2,6 +2,8 @@
 // models and their layers, and the waits the command line and tests use.
 #include "MainWindow.h"
 
+#include <utility>
+
 #include <QApplication>
 #include <QClipboard>
 #include <QDockWidget>
@@ -140,13 +142,9 @@ bool MainWindow::exportRequest(const ExportRequest& r, QString* error) {
 QCustomPlot* MainWindow::currentPlot() const {
     QWidget* tab = tabs_->currentWidget();
     if (tab == heads_tab_) return grid_;  // the grid of every head, as exports draw it
-    if (tab == projections_) return projections_->plot();
-    if (tab == product_) return product_->plot();
-    if (tab == circuits_) return circuits_->plot();
-    if (tab == breakdown_) return breakdown_->plot();
-    if (tab == token_lines_) return token_lines_->plot();
-    if (tab == qk_map_) return qk_map_->plot();
-    return nullptr;  // the costs: a text view
+    for (const TabView& view : tab_views_)
+        if (tab == view.widget && view.hooks.plot) return view.hooks.plot();
+    return nullptr;  // a view without a plot (the costs: a text view)
 }
 
 bool MainWindow::saveCurrentTab(const QString& path, ImageFormat format, double scale, QString* error) {
@@ -156,6 +154,8 @@ bool MainWindow::saveCurrentTab(const QString& path, ImageFormat format, double 
 
 bool MainWindow::openModel(const QString& directory, QString* error) {
     if (!error) {
+        model_opening_ = true;
+        tab_after_model_ = -1;
         session_->openModel(directory);
         return true;
     }
@@ -208,10 +208,13 @@ void MainWindow::onSourceChanged() {
     // The session applies the policy for the new weights (SessionDocument.cpp) and shows its
     // config through configReplaced; the window arranges itself around them.
     const WeightSource& source = session_->source();
+    const int asked_tab = std::exchange(tab_after_model_, -1);
+    model_opening_ = false;
     model_dock_->setVisible(!source.generated());
     if (source.model) {
         controls_->setGeometryFixed(true, tr("Fixed by the trained model; text, mask and temperature stay live."));
-        tabs_->setCurrentWidget(overview_);
+        if (asked_tab >= 0) tabs_->setCurrentIndex(asked_tab);  // a tab asked for while it opened (--tab)
+        else tabs_->setCurrentWidget(modelOverview());
     } else if (source.loaded) {
         controls_->setGeometryFixed(true, tr("Fixed by the loaded layer; the input stays live."));
     } else {
@@ -258,6 +261,7 @@ bool MainWindow::showTab(const QString& name, QString* error) {
         const QString title = tabs_->tabText(i).remove(QLatin1Char('&'));
         if (title.compare(name.trimmed(), Qt::CaseInsensitive) == 0) {
             tabs_->setCurrentIndex(i);
+            if (model_opening_) tab_after_model_ = i;  // and again when the model arrives
             return true;
         }
         names << title;

@@ -1,48 +1,45 @@
 #pragma once
-// Connects a view to the document (Session) through whatever the view offers: views live in
-// headscope_views and know no Session, so this one template is how each of them follows the
-// analysis, the selected head, the head's circuits and the view options, and how its clicks and
-// hovers reach the selection. The main window calls bindView once per view; it never pushes data.
+// Connects a view to the document (Session) through whatever the view offers (ViewHooks):
+// views live in headscope_views and know no Session, so this is how each of them follows the
+// analysis, the selected head, the head's circuits and the cell, and how its clicks and hovers
+// reach the selection. The main window binds each view once; it never pushes data. (The view
+// options reach the views through the window's applyViewOptions, with set_options.)
 
 #include <memory>
 
 #include "Session.h"
+#include "ViewHooks.h"
 #include "ViewOptions.h"
 
 namespace headscope::ui {
 
+// Connects hooks (of view, which is the connections' context) to session.
+inline void bindHooks(Session* session, QObject* view, const ViewHooks& hooks) {
+    if (auto f = hooks.set_analysis)
+        QObject::connect(session, &Session::changed, view, [f](std::shared_ptr<const Analysis> a) { f(std::move(a)); });
+    if (auto f = hooks.set_forward_results)
+        QObject::connect(session, &Session::forwardReady, view, [f](std::shared_ptr<const Analysis> a) { f(std::move(a)); });
+    if (auto f = hooks.set_head) {
+        QObject::connect(session, &Session::headChanged, view, [f](int head) { f(head); });
+        f(session->head());
+    }
+    if (auto f = hooks.set_circuits) {
+        QObject::connect(session, &Session::circuitsReady, view, [f](std::shared_ptr<const Circuits> c) { f(std::move(c)); });
+        f(session->circuits());
+    }
+    if (auto f = hooks.set_cell) {
+        QObject::connect(session, &Session::cellChanged, view, [f](int row, int col) { f(row, col); });
+        f(session->cellRow(), session->cellColumn());
+    }
+    if (hooks.on_cell_clicked) hooks.on_cell_clicked(session, [session](int row, int col) { session->setCell(row, col); });
+    if (hooks.on_head_clicked) hooks.on_head_clicked(session, [session](int head) { session->setHead(head); });
+    if (hooks.on_hovered) hooks.on_hovered(session, [session](const QString& text) { session->setHover(text); });
+    if (hooks.set_analysis && session->analysis()) hooks.set_analysis(session->analysis());
+}
+
 template <typename View>
 void bindView(Session* session, View* view) {
-    if constexpr (requires { view->setAnalysis(std::shared_ptr<const Analysis>()); }) {
-        QObject::connect(session, &Session::changed, view, [view](std::shared_ptr<const Analysis> a) { view->setAnalysis(a); });
-    }
-    if constexpr (requires { view->setForwardResults(std::shared_ptr<const Analysis>()); }) {
-        QObject::connect(session, &Session::forwardReady, view,
-                         [view](std::shared_ptr<const Analysis> a) { view->setForwardResults(a); });
-    }
-    if constexpr (requires { view->setHead(0); }) {
-        QObject::connect(session, &Session::headChanged, view, [view](int head) { view->setHead(head); });
-        view->setHead(session->head());
-    }
-    if constexpr (requires { view->setCircuits(std::shared_ptr<const Circuits>()); }) {
-        QObject::connect(session, &Session::circuitsReady, view,
-                         [view](std::shared_ptr<const Circuits> c) { view->setCircuits(c); });
-        view->setCircuits(session->circuits());
-    }
-    if constexpr (requires { view->setCell(0, 0); }) {
-        QObject::connect(session, &Session::cellChanged, view, [view](int row, int col) { view->setCell(row, col); });
-        view->setCell(session->cellRow(), session->cellColumn());
-    }
-    // Only a (row, col) signal: HeadGridView's cellClicked(head, row, col) is wired by the window.
-    if constexpr (requires { static_cast<void (View::*)(int, int)>(&View::cellClicked); })
-        QObject::connect(view, static_cast<void (View::*)(int, int)>(&View::cellClicked), session, &Session::setCell);
-    if constexpr (requires { &View::headClicked; })
-        QObject::connect(view, &View::headClicked, session, &Session::setHead);
-    if constexpr (requires { &View::hovered; })
-        QObject::connect(view, &View::hovered, session, &Session::setHover);
-    if (session->analysis()) {
-        if constexpr (requires { view->setAnalysis(std::shared_ptr<const Analysis>()); }) view->setAnalysis(session->analysis());
-    }
+    bindHooks(session, view, hooksFor(view));
 }
 
 }  // namespace headscope::ui

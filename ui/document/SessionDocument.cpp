@@ -9,7 +9,7 @@
 #include <QUndoStack>
 
 #include "ConfigCommand.h"
-#include "Teaching.h"  // applyViewSettings / viewSettings: ViewOptions <-> a file's view settings
+#include "ViewSettings.h"  // applyViewSettings / viewSettings: ViewOptions <-> a file's view settings
 #include "io/SessionFile.h"
 
 namespace headscope::ui {

@@ -8,15 +8,12 @@
 
 #include <memory>
 
-#include <qcustomplot.h>
-
-#include "DeferredRefresh.h"
-#include "ViewOptions.h"
+#include "TokenBarStrip.h"
 #include "model/AblationLayer.h"
 
 namespace headscope::ui {
 
-class OutputChangeView : public QCustomPlot {
+class OutputChangeView : public TokenBarStrip {
     Q_OBJECT
 
 public:
@@ -24,30 +21,16 @@ public:
 
     // null or no heads off: the view says how to knock one out. tokens: the query tokens' words.
     void setAblation(std::shared_ptr<const model::LayerAblation> ablation, const QStringList& tokens);
-    void setOptions(const ViewOptions& options);
 
-    QCPBars* outputBars() const { return output_; }  // ‖output_p‖ keyed by position
-    QCPBars* changeBars() const { return change_; }  // ‖Δ output_p‖ keyed by position
-    QString title() const { return title_->text(); }
+    QCPBars* outputBars() const { return first_; }   // ‖output_p‖ keyed by position
+    QCPBars* changeBars() const { return second_; }  // ‖Δ output_p‖ keyed by position
 
 protected:
-    void resizeEvent(QResizeEvent* event) override;
-    void mouseMoveEvent(QMouseEvent* event) override;
+    void refresh() override;
+    QString tipAt(int p) const override;
 
 private:
-    void refresh();
-    void fitLabels();
-
     std::shared_ptr<const model::LayerAblation> ablation_;
-    ViewOptions options_;
-    QCPTextElement* title_ = nullptr;
-    QStringList title_variants_;  // longest first
-    QString message_;             // why there is nothing to draw
-    QCPBars* output_ = nullptr;
-    QCPBars* change_ = nullptr;
-    QCPBarsGroup* group_ = nullptr;
-    QStringList labels_;
-    DeferredRefresh* deferred_ = nullptr;
 };
 
 }  // namespace headscope::ui

@@ -7,15 +7,12 @@
 
 #include <memory>
 
-#include <qcustomplot.h>
-
-#include "DeferredRefresh.h"
-#include "ViewOptions.h"
+#include "TokenBarStrip.h"
 #include "model/AblationEffects.h"
 
 namespace headscope::ui {
 
-class TokenLogProbView : public QCustomPlot {
+class TokenLogProbView : public TokenBarStrip {
     Q_OBJECT
 
 public:
@@ -23,31 +20,17 @@ public:
 
     // null: no model is open (the view says how to open one).
     void setEffects(std::shared_ptr<const model::AblationEffects> effects);
-    void setOptions(const ViewOptions& options);
 
     // What is drawn: bars keyed by token position (after: only with heads off).
-    QCPBars* beforeBars() const { return before_; }
-    QCPBars* afterBars() const { return after_; }
-    QString title() const { return title_->text(); }
+    QCPBars* beforeBars() const { return first_; }
+    QCPBars* afterBars() const { return second_; }
 
 protected:
-    void resizeEvent(QResizeEvent* event) override;
-    void mouseMoveEvent(QMouseEvent* event) override;
+    void refresh() override;
+    QString tipAt(int p) const override;
 
 private:
-    void refresh();
-    void fitLabels();
-
     std::shared_ptr<const model::AblationEffects> effects_;
-    ViewOptions options_;
-    QCPTextElement* title_ = nullptr;
-    QStringList title_variants_;  // longest first; empty: a sentence instead of a plot
-    QString message_;             // why there is nothing to draw
-    QCPBars* before_ = nullptr;
-    QCPBars* after_ = nullptr;
-    QCPBarsGroup* group_ = nullptr;
-    QStringList labels_;          // token words, by position
-    DeferredRefresh* deferred_ = nullptr;
 };
 
 }  // namespace headscope::ui

@@ -16,6 +16,7 @@
 #include "Analysis.h"
 #include "Circuits.h"
 #include "Export.h"
+#include "ViewHooks.h"
 #include "ViewOptions.h"
 #include "model/AblationEffects.h"
 #include "model/Model.h"
@@ -57,6 +58,12 @@ struct ViewEntry {
     // The factory: builds the view offscreen from inputs and saves it at path.
     bool (*save)(const ViewEntry& entry, const ViewInputs& inputs, const QString& path, ImageFormat format,
                  double scale, QString* error);
+    // The window's tab: its tool tip, and the factory that builds its view (makeView<View>), which
+    // the window binds to the document by the view's hooks. nullptr for an entry that shares the
+    // tab before it ("logits", "circuit_ov"), the dock's entries, and the tabs the window composes
+    // of several parts over the document (heads, training, ablation: MainWindow::composedTab).
+    const char* tab_tip;
+    QWidget* (*make_view)(QWidget* parent, ViewHooks* hooks);
 };
 
 // Every view, in the order of the window's tabs and the documentation.
