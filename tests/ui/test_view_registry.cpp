@@ -93,7 +93,7 @@ private slots:
             QVERIFY2(view && tabs->widget(i) == view, e.id);
             QCOMPARE(view->objectName(), QString::fromUtf8(e.id) + QStringLiteral("_view"));
         }
-        QCOMPARE(built, 7);  // projections, circuits, costs, model, score, token lines, Q-K map
+        QCOMPARE(built, 8);  // projections, twice, circuits, costs, model, score, token lines, Q-K map
         QVERIFY(window.tabView("pie") == nullptr);
         // The typed look-ups the tests use are the registry-built views.
         QCOMPARE(static_cast<QWidget*>(window.scoreBreakdownView()), window.tabView("score"));
