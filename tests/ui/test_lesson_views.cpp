@@ -9,6 +9,7 @@
 
 #include "Analysis.h"
 #include "ControlsDock.h"
+#include "Heatmap.h"
 #include "Engine.h"
 #include "LessonDock.h"
 #include "MainWindow.h"
@@ -105,6 +106,47 @@ private slots:
         QVERIFY2(title.contains(QStringLiteral("Head %1").arg(head)), qPrintable(title));
         QVERIFY2(title.contains(QString::number(drawn_difference, 'g', 2)), qPrintable(title));
         QVERIFY2(title.contains(QString::number(view->product()->rounding_bound, 'g', 2)), qPrintable(title));
+    }
+
+    // At 1024 x 768 and 2x (a 512 x 384 window) the Twice tab has no room for all eleven words on
+    // X W_1's rows: the words it writes carry their positions ("6:because"), never a thinned list
+    // that reads like the sentence (issue 21), and where every word fits they stand alone.
+    void thinnedRowWordsCarryTheirPositions_data() {
+        QTest::addColumn<int>("width");
+        QTest::addColumn<int>("height");
+        QTest::addColumn<bool>("thinned");
+        QTest::newRow("1024x768 at 1x") << 1024 << 768 << false;
+        QTest::newRow("1024x768 at 2x (512x384)") << 512 << 384 << true;
+    }
+    void thinnedRowWordsCarryTheirPositions() {
+        QFETCH(int, width);
+        QFETCH(int, height);
+        QFETCH(bool, thinned);
+        MainWindow window(noSettings());
+        window.layOutAsOnScreen(QSize(width, height));
+        window.show();
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        QString error;
+        QVERIFY2(window.openLesson(2, &error), qPrintable(error));
+        window.lessonDock()->goToStep(4);
+        QVERIFY2(window.waitForCompleteUpdate(60000, &error), qPrintable(error));
+        ProjectionProductView* view = window.projectionProductView();
+        QTRY_VERIFY_WITH_TIMEOUT(view->product() != nullptr, 60000);
+        view->replotNow();
+        view->plot()->replot(QCustomPlot::rpImmediateRefresh);
+        const QStringList words = heatmap::queryLabels(*window.session()->analysis(), 10, false);
+        QCOMPARE(words.size(), 11);
+        QCPAxis* rows = view->colorMap(ProjectionProductView::First)->valueAxis();  // rows: the left axis
+        QCOMPARE(rows->axisType(), QCPAxis::atLeft);
+        auto ticker = rows->ticker().dynamicCast<QCPAxisTickerText>();
+        QVERIFY(ticker);
+        const QMap<double, QString> ticks = ticker->ticks();
+        QCOMPARE(ticks.size() < words.size(), thinned);
+        for (auto it = ticks.cbegin(); it != ticks.cend(); ++it) {
+            const int i = int(it.key());
+            const QString expected = thinned ? QStringLiteral("%1:%2").arg(i).arg(words[i]) : words[i];
+            QVERIFY2(it.value() == expected, qPrintable(QStringLiteral("row %1 reads '%2', not '%3'").arg(i).arg(it.value(), expected)));
+        }
     }
 
     // Lessons take the room (issue 21): at 1024 x 768, 1x (a Compact room), each step of lessons 1

@@ -143,7 +143,7 @@ void FusedProjectionsView::refresh() {
         const bool activations = m >= X;
         const QStringList& tokens = (m == K || m == V) ? kv_tokens : query_tokens;
         // Words on the token rows while they fit (about one line of text per row); else numbers.
-        panel.setRowLabels(activations && tokens.size() <= 40 ? tokens : QStringList(), tick_font);
+        panel.setRowLabels(activations && tokens.size() <= 40 ? tokens : QStringList(), tick_font, options_.token_positions);
         panel.rect()->axis(QCPAxis::atLeft)->setLabel(activations && tokens.size() <= 40 ? QString() : spec.rows);
         if (spec.width > 0) {
             panel.setBlocks(spec.along_columns, spec.width, blockLabels(spec.blocks, spec.block_group), spec.outlined,

@@ -4,6 +4,7 @@
 
 #include "Heatmap.h"
 #include "TextFit.h"
+#include "TokenThinning.h"
 
 namespace headscope::ui {
 
@@ -46,10 +47,11 @@ void MatrixPanel::setAxisNames(const QString& rows, const QString& cols, const Q
     }
 }
 
-void MatrixPanel::setRowLabels(const QStringList& labels, const QFont& font) {
+void MatrixPanel::setRowLabels(const QStringList& labels, const QFont& font, bool numbered) {
     QCPAxis* left = rect_->axis(QCPAxis::atLeft);
     left->setTickLabelFont(font);
     row_labels_ = labels;
+    row_labels_numbered_ = numbered;
     tick_font_ = font;
     if (labels.isEmpty()) {
         left->setTicker(QSharedPointer<QCPAxisTicker>::create());
@@ -137,8 +139,10 @@ void MatrixPanel::fitToRoom() {
         left->setTicker(numbers(rows_, row_px, tick.height() + gap / 2));
     } else {
         auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+        // Thinned words carry their positions ("6:because"), so they never read like the sequence.
         const int stride = fit::labelStride(row_px, tick.height());
-        for (int i = 0; i < row_labels_.size(); i += stride) ticker->addTick(i, row_labels_[i]);
+        const QStringList shown = stride > 1 ? thinnedWithPositions(row_labels_, stride, row_labels_numbered_) : row_labels_;
+        for (int i = 0; i < shown.size(); i += stride) ticker->addTick(i, shown[i]);
         left->setTicker(ticker);
     }
     if (block_width_ > 0 && !block_labels_.isEmpty()) {

@@ -31,7 +31,9 @@ public:
     void setTitle(const QStringList& variants, const QFont& font);
     void setAxisNames(const QString& rows, const QString& cols, const QFont& font);
     // Tokens along the rows (left axis); an empty list shows row numbers.
-    void setRowLabels(const QStringList& labels, const QFont& font);
+    // numbered: the labels carry their positions already (View > Token positions); otherwise a
+    // thinned axis writes "i:word" (issue 21).
+    void setRowLabels(const QStringList& labels, const QFont& font, bool numbered = false);
     // Boundaries every `width` columns (along_columns) or rows, labelled with `labels` at the top
     // (columns) or on the right (rows); block `outlined` (-1: none) gets a thick frame.
     void setBlocks(bool along_columns, int width, const QStringList& labels, int outlined, const QFont& font);
@@ -45,6 +47,7 @@ private:
     CellColorMap* map_;
     int rows_ = 0, cols_ = 0;
     QStringList title_variants_, row_labels_, block_labels_;
+    bool row_labels_numbered_ = false;
     QFont tick_font_;
     bool blocks_along_columns_ = true;
     int block_width_ = 0;

@@ -118,7 +118,7 @@ void ProjectionProductView::refresh() {
         extremes[m == First ? 0 : 1] = std::max(extremes[m == First ? 0 : 1], extreme);
         panel.setTitle(titles[m], panel_font);
         panel.setAxisNames(rows, cols[m], tick_font);
-        panel.setRowLabels(m == First && words ? tokens : QStringList(), tick_font);
+        panel.setRowLabels(m == First && words ? tokens : QStringList(), tick_font, options_.token_positions);
         panel.rect()->axis(QCPAxis::atLeft)->setLabel(m == First && words ? QString() : rows);
     }
     // The panels' widths follow their columns: d_k against d_model (at least a fifth, to stay readable).
