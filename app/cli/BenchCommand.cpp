@@ -160,6 +160,31 @@ GeometryFigures measure(std::string name, int d_model, int heads, int n, int run
     return g;
 }
 
+// The engine's tables: one row per geometry, then its GEMM floor.
+void printGeometryTables(const std::vector<GeometryFigures>& figures) {
+    std::printf("%-10s %7s %5s %6s %11s %11s %13s %11s %8s %9s\n", "geometry", "d_model", "heads", "n", "forward ms",
+                "spectra ms", "fwd+spec ms", "naive ms", "speedup", "peak MiB");
+    for (const auto& g : figures)
+        std::printf("%-10s %7d %5d %6d %11.3f %11.3f %13.3f %11.1f %7.0fx %9.0f\n", g.name.c_str(), g.d_model,
+                    g.heads, g.n, g.forward_ms, g.spectra_ms, g.forward_plus_spectra_ms, g.naive_spectra_ms,
+                    g.naive_spectra_ms / g.spectra_ms, g.peak_mib);
+    std::printf("naive = full SVD of every d_model x d_model product (large geometry: timed on 2 heads, "
+                "scaled to 25)\n");
+    std::printf("spectra: Gram by %s (HEADSCOPE_GRAM_KERNEL)\n\n", HEADSCOPE_GRAM_KERNEL ? "HeadScope's kernel" : "Eigen");
+    std::printf("%-10s %14s %12s %10s %14s %18s\n", "floor", "multiply-adds", "GEMM GF/s", "floor ms",
+                "forward/floor", "fwd+spectra/floor");
+    for (const auto& g : figures)
+        std::printf("%-10s %14.3g %12.1f %10.3f %14.2f %18.2f\n", g.name.c_str(), g.forward_multiply_adds,
+                    g.gemm_gflops_per_core, g.floor_ms, g.forward_ms / g.floor_ms, g.forward_plus_spectra_ms / g.floor_ms);
+    std::printf("floor = the forward's multiply-adds at this run's single-core sgemm rate, on %d threads\n",
+                workerThreads());
+    for (const auto& g : figures)
+        std::printf("%-10s every core at once: %.1f GF/s in all (%.2fx one core), floor %.3f ms, forward/floor %.2f, "
+                    "fwd+spectra/floor %.2f\n", g.name.c_str(), g.gemm_gflops_all_cores,
+                    g.gemm_gflops_all_cores / g.gemm_gflops_per_core, g.all_cores_floor_ms,
+                    g.forward_ms / g.all_cores_floor_ms, g.forward_plus_spectra_ms / g.all_cores_floor_ms);
+}
+
 // The GUI section of the bench, as `headscope --bench` printed it (text, or a JSON object of its
 // keys), or why there is none.
 struct GuiSection {
@@ -295,27 +320,7 @@ int runBench(const QStringList& arguments, int, char**) {
         return 0;
     }
     std::printf("HeadScope benchmark: medians, %d cores\n\n", cores);
-    std::printf("%-10s %7s %5s %6s %11s %11s %13s %11s %8s %9s\n", "geometry", "d_model", "heads", "n", "forward ms",
-                "spectra ms", "fwd+spec ms", "naive ms", "speedup", "peak MiB");
-    for (const auto& g : figures)
-        std::printf("%-10s %7d %5d %6d %11.3f %11.3f %13.3f %11.1f %7.0fx %9.0f\n", g.name.c_str(), g.d_model,
-                    g.heads, g.n, g.forward_ms, g.spectra_ms, g.forward_plus_spectra_ms, g.naive_spectra_ms,
-                    g.naive_spectra_ms / g.spectra_ms, g.peak_mib);
-    std::printf("naive = full SVD of every d_model x d_model product (large geometry: timed on 2 heads, "
-                "scaled to 25)\n");
-    std::printf("spectra: Gram by %s (HEADSCOPE_GRAM_KERNEL)\n\n", HEADSCOPE_GRAM_KERNEL ? "HeadScope's kernel" : "Eigen");
-    std::printf("%-10s %14s %12s %10s %14s %18s\n", "floor", "multiply-adds", "GEMM GF/s", "floor ms",
-                "forward/floor", "fwd+spectra/floor");
-    for (const auto& g : figures)
-        std::printf("%-10s %14.3g %12.1f %10.3f %14.2f %18.2f\n", g.name.c_str(), g.forward_multiply_adds,
-                    g.gemm_gflops_per_core, g.floor_ms, g.forward_ms / g.floor_ms, g.forward_plus_spectra_ms / g.floor_ms);
-    std::printf("floor = the forward's multiply-adds at this run's single-core sgemm rate, on %d threads\n",
-                workerThreads());
-    for (const auto& g : figures)
-        std::printf("%-10s every core at once: %.1f GF/s in all (%.2fx one core), floor %.3f ms, forward/floor %.2f, "
-                    "fwd+spectra/floor %.2f\n", g.name.c_str(), g.gemm_gflops_all_cores,
-                    g.gemm_gflops_all_cores / g.gemm_gflops_per_core, g.all_cores_floor_ms,
-                    g.forward_ms / g.all_cores_floor_ms, g.forward_plus_spectra_ms / g.all_cores_floor_ms);
+    if (!figures.empty()) printGeometryTables(figures);
     for (const ModelBenchCase& m : models) {
         std::printf("\n%s checkpoint (%d layers, d_model %d, %d heads on %d K/V, vocabulary %d, %s, %.0f MiB), "
                     "whole processes, median of %d:\n", m.name.c_str(), m.layers, m.d_model, m.heads, m.kv_heads, m.vocab,
