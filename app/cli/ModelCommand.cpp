@@ -23,6 +23,7 @@
 #include "cli/DeltaOption.h"
 #include "cli/ModelAblation.h"
 #include "cli/ModelBench.h"
+#include "cli/ModelOutputBytes.h"
 #include "io/Checkpoint.h"
 #include "io/IoError.h"
 #include "io/MatrixExport.h"
@@ -249,6 +250,19 @@ int runModel(const QStringList& arguments, int argc, char** argv) {
     // Every layer of a model has the same positions: the first one answers for --delta.
     const std::optional<int> delta =
         parser.isSet("delta") ? parseDelta(parser, model::layerAnalysis(*m, trace, layer_indices.front())) : std::nullopt;
+    // Every file --out will write, counted before any is written: W_QK, W_OV (and W_QK(Delta)) are
+    // d_model x d_model per head; refuse to fill a disk by surprise (as export does).
+    if (parser.isSet("out")) {
+        const bool bias = m->blocks.front().attention.hasBias();
+        double bytes = 0;
+        for (std::size_t k = 0; k < layer_indices.size(); ++k)
+            bytes += modelOutputLayerBytes(c, trace.n(), bias, matrix_formats, delta.has_value());
+        if (bytes > kMaxModelOutputBytes)
+            throw UsageError("the files of --out would take " + std::to_string(static_cast<long long>(bytes / (1024 * 1024))) +
+                             " MiB, more than 2 GiB (csv/npy hold d_model x d_model matrices per head" +
+                             (delta ? std::string(", twice with --delta") : std::string()) +
+                             "); choose one --layer or leave csv/npy out of --format");
+    }
     std::vector<LayerReport> layers;
     for (int l : layer_indices) layers.push_back({l, headSpectra(m->blocks[l].attention)});
     const auto next = model::topNextTokens(*m, trace, kTopTokens);
@@ -282,13 +296,6 @@ int runModel(const QStringList& arguments, int argc, char** argv) {
     } catch (const io::IoError& e) {
         throw UsageError(e.what());
     }
-    // Every head's W_QK is d_model x d_model: refuse to fill a disk by surprise (as export does).
-    double bytes = 0;
-    for (io::MatrixFormat f : matrix_formats)
-        bytes += (f == io::MatrixFormat::Csv ? 16.0 : 4.0) * layer_indices.size() * c.n_head * double(c.n_embd) * c.n_embd;
-    if (bytes > 2.0 * 1024 * 1024 * 1024)
-        throw UsageError("the csv/npy matrices of these layers would take more than 2 GiB (one d_model x d_model W_QK "
-                         "per head); choose one --layer or leave csv/npy out of --format");
     std::unique_ptr<QApplication> app;
     if (!image_formats.isEmpty()) {
         prepareHeadlessQt();  // headless by design: never needs a display
