@@ -21,6 +21,7 @@
 #include "cli/Arguments.h"
 #include "cli/Commands.h"
 #include "cli/DeltaOption.h"
+#include "cli/ModelCacheOption.h"
 #include "cli/ModelAblation.h"
 #include "cli/ModelBench.h"
 #include "cli/ModelOutputBytes.h"
@@ -173,6 +174,7 @@ int runModel(const QStringList& arguments, int argc, char** argv) {
         {"scale", "Pixel scale of PNG images (default 2).", "S"},
     });
     parser.addOption(deltaOption());
+    parser.addOption(cacheLayersOption());
     parseOrThrow(parser, arguments);
     const std::string checkpoint = requireValue(parser, "checkpoint");
     if (parser.isSet("text") == parser.isSet("ids")) throw UsageError("give either --text or --ids (one of them)");
@@ -202,10 +204,11 @@ int runModel(const QStringList& arguments, int argc, char** argv) {
     const double scale = parser.isSet("scale") ? parseDouble("scale", parser.value("scale")) : 2.0;
     if (!(scale >= 0.25 && scale <= 8)) throw UsageError("--scale is out of range: choose 0.25 to 8");
     const std::vector<int> given_ids = parser.isSet("ids") ? parseIds(parser.value("ids")) : std::vector<int>{};
+    const int cache_layers = parseCacheLayers(parser);
 
     model::ModelPtr m;
     try {
-        m = io::loadCheckpoint(checkpoint);
+        m = io::loadCheckpoint(checkpoint, {}, cache_layers);
     } catch (const io::IoError& e) {
         throw UsageError(e.what());
     }
