@@ -21,6 +21,7 @@
 #include "cli/CommandLine.h"
 #include "cli/Commands.h"
 #include "cli/ModelBench.h"
+#include "cli/ModelCacheOption.h"
 #include "cli/TrainBench.h"
 
 namespace headscope::cli {
@@ -232,8 +233,11 @@ int runBench(const QStringList& arguments, int, char**) {
     child_dir.setFlags(QCommandLineOption::HiddenFromHelp);
     parser.addOption(child);
     parser.addOption(child_dir);
+    parser.addOption(cacheLayersOption());
     parseOrThrow(parser, arguments);
-    if (parser.isSet(child)) return modelBenchChild(parser.value(child).toStdString(), parser.value(child_dir).toStdString());
+    const int cache_layers = parseCacheLayers(parser);
+    if (parser.isSet(child))
+        return modelBenchChild(parser.value(child).toStdString(), parser.value(child_dir).toStdString(), cache_layers);
     const bool quick = parser.isSet("quick");
     const int runs = parser.isSet("runs") ? parseInt("runs", parser.value("runs"), 1, 1000) : quick ? 1 : 21;
     const int cores = static_cast<int>(std::thread::hardware_concurrency());
@@ -256,7 +260,7 @@ int runBench(const QStringList& arguments, int, char**) {
     // Checkpoints of GPT-2-small and Llama-3.2-1B geometry opened by whole processes (issue 22);
     // --quick: small geometries.
     std::vector<ModelBenchCase> models;
-    if (!parser.isSet("gui-only")) models = measureModels(quick, runs);
+    if (!parser.isSet("gui-only")) models = measureModels(quick, runs, cache_layers);
 
     // Training (issue 23): the full bench only; --quick stays a smoke run.
     std::optional<TrainBenchFigures> training;
