@@ -50,3 +50,5 @@ target_compile_definitions(test_rotary_window PRIVATE HEADSCOPE_SHARED_MODELS_DI
 # The Heads tab's words at projector sizes and 2x fonts, its thumbnails at full HD (issue 21).
 headscope_add_ui_test(test_heads_tab_words)
 target_compile_definitions(test_heads_tab_words PRIVATE HEADSCOPE_SHARED_MODELS_DIR="${HEADSCOPE_SHARED_MODELS_DIR}")
+# The conversion-cache size setting (model/cache_layers) reaches the model the window opens (issue 22).
+headscope_add_ui_test(test_cache_setting)
