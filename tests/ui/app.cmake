@@ -50,3 +50,6 @@ target_compile_definitions(test_rotary_window PRIVATE HEADSCOPE_SHARED_MODELS_DI
 # The Heads tab's words at projector sizes and 2x fonts, its thumbnails at full HD (issue 21).
 headscope_add_ui_test(test_heads_tab_words)
 target_compile_definitions(test_heads_tab_words PRIVATE HEADSCOPE_SHARED_MODELS_DIR="${HEADSCOPE_SHARED_MODELS_DIR}")
+# headscope without a display (issue 21): one line and exit 2, not Qt's abort; --help and --version answered.
+add_test(NAME ui.headscope_no_display
+         COMMAND ${CMAKE_COMMAND} -DHEADSCOPE=$<TARGET_FILE:headscope> -P ${CMAKE_CURRENT_SOURCE_DIR}/no_display.cmake)
