@@ -91,8 +91,9 @@ bool exportView(ViewKind kind, const Analysis& analysis, int head, const ViewOpt
             view.setAnalysis(borrow(analysis));
             view.setHead(head);
             // Drawn whole as text and lines (RankTableView::paintWhole): every head's row, vector in SVG and PDF.
-            return savePainted(view.wholeSize(), [&view](QPainter& painter) { view.paintWhole(painter); }, viewTitle(kind),
-                               path, format, scale, error);
+            const int min_width = int(420 * s);  // as wide as a slide's column at least
+            return savePainted(view.wholeSize(min_width), [&view, min_width](QPainter& painter) { view.paintWhole(painter, min_width); },
+                               viewTitle(kind), path, format, scale, error);
         }
         case ViewKind::Projections: {
             FusedProjectionsView view;

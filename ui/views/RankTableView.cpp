@@ -167,7 +167,7 @@ namespace {
 constexpr int kCellPadding = 8;  // each side of a cell's text
 }
 
-std::vector<int> RankTableView::wholeColumnWidths() const {
+std::vector<int> RankTableView::wholeColumnWidths(int min_width) const {
     const QFontMetrics cell(font()), header(horizontalHeader()->font());
     std::vector<int> widths(std::size_t(columnCount()), 0);
     for (int c = 0; c < columnCount(); ++c) {
@@ -177,6 +177,14 @@ std::vector<int> RankTableView::wholeColumnWidths() const {
         for (int r = 0; r < rowCount(); ++r)
             if (const QTableWidgetItem* it = item(r, c)) w = std::max(w, cell.horizontalAdvance(it->text()));
         widths[std::size_t(c)] = w + 2 * kCellPadding;
+    }
+    int natural = 1;
+    for (int w : widths) natural += w;
+    int extra = std::max(0, min_width - natural);  // the room over the contents, shared by the columns
+    for (std::size_t c = 0; c < widths.size(); ++c) {
+        const int share = extra / int(widths.size() - c);
+        widths[c] += share;
+        extra -= share;
     }
     return widths;
 }
@@ -190,15 +198,15 @@ int RankTableView::wholeHeaderHeight() const {
     return QFontMetrics(horizontalHeader()->font()).height() * lines + kCellPadding;
 }
 
-QSize RankTableView::wholeSize() const {
+QSize RankTableView::wholeSize(int min_width) const {
     int width = 1;
-    for (int w : wholeColumnWidths()) width += w;
+    for (int w : wholeColumnWidths(min_width)) width += w;
     return QSize(width, wholeHeaderHeight() + rowCount() * wholeRowHeight() + 1);
 }
 
-void RankTableView::paintWhole(QPainter& painter) const {
-    const std::vector<int> widths = wholeColumnWidths();
-    const QSize whole = wholeSize();
+void RankTableView::paintWhole(QPainter& painter, int min_width) const {
+    const std::vector<int> widths = wholeColumnWidths(min_width);
+    const QSize whole = wholeSize(min_width);
     const int header_h = wholeHeaderHeight(), row_h = wholeRowHeight();
     painter.save();
     painter.fillRect(QRect(QPoint(0, 0), whole), Qt::white);

@@ -40,17 +40,18 @@ public:
     // Heads knocked out (Session::ablation, for the layer shown): their rows greyed, "off" beside the name.
     void setHeadsOff(std::vector<bool> off);
 
-    // The size the whole table takes drawn by paintWhole: every column and every row.
-    QSize wholeSize() const;
+    // The size the whole table takes drawn by paintWhole: every column and every row, at least
+    // min_width wide (the columns share what is over their contents).
+    QSize wholeSize(int min_width = 0) const;
     // Draws the header and every row at (0, 0) with the table's fonts and the rows' colours.
-    void paintWhole(QPainter& painter) const;
+    void paintWhole(QPainter& painter, int min_width = 0) const;
 
 signals:
     void headClicked(int head);
 
 private:
     void refresh();
-    std::vector<int> wholeColumnWidths() const;
+    std::vector<int> wholeColumnWidths(int min_width) const;
     int wholeRowHeight() const;
     int wholeHeaderHeight() const;
     void fitColumns();  // columns to their contents, the table at least as wide as they are
