@@ -21,6 +21,7 @@
 #include "cli/CommandLine.h"
 #include "cli/Commands.h"
 #include "cli/ModelBench.h"
+#include "cli/ModelCacheOption.h"
 #include "cli/TrainBench.h"
 
 namespace headscope::cli {
@@ -160,6 +161,31 @@ GeometryFigures measure(std::string name, int d_model, int heads, int n, int run
     return g;
 }
 
+// The engine's tables: one row per geometry, then its GEMM floor.
+void printGeometryTables(const std::vector<GeometryFigures>& figures) {
+    std::printf("%-10s %7s %5s %6s %11s %11s %13s %11s %8s %9s\n", "geometry", "d_model", "heads", "n", "forward ms",
+                "spectra ms", "fwd+spec ms", "naive ms", "speedup", "peak MiB");
+    for (const auto& g : figures)
+        std::printf("%-10s %7d %5d %6d %11.3f %11.3f %13.3f %11.1f %7.0fx %9.0f\n", g.name.c_str(), g.d_model,
+                    g.heads, g.n, g.forward_ms, g.spectra_ms, g.forward_plus_spectra_ms, g.naive_spectra_ms,
+                    g.naive_spectra_ms / g.spectra_ms, g.peak_mib);
+    std::printf("naive = full SVD of every d_model x d_model product (large geometry: timed on 2 heads, "
+                "scaled to 25)\n");
+    std::printf("spectra: Gram by %s (HEADSCOPE_GRAM_KERNEL)\n\n", HEADSCOPE_GRAM_KERNEL ? "HeadScope's kernel" : "Eigen");
+    std::printf("%-10s %14s %12s %10s %14s %18s\n", "floor", "multiply-adds", "GEMM GF/s", "floor ms",
+                "forward/floor", "fwd+spectra/floor");
+    for (const auto& g : figures)
+        std::printf("%-10s %14.3g %12.1f %10.3f %14.2f %18.2f\n", g.name.c_str(), g.forward_multiply_adds,
+                    g.gemm_gflops_per_core, g.floor_ms, g.forward_ms / g.floor_ms, g.forward_plus_spectra_ms / g.floor_ms);
+    std::printf("floor = the forward's multiply-adds at this run's single-core sgemm rate, on %d threads\n",
+                workerThreads());
+    for (const auto& g : figures)
+        std::printf("%-10s every core at once: %.1f GF/s in all (%.2fx one core), floor %.3f ms, forward/floor %.2f, "
+                    "fwd+spectra/floor %.2f\n", g.name.c_str(), g.gemm_gflops_all_cores,
+                    g.gemm_gflops_all_cores / g.gemm_gflops_per_core, g.all_cores_floor_ms,
+                    g.forward_ms / g.all_cores_floor_ms, g.forward_plus_spectra_ms / g.all_cores_floor_ms);
+}
+
 // The GUI section of the bench, as `headscope --bench` printed it (text, or a JSON object of its
 // keys), or why there is none.
 struct GuiSection {
@@ -207,8 +233,11 @@ int runBench(const QStringList& arguments, int, char**) {
     child_dir.setFlags(QCommandLineOption::HiddenFromHelp);
     parser.addOption(child);
     parser.addOption(child_dir);
+    parser.addOption(cacheLayersOption());
     parseOrThrow(parser, arguments);
-    if (parser.isSet(child)) return modelBenchChild(parser.value(child).toStdString(), parser.value(child_dir).toStdString());
+    const int cache_layers = parseCacheLayers(parser);
+    if (parser.isSet(child))
+        return modelBenchChild(parser.value(child).toStdString(), parser.value(child_dir).toStdString(), cache_layers);
     const bool quick = parser.isSet("quick");
     const int runs = parser.isSet("runs") ? parseInt("runs", parser.value("runs"), 1, 1000) : quick ? 1 : 21;
     const int cores = static_cast<int>(std::thread::hardware_concurrency());
@@ -231,7 +260,7 @@ int runBench(const QStringList& arguments, int, char**) {
     // Checkpoints of GPT-2-small and Llama-3.2-1B geometry opened by whole processes (issue 22);
     // --quick: small geometries.
     std::vector<ModelBenchCase> models;
-    if (!parser.isSet("gui-only")) models = measureModels(quick, runs);
+    if (!parser.isSet("gui-only")) models = measureModels(quick, runs, cache_layers);
 
     // Training (issue 23): the full bench only; --quick stays a smoke run.
     std::optional<TrainBenchFigures> training;
@@ -295,27 +324,7 @@ int runBench(const QStringList& arguments, int, char**) {
         return 0;
     }
     std::printf("HeadScope benchmark: medians, %d cores\n\n", cores);
-    std::printf("%-10s %7s %5s %6s %11s %11s %13s %11s %8s %9s\n", "geometry", "d_model", "heads", "n", "forward ms",
-                "spectra ms", "fwd+spec ms", "naive ms", "speedup", "peak MiB");
-    for (const auto& g : figures)
-        std::printf("%-10s %7d %5d %6d %11.3f %11.3f %13.3f %11.1f %7.0fx %9.0f\n", g.name.c_str(), g.d_model,
-                    g.heads, g.n, g.forward_ms, g.spectra_ms, g.forward_plus_spectra_ms, g.naive_spectra_ms,
-                    g.naive_spectra_ms / g.spectra_ms, g.peak_mib);
-    std::printf("naive = full SVD of every d_model x d_model product (large geometry: timed on 2 heads, "
-                "scaled to 25)\n");
-    std::printf("spectra: Gram by %s (HEADSCOPE_GRAM_KERNEL)\n\n", HEADSCOPE_GRAM_KERNEL ? "HeadScope's kernel" : "Eigen");
-    std::printf("%-10s %14s %12s %10s %14s %18s\n", "floor", "multiply-adds", "GEMM GF/s", "floor ms",
-                "forward/floor", "fwd+spectra/floor");
-    for (const auto& g : figures)
-        std::printf("%-10s %14.3g %12.1f %10.3f %14.2f %18.2f\n", g.name.c_str(), g.forward_multiply_adds,
-                    g.gemm_gflops_per_core, g.floor_ms, g.forward_ms / g.floor_ms, g.forward_plus_spectra_ms / g.floor_ms);
-    std::printf("floor = the forward's multiply-adds at this run's single-core sgemm rate, on %d threads\n",
-                workerThreads());
-    for (const auto& g : figures)
-        std::printf("%-10s every core at once: %.1f GF/s in all (%.2fx one core), floor %.3f ms, forward/floor %.2f, "
-                    "fwd+spectra/floor %.2f\n", g.name.c_str(), g.gemm_gflops_all_cores,
-                    g.gemm_gflops_all_cores / g.gemm_gflops_per_core, g.all_cores_floor_ms,
-                    g.forward_ms / g.all_cores_floor_ms, g.forward_plus_spectra_ms / g.all_cores_floor_ms);
+    if (!figures.empty()) printGeometryTables(figures);
     for (const ModelBenchCase& m : models) {
         std::printf("\n%s checkpoint (%d layers, d_model %d, %d heads on %d K/V, vocabulary %d, %s, %.0f MiB), "
                     "whole processes, median of %d:\n", m.name.c_str(), m.layers, m.d_model, m.heads, m.kv_heads, m.vocab,

@@ -40,13 +40,14 @@ constexpr CommandHelp kCommands[] = {
      false},
     {"model",
      "  model   --checkpoint DIR (--text \"...\" | --ids 1,2,3) [--layer L] [--mask causal|none]\n"
-     "          [--temperature T] [--ablate L.H,L.H [--ablate-mode zero|mean]] [--json]\n"
+     "          [--temperature T] [--ablate L.H,L.H [--ablate-mode zero|mean]] [--json] [--cache-layers N]\n"
      "          [--out DIR [--format png,svg,pdf,csv,npy] [--scale S] [--delta N]]\n"
      "          a GPT-2 directory: tokens, ids, ranks per layer and head, top-10 next tokens, the\n"
      "          log-probability of each actual next token and the loss; --ablate knocks heads out\n"
      "          (zero: they write nothing; mean: their mean output) and shows before and after;\n"
      "          --out writes attention_layer_L.npy (heads, n, n) and layer_L/ as export does;\n"
-     "          --delta N (rotary models): W_QK pictures and head_<i>_W_QK_delta_N at distance N\n",
+     "          --delta N (rotary models): W_QK pictures and head_<i>_W_QK_delta_N at distance N;\n"
+     "          --cache-layers N: F16/BF16 layers kept converted to float (default 2, 0: none)\n",
      false},
     {"lesson",
      "  lesson  N --out DIR [--format png,svg,pdf] [--scale S]   slides of lesson N (one image per step)\n"
@@ -59,9 +60,10 @@ constexpr CommandHelp kCommands[] = {
      "          prints the curves and saves it as a GPT-2 folder (train --help: every option)\n",
      false},
     {"bench",
-     "  bench   [--json] [--runs N] [--no-gui | --gui-only | --models-only] [--quick]   timings at BERT-base\n"
-     "          and a large geometry, against a GEMM floor measured in the same run, of the window's updates,\n"
-     "          and of opening GPT-2-small and Llama-3.2-1B sized checkpoints it writes (random weights)\n",
+     "  bench   [--json] [--runs N] [--no-gui | --gui-only | --models-only] [--quick] [--cache-layers N]\n"
+     "          timings at BERT-base and a large geometry, against a GEMM floor measured in the same run,\n"
+     "          of the window's updates, and of opening GPT-2-small and Llama-3.2-1B sized checkpoints it\n"
+     "          writes (random weights); --cache-layers N as for model\n",
      false},
 };
 constexpr const char* kConfigOptions =

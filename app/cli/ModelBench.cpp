@@ -230,9 +230,9 @@ private:
 
 }  // namespace
 
-int modelBenchChild(const std::string& mode, const std::string& directory) {
+int modelBenchChild(const std::string& mode, const std::string& directory, int cache_layers) {
     const Clock::time_point start = Clock::now();
-    const model::ModelPtr m = io::loadCheckpoint(directory);
+    const model::ModelPtr m = io::loadCheckpoint(directory, {}, cache_layers);
     const double open_s = secondsSince(start);
     if (mode == "first-layer") {
         model::ForwardOptions options;
@@ -259,7 +259,7 @@ int modelBenchChild(const std::string& mode, const std::string& directory) {
     return 0;
 }
 
-std::vector<ModelBenchCase> measureModels(bool quick, int runs) {
+std::vector<ModelBenchCase> measureModels(bool quick, int runs, int cache_layers) {
     char pattern[] = "/tmp/headscope-bench-XXXXXX";
     if (!::mkdtemp(pattern)) throw std::runtime_error("bench: cannot make a temporary folder");
     const fs::path root = pattern;
@@ -271,6 +271,7 @@ std::vector<ModelBenchCase> measureModels(bool quick, int runs) {
         }
     } remove{root};
     const int process_runs = quick ? 1 : std::clamp(runs, 3, 7);
+    const std::string cache = std::to_string(cache_layers);
     std::vector<ModelBenchCase> cases;
 
     const Geometry gpt2 = quick ? Geometry{2, 64, 4, 4, 16, 256, 1000, 128} : Geometry{12, 768, 12, 12, 64, 3072, 50257, 1024};
@@ -280,7 +281,7 @@ std::vector<ModelBenchCase> measureModels(bool quick, int runs) {
     g.runs = process_runs;
     std::vector<double> wall, peak;
     for (int r = 0; r < process_runs; ++r) {
-        const ProcessFigures f = runSelf({"model", "--checkpoint", gpt2_dir.string(), "--ids", "464"}, root / "out.txt");
+        const ProcessFigures f = runSelf({"model", "--checkpoint", gpt2_dir.string(), "--ids", "464", "--cache-layers", cache}, root / "out.txt");
         wall.push_back(f.wall_s);
         peak.push_back(f.peak_mib);
     }
@@ -296,12 +297,12 @@ std::vector<ModelBenchCase> measureModels(bool quick, int runs) {
     l.runs = process_runs;
     wall.clear(), peak.clear();
     for (int r = 0; r < process_runs; ++r) {
-        const ProcessFigures f = runSelf({"bench", "--model-child", "first-layer", "--model-dir", llama_dir.string()}, root / "out.txt");
+        const ProcessFigures f = runSelf({"bench", "--model-child", "first-layer", "--model-dir", llama_dir.string(), "--cache-layers", cache}, root / "out.txt");
         wall.push_back(f.wall_s);
         peak.push_back(f.peak_mib);
     }
     l.process_s = median(wall), l.process_peak_mib = median(peak);
-    const ProcessFigures f = runSelf({"bench", "--model-child", "forward", "--model-dir", llama_dir.string()}, root / "out.txt");
+    const ProcessFigures f = runSelf({"bench", "--model-child", "forward", "--model-dir", llama_dir.string(), "--cache-layers", cache}, root / "out.txt");
     const json figures = json::parse(f.out);
     l.open_s = figures["open_s"], l.forward_s = figures["forward_s"], l.forward_peak_mib = figures["forward_peak_mib"];
     l.floor_s = figures["floor_s"];

@@ -29,12 +29,13 @@ struct ModelBenchCase {
     double forward_s = 0, floor_s = 0, forward_peak_mib = 0, open_s = 0;
 };
 
-std::vector<ModelBenchCase> measureModels(bool quick, int runs);
+// cache_layers: --cache-layers of the timed processes (ModelCacheOption.h).
+std::vector<ModelBenchCase> measureModels(bool quick, int runs, int cache_layers);
 
 // Peak resident memory of this process so far, in MiB (VmHWM of /proc/self/status; 0 if unknown).
 double peakMemoryMiB();
 
 // `bench --model-child MODE --model-dir DIR`: what the timed processes run (first-layer or forward).
-int modelBenchChild(const std::string& mode, const std::string& directory);
+int modelBenchChild(const std::string& mode, const std::string& directory, int cache_layers);
 
 }  // namespace headscope::cli

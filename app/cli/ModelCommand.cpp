@@ -21,8 +21,10 @@
 #include "cli/Arguments.h"
 #include "cli/Commands.h"
 #include "cli/DeltaOption.h"
+#include "cli/ModelCacheOption.h"
 #include "cli/ModelAblation.h"
 #include "cli/ModelBench.h"
+#include "cli/ModelOutputBytes.h"
 #include "io/Checkpoint.h"
 #include "io/IoError.h"
 #include "io/MatrixExport.h"
@@ -172,6 +174,7 @@ int runModel(const QStringList& arguments, int argc, char** argv) {
         {"scale", "Pixel scale of PNG images (default 2).", "S"},
     });
     parser.addOption(deltaOption());
+    parser.addOption(cacheLayersOption());
     parseOrThrow(parser, arguments);
     const std::string checkpoint = requireValue(parser, "checkpoint");
     if (parser.isSet("text") == parser.isSet("ids")) throw UsageError("give either --text or --ids (one of them)");
@@ -201,10 +204,11 @@ int runModel(const QStringList& arguments, int argc, char** argv) {
     const double scale = parser.isSet("scale") ? parseDouble("scale", parser.value("scale")) : 2.0;
     if (!(scale >= 0.25 && scale <= 8)) throw UsageError("--scale is out of range: choose 0.25 to 8");
     const std::vector<int> given_ids = parser.isSet("ids") ? parseIds(parser.value("ids")) : std::vector<int>{};
+    const int cache_layers = parseCacheLayers(parser);
 
     model::ModelPtr m;
     try {
-        m = io::loadCheckpoint(checkpoint);
+        m = io::loadCheckpoint(checkpoint, {}, cache_layers);
     } catch (const io::IoError& e) {
         throw UsageError(e.what());
     }
@@ -249,6 +253,19 @@ int runModel(const QStringList& arguments, int argc, char** argv) {
     // Every layer of a model has the same positions: the first one answers for --delta.
     const std::optional<int> delta =
         parser.isSet("delta") ? parseDelta(parser, model::layerAnalysis(*m, trace, layer_indices.front())) : std::nullopt;
+    // Every file --out will write, counted before any is written: W_QK, W_OV (and W_QK(Delta)) are
+    // d_model x d_model per head; refuse to fill a disk by surprise (as export does).
+    if (parser.isSet("out")) {
+        const bool bias = m->blocks.front().attention.hasBias();
+        double bytes = 0;
+        for (std::size_t k = 0; k < layer_indices.size(); ++k)
+            bytes += modelOutputLayerBytes(c, trace.n(), bias, matrix_formats, delta.has_value());
+        if (bytes > kMaxModelOutputBytes)
+            throw UsageError("the files of --out would take " + std::to_string(static_cast<long long>(bytes / (1024 * 1024))) +
+                             " MiB, more than 2 GiB (csv/npy hold d_model x d_model matrices per head" +
+                             (delta ? std::string(", twice with --delta") : std::string()) +
+                             "); choose one --layer or leave csv/npy out of --format");
+    }
     std::vector<LayerReport> layers;
     for (int l : layer_indices) layers.push_back({l, headSpectra(m->blocks[l].attention)});
     const auto next = model::topNextTokens(*m, trace, kTopTokens);
@@ -282,13 +299,6 @@ int runModel(const QStringList& arguments, int argc, char** argv) {
     } catch (const io::IoError& e) {
         throw UsageError(e.what());
     }
-    // Every head's W_QK is d_model x d_model: refuse to fill a disk by surprise (as export does).
-    double bytes = 0;
-    for (io::MatrixFormat f : matrix_formats)
-        bytes += (f == io::MatrixFormat::Csv ? 16.0 : 4.0) * layer_indices.size() * c.n_head * double(c.n_embd) * c.n_embd;
-    if (bytes > 2.0 * 1024 * 1024 * 1024)
-        throw UsageError("the csv/npy matrices of these layers would take more than 2 GiB (one d_model x d_model W_QK "
-                         "per head); choose one --layer or leave csv/npy out of --format");
     std::unique_ptr<QApplication> app;
     if (!image_formats.isEmpty()) {
         prepareHeadlessQt();  // headless by design: never needs a display

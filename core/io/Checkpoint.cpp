@@ -1,6 +1,7 @@
 #include "io/Checkpoint.h"
 
 #include <filesystem>
+#include <stdexcept>
 
 #include "io/CheckpointFiles.h"
 #include "io/Gpt2Checkpoint.h"
@@ -11,7 +12,9 @@ namespace headscope::io {
 
 namespace fs = std::filesystem;
 
-model::ModelPtr loadCheckpoint(const std::string& path, const LoadProgress& progress) {
+namespace {
+
+model::ModelPtr loadFamily(const std::string& path, const LoadProgress& progress) {
     std::error_code error;
     std::string directory = path;
     if (fs::is_regular_file(path, error) && fs::path(path).filename() == "config.json")
@@ -31,6 +34,17 @@ model::ModelPtr loadCheckpoint(const std::string& path, const LoadProgress& prog
     if (type == "gpt_neox") return loadNeoxCheckpoint(directory, progress);
     throw IoError("cannot open checkpoint '" + directory + "': its model_type " + quote(type.is_string() ? type.get<std::string>() : type.dump(), 40) +
                   " is not supported (supported: gpt2, llama, mistral, qwen2, gpt_neox)");
+}
+
+}  // namespace
+
+model::ModelPtr loadCheckpoint(const std::string& path, const LoadProgress& progress, int cache_layers) {
+    if (cache_layers < 0)
+        throw std::invalid_argument("the layers kept converted (--cache-layers, or the setting model/cache_layers) must be 0 or more, not " +
+                                    std::to_string(cache_layers));
+    model::ModelPtr m = loadFamily(path, progress);
+    if (m->conversion_cache) m->conversion_cache->setCapacity(cache_layers);  // nothing is held yet
+    return m;
 }
 
 }  // namespace headscope::io

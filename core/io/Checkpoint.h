@@ -17,8 +17,11 @@
 namespace headscope::io {
 
 // `path` is the folder or its config.json. `progress` (optional) hears every stage and may cancel
-// (io/LoadProgress.h).
-model::ModelPtr loadCheckpoint(const std::string& path, const LoadProgress& progress = {});
+// (io/LoadProgress.h). `cache_layers`: how many layers of F16/BF16 weights stay converted (the
+// model's ConversionCache, model/LinearWeight.h; 0: every layer converted each time it is used);
+// std::invalid_argument when negative. F32 models have no cache and ignore it.
+model::ModelPtr loadCheckpoint(const std::string& path, const LoadProgress& progress = {},
+                               int cache_layers = model::ConversionCache::kDefaultLayers);
 
 // The families behind it, for tests and tools that know what they open.
 model::ModelConfig readLlamaConfig(const std::string& config_json);

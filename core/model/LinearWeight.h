@@ -35,7 +35,8 @@ const char* storageTypeName(StorageType type);
 // recently used cache smaller than the model would never hit.
 class ConversionCache {
 public:
-    explicit ConversionCache(int layers = 2) : capacity_(layers) {}
+    static constexpr int kDefaultLayers = 2;
+    explicit ConversionCache(int layers = kDefaultLayers) : capacity_(layers) {}
     void setCapacity(int layers);  // fewer: the least recently used layers are dropped
     int capacity() const;
     // The converted matrix of `key` (a tensor's address) in `layer`, converting it with `convert`

@@ -8,10 +8,13 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 
 #include "CliRunner.h"
 #include "RotaryCircuits.h"
+#include "cli/ModelOutputBytes.h"
 #include "io/Checkpoint.h"
+#include "io/Safetensors.h"
 #include "io/Npy.h"
 #include "model/Forward.h"
 
@@ -82,4 +85,78 @@ TEST(CliDelta, BadDeltaAndModelsWithoutRotaryPositionsAreOneLine) {
     const CliResult help = runCli({"export", "--help"});
     EXPECT_EQ(help.status, 0);
     EXPECT_THAT(help.out, HasSubstr("--delta"));
+}
+
+namespace {
+
+// A Llama folder of one layer, d_model 1024, `heads` heads of 16 on one key/value head, F32
+// weights (small sines: any finite values do), with llama3_scaled's 16-token vocabulary.
+void writeWideLlama(const fs::path& dir, int heads) {
+    fs::create_directories(dir);
+    const int d = 1024, q = heads * 16;
+    writeFile(dir / "config.json",
+              "{\"model_type\": \"llama\", \"hidden_size\": 1024, \"intermediate_size\": 16, \"num_hidden_layers\": 1, "
+              "\"num_attention_heads\": " + std::to_string(heads) + ", \"num_key_value_heads\": 1, \"head_dim\": 16, "
+              "\"hidden_act\": \"silu\", \"max_position_embeddings\": 16, \"rms_norm_eps\": 1e-05, \"rope_theta\": 10000.0, "
+              "\"tie_word_embeddings\": true, \"vocab_size\": 16}");
+    for (const char* file : {"vocab.json", "merges.txt"}) fs::copy_file(kLlama3 / file, dir / file);
+    std::map<std::string, headscope::io::Tensor> t;
+    auto add = [&](const std::string& name, std::vector<std::int64_t> shape) {
+        headscope::io::Tensor& x = t[name];
+        x.shape = shape;
+        x.data.resize(static_cast<std::size_t>(x.size()));
+        for (std::size_t i = 0; i < x.data.size(); ++i) x.data[i] = 0.05f * float(std::sin(0.37 * double(i)));
+    };
+    add("model.embed_tokens.weight", {16, d});
+    add("model.layers.0.input_layernorm.weight", {d});
+    add("model.layers.0.post_attention_layernorm.weight", {d});
+    add("model.layers.0.self_attn.q_proj.weight", {q, d});
+    add("model.layers.0.self_attn.k_proj.weight", {16, d});
+    add("model.layers.0.self_attn.v_proj.weight", {16, d});
+    add("model.layers.0.self_attn.o_proj.weight", {d, q});
+    add("model.layers.0.mlp.gate_proj.weight", {16, d});
+    add("model.layers.0.mlp.up_proj.weight", {16, d});
+    add("model.layers.0.mlp.down_proj.weight", {d, 16});
+    add("model.norm.weight", {d});
+    headscope::io::writeSafetensors((dir / "model.safetensors").string(), t);
+}
+
+std::uintmax_t bytesUnder(const fs::path& dir) {
+    std::uintmax_t total = 0;
+    for (const auto& entry : fs::recursive_directory_iterator(dir))
+        if (entry.is_regular_file()) total += entry.file_size();
+    return total;
+}
+
+}  // namespace
+
+// The 2 GiB guard of `model --out` counts every file, W_QK(Delta) included, before writing any.
+TEST(CliDelta, ModelOutGuardCountsTheRotatedCircuits) {
+    // 35 heads of d_model 1024 on one token: per head W_QK, W_OV and W_QK(0), each 2^20 values, in
+    // csv (at most 16 bytes a value) and npy (4): 35 * 3 * 2^20 * 20 bytes = 2100 MiB, just above
+    // 2 GiB; without the W_QK(Delta) files it would be 1400 MiB, below.
+    TempDir root, out;
+    writeWideLlama(root.path / "wide", 35);
+    const CliResult r = runCli({"model", "--checkpoint", (root.path / "wide").string(), "--ids", "1", "--out", out.str(),
+                                "--format", "csv,npy", "--delta", "0"});
+    expectOneLineRefusal(r, "more than 2 GiB");
+    EXPECT_THAT(r.err, HasSubstr("twice with --delta"));
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    EXPECT_TRUE(fs::is_empty(out.path)) << "a refused command wrote files";
+}
+
+// What the guard counts for a layer bounds what is written, and the W_QK(Delta) files are counted:
+// on the committed rotary folder (npy: 4 bytes a value, headers of 128) the files written exceed
+// the count without them.
+TEST(CliDelta, ModelOutGuardBoundsTheBytesWritten) {
+    TempDir out;
+    const CliResult r = runCli({"model", "--checkpoint", kLlama3.string(), "--ids", "3,1,4,1,5,9,2", "--out", out.str(),
+                                "--format", "npy", "--delta", "2"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const headscope::model::ModelPtr m = headscope::io::loadCheckpoint(kLlama3.string());
+    const std::vector<headscope::io::MatrixFormat> formats = {headscope::io::MatrixFormat::Npy};
+    const double written = double(bytesUnder(out.path));
+    const double layers = m->config.n_layer;
+    EXPECT_LE(written, layers * headscope::cli::modelOutputLayerBytes(m->config, 7, true, formats, true));
+    EXPECT_GT(written, layers * headscope::cli::modelOutputLayerBytes(m->config, 7, true, formats, false));
 }

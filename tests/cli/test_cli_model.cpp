@@ -211,3 +211,36 @@ TEST(CliModel, JsonReportsTheDtypeAsLoadedAndThePeakMemory) {
         EXPECT_EQ(nlohmann::json::parse(r.out)["model"]["dtype"], "F32");  // ../shared/models/README.md: all are F32
     }
 }
+
+// --cache-layers N (F16/BF16 layers kept converted): accepted on model and bench, listed in their
+// --help; -1 and "abc" are one line each with exit status 2.
+TEST(CliModel, CacheLayersOption) {
+    const std::string bf16 = (fs::path(HEADSCOPE_TEST_DATA_DIR) / "rotary" / "qwen2_tied_bf16").string();
+    const CliResult zero = runCli({"model", "--checkpoint", bf16, "--ids", "1,2,3", "--json", "--cache-layers", "0"});
+    ASSERT_EQ(zero.status, 0) << zero.err;
+    const CliResult usual = runCli({"model", "--checkpoint", bf16, "--ids", "1,2,3", "--json"});
+    ASSERT_EQ(usual.status, 0) << usual.err;
+    const auto strip = [](const std::string& out) {  // the same report but for the peak memory
+        auto j = nlohmann::json::parse(out);
+        j.erase("peak_memory_mib");
+        return j;
+    };
+    EXPECT_EQ(strip(zero.out), strip(usual.out));
+    for (const char* bad : {"-1", "abc"})
+        for (const char* command : {"model", "bench"}) {
+            SCOPED_TRACE(std::string(command) + " " + bad);
+            const CliResult r = std::string(command) == "model"
+                                    ? runCli({"model", "--checkpoint", bf16, "--ids", "1", "--cache-layers", bad})
+                                    : runCli({"bench", "--models-only", "--quick", "--cache-layers", bad});
+            EXPECT_EQ(r.status, 2) << r.out << r.err;
+            EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+            EXPECT_THAT(r.err, HasSubstr(std::string(bad) == "abc" ? "--cache-layers expects a whole number, got 'abc'"
+                                                                    : "--cache-layers -1 is out of range: choose 0 to"));
+        }
+    for (const char* command : {"model", "bench"}) {
+        const CliResult help = runCli({command, "--help"});
+        EXPECT_EQ(help.status, 0);
+        EXPECT_THAT(help.out, HasSubstr("--cache-layers"));
+    }
+    EXPECT_THAT(runCli({"--help"}).out, HasSubstr("[--cache-layers N]"));
+}

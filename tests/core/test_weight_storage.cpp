@@ -138,6 +138,44 @@ TEST(WeightStorage, HalfLayersAreConvertedWhenComputedWithABoundedCache) {
     }
 }
 
+// The cache size given when opening (--cache-layers, the window's model/cache_layers): 0 converts
+// every layer each time it is used, a number at least the model's layers keeps all of them after
+// one forward; the attention and logits are identical to the default's. Negative is refused.
+TEST(WeightStorage, CacheLayersGivenWhenOpening) {
+    for (const char* folder : {"rotary/qwen2_tied_bf16", "gpt2/f16_tied_inner"}) {
+        SCOPED_TRACE(folder);
+        const std::string path = (kData / folder).string();
+        const std::vector<int> ids = {1, 2, 3, 4};
+        const model::ModelPtr usual = io::loadCheckpoint(path);
+        EXPECT_EQ(usual->conversion_cache->capacity(), model::ConversionCache::kDefaultLayers);
+        const model::Trace expected = model::runModel(*usual, ids);
+        const long long per_forward = usual->config.n_layer * (usual->config.mlp == model::MlpKind::Gated ? 3 : 2);
+
+        const model::ModelPtr none = io::loadCheckpoint(path, {}, 0);
+        for (int run = 1; run <= 2; ++run) {
+            const model::Trace t = model::runModel(*none, ids);
+            EXPECT_EQ(none->conversion_cache->conversions(), run * per_forward);  // every layer, every time
+            EXPECT_EQ(none->conversion_cache->layersHeld(), 0);
+            EXPECT_EQ(t.logits, expected.logits);
+            for (int l = 0; l < usual->config.n_layer; ++l)
+                for (int h = 0; h < usual->config.n_head; ++h)
+                    EXPECT_EQ(t.layers[l].attention.heads[h].weights, expected.layers[l].attention.heads[h].weights);
+        }
+        const model::ModelPtr all = io::loadCheckpoint(path, {}, 1000);
+        model::runModel(*all, ids);
+        const model::Trace again = model::runModel(*all, ids);
+        EXPECT_EQ(all->conversion_cache->conversions(), per_forward);  // converted once, then kept
+        EXPECT_EQ(all->conversion_cache->layersHeld(), all->config.n_layer);
+        EXPECT_EQ(again.logits, expected.logits);
+        try {
+            io::loadCheckpoint(path, {}, -1);
+            ADD_FAILURE() << "a negative cache size was accepted";
+        } catch (const std::invalid_argument& e) {
+            EXPECT_THAT(e.what(), HasSubstr("must be 0 or more, not -1"));
+        }
+    }
+}
+
 TEST(LoadProgress, ReachesOneNeverGoingBackAndCancels) {
     std::vector<std::pair<double, std::string>> heard;
     const auto record = [&](double fraction, const std::string& stage) {

@@ -1,6 +1,7 @@
 #include "Session.h"
 
 #include "LoadProgressRelay.h"
+#include "Setting.h"
 #include "io/Checkpoint.h"
 #include "io/MhaLoader.h"
 
@@ -238,9 +239,12 @@ void Session::loadSource(std::function<WeightSource()> read) {
 }
 
 void Session::openModel(const QString& directory) {
-    loadSource([path = directory.toStdString(), progress = ui::LoadProgressRelay::instance().reporter()]() {
+    // F16/BF16 layers kept converted: the settings key model/cache_layers (README), as --cache-layers.
+    static const Setting<int> kCacheLayers{"model/cache_layers", model::ConversionCache::kDefaultLayers};
+    loadSource([path = directory.toStdString(), progress = ui::LoadProgressRelay::instance().reporter(),
+                cache_layers = kCacheLayers.get()]() {
         WeightSource source;
-        source.model = io::loadCheckpoint(path, progress);  // the window's progress bar (ui/app/LoadProgressBar.h)
+        source.model = io::loadCheckpoint(path, progress, cache_layers);  // progress: ui/app/LoadProgressBar.h
         return source;
     });
 }
