@@ -41,6 +41,24 @@ bool asksForHelpOrVersion(int argc, char* argv[]) {
     return false;
 }
 
+// Whether Qt has a window system to start on. Without one (DISPLAY and WAYLAND_DISPLAY unset, no
+// QT_QPA_PLATFORM, no -platform) Qt's xcb plugin aborts inside QApplication with a core dump,
+// before HeadScope has read its arguments.
+bool hasDisplay(int argc, char* argv[]) {
+#if defined(Q_OS_UNIX) && !defined(Q_OS_DARWIN)
+    for (const char* name : {"QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY"})
+        if (!qEnvironmentVariableIsEmpty(name)) return true;
+    for (int i = 1; i < argc; ++i)
+        if (std::strcmp(argv[i], "-platform") == 0 || std::strcmp(argv[i], "--platform") == 0 ||
+            std::strncmp(argv[i], "-platform=", 10) == 0 || std::strncmp(argv[i], "--platform=", 11) == 0)
+            return true;
+    return false;
+#else
+    (void)argc, (void)argv;
+    return true;  // Windows and macOS always have one
+#endif
+}
+
 bool asksForBench(int argc, char* argv[]) {
     for (int i = 1; i < argc; ++i)
         if (std::strcmp(argv[i], "--bench") == 0) return true;
@@ -61,6 +79,9 @@ int main(int argc, char* argv[]) {
         app = std::make_unique<QCoreApplication>(argc, argv);
     } else {
         if (asksForBench(argc, argv)) qputenv("QT_QPA_PLATFORM", "offscreen");  // the figures are offscreen ones
+        else if (!hasDisplay(argc, argv))
+            return fail(QStringLiteral("no display: set DISPLAY, or run with QT_QPA_PLATFORM=offscreen "
+                                       "(e.g. for --screenshot); --help lists the options"));
         app = std::make_unique<QApplication>(argc, argv);
         headscope::ui::initResources();
         QApplication::setApplicationDisplayName(QStringLiteral("HeadScope"));

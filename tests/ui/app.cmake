@@ -52,3 +52,6 @@ headscope_add_ui_test(test_heads_tab_words)
 target_compile_definitions(test_heads_tab_words PRIVATE HEADSCOPE_SHARED_MODELS_DIR="${HEADSCOPE_SHARED_MODELS_DIR}")
 # The conversion-cache size setting (model/cache_layers) reaches the model the window opens (issue 22).
 headscope_add_ui_test(test_cache_setting)
+# headscope without a display (issue 21): one line and exit 2, not Qt's abort; --help and --version answered.
+add_test(NAME ui.headscope_no_display
+         COMMAND ${CMAKE_COMMAND} -DHEADSCOPE=$<TARGET_FILE:headscope> -P ${CMAKE_CURRENT_SOURCE_DIR}/no_display.cmake)

@@ -7,6 +7,7 @@
 // The thumbnails beside the large head (issue 21, thumbnails that read at full HD): near square
 // and at least kMinThumbnail pixels, in as many columns as that takes.
 #include <QSignalSpy>
+#include <QSplitter>
 #include <QTextDocument>
 #include <QtTest>
 
@@ -172,6 +173,55 @@ private slots:
         QTest::mouseClick(grid, Qt::LeftButton, Qt::NoModifier, grid->headRect(heads - 1)->rect().center());
         QCOMPARE(clicked.count(), 1);
         QCOMPARE(clicked.first().first().toInt(), heads - 1);
+    }
+
+    // The split the user drags stays through every resize (issue 21): the default (two fifths for
+    // the thumbnails, or what keeps them square) only until the handle is moved.
+    void splitterKeepsTheUsersRatio() {
+        auto* grid = new HeadGridView;
+        auto* large = new HeadDetailView;
+        HeadsTab tab(grid, large);
+        grid->setAnalysis(makeAnalysis(4));
+        large->setAnalysis(grid->analysis());
+        tab.resize(1400, 800);
+        tab.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&tab));
+        QTRY_VERIFY_WITH_TIMEOUT(tab.focusShown(), 10000);
+        QApplication::processEvents();  // the queued arrangement for the head count
+        QSplitter* split = tab.splitter();
+        QCOMPARE(split->orientation(), Qt::Horizontal);
+        const int before = split->sizes().at(0);
+        QCOMPARE(tab.userRatio(), -1.0);
+        // The handle dragged 150 px to the left, as a mouse does it: the large head narrower.
+        QSplitterHandle* handle = split->handle(1);
+        const QPoint from = handle->rect().center(), to = from - QPoint(150, 0);
+        const auto send = [handle](QEvent::Type type, QPoint at, Qt::MouseButton button, Qt::MouseButtons buttons) {
+            QMouseEvent event(type, QPointF(at), QPointF(handle->mapToGlobal(at)), button, buttons, Qt::NoModifier);
+            QApplication::sendEvent(handle, &event);
+        };
+        send(QEvent::MouseButtonPress, from, Qt::LeftButton, Qt::LeftButton);
+        send(QEvent::MouseMove, to, Qt::NoButton, Qt::LeftButton);
+        send(QEvent::MouseButtonRelease, to, Qt::LeftButton, Qt::NoButton);
+        const QList<int> dragged = split->sizes();
+        QVERIFY2(std::abs(dragged.at(0) - (before - 150)) <= 2,
+                 qPrintable(QStringLiteral("the drag left the large head %1 px wide, from %2").arg(dragged.at(0)).arg(before)));
+        const double ratio = double(dragged.at(0)) / double(dragged.at(0) + dragged.at(1));
+        // Resized wider, narrower, back, and the head count changed: the ratio stays (within a pixel's rounding).
+        const QSize sizes[] = {QSize(1800, 950), QSize(1200, 700), QSize(1400, 800)};
+        for (const QSize& size : sizes) {
+            tab.resize(size);
+            QApplication::processEvents();
+            const QList<int> now = split->sizes();
+            const double kept = double(now.at(0)) / double(now.at(0) + now.at(1));
+            QVERIFY2(std::abs(kept - ratio) < 2.0 / (now.at(0) + now.at(1)),
+                     qPrintable(QStringLiteral("at %1 x %2 the large head has %3 of the split, the user left it at %4")
+                                    .arg(size.width()).arg(size.height()).arg(kept).arg(ratio)));
+        }
+        grid->setAnalysis(makeAnalysis(8));
+        QApplication::processEvents();  // the queued arrangement for the head count
+        const QList<int> now = split->sizes();
+        QVERIFY2(std::abs(double(now.at(0)) / double(now.at(0) + now.at(1)) - ratio) < 2.0 / (now.at(0) + now.at(1)),
+                 "a new head count put the default split back");
     }
 
     // The model dock at 2x fonts (1024 x 768 at QT_SCALE_FACTOR=2 gives it about 240 logical

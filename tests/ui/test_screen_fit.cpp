@@ -9,7 +9,10 @@
 //  - every shown dock's title (a title bar, or a tab beside another dock) is whole, never "Co...";
 //  - at 1024 x 768 and scale 1 the Heads tab shows the selected head large with every one of
 //    the demo's 11 words on both axes (focus and context); where there is no room for it
-//    (1024 x 768 at 2x) the grid alone, never a large head cut by the window's edge.
+//    (1024 x 768 at 2x) the grid alone, never a large head cut by the window's edge;
+//  - where 1400 x 900 fits with a frame (full HD), the first window is centred on the screen;
+//  - the Training tab's legend is whole: every entry's name in full within its entry, the
+//    legend within the plot (1400 x 900 cut "accuracy (right" and "repeated hal").
 #include <QAbstractButton>
 #include <QDockWidget>
 #include <QFileInfo>
@@ -25,6 +28,8 @@
 #include "HeadsTab.h"
 #include "MainWindow.h"
 #include "Session.h"
+#include "TrainingCurvesView.h"
+#include "TrainingTab.h"
 
 using namespace headscope::ui;
 using namespace headscope::ui::testing;
@@ -157,6 +162,68 @@ private slots:
             QCOMPARE(QStringList(ticker->ticks().values()), words);
         }
         qInfo("large head %dx%d, axis rect %dx%d", focus->width(), focus->height(), rect->width(), rect->height());
+    }
+
+    // Where the preferred 1400 x 900 fits with a frame, the first window is centred on the
+    // available screen (it opened at 0,0); where it does not, it takes the screen as before.
+    void firstWindowIsCentredWhereItFits() {
+        MainWindow window(noSettings());
+        window.fitToScreen();
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        settle();
+        const QRect frame = window.frameGeometry();
+        qInfo("first window at %s on available %s", qPrintable(describe(frame)), qPrintable(describe(available_)));
+        QVERIFY2(inside(available_, frame, 0), qPrintable(describe(frame)));
+        if (available_.width() < 1400 + 16 || available_.height() < 900 + 48) {
+            QVERIFY2(frame.size() == available_.size() || window.isMaximized(),
+                     qPrintable(QStringLiteral("a small screen %1: the window %2 is neither maximised nor the screen's size")
+                                    .arg(describe(available_), describe(frame))));
+            return;
+        }
+        QCOMPARE(window.size(), QSize(1400, 900));
+        const QPoint off = frame.center() - available_.center();
+        QVERIFY2(std::abs(off.x()) <= 8 && std::abs(off.y()) <= 24,  // half the frame a window manager may add
+                 qPrintable(QStringLiteral("the window %1 is %2, %3 px off the centre of %4")
+                                .arg(describe(frame)).arg(off.x()).arg(off.y()).arg(describe(available_))));
+    }
+
+    // The Training tab's legend whole on this screen, at the window's first size.
+    void trainingLegendIsWhole() {
+        MainWindow window(noSettings());
+        window.fitToScreen();
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QString error;
+        QVERIFY2(window.showTab(QStringLiteral("Training"), &error), qPrintable(error));
+        auto* tab = window.findChild<TrainingTab*>();
+        QVERIFY(tab);
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QSignalSpy shown(tab, &TrainingTab::frameShown);
+        QVERIFY(tab->frame() || shown.wait(60000));
+        settle();
+        TrainingCurvesView* curves = tab->curves();
+        QVERIFY(curves->isVisible());
+        curves->replot();
+        QCPLegend* legend = curves->legend;
+        const QRect widget = curves->rect();
+        QVERIFY2(widget.contains(legend->outerRect()),
+                 qPrintable(QStringLiteral("the legend %1 leaves the plot %2").arg(describe(legend->outerRect()), describe(widget))));
+        const QFontMetrics metrics(legend->font());
+        for (int i = 0; i < curves->graphCount(); ++i) {
+            const auto which = TrainingCurvesView::Curve(i);
+            QCPAbstractLegendItem* item = legend->itemWithPlottable(curves->curve(which));
+            QVERIFY(item);
+            const QString name = curves->curve(which)->name();
+            QCOMPARE(name, curves->curveName(which));  // in full, not shortened, at any of these screens
+            const QMargins m = item->margins();
+            const int needed = m.left() + legend->iconSize().width() + legend->iconTextPadding() + metrics.horizontalAdvance(name) + m.right();
+            QVERIFY2(item->rect().width() + m.left() + m.right() >= needed && widget.contains(item->outerRect()),
+                     qPrintable(QStringLiteral("legend entry \"%1\" has %2 px (%3), its text needs %4; plot %5 x %6, %7 columns")
+                                    .arg(name).arg(item->outerRect().width()).arg(describe(item->outerRect())).arg(needed)
+                                    .arg(curves->width()).arg(curves->height()).arg(curves->legendColumns())));
+        }
+        qInfo("training curves %dx%d, legend %d columns", curves->width(), curves->height(), curves->legendColumns());
     }
 
     void fitsAtTwiceTheFontSize() {

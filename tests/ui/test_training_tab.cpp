@@ -143,6 +143,46 @@ private slots:
         QCOMPARE(model->config.n_embd, 16);
         QCOMPARE(model->config.vocab_size, 20);
     }
+
+    // The curves' legend at every width the tab can give them, at the window's font and twice
+    // it (issue 21: "accuracy (right" and "repeated hal" at 1400 x 900): each entry's name whole
+    // within its entry and the legend within the plot; shortened only where one entry alone is
+    // wider than the plot, and then the tool tip gives every name in full.
+    void legendEntriesAreWhole() {
+        for (const double factor : {1.0, 2.0}) {
+            TrainingCurvesView curves;
+            QFont font = curves.font();
+            font.setPointSizeF(font.pointSizeF() * factor);
+            curves.setFont(font);
+            curves.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&curves));
+            for (int width = 260; width <= 1300; width += 20) {
+                curves.resize(width, 400);
+                QApplication::processEvents();
+                curves.replot();
+                QCPLegend* legend = curves.legend;
+                const QString where = QStringLiteral("font x%1, %2 px wide, %3 columns").arg(factor).arg(width).arg(curves.legendColumns());
+                QVERIFY2(curves.rect().contains(legend->outerRect()), qPrintable(where + QStringLiteral(": the legend leaves the plot")));
+                const QFontMetrics metrics(legend->font());
+                for (int i = 0; i < curves.graphCount(); ++i) {
+                    const auto which = TrainingCurvesView::Curve(i);
+                    QCPAbstractLegendItem* item = legend->itemWithPlottable(curves.curve(which));
+                    QVERIFY(item);
+                    const QString name = curves.curve(which)->name(), full = curves.curveName(which);
+                    const QMargins m = item->margins();
+                    const auto needs = [&](const QString& text) {
+                        return m.left() + legend->iconSize().width() + legend->iconTextPadding() + metrics.horizontalAdvance(text) + m.right();
+                    };
+                    QVERIFY2(item->outerRect().width() >= needs(name) && curves.rect().contains(item->outerRect()),
+                             qPrintable(where + QStringLiteral(": \"%1\" has %2 px, needs %3").arg(name).arg(item->outerRect().width()).arg(needs(name))));
+                    if (name == full) continue;
+                    QVERIFY2(factor > 1 && curves.legendColumns() == 1 && needs(full) > width - legend->margins().left() - legend->margins().right(),
+                             qPrintable(where + QStringLiteral(": \"%1\" shortened to \"%2\" though it fits").arg(full, name)));
+                    QVERIFY2(curves.toolTip().contains(full), qPrintable(where + QStringLiteral(": the tool tip lacks ") + full));
+                }
+            }
+        }
+    }
 };
 
 QTEST_MAIN(TestTrainingTab)

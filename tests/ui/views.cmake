@@ -4,6 +4,8 @@ headscope_add_ui_test(test_color_maps)
 headscope_add_ui_test(test_head_grid)
 headscope_add_ui_test(test_export)
 headscope_add_ui_test(test_head_detail)
+# Exports of the table views whole (issue 21): every row in PNG, SVG and PDF, the rank table vector.
+headscope_add_ui_test(test_export_tables)
 set(HEADSCOPE_VIEW_TEST OFF)
 headscope_add_ui_test(test_token_views_ui)
 headscope_add_ui_test(test_label_placement)

@@ -1,6 +1,7 @@
 #include "HeadsTab.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <QResizeEvent>
 #include <QSplitter>
@@ -26,6 +27,13 @@ HeadsTab::HeadsTab(HeadGridView* grid, HeadDetailView* focus, QWidget* parent)
     layout->setSizeConstraint(QLayout::SetNoConstraint);  // minimumSizeHint() is the tab's minimum
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(split_);
+    // A drag (never setSizes) moves the splitter: the user's ratio from then on.
+    connect(split_, &QSplitter::splitterMoved, this, [this]() {
+        const QList<int> sizes = split_->sizes();
+        if (sizes.size() != 2 || sizes[0] + sizes[1] <= 0) return;
+        user_ratio_ = double(sizes[0]) / double(sizes[0] + sizes[1]);
+        user_orientation_ = split_->orientation();
+    });
     // The thumbnails' room depends on the head count (queued: not inside the grid's refresh).
     connect(grid_, &HeadGridView::headCountChanged, this, [this]() { arrange(this->size()); }, Qt::QueuedConnection);
 }
@@ -72,7 +80,14 @@ void HeadsTab::arrange(const QSize& size) {
     // Side by side, the thumbnails get two fifths of the width, and at least what keeps each
     // kMinThumbnail pixels square (full HD: two columns of 8 heads, not a column of strips),
     // as long as the large head keeps its minimum.
-    if (shown && wide && grid_->headCount() > 0) {
+    if (shown && user_ratio_ >= 0 && user_orientation_ == orientation) {
+        const int total = (wide ? size.width() : size.height()) - handle;
+        const int focus_min_along = wide ? focus_min.width() : focus_min.height();
+        const int grid_min_along = wide ? grid_min.width() : grid_min.height();
+        const int focus_along = std::clamp(int(std::lround(user_ratio_ * total)), std::min(focus_min_along, total),
+                                           std::max(focus_min_along, total - grid_min_along));
+        split_->setSizes({focus_along, total - focus_along});
+    } else if (shown && wide && grid_->headCount() > 0) {
         const int total = size.width() - handle;
         const int wanted = std::max(total * 2 / 5, grid_->thumbnailsWidth(size.height(), kMinThumbnail));
         const int grid_w = std::clamp(wanted, grid_min.width(), std::max(grid_min.width(), total - focus_min.width()));

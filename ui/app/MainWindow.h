@@ -217,6 +217,7 @@ private:
     QDockWidget* spectrum_dock_ = nullptr;
     QSplitter* spectrum_split_ = nullptr;  // spectra | rank table; one above the other in a narrow dock
     Room room_ = Room::Wide;
+    bool placed_ = false;  // a geometry restored, or the first fitToScreen done: the window not centred again
     StatusPanel* status_ = nullptr;
     HeadDetailDialog* detail_ = nullptr;
     RecentFiles* recent_ = nullptr;

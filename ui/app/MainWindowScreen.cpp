@@ -37,7 +37,8 @@ constexpr QSize kFrameAllowance(16, 48);  // a title bar and borders a window ma
 }  // namespace
 
 Config MainWindow::restoreSettings() {
-    if (!restoreGeometry(kGeometry.get())) resize(kPreferredSize);
+    placed_ = restoreGeometry(kGeometry.get());  // where the user left it: not centred
+    if (!placed_) resize(kPreferredSize);
     restoreState(kState.get());
     options_.show_logits = kShowLogits.get();
     options_.shared_scale = kSharedScale.get();
@@ -133,8 +134,15 @@ void MainWindow::fitToScreen() {
         setGeometry(available);
         setWindowState(windowState() | Qt::WindowMaximized);
     } else {
+        if (!placed_) {
+            // The first window where it fits (full HD): in the middle of the screen, its frame too.
+            QRect framed(QPoint(0, 0), size() + kFrameAllowance);
+            framed.moveCenter(available.center());
+            move(framed.topLeft());
+        }
         clampToScreen();
     }
+    placed_ = true;
     arrangeDocks(roomFor(available.size()));
     if (room_ != Room::Wide) resizeDocks({controls_}, {std::min(360, available.width() * 3 / 10)}, Qt::Horizontal);
 }

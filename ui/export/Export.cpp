@@ -213,8 +213,14 @@ bool exportHead(const Analysis& analysis, int head, const ViewOptions& options, 
 
 
 bool saveWidget(QWidget* widget, const QString& path, ImageFormat format, double scale, QString* error) {
-    if (!widget || !checkTarget(path, error)) return false;
-    const QSize size = widget->size();
+    if (!widget) return false;
+    return savePainted(widget->size(), [widget](QPainter& painter) { widget->render(&painter); }, widget->windowTitle(),
+                       path, format, scale, error);
+}
+
+bool savePainted(const QSize& size, const std::function<void(QPainter&)>& paint, const QString& title,
+                 const QString& path, ImageFormat format, double scale, QString* error) {
+    if (!checkTarget(path, error)) return false;
     if (size.isEmpty() || !(scale > 0)) {
         fail(error, QStringLiteral("Cannot export '%1': the view has no size.").arg(path));
         return false;
@@ -225,8 +231,11 @@ bool saveWidget(QWidget* widget, const QString& path, ImageFormat format, double
             QImage image(size * scale, QImage::Format_ARGB32);
             image.setDevicePixelRatio(scale);
             image.fill(Qt::white);
-            widget->render(&image);
-            ok = image.save(path, "PNG");
+            QPainter painter;
+            ok = painter.begin(&image);
+            if (ok) paint(painter);
+            painter.end();
+            ok = ok && image.save(path, "PNG");
             break;
         }
         case ImageFormat::Svg: {
@@ -235,10 +244,10 @@ bool saveWidget(QWidget* widget, const QString& path, ImageFormat format, double
             generator.setSize(size);
             generator.setViewBox(QRect(QPoint(0, 0), size));
             generator.setResolution(96);
-            generator.setTitle(widget->windowTitle());
+            generator.setTitle(title);
             QPainter painter;
             ok = painter.begin(&generator);
-            if (ok) widget->render(&painter);
+            if (ok) paint(painter);
             painter.end();
             ok = ok && QFileInfo(path).size() > 0;
             break;
@@ -250,7 +259,7 @@ bool saveWidget(QWidget* widget, const QString& path, ImageFormat format, double
             writer.setPageMargins(QMarginsF(0, 0, 0, 0));
             QPainter painter;
             ok = painter.begin(&writer);
-            if (ok) widget->render(&painter);
+            if (ok) paint(painter);
             painter.end();
             ok = ok && QFileInfo(path).size() > 0;
             break;

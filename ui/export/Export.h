@@ -9,6 +9,7 @@
 #include <QSize>
 #include <QString>
 #include <QStringList>
+#include <functional>
 #include <optional>
 
 #include "Analysis.h"
@@ -16,6 +17,7 @@
 #include "ViewOptions.h"
 
 class QCustomPlot;
+class QPainter;
 class QWidget;
 
 namespace headscope::ui {
@@ -76,6 +78,10 @@ bool exportView(ViewKind kind, const Analysis& analysis, int head, const ViewOpt
 
 // Any widget (tables, text) as PNG (raster at scale), SVG or PDF (vector) at its current size.
 bool saveWidget(QWidget* widget, const QString& path, ImageFormat format, double scale, QString* error);
+// Whatever paint draws in size (logical pixels) on a white page: PNG (raster at scale), SVG or
+// PDF (vector: the text stays text). title: the SVG's <title>.
+bool savePainted(const QSize& size, const std::function<void(QPainter&)>& paint, const QString& title,
+                 const QString& path, ImageFormat format, double scale, QString* error);
 
 // Writes, for each format, every view of exportedViews() into dir (created if missing), named by
 // viewFileName (circuits and query-key map of `head`; the score breakdown of its default cell;

@@ -3,6 +3,7 @@
 #include <QDir>
 #include <QResizeEvent>
 #include <QHeaderView>
+#include <QScrollArea>
 #include <algorithm>
 #include <memory>
 #include <qcustomplot.h>
@@ -89,11 +90,10 @@ bool exportView(ViewKind kind, const Analysis& analysis, int head, const ViewOpt
             if (rotated) view.setRotaryDelta(rotated.get());
             view.setAnalysis(borrow(analysis));
             view.setHead(head);
-            const int rows = view.rowCount();
-            view.resize(view.horizontalHeader()->length() + 4,
-                        view.horizontalHeader()->height() + rows * view.verticalHeader()->defaultSectionSize() + 4);
-            view.resize(std::max(view.width(), int(420 * s)), view.height());
-            return saveWidget(&view, path, format, scale, error);
+            // Drawn whole as text and lines (RankTableView::paintWhole): every head's row, vector in SVG and PDF.
+            const int min_width = int(420 * s);  // as wide as a slide's column at least
+            return savePainted(view.wholeSize(min_width), [&view, min_width](QPainter& painter) { view.paintWhole(painter, min_width); },
+                               viewTitle(kind), path, format, scale, error);
         }
         case ViewKind::Projections: {
             FusedProjectionsView view;
@@ -135,14 +135,20 @@ bool exportView(ViewKind kind, const Analysis& analysis, int head, const ViewOpt
             // The whole page (issue 21): a width for the formulas, and the height its wrapped text
             // needs at that width (sizeHint() guesses the height for another width and cut the
             // attention and layer rows).
+            // The page alone, out of the view's scroll area: the area sizes its widget to its viewport
+            // on every resize event, which cut the page to about 330 px (costs.pdf, costs.svg).
             QWidget* page = view.page();
+            auto* scroll = view.findChild<QScrollArea*>();
+            if (scroll && scroll->widget() == page) scroll->takeWidget();
             const int width = std::max(page->sizeHint().width(), int(900 * s));
             page->resize(width, page->hasHeightForWidth() ? page->heightForWidth(width) : page->sizeHint().height());
             // A hidden label lays its text out again only on a resize event: send it, or the
             // text keeps the narrow layout sizeHint() gave it.
             QResizeEvent resized(page->size(), QSize());
             QCoreApplication::sendEvent(page, &resized);
-            return saveWidget(page, path, format, scale, error);
+            const bool saved = saveWidget(page, path, format, scale, error);
+            if (scroll && !scroll->widget()) scroll->setWidget(page);  // back where the view owns it
+            return saved;
         }
         case ViewKind::ScoreBreakdown: {
             ScoreBreakdownView view;

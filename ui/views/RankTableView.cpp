@@ -1,6 +1,7 @@
 #include "RankTableView.h"
 
 #include <QHeaderView>
+#include <QPainter>
 #include <QScrollBar>
 #include <algorithm>
 
@@ -160,6 +161,86 @@ void RankTableView::refresh() {
     fitColumns();
     shown_ = std::move(rows);
     updating_ = false;
+}
+
+namespace {
+constexpr int kCellPadding = 8;  // each side of a cell's text
+}
+
+std::vector<int> RankTableView::wholeColumnWidths(int min_width) const {
+    const QFontMetrics cell(font()), header(horizontalHeader()->font());
+    std::vector<int> widths(std::size_t(columnCount()), 0);
+    for (int c = 0; c < columnCount(); ++c) {
+        int w = 0;
+        if (const QTableWidgetItem* h = horizontalHeaderItem(c))
+            for (const QString& line : h->text().split(QLatin1Char('\n'))) w = std::max(w, header.horizontalAdvance(line));
+        for (int r = 0; r < rowCount(); ++r)
+            if (const QTableWidgetItem* it = item(r, c)) w = std::max(w, cell.horizontalAdvance(it->text()));
+        widths[std::size_t(c)] = w + 2 * kCellPadding;
+    }
+    int natural = 1;
+    for (int w : widths) natural += w;
+    int extra = std::max(0, min_width - natural);  // the room over the contents, shared by the columns
+    for (std::size_t c = 0; c < widths.size(); ++c) {
+        const int share = extra / int(widths.size() - c);
+        widths[c] += share;
+        extra -= share;
+    }
+    return widths;
+}
+
+int RankTableView::wholeRowHeight() const { return QFontMetrics(font()).height() * 3 / 2; }
+
+int RankTableView::wholeHeaderHeight() const {
+    int lines = 1;
+    for (int c = 0; c < columnCount(); ++c)
+        if (const QTableWidgetItem* h = horizontalHeaderItem(c)) lines = std::max(lines, int(h->text().count(QLatin1Char('\n'))) + 1);
+    return QFontMetrics(horizontalHeader()->font()).height() * lines + kCellPadding;
+}
+
+QSize RankTableView::wholeSize(int min_width) const {
+    int width = 1;
+    for (int w : wholeColumnWidths(min_width)) width += w;
+    return QSize(width, wholeHeaderHeight() + rowCount() * wholeRowHeight() + 1);
+}
+
+void RankTableView::paintWhole(QPainter& painter, int min_width) const {
+    const std::vector<int> widths = wholeColumnWidths(min_width);
+    const QSize whole = wholeSize(min_width);
+    const int header_h = wholeHeaderHeight(), row_h = wholeRowHeight();
+    painter.save();
+    painter.fillRect(QRect(QPoint(0, 0), whole), Qt::white);
+    painter.fillRect(QRect(0, 0, whole.width(), header_h), QColor(238, 238, 238));
+    // The selected head's row, as the table highlights it (lighter: it is printed).
+    for (const QModelIndex& index : selectionModel() ? selectionModel()->selectedRows() : QModelIndexList())
+        painter.fillRect(QRect(0, header_h + index.row() * row_h, whole.width(), row_h), QColor(205, 225, 250));
+    painter.setPen(QColor(190, 190, 190));
+    for (int r = 0; r <= rowCount(); ++r) painter.drawLine(0, header_h + r * row_h, whole.width() - 1, header_h + r * row_h);
+    painter.drawLine(0, 0, whole.width() - 1, 0);
+    int x = 0;
+    for (std::size_t c = 0; c <= widths.size(); ++c) {
+        painter.drawLine(x, 0, x, whole.height() - 1);
+        if (c < widths.size()) x += widths[c];
+    }
+    x = 0;
+    for (int c = 0; c < columnCount(); ++c) {
+        const int w = widths[std::size_t(c)];
+        painter.setFont(horizontalHeader()->font());
+        painter.setPen(Qt::black);
+        if (const QTableWidgetItem* h = horizontalHeaderItem(c))
+            painter.drawText(QRect(x, 0, w, header_h), Qt::AlignCenter, h->text());
+        painter.setFont(font());
+        for (int r = 0; r < rowCount(); ++r) {
+            const QTableWidgetItem* it = item(r, c);
+            if (!it) continue;
+            const QVariant fg = it->data(Qt::ForegroundRole);
+            painter.setPen(fg.isValid() ? fg.value<QBrush>().color() : QColor(Qt::black));
+            const Qt::Alignment align = c == 0 ? Qt::AlignLeft | Qt::AlignVCenter : Qt::AlignCenter;
+            painter.drawText(QRect(x + kCellPadding, header_h + r * row_h, w - 2 * kCellPadding, row_h), int(align), it->text());
+        }
+        x += w;
+    }
+    painter.restore();
 }
 
 }  // namespace headscope::ui

@@ -14,6 +14,8 @@
 
 #include <QTableWidget>
 
+class QPainter;
+
 #include "Analysis.h"
 #include "RankTable.h"
 #include "ViewOptions.h"
@@ -21,6 +23,9 @@
 namespace headscope::ui {
 
 class RotaryDelta;
+
+// The rank table drawn whole for export (issue 21): the header and every row, as text and lines
+// on any painter (SVG and PDF keep the text as text; no widget bitmaps, no scroll bar).
 
 class RankTableView : public QTableWidget {
     Q_OBJECT
@@ -35,11 +40,20 @@ public:
     // Heads knocked out (Session::ablation, for the layer shown): their rows greyed, "off" beside the name.
     void setHeadsOff(std::vector<bool> off);
 
+    // The size the whole table takes drawn by paintWhole: every column and every row, at least
+    // min_width wide (the columns share what is over their contents).
+    QSize wholeSize(int min_width = 0) const;
+    // Draws the header and every row at (0, 0) with the table's fonts and the rows' colours.
+    void paintWhole(QPainter& painter, int min_width = 0) const;
+
 signals:
     void headClicked(int head);
 
 private:
     void refresh();
+    std::vector<int> wholeColumnWidths(int min_width) const;
+    int wholeRowHeight() const;
+    int wholeHeaderHeight() const;
     void fitColumns();  // columns to their contents, the table at least as wide as they are
 
     std::shared_ptr<const Analysis> analysis_;

@@ -91,8 +91,8 @@ void legendBelow(QCustomPlot* plot, int per_row) {
     plot->axisRect()->insetLayout()->take(legend);
     plot->plotLayout()->addElement(1, 0, legend);
     plot->plotLayout()->setRowStretchFactor(1, 0.001);
-    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    legend->setWrap(per_row);
+    legend->setWrap(per_row);  // before the fill order, which rearranges the entries by it (setWrap alone does not)
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
     legend->setBorderPen(Qt::NoPen);
     legend->setMargins(QMargins(4, 0, 4, 2));
     legend->setIconSize(18, 8);

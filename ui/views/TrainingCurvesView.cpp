@@ -1,5 +1,7 @@
 #include "TrainingCurvesView.h"
 
+#include <algorithm>
+
 #include "TextFit.h"
 
 namespace headscope::ui {
@@ -18,7 +20,8 @@ TrainingCurvesView::TrainingCurvesView(QWidget* parent) : QCustomPlot(parent) {
                   {"accuracy (right)", QColor(0, 158, 115), Qt::DashLine, true}};
     for (const auto& c : curves) {
         QCPGraph* g = addGraph(xAxis, c.right ? yAxis2 : yAxis);
-        g->setName(tr(c.name));
+        names_.push_back(tr(c.name));
+        g->setName(names_.back());
         g->setPen(QPen(c.color, 2, c.style));
     }
     xAxis->setLabel(tr("step"));
@@ -28,6 +31,66 @@ TrainingCurvesView::TrainingCurvesView(QWidget* parent) : QCustomPlot(parent) {
     yAxis2->setRange(0, 100);
     legend->setFont(font());
     fit::legendBelow(this, 2);
+    fitLegend(width());
+}
+
+void TrainingCurvesView::resizeEvent(QResizeEvent* event) {
+    fitLegend(event->size().width());
+    QCustomPlot::resizeEvent(event);
+}
+
+void TrainingCurvesView::changeEvent(QEvent* event) {
+    if (event->type() == QEvent::FontChange) {
+        legend->setFont(font());  // View > Larger: the legend grows with the axes
+        fitLegend(width());
+    }
+    QCustomPlot::changeEvent(event);
+}
+
+void TrainingCurvesView::fitLegend(int width) {
+    // What one entry needs, as QCPPlottableLegendItem measures it: its margins, the icon, the
+    // padding and the name in the legend's font.
+    const QFontMetrics metrics(legend->font());
+    const int n = int(names_.size());
+    const auto entryWidth = [&](const QString& name) {
+        const QCPAbstractLegendItem* item = legend->item(0);
+        const QMargins m = item ? item->margins() : QMargins(8, 2, 8, 2);
+        return m.left() + m.right() + legend->iconSize().width() + legend->iconTextPadding() +
+               metrics.boundingRect(0, 0, 0, legend->iconSize().height(), Qt::TextDontClip, name).width() + 1;
+    };
+    const int room = width - legend->margins().left() - legend->margins().right() -
+                     plotLayout()->margins().left() - plotLayout()->margins().right();
+    // The most entries side by side that fit whole: columns are as wide as their widest entry.
+    int columns = 1;
+    for (int c = n; c >= 1; --c) {
+        int total = (c - 1) * legend->columnSpacing();
+        for (int column = 0; column < c; ++column) {
+            int widest = 0;
+            for (int i = column; i < n; i += c) widest = std::max(widest, entryWidth(names_[std::size_t(i)]));
+            total += widest;
+        }
+        if (total <= room) {
+            columns = c;
+            break;
+        }
+    }
+    // One per row and still too wide (a very narrow plot, large fonts): shortened, in full in the tip.
+    bool shortened = false;
+    for (int i = 0; i < n && i < graphCount(); ++i) {
+        const QString& full = names_[std::size_t(i)];
+        QString shown = full;
+        if (columns == 1 && entryWidth(full) > room) {
+            const int text_room = std::max(0, room - (entryWidth(QString()) - 1));
+            shown = metrics.elidedText(full, Qt::ElideRight, text_room);
+            shortened = true;
+        }
+        if (graph(i)->name() != shown) graph(i)->setName(shown);
+    }
+    setToolTip(shortened ? QStringList(names_.begin(), names_.end()).join(QStringLiteral(" \u00B7 ")) : QString());
+    if (legend->wrap() != columns) {
+        legend->setWrap(columns);
+        legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+    }
 }
 
 void TrainingCurvesView::setEvaluations(const std::vector<train::Evaluation>& evaluations) {

@@ -2,6 +2,9 @@
 // The Training tab's curves over the steps (issue 23): held-out loss on the whole sequence and on
 // the repeated half, the training-batch loss (left axis, nats), and accuracy on the repeated half
 // (right axis, 0-100 %). The phase change shows as a step down in the repeated-half loss.
+// The legend is a row of its own under the plot (issue 21): as many entries side by side as fit
+// the width whole, one below the other where they do not; only where even one entry is wider
+// than the plot are the names shortened, and then the tool tip gives them in full.
 
 #include <qcustomplot.h>
 
@@ -21,6 +24,19 @@ public:
     // Redraws from the evaluations (queued replot).
     void setEvaluations(const std::vector<train::Evaluation>& evaluations);
     QCPGraph* curve(Curve which) const { return graph(int(which)); }
+    // The curve's name in full (the legend may show it shortened on a very narrow plot).
+    QString curveName(Curve which) const { return names_[std::size_t(which)]; }
+    // The legend's entries side by side (1 to 4) at the current width.
+    int legendColumns() const { return legend->wrap(); }
+
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+    void changeEvent(QEvent* event) override;
+
+private:
+    void fitLegend(int width);
+
+    std::vector<QString> names_;
 };
 
 }  // namespace headscope::ui
