@@ -17,3 +17,7 @@ target_link_libraries(test_rotary_views PRIVATE headscope_views Qt6::Test)
 set_target_properties(test_rotary_views PROPERTIES AUTOMOC ON)
 add_test(NAME ui.test_rotary_views COMMAND test_rotary_views)
 set_tests_properties(ui.test_rotary_views PROPERTIES ENVIRONMENT "QT_QPA_PLATFORM=offscreen" TIMEOUT 300)
+# Shapes to scale (issue 21): matrix panels keep cols:rows, or say how they are drawn.
+set(HEADSCOPE_VIEW_TEST ON)
+headscope_add_ui_test(test_matrix_shapes)
+set(HEADSCOPE_VIEW_TEST OFF)

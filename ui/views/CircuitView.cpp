@@ -1,5 +1,6 @@
 #include "CircuitView.h"
 
+#include <QResizeEvent>
 #include <QScrollArea>
 
 #include <QFontMetrics>
@@ -29,6 +30,7 @@ CircuitView::CircuitView(QWidget* parent, Rows rows) : QWidget(parent), rows_(ro
     plot_->setObjectName(QStringLiteral("circuit_plot"));
     plot_->setMinimumSize(320, 240);
     plot_->setInteractions(QCP::Interactions());
+    plot_->installEventFilter(this);
     plot_->plotLayout()->clear();
     title_ = new QCPTextElement(plot_, QStringLiteral("No analysis yet"));
     plot_->plotLayout()->addElement(0, 0, title_);
@@ -155,7 +157,7 @@ void CircuitView::refresh() {
     for (Matrix m : {QK, OV}) {
         panels_[m]->map()->setVisible(formed && (m == OV || !rotary || rotated_formed));
         scales_[m]->setVisible(formed && (rows_ == Rows::Both || (m == QK) == (rows_ == Rows::QK)));
-        if (!formed) heatmap::setCellRanges(panels_[m]->rect(), d, d);
+        if (!formed) panels_[m]->setEmptyShape(d, d);
     }
     HeadSpectra spectra = analysis_->spectra[std::size_t(head_)];
     if (rotated) spectra.qk = rotated->circuits.qk[std::size_t(head_)];  // the rank at this Delta
@@ -205,18 +207,23 @@ void CircuitView::wrapTitle() {
     const double title = QFontMetricsF(title_->font()).lineSpacing() * (title_->text().count(QLatin1Char('\n')) + 1);
     const int needed = std::max(240, static_cast<int>(title + rows * 9 * line + 16));
     if (plot_->minimumHeight() != needed) plot_->setMinimumHeight(needed);
-    // Labels and numbers thinned to the panels' pixels.
-    fit::layOut(plot_);
-    for (const auto& panel : panels_) panel->fitToRoom();
+    // Matrices to their shape (cells square), or the largest ratio the room allows, said on the
+    // panel; labels and numbers thinned to the panels' pixels.
+    QList<MatrixPanel*> shaped;
+    for (const auto& panel : panels_) shaped << panel.get();
+    MatrixPanel::layOutToShape(plot_, shaped, 2.5 * line, line);
     for (QCPColorScale* scale : scales_)
         scale->axis()->ticker()->setTickCount(std::clamp(int(scale->rect().height() / (2.5 * line)), 1, 5));
 }
 
-void CircuitView::resizeEvent(QResizeEvent* event) {
-    QWidget::resizeEvent(event);
-    if (title_text_.isEmpty()) return;
-    wrapTitle();
-    plot_->replot(QCustomPlot::rpQueuedReplot);
+bool CircuitView::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == plot_ && event->type() == QEvent::Resize && !title_text_.isEmpty()) {
+        // Before QCustomPlot's own resize handling, which replots: the panels' shapes follow the
+        // plot's size (a scroll area resizes it, not only this view).
+        plot_->setViewport(QRect(QPoint(0, 0), static_cast<QResizeEvent*>(event)->size()));
+        wrapTitle();
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 }  // namespace headscope::ui

@@ -1,6 +1,7 @@
 #include "MatrixPanel.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "Heatmap.h"
 #include "TextFit.h"
@@ -11,6 +12,7 @@ namespace headscope::ui {
 MatrixPanel::MatrixPanel(QCustomPlot* plot, QCPColorScale* scale) : plot_(plot) {
     rect_ = new QCPAxisRect(plot, true);
     heatmap::styleAxes(rect_);
+    free_minimum_ = rect_->minimumSize();
     map_ = new CellColorMap(rect_->axis(QCPAxis::atBottom), rect_->axis(QCPAxis::atLeft));
     if (scale) map_->setColorScale(scale);
 }
@@ -29,6 +31,12 @@ double MatrixPanel::setMatrix(const Eigen::Ref<const Eigen::MatrixXf>& matrix) {
     return matrix.size() ? double(matrix.cwiseAbs().maxCoeff()) : 0.0;
 }
 
+void MatrixPanel::setEmptyShape(int rows, int cols) {
+    rows_ = rows;
+    cols_ = cols;
+    heatmap::setCellRanges(rect_, rows_, cols_);
+}
+
 void MatrixPanel::setTitle(const QString& title, const QFont& font) { setTitle(QStringList{title}, font); }
 
 void MatrixPanel::setTitle(const QStringList& variants, const QFont& font) {
@@ -40,7 +48,8 @@ void MatrixPanel::setTitle(const QStringList& variants, const QFont& font) {
 
 void MatrixPanel::setAxisNames(const QString& rows, const QString& cols, const QFont& font) {
     rect_->axis(QCPAxis::atLeft)->setLabel(rows);
-    rect_->axis(QCPAxis::atBottom)->setLabel(cols);
+    cols_name_ = cols;
+    rect_->axis(QCPAxis::atBottom)->setLabel(shape_note_.isEmpty() ? cols : cols + QLatin1Char('\n') + shape_note_);
     for (QCPAxis* axis : {rect_->axis(QCPAxis::atLeft), rect_->axis(QCPAxis::atBottom)}) {
         axis->setLabelFont(font);
         axis->setTickLabelFont(font);
@@ -161,6 +170,91 @@ void MatrixPanel::fitToRoom() {
         }
         rect_->axis(blocks_along_columns_ ? QCPAxis::atTop : QCPAxis::atRight)->setTicker(ticker);
     }
+}
+
+QString MatrixPanel::ratioText(double rows, double cols) {
+    const double ratio = rows >= cols ? rows / cols : cols / rows;
+    const QString longer = QString::number(ratio, 'g', 3);
+    return rows >= cols ? longer + QStringLiteral(":1") : QStringLiteral("1:") + longer;
+}
+
+bool MatrixPanel::shaped() const { return rect_->layout() && rect_->visible() && rows_ > 0 && cols_ > 0; }
+
+void MatrixPanel::releaseShape() {
+    rect_->setAutoMargins(QCP::msAll);
+    rect_->setMinimumSize(free_minimum_);
+    shape_note_.clear();
+    rect_->axis(QCPAxis::atBottom)->setLabel(cols_name_);
+}
+
+void MatrixPanel::chooseShape(double min_side, double min_row, bool note) {
+    // Thinned token rows read "6:because", wider than "because": the left margin keeps room for them.
+    reserve_ = 0;
+    if (!row_labels_.isEmpty() && !row_labels_numbered_) {
+        const QFontMetricsF tick(tick_font_);
+        double words = 0, numbered = 0;
+        for (qsizetype i = 0; i < row_labels_.size(); ++i) {
+            words = std::max(words, tick.horizontalAdvance(row_labels_[i]));
+            numbered = std::max(numbered, tick.horizontalAdvance(QString::number(i) + QLatin1Char(':') + row_labels_[i]));
+        }
+        reserve_ = int(std::ceil(numbered - words));
+    }
+    const int thinned_reserve = reserve_;
+    const double true_ratio = double(cols_) / rows_;  // width / height
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        reserve_ = attempt == 0 ? 0 : thinned_reserve;
+        const QRect room = rect_->rect().adjusted(reserve_, 0, 0, 0);
+        if (room.width() <= 0 || room.height() <= 0) return;
+        // The largest rect of the true shape (cols wide, rows high) inside the room ...
+        double width = room.width(), height = room.height();
+        if (width / height > true_ratio) width = height * true_ratio;
+        else height = width / true_ratio;
+        // ... unless a side would be too thin to see, or token rows too low to read: then the room's.
+        const double rows_need = row_labels_.isEmpty() && !token_rows_ ? 0.0 : rows_ * min_row;
+        height = std::max(height, std::min<double>(room.height(), std::max(min_side, rows_need)));
+        width = std::max(width, std::min<double>(room.width(), min_side));
+        shape_ = QSize(std::max(1, int(std::lround(width))), std::max(1, int(std::lround(height))));
+        if (row_labels_.isEmpty() || shape_.height() >= rows_ * min_row - 0.5) break;  // every row keeps its word
+    }
+    if (!note) return;
+    const double drawn_ratio = double(shape_.width()) / shape_.height();
+    const bool honest = std::abs(drawn_ratio / true_ratio - 1.0) <= 0.025;  // a pixel's rounding
+    shape_note_ = honest ? QString()
+                         : QStringLiteral("drawn %1, true %2")
+                               .arg(ratioText(shape_.height(), shape_.width()), ratioText(rows_, cols_));
+    rect_->axis(QCPAxis::atBottom)->setLabel(shape_note_.isEmpty() ? cols_name_ : cols_name_ + QLatin1Char('\n') + shape_note_);
+}
+
+void MatrixPanel::applyShape() {
+    const QRect room = rect_->rect().adjusted(reserve_, 0, 0, 0);
+    if (shape_.isEmpty() || room.width() <= 0 || room.height() <= 0) return;
+    const int dx = std::max(0, room.width() - shape_.width()), dy = std::max(0, room.height() - shape_.height());
+    const QMargins m = rect_->margins();
+    rect_->setAutoMargins(QCP::msNone);  // fixed now: the labels the margins were measured with stay
+    rect_->setMinimumSize(std::min(free_minimum_.width(), shape_.width()), std::min(free_minimum_.height(), shape_.height()));
+    rect_->setMargins(QMargins(m.left() + reserve_ + dx / 2, m.top() + dy / 2, m.right() + dx - dx / 2, m.bottom() + dy - dy / 2));
+}
+
+void MatrixPanel::layOutToShape(QCustomPlot* plot, const QList<MatrixPanel*>& panels, double min_side, double min_row) {
+    QList<MatrixPanel*> shown;
+    for (MatrixPanel* panel : panels) {
+        panel->releaseShape();
+        panel->shape_ = QSize();
+        if (panel->shaped()) shown << panel;
+    }
+    fit::layOut(plot);
+    for (MatrixPanel* panel : panels) panel->fitToRoom();
+    // Twice: the notes take a line under the panel, which changes the room the shape is chosen in.
+    for (int pass = 0; pass < 2; ++pass) {
+        for (MatrixPanel* panel : shown) panel->chooseShape(min_side, min_row, true);
+        fit::layOut(plot);
+    }
+    for (MatrixPanel* panel : shown) {
+        panel->chooseShape(min_side, min_row, false);  // the size in the room the notes leave
+        panel->applyShape();
+    }
+    fit::layOut(plot);
+    for (MatrixPanel* panel : panels) panel->fitToRoom();
 }
 
 }  // namespace headscope::ui

@@ -26,6 +26,8 @@ public:
 
     // (rows, cols) -> the colour map; returns max |entry| (0 for an empty matrix).
     double setMatrix(const Eigen::Ref<const Eigen::MatrixXf>& matrix);
+    // A panel whose numbers are not there (yet): its frame alone, rows x cols cells, to shape.
+    void setEmptyShape(int rows, int cols);
     void setTitle(const QString& title, const QFont& font);
     // The title in the longest of its variants (longest first) that fits, chosen by fitToRoom().
     void setTitle(const QStringList& variants, const QFont& font);
@@ -41,7 +43,24 @@ public:
     // many row and block labels are shown follow the panel's pixels, so no two labels overlap.
     void fitToRoom();
 
+    // Shapes to scale (issue 21): the axis rect keeps the matrix' cols:rows, so its cells are
+    // square. Where that leaves a side thinner than min_side pixels (or token rows lower than
+    // min_row pixels each), the panel draws the largest ratio the room allows and its bottom label
+    // says so: "drawn 4:1, true 12:1" (rows:cols). Lays plot out with every panel so shaped
+    // (fit::layOut), then thins their labels (fitToRoom). Hidden or empty panels are left alone.
+    static void layOutToShape(QCustomPlot* plot, const QList<MatrixPanel*>& panels, double min_side, double min_row);
+    // rows:cols as a caption writes it: "12:1", "1:5.82", "1:1".
+    static QString ratioText(double rows, double cols);
+    // Rows that are tokens (words on this panel or on its neighbour's): each keeps min_row pixels.
+    void setTokenRows(bool token_rows) { token_rows_ = token_rows; }
+    // The note on the bottom label, "" while the true shape is drawn.
+    QString shapeNote() const { return shape_note_; }
+
 private:
+    bool shaped() const;
+    void releaseShape();
+    void chooseShape(double min_side, double min_row, bool note);  // target size (and note) from the rect's room
+    void applyShape();                                  // margins that make the rect that size
     QCustomPlot* plot_;
     QCPAxisRect* rect_;
     CellColorMap* map_;
@@ -51,6 +70,11 @@ private:
     QFont tick_font_;
     bool blocks_along_columns_ = true;
     int block_width_ = 0;
+    QString cols_name_, shape_note_;
+    QSize shape_;         // the drawn rect's size chosen by chooseShape
+    QSize free_minimum_;
+    int reserve_ = 0;  // left pixels kept for thinned row labels
+    bool token_rows_ = false;  // the rect's minimum size while its shape is free (QCustomPlot's)
 };
 
 }  // namespace headscope::ui

@@ -22,6 +22,7 @@ ProjectionProductView::ProjectionProductView(QWidget* parent) : QWidget(parent) 
     plot_->setObjectName(QStringLiteral("projection_product_plot"));
     plot_->setMinimumSize(300, 140);
     plot_->setInteractions(QCP::Interactions());
+    plot_->installEventFilter(this);
     plot_->plotLayout()->clear();
     title_ = new QCPTextElement(plot_, QStringLiteral("No analysis yet"));
     plot_->plotLayout()->addElement(0, 0, title_);
@@ -119,6 +120,7 @@ void ProjectionProductView::refresh() {
         panel.setTitle(titles[m], panel_font);
         panel.setAxisNames(rows, cols[m], tick_font);
         panel.setRowLabels(m == First && words ? tokens : QStringList(), tick_font, options_.token_positions);
+        panel.setTokenRows(true);  // the three share their token rows: each readable, not 3 px slivers
         panel.rect()->axis(QCPAxis::atLeft)->setLabel(m == First && words ? QString() : rows);
     }
     // The panels' widths follow their columns: d_k against d_model (at least a fifth, to stay readable).
@@ -148,19 +150,25 @@ void ProjectionProductView::fitToRoom() {
     const QString whole = fit::wrapLines(title_text_, title_->font(), width, false);
     title_->setText(whole.count(QLatin1Char('\n')) < 4 || compact_title_.isEmpty()
                         ? whole : fit::wrapLines(compact_title_, title_->font(), width, false));
-    fit::layOut(plot_);
-    for (const auto& panel : panels_) panel->fitToRoom();
+    // Matrices to their shape (cells square), or the largest ratio the room allows, said on the panel.
+    const double tick_line = QFontMetricsF(heatmap::font(kTickPt, options_.font_scale)).height();
+    QList<MatrixPanel*> shaped;
+    for (const auto& panel : panels_) shaped << panel.get();
+    MatrixPanel::layOutToShape(plot_, shaped, 2.5 * tick_line, tick_line);
     for (QCPColorScale* scale : scales_) {
         const double line = QFontMetricsF(scale->axis()->tickLabelFont()).height();
         scale->axis()->ticker()->setTickCount(std::clamp(int(scale->rect().height() / (2.5 * line)), 1, 5));
     }
 }
 
-void ProjectionProductView::resizeEvent(QResizeEvent* event) {
-    QWidget::resizeEvent(event);
-    if (title_text_.isEmpty()) return;
-    fitToRoom();
-    plot_->replot(QCustomPlot::rpQueuedReplot);
+bool ProjectionProductView::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == plot_ && event->type() == QEvent::Resize && !title_text_.isEmpty()) {
+        // Before QCustomPlot's own resize handling, which replots: the panels' shapes follow the
+        // plot's size (a scroll area resizes it, not only this view).
+        plot_->setViewport(QRect(QPoint(0, 0), static_cast<QResizeEvent*>(event)->size()));
+        fitToRoom();
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 }  // namespace headscope::ui

@@ -43,7 +43,7 @@ public:
     void replotNow();
 
 protected:
-    void resizeEvent(QResizeEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;  // the plot resized: refit
 
 private:
     void refresh();

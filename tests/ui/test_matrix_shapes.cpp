@@ -1,0 +1,129 @@
+// Shapes to scale (issue 21 item 5): every matrix panel of the Twice and Circuits views (the
+// Projections tab is not shaped yet: its eight panels need the room of item 2 first) is drawn with its cols:rows aspect ratio (cells square), within 3 % of it; where the room
+// does not allow it (a 768 x 64 factor is 12:1), the panel's caption says both ratios, "drawn
+// 4.6:1, true 12:1", and the drawn one is the rect's own, within 3 %. Sizes and fonts are the
+// test's: the Projections and Circuits tabs of a 1024 x 768 window (about 700 x 560), a wide
+// one, and both at font scale 1 and 2; a small model (d_model 64, d_k 16: W_i^Q is 4:1 tall)
+// and a BERT-sized one (768, 12 heads of 64).
+#include <QRegularExpression>
+#include <QtTest>
+#include <cmath>
+
+#include "Analysis.h"
+#include "CircuitView.h"
+#include "Circuits.h"
+#include "MatrixPanel.h"
+#include "ProjectionProductView.h"
+
+using namespace headscope;
+using namespace headscope::ui;
+
+namespace {
+
+std::shared_ptr<const Analysis> analysisOf(int d_model, int heads, int d_k) {
+    Config c;
+    c.d_model = d_model;
+    c.heads = heads;
+    c.d_k = c.d_v = d_k;
+    return std::make_shared<const Analysis>(analyze(c, true));
+}
+
+// "12:1" -> 12, "1:5.82" -> 1/5.82 (rows / cols); NaN when text is no ratio.
+double rowsPerCol(const QString& text) {
+    const QStringList parts = text.split(QLatin1Char(':'));
+    return parts.size() == 2 ? parts[0].toDouble() / parts[1].toDouble() : NAN;
+}
+
+constexpr double kTolerance = 0.03;  // relative, on width / height
+
+// The panel of map is drawn cols:rows within kTolerance, or its caption states both ratios,
+// the true one exactly as rows:cols and the drawn one as the rect's.
+void checkShape(QCPColorMap* map, const QString& where) {
+    QCPAxisRect* rect = map->keyAxis()->axisRect();
+    if (!rect->visible() || !rect->layout()) return;
+    const double rows = map->data()->valueSize(), cols = map->data()->keySize();
+    QVERIFY2(rows > 0 && cols > 0, qPrintable(where + ": no matrix"));
+    const QRect r = rect->rect();
+    QVERIFY2(r.width() > 0 && r.height() > 0, qPrintable(where + ": not laid out"));
+    const double drawn = double(r.height()) / r.width(), truth = rows / cols;  // rows per col
+    const QString caption = map->keyAxis()->label();
+    const QString state = QStringLiteral("%1: %2 x %3 drawn %4 x %5 px, caption '%6'")
+                              .arg(where).arg(rows).arg(cols).arg(r.height()).arg(r.width()).arg(caption);
+    const QRegularExpressionMatch said =
+        QRegularExpression(QStringLiteral("drawn ([0-9.]+:[0-9.]+), true ([0-9.]+:[0-9.]+)")).match(caption);
+    if (!said.hasMatch()) {
+        QVERIFY2(std::abs(drawn / truth - 1) <= kTolerance, qPrintable(state + ": drawn out of shape without saying so"));
+        return;
+    }
+    QVERIFY2(std::abs(rowsPerCol(said.captured(2)) / truth - 1) <= 0.005, qPrintable(state + ": wrong true ratio"));
+    QVERIFY2(std::abs(rowsPerCol(said.captured(1)) / drawn - 1) <= kTolerance, qPrintable(state + ": wrong drawn ratio"));
+}
+
+const QList<QSize> kSizes = {QSize(700, 560), QSize(1400, 800)};
+const QList<double> kScales = {1.0, 2.0};
+const QList<std::array<int, 3>> kModels = {{64, 4, 16}, {768, 12, 64}};
+
+QString at(const char* view, const std::array<int, 3>& m, QSize size, double scale) {
+    return QStringLiteral("%1, d_model %2 h %3 d_k %4, %5 x %6 at %7x")
+        .arg(QLatin1String(view)).arg(m[0]).arg(m[1]).arg(m[2]).arg(size.width()).arg(size.height()).arg(scale);
+}
+
+}  // namespace
+
+class TestMatrixShapes : public QObject {
+    Q_OBJECT
+
+private slots:
+    void ratioTextIsRowsToCols() {
+        QCOMPARE(MatrixPanel::ratioText(768, 64), QStringLiteral("12:1"));
+        QCOMPARE(MatrixPanel::ratioText(11, 64), QStringLiteral("1:5.82"));
+        QCOMPARE(MatrixPanel::ratioText(64, 64), QStringLiteral("1:1"));
+    }
+
+    void circuitsKeepTheirShapes() {
+        for (const auto& model : kModels)
+            for (const QSize& size : kSizes)
+                for (double scale : kScales) {
+                    const auto analysis = analysisOf(model[0], model[1], model[2]);
+                    CircuitView view;
+                    ViewOptions options;
+                    options.font_scale = scale;
+                    view.setOptions(options);
+                    view.setAnalysis(analysis);
+                    view.setCircuits(std::make_shared<const Circuits>(headCircuits(analysis->weights(), 0)));
+                    view.resize(size);
+                    view.show();
+                    QVERIFY(QTest::qWaitForWindowExposed(&view));
+                    view.replotNow();
+                    for (int m = 0; m < 6; ++m) {
+                        checkShape(view.colorMap(CircuitView::Matrix(m)),
+                                   at("circuits", model, size, scale) + QStringLiteral(" panel %1").arg(m));
+                        if (QTest::currentTestFailed()) return;
+                    }
+                }
+    }
+
+    void productsKeepTheirShapes() {
+        for (const auto& model : kModels)
+            for (const QSize& size : kSizes)
+                for (double scale : kScales) {
+                    ProjectionProductView view;
+                    ViewOptions options;
+                    options.font_scale = scale;
+                    view.setOptions(options);
+                    view.setAnalysis(analysisOf(model[0], model[1], model[2]));
+                    view.resize(size);
+                    view.show();
+                    QVERIFY(QTest::qWaitForWindowExposed(&view));
+                    view.replotNow();
+                    for (int m = 0; m < ProjectionProductView::kCount; ++m) {
+                        checkShape(view.colorMap(ProjectionProductView::Matrix(m)),
+                                   at("twice", model, size, scale) + QStringLiteral(" panel %1").arg(m));
+                        if (QTest::currentTestFailed()) return;
+                    }
+                }
+    }
+};
+
+QTEST_MAIN(TestMatrixShapes)
+#include "test_matrix_shapes.moc"
