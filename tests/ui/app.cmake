@@ -50,3 +50,5 @@ target_compile_definitions(test_rotary_window PRIVATE HEADSCOPE_SHARED_MODELS_DI
 # The Heads tab's words at projector sizes and 2x fonts, its thumbnails at full HD (issue 21).
 headscope_add_ui_test(test_heads_tab_words)
 target_compile_definitions(test_heads_tab_words PRIVATE HEADSCOPE_SHARED_MODELS_DIR="${HEADSCOPE_SHARED_MODELS_DIR}")
+# The view base class (issue 24): a view follows the document through its virtual setters; hidden, it waits.
+headscope_add_ui_test(test_attention_view)
