@@ -55,3 +55,5 @@ headscope_add_ui_test(test_cache_setting)
 # headscope without a display (issue 21): one line and exit 2, not Qt's abort; --help and --version answered.
 add_test(NAME ui.headscope_no_display
          COMMAND ${CMAKE_COMMAND} -DHEADSCOPE=$<TARGET_FILE:headscope> -P ${CMAKE_CURRENT_SOURCE_DIR}/no_display.cmake)
+# The view base class (issue 24): a view follows the document through its virtual setters; hidden, it waits.
+headscope_add_ui_test(test_attention_view)

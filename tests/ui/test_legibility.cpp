@@ -283,11 +283,11 @@ private slots:
             overview.resize(560, 380);
             overview.show();
             QVERIFY(QTest::qWaitForWindowExposed(&overview));
-            overview.replot();
-            auto* title = qobject_cast<QCPTextElement*>(overview.plotLayout()->elementAt(0));
+            overview.plot()->replot();
+            auto* title = qobject_cast<QCPTextElement*>(overview.plot()->plotLayout()->elementAt(0));
             QVERIFY(title);
             for (const QString& line : title->text().split(QLatin1Char('\n')))
-                QVERIFY2(QFontMetricsF(title->font()).horizontalAdvance(line) <= overview.viewport().width(),
+                QVERIFY2(QFontMetricsF(title->font()).horizontalAdvance(line) <= overview.plot()->viewport().width(),
                          qPrintable(QStringLiteral("at %1x: ").arg(scale) + line));
             QCOMPARE(title->text().simplified(), QStringLiteral("Open a model (File > Open model) to see every layer's heads"));
         }

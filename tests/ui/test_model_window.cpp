@@ -92,10 +92,10 @@ private slots:
         QVERIFY(window.showTab(QStringLiteral("Model")));
         overview->setOptions(large);
         overview->resize(600, 380);
-        overview->replot();
-        for (int i = 0; i < overview->plotLayout()->elementCount(); ++i)
-            if (auto* title = qobject_cast<QCPTextElement*>(overview->plotLayout()->elementAt(i)))
-                QVERIFY2(QFontMetricsF(title->font()).horizontalAdvance(title->text()) <= overview->viewport().width(),
+        overview->plot()->replot();
+        for (int i = 0; i < overview->plot()->plotLayout()->elementCount(); ++i)
+            if (auto* title = qobject_cast<QCPTextElement*>(overview->plot()->plotLayout()->elementAt(i)))
+                QVERIFY2(QFontMetricsF(title->font()).horizontalAdvance(title->text()) <= overview->plot()->viewport().width(),
                          qPrintable(title->text()));
         for (int l = 0; l < 2; ++l)
             for (int h = 0; h < 4; ++h) {

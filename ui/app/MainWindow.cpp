@@ -134,7 +134,7 @@ MainWindow::~MainWindow() = default;
 
 void MainWindow::buildTabs() {
     // One tab per registry entry placed in a tab (entries sharing a label share it), in the
-    // registry's order: its factory builds the view, bound to the session by the view's hooks; the
+    // registry's order: its factory builds the view, bound to the session by its base class; the
     // window composes only the tabs made of several parts over the document (composedTab).
     for (const ViewEntry& entry : viewRegistry()) {
         if (entry.place != ViewPlace::Tab) continue;
@@ -144,10 +144,9 @@ void MainWindow::buildTabs() {
         if (shown) continue;
         QWidget* page = nullptr;
         if (entry.make_view) {
-            TabView view{entry.id, nullptr, {}};
-            view.widget = entry.make_view(tabs_, &view.hooks);
+            const TabView view{entry.id, entry.make_view(tabs_)};
             view.widget->setObjectName(QString::fromUtf8(entry.id) + QStringLiteral("_view"));
-            bindHooks(session_, view.widget, view.hooks);
+            bindView(session_, view.widget);
             tab_views_.push_back(view);
             page = view.widget;
         } else {
@@ -264,8 +263,7 @@ void MainWindow::showAnalysis(std::shared_ptr<const Analysis> analysis) {
 void MainWindow::redrawNow() {
     grid_->replotNow();
     spectrum_->replotNow();
-    for (const TabView& view : tab_views_)
-        if (view.hooks.replot_now) view.hooks.replot_now();
+    for (const TabView& view : tab_views_) view.widget->replotNow();
 }
 
 void MainWindow::setViewOptions(const ViewOptions& options) { session_->setViewOptions(options); }
@@ -278,8 +276,6 @@ void MainWindow::applyViewOptions(const ViewOptions& options) {
     grid_->setOptions(options_);
     spectrum_->setOptions(options_);
     rank_table_->setOptions(options_);
-    for (const TabView& view : tab_views_)
-        if (view.hooks.set_options) view.hooks.set_options(options_);
     if (auto* rotary = findChild<RotaryView*>(QStringLiteral("rotary_view"))) rotary->setOptions(options_);
     ablation_->setOptions(options_);
     if (detail_) detail_->setOptions(options_);

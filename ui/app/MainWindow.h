@@ -13,7 +13,6 @@
 #include "Analysis.h"
 #include "Config.h"
 #include "Export.h"
-#include "ViewHooks.h"
 #include "ViewOptions.h"
 #include "lessons/Lesson.h"
 
@@ -27,6 +26,7 @@ class QCustomPlot;
 namespace headscope::ui {
 
 class AblationTab;
+class AttentionView;
 class CircuitView;
 class ControlsDock;
 class CostView;
@@ -206,8 +206,7 @@ private:
     QTabWidget* tabs_ = nullptr;
     struct TabView {  // a tab's view that its registry entry built
         std::string id;
-        QWidget* widget;
-        ViewHooks hooks;
+        AttentionView* widget;
     };
     std::vector<TabView> tab_views_;  // in registry order
     AblationTab* ablation_ = nullptr;  // knocking heads out (HeadMenus, AblationTab)

@@ -143,7 +143,7 @@ QCustomPlot* MainWindow::currentPlot() const {
     QWidget* tab = tabs_->currentWidget();
     if (tab == heads_tab_) return grid_;  // the grid of every head, as exports draw it
     for (const TabView& view : tab_views_)
-        if (tab == view.widget && view.hooks.plot) return view.hooks.plot();
+        if (tab == view.widget) return view.widget->plot();
     return nullptr;  // a view without a plot (the costs: a text view)
 }
 

@@ -25,7 +25,8 @@ QString count(long long n) { return QLocale(QLocale::English).toString(qlonglong
 
 }  // namespace
 
-CircuitView::CircuitView(QWidget* parent, Rows rows) : QWidget(parent), rows_(rows) {
+CircuitView::CircuitView(QWidget* parent, Rows rows)
+    : AttentionView(FollowsAnalysis | FollowsHead | FollowsCircuits, parent), rows_(rows) {
     plot_ = new QCustomPlot(this);
     plot_->setObjectName(QStringLiteral("circuit_plot"));
     plot_->setMinimumSize(320, 240);
@@ -74,7 +75,6 @@ CircuitView::CircuitView(QWidget* parent, Rows rows) : QWidget(parent), rows_(ro
     delta_slider_ = new DeltaSlider(this);
     layout->addWidget(delta_slider_);
     layout->addWidget(scroll);
-    deferred_ = new DeferredRefresh(this, [this]() { refresh(); });
 }
 
 CircuitView::~CircuitView() = default;
@@ -88,29 +88,14 @@ QString CircuitView::title() const { return title_->text(); }
 void CircuitView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
     const bool same = analysis_ && analysis && sameLayer(*analysis_, *analysis);
     analysis_ = std::move(analysis);
-    if (!same) deferred_->request();
-}
-
-void CircuitView::setHead(int head) {
-    head_ = std::max(0, head);
-    deferred_->request();
-}
-
-void CircuitView::setCircuits(std::shared_ptr<const Circuits> circuits) {
-    circuits_ = std::move(circuits);
-    deferred_->request();
+    if (!same) requestRefresh();
 }
 
 void CircuitView::setRotaryDelta(RotaryDelta* delta) {
     delta_ = delta;
     delta_slider_->setRotaryDelta(delta);
-    connect(delta_, &RotaryDelta::resultReady, this, [this]() { deferred_->request(); });
-    connect(delta_, &RotaryDelta::deltaChanged, this, [this]() { deferred_->request(); });
-}
-
-void CircuitView::setOptions(const ViewOptions& options) {
-    options_ = options;
-    deferred_->request();
+    connect(delta_, &RotaryDelta::resultReady, this, [this]() { requestRefresh(); });
+    connect(delta_, &RotaryDelta::deltaChanged, this, [this]() { requestRefresh(); });
 }
 
 void CircuitView::replotNow() {

@@ -15,9 +15,9 @@
 #include <QWidget>
 
 #include "Analysis.h"
+#include "AttentionView.h"
 #include "Circuits.h"
 #include "MatrixPanel.h"
-#include "DeferredRefresh.h"
 #include "ViewOptions.h"
 
 namespace headscope::ui {
@@ -26,7 +26,7 @@ class DeltaSlider;
 class RotaryDelta;
 struct RotaryDeltaResult;
 
-class CircuitView : public QWidget {
+class CircuitView : public AttentionView {
     Q_OBJECT
 
 public:
@@ -35,44 +35,35 @@ public:
     explicit CircuitView(QWidget* parent = nullptr, Rows rows = Rows::Both);
     ~CircuitView() override;
 
-    void setAnalysis(std::shared_ptr<const Analysis> analysis);
-    void setHead(int head);
-    void setCircuits(std::shared_ptr<const Circuits> circuits);
-    void setOptions(const ViewOptions& options);
+    void setAnalysis(std::shared_ptr<const Analysis> analysis) override;  // refreshes for another layer only
     void setRotaryDelta(RotaryDelta* delta);
-    int head() const { return head_; }
     DeltaSlider* deltaSlider() const { return delta_slider_; }
 
-    QCustomPlot* plot() const { return plot_; }
+    QCustomPlot* plot() const override { return plot_; }
     QCPColorMap* colorMap(Matrix which) const;
     // True when the product `which` (QK or OV) shows the document's circuits for this head.
     bool productShown(Matrix which) const;
     QString title() const;
 
-    void replotNow();
+    void replotNow() override;
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;  // the plot resized: refit
 
 private:
-    void refresh();
+    void refresh() override;
     void wrapTitle();
     QString title_text_;     // before wrapping
     QString compact_title_;  // the same ranks and counts, without the formulas
     static constexpr int kMaxTitleLines = 5;  // the whole title up to this many lines, else the compact one
-    DeferredRefresh* deferred_ = nullptr;  // no work while in a hidden tab
 
     Rows rows_;
     QCustomPlot* plot_ = nullptr;
     QCPTextElement* title_ = nullptr;
     std::unique_ptr<MatrixPanel> panels_[6];
     QCPColorScale* scales_[6] = {};
-    std::shared_ptr<const Analysis> analysis_;
-    std::shared_ptr<const Circuits> circuits_;
     RotaryDelta* delta_ = nullptr;
     DeltaSlider* delta_slider_ = nullptr;
-    ViewOptions options_;
-    int head_ = 0;
 };
 
 }  // namespace headscope::ui

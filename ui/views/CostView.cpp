@@ -32,7 +32,7 @@ QString section(const QString& title) {
 
 }  // namespace
 
-CostView::CostView(QWidget* parent) : QWidget(parent) {
+CostView::CostView(QWidget* parent) : AttentionView(FollowsAnalysis, parent) {
     label_ = new QLabel(this);
     label_->setObjectName(QStringLiteral("cost_text"));
     label_->setTextFormat(Qt::RichText);
@@ -49,21 +49,8 @@ CostView::CostView(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(scroll);
-    deferred_ = new DeferredRefresh(this, [this]() { refresh(); });
     refresh();
 }
-
-void CostView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
-    analysis_ = std::move(analysis);
-    deferred_->request();
-}
-
-void CostView::setOptions(const ViewOptions& options) {
-    options_ = options;
-    deferred_->request();
-}
-
-void CostView::replotNow() { refresh(); }
 
 QString CostView::html() const { return label_->text(); }
 

@@ -12,34 +12,27 @@
 #include <QWidget>
 
 #include "Analysis.h"
-#include "DeferredRefresh.h"
+#include "AttentionView.h"
 #include "ViewOptions.h"
 
 class QLabel;
 
 namespace headscope::ui {
 
-class CostView : public QWidget {
+class CostView : public AttentionView {
     Q_OBJECT
 
 public:
     explicit CostView(QWidget* parent = nullptr);
 
-    void setAnalysis(std::shared_ptr<const Analysis> analysis);
-    void setOptions(const ViewOptions& options);
-
     QString html() const;       // the rich text shown
     QWidget* page() const;      // the text itself, at its natural size (for export)
-    void replotNow();           // refresh now, shown or not (export)
     QString plainText() const;  // the same, one line per row, for tests and the clipboard
 
 private:
-    void refresh();
-    DeferredRefresh* deferred_ = nullptr;  // no work while in a hidden tab
+    void refresh() override;
 
     QLabel* label_ = nullptr;
-    std::shared_ptr<const Analysis> analysis_;
-    ViewOptions options_;
 };
 
 }  // namespace headscope::ui

@@ -40,7 +40,7 @@ QList<int> edges(int extent, int width) {
 
 }  // namespace
 
-FusedProjectionsView::FusedProjectionsView(QWidget* parent) : QWidget(parent) {
+FusedProjectionsView::FusedProjectionsView(QWidget* parent) : AttentionView(FollowsAnalysis | FollowsHead, parent) {
     plot_ = new QCustomPlot(this);
     plot_->setObjectName(QStringLiteral("projections_plot"));
     plot_->setMinimumSize(320, 180);  // not the sum of eight panels: the docks keep their room
@@ -71,7 +71,6 @@ FusedProjectionsView::FusedProjectionsView(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(plot_);
-    deferred_ = new DeferredRefresh(this, [this]() { refresh(); });
 }
 
 FusedProjectionsView::~FusedProjectionsView() = default;
@@ -79,21 +78,6 @@ FusedProjectionsView::~FusedProjectionsView() = default;
 QCPColorMap* FusedProjectionsView::colorMap(Matrix which) const { return panels_[which]->map(); }
 
 QString FusedProjectionsView::title() const { return title_->text(); }
-
-void FusedProjectionsView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
-    analysis_ = std::move(analysis);
-    deferred_->request();
-}
-
-void FusedProjectionsView::setHead(int head) {
-    head_ = std::max(0, head);
-    deferred_->request();
-}
-
-void FusedProjectionsView::setOptions(const ViewOptions& options) {
-    options_ = options;
-    deferred_->request();
-}
 
 void FusedProjectionsView::replotNow() {
     refresh();

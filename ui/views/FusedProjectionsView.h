@@ -12,13 +12,13 @@
 #include <QWidget>
 
 #include "Analysis.h"
+#include "AttentionView.h"
 #include "MatrixPanel.h"
-#include "DeferredRefresh.h"
 #include "ViewOptions.h"
 
 namespace headscope::ui {
 
-class FusedProjectionsView : public QWidget {
+class FusedProjectionsView : public AttentionView {
     Q_OBJECT
 
 public:
@@ -26,26 +26,20 @@ public:
     explicit FusedProjectionsView(QWidget* parent = nullptr);
     ~FusedProjectionsView() override;
 
-    void setAnalysis(std::shared_ptr<const Analysis> analysis);
-    void setHead(int head);
-    void setOptions(const ViewOptions& options);
-    int head() const { return head_; }
-
-    QCustomPlot* plot() const { return plot_; }
+    QCustomPlot* plot() const override { return plot_; }
     QCPColorMap* colorMap(Matrix which) const;
     // Where the block boundaries of `which` are drawn (column or row index of each boundary).
     QList<int> blockBoundaries(Matrix which) const { return boundaries_[which]; }
     QString title() const;
 
-    void replotNow();
+    void replotNow() override;
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
-    void refresh();
+    void refresh() override;
     void fitToRoom();  // titles and labels to the plot's size (after a refresh or a resize)
-    DeferredRefresh* deferred_ = nullptr;  // no work while in a hidden tab
 
     QCustomPlot* plot_ = nullptr;
     QCPTextElement* title_ = nullptr;
@@ -54,9 +48,6 @@ private:
     QList<int> boundaries_[kCount];
     QStringList title_variants_;  // longest first
     QString gqa_note_;            // a second title line for grouped-query attention
-    std::shared_ptr<const Analysis> analysis_;
-    ViewOptions options_;
-    int head_ = 0;
 };
 
 }  // namespace headscope::ui

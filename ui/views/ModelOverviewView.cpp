@@ -2,6 +2,7 @@
 
 #include <QMouseEvent>
 #include <QResizeEvent>
+#include <QVBoxLayout>
 #include <algorithm>
 
 #include "CellColorMap.h"
@@ -11,15 +12,24 @@
 
 namespace headscope::ui {
 
-ModelOverviewView::ModelOverviewView(QWidget* parent) : QCustomPlot(parent) {
+ModelOverviewView::ModelOverviewView(QWidget* parent) : AttentionView({}, parent), plot_(new QCustomPlot(this)) {
     setObjectName(QStringLiteral("model_overview"));
-    setInteractions(QCP::Interactions());
+    plot_->setObjectName(QStringLiteral("model_overview_plot"));
+    plot_->setInteractions(QCP::Interactions());
     setMinimumSize(240, 160);  // 1280 x 720 at 2x (640 x 360) has room for it
-    plotLayout()->clear();
-    title_ = new QCPTextElement(this, QString());
-    plotLayout()->addElement(0, 0, title_);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);  // the plot's coordinates are the view's (panelAt)
+    layout->addWidget(plot_);
+    plot_->plotLayout()->clear();
+    title_ = new QCPTextElement(plot_, QString());
+    plot_->plotLayout()->addElement(0, 0, title_);
     fitLabels();  // and again at each resize
-    deferred_ = new DeferredRefresh(this, [this]() { refresh(); });
+    plot_->installEventFilter(this);
+    connect(plot_, &QCustomPlot::mouseRelease, this, [this](QMouseEvent* event) {
+        int layer = 0, head = 0;
+        if (event->button() == Qt::LeftButton && panelAt(event->position().toPoint(), &layer, &head))
+            emit panelClicked(layer, head);
+    });
 }
 
 QCPColorMap* ModelOverviewView::colorMap(int layer, int head) const {
@@ -29,7 +39,7 @@ QCPColorMap* ModelOverviewView::colorMap(int layer, int head) const {
 
 void ModelOverviewView::setTrace(std::shared_ptr<const model::Trace> trace) {
     trace_ = std::move(trace);
-    deferred_->request();
+    requestRefresh();
 }
 
 void ModelOverviewView::refresh() {
@@ -39,14 +49,14 @@ void ModelOverviewView::refresh() {
     if (layers == 0) title_variants_.clear();  // the invitation to open one again
     fill();
     fitLabels();
-    replot(rpQueuedReplot);
+    plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void ModelOverviewView::setSelection(int layer, int head) {
     layer_ = layer;
     head_ = head;
     frameSelection();
-    replot(rpQueuedReplot);
+    plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void ModelOverviewView::setAblation(const model::Ablation& ablation) {
@@ -54,34 +64,34 @@ void ModelOverviewView::setAblation(const model::Ablation& ablation) {
     ablation_ = ablation;
     frameSelection();
     fitLabels();
-    replot(rpQueuedReplot);
+    plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void ModelOverviewView::setOptions(const ViewOptions& options) {
-    options_ = options;
+    options_ = options;  // no refresh: the fonts and labels change here
     title_->setFont(heatmap::font(12, options.font_scale, true));
     for (QCPAxisRect* rect : rects_) rect->axis(QCPAxis::atTop)->setLabelFont(heatmap::font(9, options.font_scale));
     fitLabels();
-    replot(rpQueuedReplot);
+    plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void ModelOverviewView::rebuild(int layers, int heads) {
-    clearPlottables();
+    plot_->clearPlottables();
     // The grid of panels is row 1 of the layout; deleting it deletes the panels.
-    if (plotLayout()->elementCount() > 1 && plotLayout()->elementAt(1)) plotLayout()->removeAt(1);
-    plotLayout()->simplify();
+    if (plot_->plotLayout()->elementCount() > 1 && plot_->plotLayout()->elementAt(1)) plot_->plotLayout()->removeAt(1);
+    plot_->plotLayout()->simplify();
     rects_.clear();
     maps_.clear();
     layers_ = layers;
     heads_ = heads;
     if (layers == 0) return;
     auto* grid = new QCPLayoutGrid;
-    plotLayout()->addElement(1, 0, grid);
+    plot_->plotLayout()->addElement(1, 0, grid);
     grid->setRowSpacing(2);
     grid->setColumnSpacing(2);
     for (int l = 0; l < layers; ++l) {
         for (int h = 0; h < heads; ++h) {
-            auto* rect = new QCPAxisRect(this, true);
+            auto* rect = new QCPAxisRect(plot_, true);
             heatmap::styleAxes(rect);
             for (QCPAxis* axis : rect->axes()) axis->setTickLabels(false), axis->setTicks(false);
             rect->axis(QCPAxis::atTop)->setLabel(QStringLiteral("L%1 H%2").arg(l).arg(h));
@@ -120,7 +130,7 @@ void ModelOverviewView::fill() {
 }
 
 void ModelOverviewView::fitLabels() {
-    const double room = viewport().width() - 8;
+    const double room = plot_->viewport().width() - 8;
     if (title_variants_.isEmpty()) {  // no model: the sentence whole, wrapped to the width
         title_->setText(fit::wrapLines(tr("Open a model (File > Open model) to see every layer's heads"),
                                        title_->font(), room));
@@ -128,7 +138,7 @@ void ModelOverviewView::fitLabels() {
     }
     const QString title = fit::longestThatFits(title_variants_, title_->font(), room);
     title_->setText(title.isEmpty() ? title_variants_.back() : title);
-    fit::layOut(this);
+    fit::layOut(plot_);
     // "L3 H7" when the panels are wide enough, "3.7" when not, nothing when even that crowds.
     for (int l = 0; l < layers_; ++l)
         for (int h = 0; h < heads_; ++h) {
@@ -139,10 +149,12 @@ void ModelOverviewView::fitLabels() {
         }
 }
 
-void ModelOverviewView::resizeEvent(QResizeEvent* event) {
-    setViewport(QRect(QPoint(0, 0), event->size()));  // before the replot QCustomPlot starts
-    fitLabels();
-    QCustomPlot::resizeEvent(event);
+bool ModelOverviewView::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == plot_ && event->type() == QEvent::Resize) {  // before the replot the plot's resize starts
+        plot_->setViewport(QRect(QPoint(0, 0), static_cast<QResizeEvent*>(event)->size()));
+        fitLabels();
+    }
+    return AttentionView::eventFilter(watched, event);
 }
 
 void ModelOverviewView::frameSelection() {
@@ -168,11 +180,5 @@ bool ModelOverviewView::panelAt(const QPoint& pos, int* layer, int* head) const 
     return false;
 }
 
-void ModelOverviewView::mouseReleaseEvent(QMouseEvent* event) {
-    QCustomPlot::mouseReleaseEvent(event);
-    int layer = 0, head = 0;
-    if (event->button() == Qt::LeftButton && panelAt(event->position().toPoint(), &layer, &head))
-        emit panelClicked(layer, head);
-}
 
 }  // namespace headscope::ui

@@ -9,13 +9,13 @@
 
 #include <qcustomplot.h>
 
-#include "DeferredRefresh.h"
+#include "AttentionView.h"
 #include "ViewOptions.h"
 #include "model/Forward.h"
 
 namespace headscope::ui {
 
-class ModelOverviewView : public QCustomPlot {
+class ModelOverviewView : public AttentionView {
     Q_OBJECT
 
 public:
@@ -23,40 +23,39 @@ public:
 
     void setTrace(std::shared_ptr<const model::Trace> trace);
     void setSelection(int layer, int head);
-    void setOptions(const ViewOptions& options);
+    void setOptions(const ViewOptions& options) override;  // draws at once (no refresh)
     void setAblation(const model::Ablation& ablation);
     const model::Ablation& ablation() const { return ablation_; }
+    QCustomPlot* plot() const override { return plot_; }
 
     int layers() const { return layers_; }
     int heads() const { return heads_; }
     QCPColorMap* colorMap(int layer, int head) const;
-    // The (layer, head) panel under pos, or false.
+    // The (layer, head) panel under pos (the view's and the plot's coordinates), or false.
     bool panelAt(const QPoint& pos, int* layer, int* head) const;
 
 signals:
     void panelClicked(int layer, int head);
 
 protected:
-    void mouseReleaseEvent(QMouseEvent* event) override;
-    void resizeEvent(QResizeEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
-    void refresh();
+    void refresh() override;
     void rebuild(int layers, int heads);
     void fill();
     void frameSelection();
     void fitLabels();  // the title and the panels' names to the room they have
 
     std::shared_ptr<const model::Trace> trace_;
-    ViewOptions options_;
+    QCustomPlot* plot_ = nullptr;
     int layers_ = 0, heads_ = 0;
-    int layer_ = 0, head_ = 0;
+    int layer_ = 0;  // the shown layer (head_: its head)
     model::Ablation ablation_;
     std::vector<QCPAxisRect*> rects_;
     std::vector<QCPColorMap*> maps_;
     QCPTextElement* title_ = nullptr;
     QStringList title_variants_;  // longest first
-    DeferredRefresh* deferred_ = nullptr;  // no work while in a hidden tab
 };
 
 }  // namespace headscope::ui

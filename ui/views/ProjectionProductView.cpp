@@ -17,7 +17,7 @@ QString number(double x) { return QString::number(x, 'g', 2); }
 
 }  // namespace
 
-ProjectionProductView::ProjectionProductView(QWidget* parent) : QWidget(parent) {
+ProjectionProductView::ProjectionProductView(QWidget* parent) : AttentionView(FollowsAnalysis | FollowsHead, parent) {
     plot_ = new QCustomPlot(this);
     plot_->setObjectName(QStringLiteral("projection_product_plot"));
     plot_->setMinimumSize(300, 140);
@@ -50,7 +50,6 @@ ProjectionProductView::ProjectionProductView(QWidget* parent) : QWidget(parent) 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(plot_);
-    deferred_ = new DeferredRefresh(this, [this]() { refresh(); });
 }
 
 ProjectionProductView::~ProjectionProductView() = default;
@@ -58,21 +57,6 @@ ProjectionProductView::~ProjectionProductView() = default;
 QCPColorMap* ProjectionProductView::colorMap(Matrix which) const { return panels_[which]->map(); }
 
 QString ProjectionProductView::title() const { return title_->text(); }
-
-void ProjectionProductView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
-    analysis_ = std::move(analysis);
-    deferred_->request();
-}
-
-void ProjectionProductView::setHead(int head) {
-    head_ = std::max(0, head);
-    deferred_->request();
-}
-
-void ProjectionProductView::setOptions(const ViewOptions& options) {
-    options_ = options;
-    deferred_->request();
-}
 
 void ProjectionProductView::replotNow() {
     refresh();  // requests the products, which export and tests draw now:

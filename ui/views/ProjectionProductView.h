@@ -12,7 +12,7 @@
 #include <QWidget>
 
 #include "Analysis.h"
-#include "DeferredRefresh.h"
+#include "AttentionView.h"
 #include "MatrixPanel.h"
 #include "ProjectionProduct.h"
 #include "ViewOptions.h"
@@ -20,7 +20,7 @@
 
 namespace headscope::ui {
 
-class ProjectionProductView : public QWidget {
+class ProjectionProductView : public AttentionView {
     Q_OBJECT
 
 public:
@@ -28,27 +28,21 @@ public:
     explicit ProjectionProductView(QWidget* parent = nullptr);
     ~ProjectionProductView() override;
 
-    void setAnalysis(std::shared_ptr<const Analysis> analysis);
-    void setHead(int head);
-    void setOptions(const ViewOptions& options);
-    int head() const { return head_; }
-
-    QCustomPlot* plot() const { return plot_; }
+    QCustomPlot* plot() const override { return plot_; }
     QCPColorMap* colorMap(Matrix which) const;
     // The products drawn now (nullptr until they are formed).
     const ProjectionProduct* product() const { return products_.value(); }
     QString title() const;
 
     // Forms the products now and draws them (export and tests).
-    void replotNow();
+    void replotNow() override;
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;  // the plot resized: refit
 
 private:
-    void refresh();
+    void refresh() override;
     void fitToRoom();
-    DeferredRefresh* deferred_ = nullptr;  // no work while in a hidden tab
 
     QCustomPlot* plot_ = nullptr;
     QCPTextElement* title_ = nullptr;
@@ -56,11 +50,8 @@ private:
     std::unique_ptr<MatrixPanel> panels_[kCount];
     QCPColorScale* scales_[2] = {};
     QString title_text_, compact_title_;
-    std::shared_ptr<const Analysis> analysis_;
-    ViewOptions options_;
-    int head_ = 0;
     ViewResult<std::pair<std::shared_ptr<const Analysis>, int>, ProjectionProduct> products_{
-        [this]() { deferred_->request(); }};
+        [this]() { requestRefresh(); }};
 };
 
 }  // namespace headscope::ui

@@ -27,7 +27,7 @@ QCPCurve* scatter(QCustomPlot* plot, const QColor& colour, QCPScatterStyle::Scat
 
 }  // namespace
 
-QueryKeyMapView::QueryKeyMapView(QWidget* parent) : QWidget(parent) {
+QueryKeyMapView::QueryKeyMapView(QWidget* parent) : AttentionView(FollowsAnalysis | FollowsHead | FollowsCell, parent) {
     plot_ = new QCustomPlot(this);
     plot_->setObjectName(QStringLiteral("qk_map_plot"));
     plot_->setMinimumSize(320, 180);  // 1280 x 720 at 2x (640 x 360) has room for it
@@ -54,7 +54,6 @@ QueryKeyMapView::QueryKeyMapView(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(plot_);
-    deferred_ = new DeferredRefresh(this, [this]() { refresh(); });
 }
 
 QStringList QueryKeyMapView::pointLabels() const {
@@ -74,27 +73,6 @@ QList<QPair<QString, QPointF>> QueryKeyMapView::shownLabels() const {
 QString QueryKeyMapView::leftOutText() const { return left_out_ && left_out_->visible() ? left_out_->text() : QString(); }
 QString QueryKeyMapView::varianceText() const { return variance_variants_.value(0); }
 
-void QueryKeyMapView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
-    analysis_ = std::move(analysis);
-    deferred_->request();
-}
-
-void QueryKeyMapView::setHead(int head) {
-    head_ = std::max(0, head);
-    deferred_->request();
-}
-
-void QueryKeyMapView::setCell(int row, int col) {
-    cell_row_ = row;
-    cell_col_ = col;
-    deferred_->request();
-}
-
-void QueryKeyMapView::setOptions(const ViewOptions& options) {
-    options_ = options;
-    deferred_->request();
-}
-
 void QueryKeyMapView::replotNow() {
     refresh();  // requests the map, which export and tests draw now:
     maps_.wait();
@@ -107,7 +85,7 @@ void QueryKeyMapView::replotNow() {
 void QueryKeyMapView::resizeEvent(QResizeEvent* event) {
     QWidget::resizeEvent(event);
     if (!isVisible()) {
-        if (deferred_) deferred_->request();  // scaled for the new size when shown
+        requestRefresh();  // scaled for the new size when shown
         return;
     }
     fitToRoom();

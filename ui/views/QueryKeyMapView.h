@@ -13,28 +13,22 @@
 #include <qcustomplot.h>
 
 #include "Analysis.h"
-#include "DeferredRefresh.h"
+#include "AttentionView.h"
 #include "QueryKeyMap.h"
 #include "ViewOptions.h"
 #include "ViewResult.h"
 
 namespace headscope::ui {
 
-class QueryKeyMapView : public QWidget {
+class QueryKeyMapView : public AttentionView {
     Q_OBJECT
 
 public:
     explicit QueryKeyMapView(QWidget* parent = nullptr);
 
-    void setAnalysis(std::shared_ptr<const Analysis> analysis);
-    void setHead(int head);
-    void setCell(int row, int col);
-    void setOptions(const ViewOptions& options);
-    int head() const { return head_; }
-
     const QueryKeyMap& map() const { return map_; }
     bool hasMap() const { return has_map_; }  // map() is drawn (it is computed off the GUI thread)
-    QCustomPlot* plot() const { return plot_; }
+    QCustomPlot* plot() const override { return plot_; }
     // Curves without lines keep their points in order: point i = query i, point j = key j.
     QCPCurve* queryGraph() const { return queries_; }
     QCPCurve* keyGraph() const { return keys_; }
@@ -49,30 +43,22 @@ public:
     // More points than this: only the selected, hovered and most-attended points are labelled.
     static constexpr int kMaxLabels = 80;
 
-    void replotNow();  // refresh now, shown or not (export, tests)
-
-signals:
-    void hovered(const QString& text);
+    void replotNow() override;  // refresh now, shown or not (export, tests)
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
 
 private:
-    void refresh();
+    void refresh() override;
     void equalScale();  // the axes' ranges and the labels' places for the plot's size
     void frame(double bottom_band);
     int placeLabels();  // each label beside its point, clear of the others; how many had no room
     QString leftOutWords(int count) const;
     void fitToRoom();  // the title, axis labels and variance note for the plot's size
-    DeferredRefresh* deferred_ = nullptr;  // no work while in a hidden tab
-
-    std::shared_ptr<const Analysis> analysis_;
-    ViewOptions options_;
-    int head_ = 0, cell_row_ = -1, cell_col_ = -1;
     QueryKeyMap map_;
     // queryKeyMap(analysis, head), computed off the GUI thread; drawn when it arrives.
-    ViewResult<std::pair<std::shared_ptr<const Analysis>, int>, QueryKeyMap> maps_{[this]() { deferred_->request(); }};
+    ViewResult<std::pair<std::shared_ptr<const Analysis>, int>, QueryKeyMap> maps_{[this]() { requestRefresh(); }};
     bool has_map_ = false;
     QCustomPlot* plot_ = nullptr;
     QCPTextElement* title_ = nullptr;

@@ -69,7 +69,8 @@ void fitRange(QCPAxisRect* rect, const Eigen::VectorXf& values, int n, bool non_
 
 }  // namespace
 
-ScoreBreakdownView::ScoreBreakdownView(QWidget* parent) : QWidget(parent) {
+ScoreBreakdownView::ScoreBreakdownView(QWidget* parent)
+    : AttentionView(FollowsAnalysis | FollowsHead | FollowsCell | FollowsCircuits, parent) {
     plot_ = new QCustomPlot(this);
     plot_->setObjectName(QStringLiteral("score_breakdown_plot"));
     plot_->setInteractions(QCP::Interactions());
@@ -114,37 +115,15 @@ ScoreBreakdownView::ScoreBreakdownView(QWidget* parent) : QWidget(parent) {
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(scroll_);
     applyFonts();
-    deferred_ = new DeferredRefresh(this, [this]() { refresh(); });
 }
 
 QString ScoreBreakdownView::title() const { return title_full_.isEmpty() ? title_->text() : title_full_; }
 QString ScoreBreakdownView::arithmetic() const { return text_full_; }
 
-void ScoreBreakdownView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
-    analysis_ = std::move(analysis);
-    deferred_->request();
-}
-
-void ScoreBreakdownView::setHead(int head) {
-    head_ = std::max(0, head);
-    deferred_->request();
-}
-
-void ScoreBreakdownView::setCell(int row, int col) {
-    row_ = row;
-    col_ = col;
-    deferred_->request();
-}
-
-void ScoreBreakdownView::setCircuits(std::shared_ptr<const Circuits> circuits) {
-    circuits_ = std::move(circuits);
-    deferred_->request();
-}
-
 void ScoreBreakdownView::setOptions(const ViewOptions& options) {
     options_ = options;
     applyFonts();
-    deferred_->request();
+    AttentionView::setOptions(options);
 }
 
 void ScoreBreakdownView::replotNow() {
@@ -180,7 +159,7 @@ void ScoreBreakdownView::refresh() {
     const Analysis& a = *analysis_;
     const int heads = static_cast<int>(a.results.heads.size());
     head_ = std::clamp(head_, 0, heads - 1);
-    int row = row_, col = col_;
+    int row = cell_row_, col = cell_col_;
     const bool chosen = row >= 0 && col >= 0 && row < a.nQuery() && col < a.nKeyValue();
     if (!chosen) std::tie(row, col) = defaultCell(a, head_);
     const Eigen::MatrixXf* w_qk = circuits_ && circuits_->head == head_ && circuits_->W_QK.rows() == a.weights().dModel()

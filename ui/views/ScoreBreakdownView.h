@@ -16,8 +16,8 @@
 #include <qcustomplot.h>
 
 #include "Analysis.h"
+#include "AttentionView.h"
 #include "Circuits.h"
-#include "DeferredRefresh.h"
 #include "ScoreBreakdown.h"
 #include "ViewOptions.h"
 #include "ViewResult.h"
@@ -26,35 +26,26 @@ class QScrollArea;
 
 namespace headscope::ui {
 
-class ScoreBreakdownView : public QWidget {
+class ScoreBreakdownView : public AttentionView {
     Q_OBJECT
 
 public:
     enum Chart { Query = 0, Key = 1, Product = 2, Softmax = 3 };
     explicit ScoreBreakdownView(QWidget* parent = nullptr);
 
-    void setAnalysis(std::shared_ptr<const Analysis> analysis);
-    void setHead(int head);
-    void setCell(int row, int col);  // (-1, -1): the default cell
-    void setCircuits(std::shared_ptr<const Circuits> circuits);
-    void setOptions(const ViewOptions& options);
-    int head() const { return head_; }
+    void setOptions(const ViewOptions& options) override;
 
     // The breakdown on screen (valid once an analysis was given).
     const ScoreBreakdown& breakdown() const { return breakdown_; }
     bool hasBreakdown() const { return has_breakdown_; }
-    QCustomPlot* plot() const { return plot_; }
+    QCustomPlot* plot() const override { return plot_; }
     QCPBars* bars(Chart chart) const { return bars_[chart]; }
     // The softmax row's marked bar (this cell's weight), one point at the key's position.
     QCPBars* markedBar() const { return marked_; }
     QString title() const;
     QString arithmetic() const;  // the written sum, scale, logit, bilinear form and difference
 
-    void replotNow();  // refresh now, shown or not (export, tests)
-
-signals:
-    void cellClicked(int row, int col);
-    void hovered(const QString& text);
+    void replotNow() override;  // refresh now, shown or not (export, tests)
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -63,19 +54,13 @@ protected:
     void resizeEvent(QResizeEvent* event) override;
 
 private:
-    void refresh();
+    void refresh() override;
     void applyFonts();
     void fitToRoom();  // wrapping and label wordings for the plot's size
-    DeferredRefresh* deferred_ = nullptr;  // no work while in a hidden tab
-
-    std::shared_ptr<const Analysis> analysis_;
-    std::shared_ptr<const Circuits> circuits_;
-    ViewOptions options_;
-    int head_ = 0, row_ = -1, col_ = -1;
     ScoreBreakdown breakdown_;
     // scoreBreakdown(analysis, head, row, col, W_QK from these circuits), computed off the GUI thread.
     using BreakdownKey = std::tuple<std::shared_ptr<const Analysis>, int, int, int, std::shared_ptr<const Circuits>>;
-    ViewResult<BreakdownKey, ScoreBreakdown> breakdowns_{[this]() { deferred_->request(); }};
+    ViewResult<BreakdownKey, ScoreBreakdown> breakdowns_{[this]() { requestRefresh(); }};
     bool has_breakdown_ = false;
     QCustomPlot* plot_ = nullptr;
     QCPTextElement* title_ = nullptr;

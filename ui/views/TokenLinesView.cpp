@@ -53,7 +53,7 @@ private:
     TokenLinesView* view_;
 };
 
-TokenLinesView::TokenLinesView(QWidget* parent) : QWidget(parent) {
+TokenLinesView::TokenLinesView(QWidget* parent) : AttentionView(FollowsAnalysis | FollowsHead | FollowsCell, parent) {
     auto* bar = new QHBoxLayout;
     bar->setContentsMargins(6, 4, 6, 0);
     bar->addWidget(new QLabel(tr("Lines of:"), this));
@@ -113,36 +113,26 @@ TokenLinesView::TokenLinesView(QWidget* parent) : QWidget(parent) {
     layout->setSpacing(2);
     layout->addLayout(bar);
     layout->addWidget(plot_, 1);
-    deferred_ = new DeferredRefresh(this, [this]() { refresh(); });
 }
 
 QString TokenLinesView::title() const { return title_->text(); }
 
 void TokenLinesView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
-    analysis_ = std::move(analysis);
     lines_stale_ = true;
-    deferred_->request();
+    AttentionView::setAnalysis(std::move(analysis));
 }
 
 void TokenLinesView::setHead(int head) {
-    head_ = std::max(0, head);
     if (mode_ == HeadMode::Selected) lines_stale_ = true;
-    deferred_->request();
-}
-
-void TokenLinesView::setCell(int row, int col) {
-    cell_row_ = row;
-    cell_col_ = col;
-    deferred_->request();
+    AttentionView::setHead(head);
 }
 
 void TokenLinesView::setOptions(const ViewOptions& options) {
-    options_ = options;
     QFont f = font();
     f.setPointSizeF(heatmap::font(9, options.font_scale).pointSizeF());
     for (QWidget* w : findChildren<QWidget*>(Qt::FindDirectChildrenOnly))
         if (w != plot_) w->setFont(f);
-    deferred_->request();
+    AttentionView::setOptions(options);
 }
 
 void TokenLinesView::setHeadMode(HeadMode mode, const QList<int>& heads) {
@@ -163,7 +153,7 @@ void TokenLinesView::applyHeadBox() {
     for (const QString& p : parts) chosen_ << p.toInt();
     heads_edit_->setEnabled(true);
     lines_stale_ = true;
-    deferred_->request();
+    requestRefresh();
 }
 
 QList<int> TokenLinesView::shownHeads() const {
@@ -238,7 +228,7 @@ void TokenLinesView::setFocusToken(int side, int index) {
     if (side == focus_side_ && index == focus_index_) return;
     focus_side_ = index >= 0 ? side : -1;
     focus_index_ = index;
-    deferred_->request();
+    requestRefresh();
 }
 
 void TokenLinesView::replotNow() {

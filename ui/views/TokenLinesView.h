@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "Analysis.h"
-#include "DeferredRefresh.h"
+#include "AttentionView.h"
 #include "ViewOptions.h"
 
 class QComboBox;
@@ -23,7 +23,7 @@ class QLabel;
 
 namespace headscope::ui {
 
-class TokenLinesView : public QWidget {
+class TokenLinesView : public AttentionView {
     Q_OBJECT
 
 public:
@@ -38,10 +38,9 @@ public:
 
     explicit TokenLinesView(QWidget* parent = nullptr);
 
-    void setAnalysis(std::shared_ptr<const Analysis> analysis);
-    void setHead(int head);
-    void setCell(int row, int col);
-    void setOptions(const ViewOptions& options);
+    void setAnalysis(std::shared_ptr<const Analysis> analysis) override;
+    void setHead(int head) override;
+    void setOptions(const ViewOptions& options) override;
     // Which heads draw lines; Chosen uses `heads` (also typed in the box as "0, 2, 5").
     void setHeadMode(HeadMode mode, const QList<int>& heads = {});
     HeadMode headMode() const { return mode_; }
@@ -49,7 +48,7 @@ public:
     // Hover a token: side 0 = query column, 1 = key column; index -1 clears.
     void setFocusToken(int side, int index);
 
-    QCustomPlot* plot() const { return plot_; }
+    QCustomPlot* plot() const override { return plot_; }
     // Every line the view draws (thin ones too, unless left out: see thinLinesOmitted()).
     const std::vector<Line>& lines() const { return lines_; }
     bool thinLinesOmitted() const { return thin_omitted_; }
@@ -59,11 +58,7 @@ public:
     QStringList focusLabels() const;
     QString title() const;
 
-    void replotNow();  // refresh now, shown or not (export, tests)
-
-signals:
-    void cellClicked(int row, int col);
-    void hovered(const QString& text);
+    void replotNow() override;  // refresh now, shown or not (export, tests)
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -75,21 +70,16 @@ private:
     static constexpr double kQueryX = 0.30, kKeyX = 0.70, kGap = 0.012;
     static constexpr int kMaxLegendHeads = 16;
     void rebuildLines();
-    void refresh();  // rebuilds the lines first when they are stale
+    void refresh() override;  // rebuilds the lines first when they are stale
     void fitToWidth();  // title wording and legend rows for the plot's width
-    DeferredRefresh* deferred_ = nullptr;  // no work while in a hidden tab
     bool lines_stale_ = false;             // analysis or heads changed since rebuildLines()
     void applyHeadBox();
     void fitHint();
     // Token index under pos on side 0 / 1, or -1.
     int tokenAt(const QPointF& pos, int* side) const;
     double rowY(int side, int index) const;  // 0 at the top, 1 at the bottom
-
-    std::shared_ptr<const Analysis> analysis_;
-    ViewOptions options_;
     HeadMode mode_ = HeadMode::All;
     QList<int> chosen_;
-    int head_ = 0, cell_row_ = -1, cell_col_ = -1;
     int focus_side_ = -1, focus_index_ = -1;
     std::vector<Line> lines_;
     bool thin_omitted_ = false;

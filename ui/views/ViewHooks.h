@@ -1,10 +1,10 @@
 #pragma once
-// What a view offers the document, without either knowing the other (issue 24): the view's
-// setters it follows the document by and its signals the selection listens to, as plain
-// functions. hooksFor reads them off any view class (a view has what it has: setAnalysis,
-// setHead, setCircuits, setCell, setOptions, cellClicked, headClicked, hovered); the window's
-// bindHooks (ui/app/ViewBinding.h) connects them to the Session. This is what lets a registry
-// line build a tab's view (ViewEntry::make_view) with no code for it in the window.
+// What a view that is not on the base class (AttentionView) offers the document, without either
+// knowing the other: its setters it follows the document by and its signals the selection listens
+// to, as plain functions. hooksFor reads them off such a view class (a view has what it has:
+// setAnalysis, setHead, setCircuits, setCell, setOptions, cellClicked, headClicked, hovered); the
+// window's bindView (ui/app/ViewBinding.h) connects them to the Session. These are the views the
+// window composes its docks and the Heads tab of; the registry's views are AttentionViews.
 
 #include <QObject>
 #include <QString>
@@ -64,14 +64,6 @@ ViewHooks hooksFor(View* view) {
             QObject::connect(view, &View::hovered, context, std::move(f));
         };
     return h;
-}
-
-// A registry line's factory (ViewEntry::make_view): a View in parent, its hooks in *hooks.
-template <typename View>
-QWidget* makeView(QWidget* parent, ViewHooks* hooks) {
-    auto* view = new View(parent);
-    *hooks = hooksFor(view);
-    return view;
 }
 
 }  // namespace headscope::ui

@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "Analysis.h"
+#include "AttentionView.h"
 #include "Circuits.h"
 #include "Export.h"
-#include "ViewHooks.h"
 #include "ViewOptions.h"
 #include "model/AblationEffects.h"
 #include "model/Model.h"
@@ -59,12 +59,19 @@ struct ViewEntry {
     bool (*save)(const ViewEntry& entry, const ViewInputs& inputs, const QString& path, ImageFormat format,
                  double scale, QString* error);
     // The window's tab: its tool tip, and the factory that builds its view (makeView<View>), which
-    // the window binds to the document by the view's hooks. nullptr for an entry that shares the
-    // tab before it ("logits", "circuit_ov"), the dock's entries, and the tabs the window composes
-    // of several parts over the document (heads, training, ablation: MainWindow::composedTab).
+    // the window binds to the document through the base class (bindView). nullptr for an entry
+    // that shares the tab before it ("logits", "circuit_ov"), the dock's entries, and the tabs the
+    // window composes of several parts over the document (heads, training, ablation:
+    // MainWindow::composedTab).
     const char* tab_tip;
-    QWidget* (*make_view)(QWidget* parent, ViewHooks* hooks);
+    AttentionView* (*make_view)(QWidget* parent);
 };
+
+// A registry line's factory (ViewEntry::make_view): a View in parent.
+template <typename View>
+AttentionView* makeView(QWidget* parent) {
+    return new View(parent);
+}
 
 // Every view, in the order of the window's tabs and the documentation.
 const std::vector<ViewEntry>& viewRegistry();
