@@ -125,6 +125,35 @@ void applyMask(const AttentionOptions& options, Eigen::MatrixXf& logits) {
 }
 }  // namespace
 
+void attendProjected(const AttentionOptions& options, int heads, int kv_heads, int d_k, int d_v, Results& r,
+                     bool parallel) {
+    const int n_q = static_cast<int>(r.Q.rows()), n_kv = static_cast<int>(r.K.rows());
+    if (r.Q.cols() != Eigen::Index(heads) * d_k || r.K.cols() != Eigen::Index(kv_heads) * d_k ||
+        r.V.cols() != Eigen::Index(kv_heads) * d_v || r.V.rows() != n_kv || kv_heads <= 0 || heads % kv_heads != 0)
+        throw std::invalid_argument("the projections' shapes do not fit " + std::to_string(heads) + " heads on " +
+                                    std::to_string(kv_heads) + " key/value heads of size " + std::to_string(d_k));
+    r.concat.resize(n_q, Eigen::Index(heads) * d_v);  // (n_q, h*d_v)
+    r.allowed = makeAllowed(options, n_q, n_kv);
+    r.heads.resize(heads);
+    // Rotary: q and k turned by their positions after the bias, before the logits.
+    rotateHeads(options.rotary, options.rotary.query_positions, d_k, r.Q);
+    rotateHeads(options.rotary, options.rotary.key_positions, d_k, r.K);
+
+    const float factor = options.logitFactor(d_k);
+    parallelFor(heads, [&](int i) {
+        const int g = i / (heads / kv_heads);
+        HeadResult& head = r.heads[i];
+        // Q_i (n_q, d_k) K_g^T (d_k, n_kv) -> logits_i (n_q, n_kv)
+        head.logits.noalias() = r.Q.middleCols(i * d_k, d_k) * r.K.middleCols(g * d_k, d_k).transpose();
+        head.logits *= factor;
+        applyMask(options, head.logits);
+        head.weights = softmaxRows(head.logits);
+        // weights_i (n_q, n_kv) V_g (n_kv, d_v) -> out_i (n_q, d_v)
+        head.output.noalias() = head.weights * r.V.middleCols(g * d_v, d_v);
+        r.concat.middleCols(i * d_v, d_v) = head.output;
+    }, parallel);
+}
+
 Results forward(const AttentionOptions& options, const Weights& w, const Eigen::Ref<const Eigen::MatrixXf>& x_q,
                 const Eigen::Ref<const Eigen::MatrixXf>& x_kv) {
     const int h = w.heads, d_k = w.d_k, d_v = w.d_v;
@@ -133,10 +162,7 @@ Results forward(const AttentionOptions& options, const Weights& w, const Eigen::
     r.Q.resize(n_q, w.W_Q.cols());   // (n_q, h*d_k)
     r.K.resize(n_kv, w.W_K.cols());  // (n_kv, kv*d_k)
     r.V.resize(n_kv, w.W_V.cols());  // (n_kv, kv*d_v)
-    r.concat.resize(n_q, Eigen::Index(h) * d_v);  // (n_q, h*d_v)
-    r.output.resize(n_q, w.dModel());             // (n_q, d_model)
-    r.allowed = makeAllowed(options, n_q, n_kv);
-    r.heads.resize(h);
+    r.output.resize(n_q, w.dModel());  // (n_q, d_model)
     // Below about a million multiply-adds, threads cost more than they save.
     const bool parallel = double(n_q + n_kv) * w.dModel() * (w.W_Q.cols() + w.W_V.cols()) > 1e6;
 
@@ -154,23 +180,7 @@ Results forward(const AttentionOptions& options, const Weights& w, const Eigen::
         p.out.middleCols(begin, width).noalias() = p.x * p.weight.middleCols(begin, width);
         if (w.hasBias()) p.out.middleCols(begin, width).rowwise() += p.bias.segment(begin, width);
     }, parallel);
-    // Rotary: q and k turned by their positions after the bias, before the logits.
-    rotateHeads(options.rotary, options.rotary.query_positions, d_k, r.Q);
-    rotateHeads(options.rotary, options.rotary.key_positions, d_k, r.K);
-
-    const float factor = options.logitFactor(d_k);
-    parallelFor(h, [&](int i) {
-        const int g = w.kvHeadOf(i);
-        HeadResult& head = r.heads[i];
-        // Q_i (n_q, d_k) K_g^T (d_k, n_kv) -> logits_i (n_q, n_kv)
-        head.logits.noalias() = r.Q.middleCols(i * d_k, d_k) * r.K.middleCols(g * d_k, d_k).transpose();
-        head.logits *= factor;
-        applyMask(options, head.logits);
-        head.weights = softmaxRows(head.logits);
-        // weights_i (n_q, n_kv) V_g (n_kv, d_v) -> out_i (n_q, d_v)
-        head.output.noalias() = head.weights * r.V.middleCols(g * d_v, d_v);
-        r.concat.middleCols(i * d_v, d_v) = head.output;
-    }, parallel);
+    attendProjected(options, h, w.kv_heads, d_k, d_v, r, parallel);
 
     // concat (n_q, h*d_v) W_O (h*d_v, d_model) + b_O, in column halves
     parallelFor(2, [&](int task) {

@@ -74,6 +74,14 @@ MaskMatrix makeAllowed(const AttentionOptions& options, int n_q, int n_kv);
 // Stable row softmax of masked logits; fully masked rows become zeros. (n_q, n_kv)
 Eigen::MatrixXf softmaxRows(const Eigen::Ref<const Eigen::MatrixXf>& logits);
 
+// Everything after the projections, shared by forward() and a loaded model's layers
+// (model/AttentionWeights.h): r.Q (n_q, heads*d_k), r.K (n_kv, kv_heads*d_k) and
+// r.V (n_kv, kv_heads*d_v) hold X W + b; Q and K are rotated (options.rotary), then per head
+// the logits, mask, softmax and output, into r.allowed, r.heads and r.concat (n_q, heads*d_v).
+// The output projection is the caller's. std::invalid_argument when the shapes do not agree.
+void attendProjected(const AttentionOptions& options, int heads, int kv_heads, int d_k, int d_v, Results& r,
+                     bool parallel);
+
 // The fused path: three projections for all heads at once.
 Results forward(const AttentionOptions& options, const Weights& weights,
                 const Eigen::Ref<const Eigen::MatrixXf>& x_q,

@@ -267,7 +267,7 @@ int runModel(const QStringList& arguments, int argc, char** argv) {
                              "); choose one --layer or leave csv/npy out of --format");
     }
     std::vector<LayerReport> layers;
-    for (int l : layer_indices) layers.push_back({l, headSpectra(m->blocks[l].attention)});
+    for (int l : layer_indices) layers.push_back({l, headSpectra(*m->attentionWeights(l))});
     const auto next = model::topNextTokens(*m, trace, kTopTokens);
 
     if (parser.isSet("json")) {

@@ -148,24 +148,21 @@ model::ModelPtr loadGpt2Checkpoint(const std::string& directory, const LoadProgr
         model->wte = table.linear(wte, Layout::OutIn, -1, model->conversion_cache);
         table.columns(wpe, model->wpe_t);
         int layer = 0;
-        const bool half = model->conversion_cache != nullptr;  // F16/BF16: attention converted now, the MLP when used
         const int heads = c.n_head, d_k = c.headDim();
         for (const BlockSources& s : blocks) {
             model::Block block;
             vector(s.ln_1_w, block.ln_1.weight);
             vector(s.ln_1_b, block.ln_1.bias);
-            Weights& w = block.attention;
+            model::AttentionWeights& w = block.attention;
             w.heads = w.kv_heads = heads;
             w.d_k = w.d_v = d_k;
-            // c_attn (d, 3d) = [W_Q | W_K | W_V], c_proj (d, d) = W_O, all in X W layout.
-            table.transposed(*s.attn_w, 0, d, w.W_Q);
-            table.transposed(*s.attn_w, d, d, w.W_K);
-            table.transposed(*s.attn_w, 2 * d, d, w.W_V);
-            table.release(*s.attn_w);
-            table.transposed(*s.proj_w, 0, d, w.W_O);
-            table.release(*s.proj_w);
+            // Conv1D (in, out), used where they are: c_attn (d, 3d) -> [Q | K | V] columns of
+            // x W_QKV^T, c_proj (d, d) -> W_O.
+            w.packing = model::QkvPacking::Fused;
+            w.W_QKV = table.linear(*s.attn_w, Layout::InOut, layer, model->conversion_cache);
+            w.W_O = table.linear(*s.proj_w, Layout::InOut, layer, model->conversion_cache);
             Eigen::RowVectorXf qkv_bias;
-            vector(s.attn_b, qkv_bias);
+            vector(s.attn_b, qkv_bias);  // (3d) = [b_Q | b_K | b_V]
             w.b_Q = qkv_bias.segment(0, d);
             w.b_K = qkv_bias.segment(d, d);
             w.b_V = qkv_bias.segment(2 * d, d);
@@ -179,7 +176,7 @@ model::ModelPtr loadGpt2Checkpoint(const std::string& directory, const LoadProgr
             vector(s.mproj_b, block.b_proj);
             model->blocks.push_back(std::move(block));
             ++layer;
-            reporter.step(0.05, 0.9, layer, c.n_layer, (half ? "converting layer " : "mapping layer ") + std::to_string(layer) + " of " + std::to_string(c.n_layer));
+            reporter.step(0.05, 0.9, layer, c.n_layer, "mapping layer " + std::to_string(layer) + " of " + std::to_string(c.n_layer));
         }
         vector(&ln_f_w, model->ln_f.weight);
         vector(&ln_f_b, model->ln_f.bias);

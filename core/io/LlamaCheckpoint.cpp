@@ -166,26 +166,25 @@ model::ModelPtr loadLlamaCheckpoint(const std::string& directory, const LoadProg
         if (embed.type != checkpoint::DType::F32) model->conversion_cache = std::make_shared<model::ConversionCache>();
         model->wte = table.linear(embed, Layout::OutIn, -1, model->conversion_cache);
         int layer = 0;
-        const bool half = model->conversion_cache != nullptr;  // F16/BF16: attention converted now, the MLP when used
         for (const BlockSources& s : blocks) {
             model::Block block;
             table.vector(*s.ln_1, block.ln_1.weight);
-            Weights& w = block.attention;
+            model::AttentionWeights& w = block.attention;
             w.heads = c.n_head;
             w.kv_heads = c.kvHeads();
             w.d_k = w.d_v = static_cast<int>(d_k);
-            // nn.Linear (out, in) row-major is W (in, out) column-major: X W as core expects.
-            table.columns(*s.q, w.W_Q);
-            table.columns(*s.k, w.W_K);
-            table.columns(*s.v, w.W_V);
-            table.columns(*s.o, w.W_O);
+            // nn.Linear (out, in), used where they are: q (h*d_k, d), k, v (kv*d_k, d), o (d, h*d_k).
+            w.W_Q = table.linear(*s.q, Layout::OutIn, layer, model->conversion_cache);
+            w.W_K = table.linear(*s.k, Layout::OutIn, layer, model->conversion_cache);
+            w.W_V = table.linear(*s.v, Layout::OutIn, layer, model->conversion_cache);
+            w.W_O = table.linear(*s.o, Layout::OutIn, layer, model->conversion_cache);
             if (attention_bias) {
                 table.vector(*s.q_b, w.b_Q);
                 table.vector(*s.k_b, w.b_K);
                 table.vector(*s.v_b, w.b_V);
                 if (s.o_b) {
                     table.vector(*s.o_b, w.b_O);
-                } else {  // Qwen2: no o_proj bias; core's Weights takes all four or none
+                } else {  // Qwen2: no o_proj bias; the layer takes all four or none
                     w.b_O = Eigen::RowVectorXf::Zero(d);
                     model->zero_biases += d;
                 }
@@ -197,7 +196,7 @@ model::ModelPtr loadLlamaCheckpoint(const std::string& directory, const LoadProg
             block.W_proj = table.linear(*s.down, Layout::OutIn, layer, model->conversion_cache);
             model->blocks.push_back(std::move(block));
             ++layer;
-            reporter.step(0.05, 0.9, layer, c.n_layer, (half ? "converting layer " : "mapping layer ") + std::to_string(layer) + " of " + std::to_string(c.n_layer));
+            reporter.step(0.05, 0.9, layer, c.n_layer, "mapping layer " + std::to_string(layer) + " of " + std::to_string(c.n_layer));
         }
         table.vector(norm, model->ln_f.weight);
         if (lm_head) model->lm_head = table.linear(*lm_head, Layout::OutIn, -1, model->conversion_cache);

@@ -137,33 +137,29 @@ model::ModelPtr loadNeoxCheckpoint(const std::string& directory, const LoadProgr
         if (embed.type != checkpoint::DType::F32) model->conversion_cache = std::make_shared<model::ConversionCache>();
         model->wte = table.linear(embed, Layout::OutIn, -1, model->conversion_cache);
         int layer = 0;
-        const bool half = model->conversion_cache != nullptr;  // F16/BF16: attention converted now, the MLP when used
         for (const BlockSources& s : blocks) {
             model::Block block;
             table.vector(*s.ln_1_w, block.ln_1.weight);
             table.vector(*s.ln_1_b, block.ln_1.bias);
-            Weights& w = block.attention;
+            model::AttentionWeights& w = block.attention;
             w.heads = w.kv_heads = c.n_head;
             w.d_k = w.d_v = static_cast<int>(d_k);
-            // query_key_value (3d, d) as (heads, 3, d_k) rows: head h's q, k, v rows -> its columns of W_Q, W_K, W_V.
-            w.W_Q.resize(d, d);
-            w.W_K.resize(d, d);
-            w.W_V.resize(d, d);
+            // nn.Linear (out, in), used where they are: query_key_value (3d, d) with rows grouped
+            // per head (h, 3, d_k), dense (d, d) -> W_O.
+            w.packing = model::QkvPacking::FusedPerHead;
+            w.W_QKV = table.linear(*s.qkv_w, Layout::OutIn, layer, model->conversion_cache);
+            w.W_O = table.linear(*s.dense_w, Layout::OutIn, layer, model->conversion_cache);
             Eigen::RowVectorXf qkv_bias;
-            table.vector(*s.qkv_b, qkv_bias);
+            table.vector(*s.qkv_b, qkv_bias);  // (3d) grouped (h, 3, d_k)
             w.b_Q.resize(d);
             w.b_K.resize(d);
             w.b_V.resize(d);
             for (int h = 0; h < c.n_head; ++h) {
                 const Eigen::Index row = 3 * h * d_k, col = h * d_k;
-                table.rowsAsColumns(*s.qkv_w, row, d_k, w.W_Q, col);
-                table.rowsAsColumns(*s.qkv_w, row + d_k, d_k, w.W_K, col);
-                table.rowsAsColumns(*s.qkv_w, row + 2 * d_k, d_k, w.W_V, col);
                 w.b_Q.segment(col, d_k) = qkv_bias.segment(row, d_k);
                 w.b_K.segment(col, d_k) = qkv_bias.segment(row + d_k, d_k);
                 w.b_V.segment(col, d_k) = qkv_bias.segment(row + 2 * d_k, d_k);
             }
-            table.columns(*s.dense_w, w.W_O);  // (d_out, d_in) -> W_O (h*d_k, d)
             table.vector(*s.dense_b, w.b_O);
             table.vector(*s.ln_2_w, block.ln_2.weight);
             table.vector(*s.ln_2_b, block.ln_2.bias);
@@ -174,7 +170,7 @@ model::ModelPtr loadNeoxCheckpoint(const std::string& directory, const LoadProgr
             table.vector(*s.proj_b, block.b_proj);
             model->blocks.push_back(std::move(block));
             ++layer;
-            reporter.step(0.05, 0.9, layer, c.n_layer, (half ? "converting layer " : "mapping layer ") + std::to_string(layer) + " of " + std::to_string(c.n_layer));
+            reporter.step(0.05, 0.9, layer, c.n_layer, "mapping layer " + std::to_string(layer) + " of " + std::to_string(c.n_layer));
         }
         table.vector(ln_f_w, model->ln_f.weight);
         table.vector(ln_f_b, model->ln_f.bias);

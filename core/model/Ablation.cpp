@@ -34,8 +34,10 @@ void checkAblation(const Ablation& ablation, int n_layer, int n_head) {
     }
 }
 
-void ablateLayer(const Ablation& ablation, int layer, const Weights& weights, Results& results) {
-    const int d_v = weights.d_v;
+namespace {
+// The knocked-out heads' outputs of `layer` replaced in results.heads and results.concat;
+// false when none of them is in this layer.
+bool replaceHeadOutputs(const Ablation& ablation, int layer, int d_v, Results& results) {
     bool changed = false;
     for (const HeadRef& h : ablation.heads) {
         if (h.layer != layer) continue;
@@ -49,10 +51,21 @@ void ablateLayer(const Ablation& ablation, int layer, const Weights& weights, Re
         results.concat.middleCols(Eigen::Index(h.head) * d_v, d_v) = out;  // (n, h*d_v)
         changed = true;
     }
-    if (!changed) return;
+    return changed;
+}
+}  // namespace
+
+void ablateLayer(const Ablation& ablation, int layer, const Weights& weights, Results& results) {
+    if (!replaceHeadOutputs(ablation, layer, weights.d_v, results)) return;
     // output (n, d_model) = concat (n, h*d_v) W_O (h*d_v, d_model) + b_O
     results.output.noalias() = results.concat * weights.W_O;
     if (weights.hasBias()) results.output.rowwise() += weights.b_O;
+}
+
+void ablateLayer(const Ablation& ablation, int layer, const AttentionWeights& weights, Results& results) {
+    if (!replaceHeadOutputs(ablation, layer, weights.d_v, results)) return;
+    // output (n, d_model) = concat (n, h*d_v) W_O^T (h*d_v, d_model) + b_O, W_O as stored
+    weights.W_O.apply(results.concat, weights.b_O, results.output, false);
 }
 
 std::vector<std::string> splitHeadList(const std::string& text) {

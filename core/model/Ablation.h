@@ -14,6 +14,7 @@
 
 #include "Engine.h"
 #include "Weights.h"
+#include "model/AttentionWeights.h"
 
 namespace headscope::model {
 
@@ -46,6 +47,8 @@ void checkAblation(const Ablation& ablation, int n_layer, int n_head);
 // Replaces the outputs of the heads of `layer` that `ablation` knocks out, and recomputes
 // results.concat and results.output from them. Heads of other layers are ignored.
 void ablateLayer(const Ablation& ablation, int layer, const Weights& weights, Results& results);
+// The same for a loaded model's block (W_O as the checkpoint stores it).
+void ablateLayer(const Ablation& ablation, int layer, const AttentionWeights& weights, Results& results);
 
 // "1.2,0.3" -> heads (spaces allowed); std::invalid_argument naming the part that is not L.H.
 std::vector<HeadRef> parseHeadList(const std::string& text);

@@ -61,12 +61,14 @@ DirectAttribution directAttribution(const Model& model, const Trace& trace, int 
     a.mlp.assign(L, 0.0);
     a.embedding = direct(trace.layers.front().residual.row(position).cast<double>());
     for (int l = 0; l < L; ++l) {
-        const Weights& weights = model.blocks[l].attention;
+        const AttentionWeights& weights = model.blocks[l].attention;
+        const Eigen::MatrixXf w_o = weights.W_O.toDense();  // (d, h*d_v) as stored: W_O^T
         const Results& r = trace.layers[l].attention;
         for (int i = 0; i < c.n_head; ++i) {
             // c_{l,i} (d) = out_i[p] (d_v) W_O,i (d_v, d)
             const Eigen::RowVectorXd out = r.heads[i].output.row(position).cast<double>();
-            const Eigen::RowVectorXd written = out * weights.outputHead(i).cast<double>();
+            const Eigen::RowVectorXd written =
+                out * w_o.middleCols(Eigen::Index(i) * weights.d_v, weights.d_v).transpose().cast<double>();
             a.heads(l, i) = direct(written);
         }
         if (weights.hasBias()) a.attention_bias[l] = direct(weights.b_O.cast<double>());

@@ -111,8 +111,7 @@ Trace runModel(const Model& model, const std::vector<int>& ids, const ForwardOpt
         LayerTrace layer;
         layer.residual = x;
         layer.attention_input = normalize(c, x, block.ln_1);                    // (n, d)
-        layer.attention = headscope::forward(trace.options.attention, block.attention, layer.attention_input,
-                                             layer.attention_input);
+        layer.attention = attend(trace.options.attention, block.attention, layer.attention_input);  // (n, d)
         ablateLayer(options.ablation, static_cast<int>(trace.layers.size()), block.attention, layer.attention);
         if (options.layers >= 0 && l + 1 == layers && layers < model.blocks.size()) {  // stop at this layer's attention
             trace.layers.push_back(std::move(layer));
@@ -204,7 +203,7 @@ Analysis layerAnalysis(const Model& model, const Trace& trace, int layer, double
     if (dir.filename().empty()) dir = dir.parent_path();  // "models/nano-sort/" -> "nano-sort"
     a.model_name = c.familyName() + " " + dir.filename().string() + ", layer " + std::to_string(layer) + " of " +
                    std::to_string(c.n_layer);
-    a.setWeights(model.blocks[layer].attention);
+    a.shared_weights = model.attentionWeights(layer);  // the paper's layout, one layer
     a.input.query.tokens = trace.tokens;
     a.input.query.X = trace.layers[layer].attention_input;
     a.input.key_value = a.input.query;

@@ -187,8 +187,12 @@ void LinearWeight::apply(const Eigen::Ref<const Eigen::MatrixXf>& x, const Eigen
         // Each form as (out, in) W or (in, out) W^T, column-major, without a copy.
         const bool transposed = held ? (!owned_ && layout_ == Layout::OutIn) : layout_ == Layout::OutIn;
         const float* values = held ? held->data() : reinterpret_cast<const float*>(data_);
-        parallelFor(2, [&](int task) {
-            const auto [begin, width] = half(out_, task);
+        // A tiny product is not split: whole, it has the shapes of the streamed path's single
+        // block, so Eigen picks the same kernel (it computes products under 20 rows + columns +
+        // depth coefficient by coefficient) and held and streamed weights give the same bits.
+        const bool whole = double(x.rows()) * double(out_) * double(in_) < 65536;
+        parallelFor(whole ? 1 : 2, [&](int task) {
+            const auto [begin, width] = whole ? std::pair{Eigen::Index(0), out_} : half(out_, task);
             if (transposed) {  // W^T (in, out): its columns are W's rows
                 const Eigen::Map<const Eigen::MatrixXf> wt(values, in_, out_);
                 y.middleCols(begin, width).noalias() = x * wt.middleCols(begin, width);

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
 
 namespace headscope::model {
 
@@ -66,6 +67,13 @@ long long Model::parameterCount() const {
                  b.ln_2.bias.size() + b.W_fc.size() + b.W_gate.size() + b.b_fc.size() + b.b_gate.size() +
                  b.W_proj.size() + b.b_proj.size();
     return count - zero_biases;
+}
+
+std::shared_ptr<const Weights> Model::attentionWeights(int layer) const {
+    if (layer < 0 || layer >= static_cast<int>(blocks.size()))
+        throw std::invalid_argument("layer " + std::to_string(layer) + " does not exist (the model has " +
+                                    std::to_string(blocks.size()) + " layers)");
+    return attention_layers.get(layer, blocks[std::size_t(layer)].attention);
 }
 
 }  // namespace headscope::model

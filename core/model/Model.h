@@ -10,12 +10,13 @@
 //   N: LayerNorm (weight, bias) or RMSNorm (weight only, x / sqrt(mean(x^2) + eps))
 //   MLP plain: act(x W_fc + b_fc) W_proj + b_proj;  gated (SwiGLU): (act(x W_gate) * (x W_fc)) W_proj
 //   logits = N_f(X_L) E^T (or lm_head^T when the output embedding is untied)
-// Each block's attention is a headscope::Weights (W_Q (d, h*d_k), W_K, W_V (d, kv*d_k),
-// W_O (h*d_k, d), optional biases); a rotary family's q and k are turned by their positions
-// inside core's forward() (Engine.h Rotary) with the model's inverse frequencies.
-// Matrices that are only multiplied (the MLP, the embeddings) are LinearWeights (model/LinearWeight.h):
-// F32 ones used in place from the memory-mapped checkpoint, F16/BF16 ones converted when a layer
-// is computed, the last few layers kept converted (conversion_cache).
+// Every weight matrix (attention, MLP, embeddings) is a LinearWeight (model/LinearWeight.h) in
+// the checkpoint's own layout: F32 ones used in place from the memory-mapped checkpoint, F16/BF16
+// ones converted when a layer is computed, a few layers kept converted (conversion_cache). Each
+// block's attention is an AttentionWeights (model/AttentionWeights.h: GPT-2's fused c_attn,
+// NeoX's per-head fused query_key_value, Llama's q, k, v, o); a rotary family's q and k are
+// turned by their positions in core's attendProjected() (Engine.h Rotary). The paper's layout
+// of one layer (core/Weights.h, for the views) is attentionWeights(layer), built on demand.
 
 #include <Eigen/Core>
 #include <memory>
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "Weights.h"
+#include "model/AttentionWeights.h"
 #include "model/LinearWeight.h"
 #include "text/Tokenizer.h"
 
@@ -87,7 +89,7 @@ struct LayerNorm {
 
 struct Block {
     LayerNorm ln_1;
-    Weights attention;          // W_Q (d, h*d_k), W_K, W_V (d, kv*d_k), W_O (h*d_k, d), biases or none
+    AttentionWeights attention; // as stored: q, k, v (fused or not) and o, biases or none
     LayerNorm ln_2;
     LinearWeight W_fc;          // MLP in (n_inner, d): x W_fc^T (GPT-2 c_fc, NeoX dense_h_to_4h, Llama up_proj)
     LinearWeight W_gate;        // gated MLP only (n_inner, d): Llama's gate_proj; empty otherwise
@@ -115,6 +117,13 @@ struct Model {
     // (vocab_size, d): logits = h (n, d) outputEmbedding()^T
     const LinearWeight& outputEmbedding() const { return tiedOutput() ? wte : lm_head; }
     long long parameterCount() const;  // as stored (zero_biases not counted)
+    // Block `layer`'s attention in the paper's layout (W_Q (d, h*d_k) ... W_O (h*d_v, d)), a copy
+    // made on demand from its LinearWeights; the last LayerWeightsCache::kLayers layers asked for
+    // are kept. Thread-safe. The blocks are not changed once this was called (a copy of the
+    // Model starts with an empty cache). std::invalid_argument for a layer the model lacks.
+    std::shared_ptr<const Weights> attentionWeights(int layer) const;
+
+    LayerWeightsCache attention_layers;  // what attentionWeights() keeps
 };
 
 using ModelPtr = std::shared_ptr<const Model>;

@@ -100,7 +100,8 @@ TEST(Ablation, EveryHeadZeroedIsAModelWhoseAttentionWritesOnlyItsBias) {
             for (int i = 0; i < m->config.n_head; ++i) all.push_back({l, i});
         const model::Trace ablated = model::runModel(*m, kCaseIds, allLogits(knockOut(all)));
         model::Model bias_only = *m;  // attention output = concat 0 + b_O
-        for (model::Block& block : bias_only.blocks) block.attention.W_O.setZero();
+        for (model::Block& block : bias_only.blocks)
+            block.attention.W_O = model::LinearWeight(Eigen::MatrixXf::Zero(block.attention.W_O.rows(), block.attention.W_O.cols()));
         const model::Trace reference = model::runModel(bias_only, kCaseIds, allLogits());
         const model::Trace intact = model::runModel(*m, kCaseIds, allLogits());
         const double diff = maxDiff(ablated.logits, reference.logits);
@@ -115,11 +116,14 @@ TEST(Ablation, EveryHeadZeroedIsAModelWhoseAttentionWritesOnlyItsBias) {
 }
 
 TEST(Ablation, MeanAblationOfAHeadWithConstantOutputChangesNothing) {
-    model::Model m = *io::loadGpt2Checkpoint((kCases / "f32_untied").string());
+    const model::ModelPtr loaded = io::loadGpt2Checkpoint((kCases / "f32_untied").string());
+    model::Model m = *loaded;
     // Head 1 of layer 0 reads nothing: its W_V columns are 0, so out = weights (1 b_V) = b_V on every row.
     const int d_v = m.config.headDim();
-    m.blocks[0].attention.W_V.middleCols(d_v, d_v).setZero();
-    m.blocks[0].attention.b_V.segment(d_v, d_v).setConstant(0.75f);
+    Weights changed = *loaded->attentionWeights(0);
+    changed.W_V.middleCols(d_v, d_v).setZero();
+    changed.b_V.segment(d_v, d_v).setConstant(0.75f);
+    m.blocks[0].attention = model::AttentionWeights::owned(changed);  // built in code: owned LinearWeights
     const model::Trace intact = model::runModel(m, kCaseIds, allLogits());
     const model::Trace mean = model::runModel(m, kCaseIds, allLogits(knockOut({{0, 1}}, model::AblationMode::Mean)));
     const model::Trace zero = model::runModel(m, kCaseIds, allLogits(knockOut({{0, 1}})));

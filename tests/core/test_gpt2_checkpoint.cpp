@@ -83,8 +83,8 @@ TEST(Gpt2Checkpoint, LoadsPrefixedNamesSkipsMaskBuffersAndTiesTheOutput) {
     EXPECT_EQ(m->config.n_inner, 32);
     EXPECT_TRUE(m->tiedOutput());
     EXPECT_EQ(&m->outputEmbedding(), &m->wte);
-    EXPECT_EQ(m->blocks[0].attention.W_Q.rows(), 8);
-    EXPECT_EQ(m->blocks[0].attention.W_Q.cols(), 8);
+    EXPECT_EQ(m->attentionWeights(0)->W_Q.rows(), 8);
+    EXPECT_EQ(m->attentionWeights(0)->W_Q.cols(), 8);
     // wte 12x8, wpe 16x8, per block 2 LN (32) + attention (8*24+24 + 8*8+8) + MLP (8*32+32 + 32*8+8), ln_f 16
     EXPECT_EQ(m->parameterCount(), 96 + 128 + 2 * (32 + 288 + 552) + 16);
 }

@@ -178,8 +178,8 @@ TEST(Gpt2LayerAnalysis, HoldsTheLayersWeightsInputResultsAndSpectra) {
     EXPECT_EQ(a.config.mask, MaskKind::Causal);
     EXPECT_EQ(a.config.text, "ab c ab");
     EXPECT_EQ(a.model_name, "GPT-2 f32_prefix_tied, layer 1 of 2");
-    EXPECT_EQ(a.weights().W_Q, m->blocks[1].attention.W_Q);
-    EXPECT_EQ(a.weights().W_O, m->blocks[1].attention.W_O);
+    EXPECT_EQ(a.weights().W_Q, m->attentionWeights(1)->W_Q);
+    EXPECT_EQ(a.weights().W_O, m->attentionWeights(1)->W_O);
     EXPECT_THAT(a.input.query.tokens, ElementsAre("ab", "\u2423", "c", "\u2423", "ab"));
     EXPECT_EQ(a.input.query.X, trace.layers[1].attention_input);
     EXPECT_EQ(a.results.heads[1].weights, trace.layers[1].attention.heads[1].weights);

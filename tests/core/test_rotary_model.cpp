@@ -197,7 +197,7 @@ TEST(RandomRotaryModel, ReadsTheArchitectureFromConfigJson) {
     EXPECT_EQ(qwen->config.headDim(), 8);
     EXPECT_TRUE(qwen->tiedOutput());
     EXPECT_TRUE(qwen->blocks[0].attention.hasBias());
-    EXPECT_EQ(qwen->blocks[0].attention.b_O.cwiseAbs().maxCoeff(), 0.0f);  // Qwen2 has no o_proj bias
+    EXPECT_EQ(qwen->attentionWeights(0)->b_O.cwiseAbs().maxCoeff(), 0.0f);  // Qwen2 has no o_proj bias
     EXPECT_EQ(qwen->dtype, "F32");
     const model::ModelPtr bf16 = io::loadCheckpoint((kCases / "qwen2_tied_bf16").string());
     EXPECT_EQ(bf16->dtype, "BF16");

@@ -54,6 +54,13 @@ std::string encode(Eigen::MatrixXf& w, model::StorageType type, bool row_major) 
 
 class StoredWeight : public TempDirTest {};
 
+// The matrices a layer converts: the MLP's (gate, up, down or fc, proj) and the attention's
+// (q, k, v, o, or the fused q-k-v and o).
+long long matricesPerLayer(const model::Model& m) {
+    const long long mlp = m.config.mlp == model::MlpKind::Gated ? 3 : 2;
+    return mlp + (m.blocks.at(0).attention.packing == model::QkvPacking::Separate ? 4 : 2);
+}
+
 }  // namespace
 
 // Every type and layout, in a layer (the cache) and outside one (blocks of rows), aligned and
@@ -114,7 +121,7 @@ TEST(WeightStorage, HalfLayersAreConvertedWhenComputedWithABoundedCache) {
         EXPECT_FALSE(m->blocks[0].W_fc.inPlace());
         model::ConversionCache& cache = *m->conversion_cache;
         EXPECT_EQ(cache.conversions(), 0);
-        const long long per_layer = m->config.mlp == model::MlpKind::Gated ? 3 : 2, per_forward = m->config.n_layer * per_layer;
+        const long long per_layer = matricesPerLayer(*m), per_forward = m->config.n_layer * per_layer;
         const std::vector<int> ids = {1, 2, 3, 4};
         cache.setCapacity(1);
         const model::Trace one = model::runModel(*m, ids);
@@ -149,7 +156,7 @@ TEST(WeightStorage, CacheLayersGivenWhenOpening) {
         const model::ModelPtr usual = io::loadCheckpoint(path);
         EXPECT_EQ(usual->conversion_cache->capacity(), model::ConversionCache::kDefaultLayers);
         const model::Trace expected = model::runModel(*usual, ids);
-        const long long per_forward = usual->config.n_layer * (usual->config.mlp == model::MlpKind::Gated ? 3 : 2);
+        const long long per_forward = usual->config.n_layer * matricesPerLayer(*usual);
 
         const model::ModelPtr none = io::loadCheckpoint(path, {}, 0);
         for (int run = 1; run <= 2; ++run) {
@@ -193,7 +200,7 @@ TEST(LoadProgress, ReachesOneNeverGoingBackAndCancels) {
     heard.clear();
     io::loadCheckpoint((kData / "gpt2/bf16_prefix_untied").string(), record);
     EXPECT_EQ(heard.back().first, 1.0);
-    EXPECT_EQ(heard[heard.size() - 3].second, "converting layer 2 of 2");
+    EXPECT_EQ(heard[heard.size() - 3].second, "mapping layer 2 of 2");  // nothing converted at load
 
     int calls = 0;
     const auto cancel = [&](double fraction, const std::string&) { return ++calls < 3 && fraction < 1; };

@@ -41,7 +41,7 @@ private slots:
         QTRY_VERIFY(!seen.isEmpty() && seen.back().fraction == 1.0);
         QVERIFY(seen.size() >= 3);
         for (const Seen& s : seen.mid(0, seen.size() - 1)) QVERIFY2(s.visible, qPrintable(s.stage));
-        QVERIFY(std::any_of(seen.begin(), seen.end(), [](const Seen& s) { return s.stage.contains("converting layer 2 of 2"); }));
+        QVERIFY(std::any_of(seen.begin(), seen.end(), [](const Seen& s) { return s.stage.contains("mapping layer 2 of 2"); }));
         QVERIFY(!seen.back().visible);
         QVERIFY(!bar->isVisible());
         disconnect(recording);

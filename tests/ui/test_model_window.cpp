@@ -108,7 +108,7 @@ private slots:
         QCOMPARE(window.session()->source().layer, 1);
         QCOMPARE(window.session()->head(), 2);
         QVERIFY(holds(window.headGrid()->colorMap(2), trace.layers[1].attention.heads[2].weights, true));
-        const Spectrum expected = headSpectra(model->blocks[1].attention)[2].qk;
+        const Spectrum expected = headSpectra(*model->attentionWeights(1))[2].qk;
         QCOMPARE(window.spectrumView()->qkGraph(2)->data()->at(0)->value, expected.singular_values(0));
 
         // The next-token list: after "...fmy" the model expects the space.

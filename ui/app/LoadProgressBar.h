@@ -1,5 +1,5 @@
 #pragma once
-// The status bar's progress while a model opens: a bar, the stage ("converting layer 5 of 16")
+// The status bar's progress while a model opens: a bar, the stage ("mapping layer 5 of 16")
 // and Cancel. Shown from the first progress below 1 until the load reaches 1 or finish() is
 // called (the load failed or was cancelled). Fed by LoadProgressRelay's queued signal.
 
