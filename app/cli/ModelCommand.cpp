@@ -267,7 +267,8 @@ int runModel(const QStringList& arguments, int argc, char** argv) {
                              "); choose one --layer or leave csv/npy out of --format");
     }
     std::vector<LayerReport> layers;
-    for (int l : layer_indices) layers.push_back({l, headSpectra(*m->attentionWeights(l))});
+    // One layer's paper layout at a time, dropped after its spectra (not kept in the model's cache).
+    for (int l : layer_indices) layers.push_back({l, headSpectra(m->blocks[std::size_t(l)].attention.toWeights())});
     const auto next = model::topNextTokens(*m, trace, kTopTokens);
 
     if (parser.isSet("json")) {

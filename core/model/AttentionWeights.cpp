@@ -59,22 +59,21 @@ Weights AttentionWeights::toWeights() const {
         w.W_Q = W_Q.toDense().transpose();  // (h*d_k, d) -> (d, h*d_k)
         w.W_K = W_K.toDense().transpose();  // (kv*d_k, d) -> (d, kv*d_k)
         w.W_V = W_V.toDense().transpose();  // (kv*d_v, d) -> (d, kv*d_v)
-    } else {
-        const Eigen::MatrixXf qkv = W_QKV.toDense();  // (h*d_k + kv*d_k + kv*d_v, d)
-        if (packing == QkvPacking::Fused) {
-            w.W_Q = qkv.topRows(q_width).transpose();
-            w.W_K = qkv.middleRows(q_width, k_width).transpose();
-            w.W_V = qkv.bottomRows(v_width).transpose();
-        } else {  // rows (h, 3, d_k): head i's q, k, v rows -> its columns of W_Q, W_K, W_V
-            w.W_Q.resize(qkv.cols(), q_width);
-            w.W_K.resize(qkv.cols(), k_width);
-            w.W_V.resize(qkv.cols(), v_width);
-            for (int i = 0; i < heads; ++i) {
-                const Eigen::Index from = Eigen::Index(3) * i * d_k, to = Eigen::Index(i) * d_k;
-                w.W_Q.middleCols(to, d_k) = qkv.middleRows(from, d_k).transpose();
-                w.W_K.middleCols(to, d_k) = qkv.middleRows(from + d_k, d_k).transpose();
-                w.W_V.middleCols(to, d_k) = qkv.middleRows(from + 2 * d_k, d_k).transpose();
-            }
+    } else if (packing == QkvPacking::Fused) {  // row blocks [Q; K; V], one converted at a time
+        w.W_Q = W_QKV.rowBlock(0, q_width).transpose();
+        w.W_K = W_QKV.rowBlock(q_width, k_width).transpose();
+        w.W_V = W_QKV.rowBlock(q_width + k_width, v_width).transpose();
+    } else {  // rows (h, 3, d_k): head i's q, k, v rows -> its columns of W_Q, W_K, W_V
+        const Eigen::Index d = W_QKV.cols();
+        w.W_Q.resize(d, q_width);
+        w.W_K.resize(d, k_width);
+        w.W_V.resize(d, v_width);
+        for (int i = 0; i < heads; ++i) {
+            const Eigen::MatrixXf qkv = W_QKV.rowBlock(Eigen::Index(3) * i * d_k, 3 * Eigen::Index(d_k));  // (3 d_k, d)
+            const Eigen::Index to = Eigen::Index(i) * d_k;
+            w.W_Q.middleCols(to, d_k) = qkv.topRows(d_k).transpose();
+            w.W_K.middleCols(to, d_k) = qkv.middleRows(d_k, d_k).transpose();
+            w.W_V.middleCols(to, d_k) = qkv.bottomRows(d_k).transpose();
         }
     }
     w.W_O = W_O.toDense().transpose();  // (d, h*d_v) -> (h*d_v, d)

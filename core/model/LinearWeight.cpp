@@ -239,6 +239,13 @@ Eigen::RowVectorXf LinearWeight::row(Eigen::Index r) const {
     return one.row(0);
 }
 
+Eigen::MatrixXf LinearWeight::rowBlock(Eigen::Index begin, Eigen::Index count) const {
+    if (owned_) return owned_->middleRows(begin, count);
+    Eigen::MatrixXf w;
+    convertRows(begin, count, w);
+    return w;
+}
+
 Eigen::MatrixXf LinearWeight::toDense() const {
     if (owned_) return *owned_;
     Eigen::MatrixXf w;

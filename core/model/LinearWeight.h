@@ -84,6 +84,8 @@ public:
     Eigen::RowVectorXf row(Eigen::Index r) const;
     // W (out, in) as float, converted (not cached) when it is not F32.
     Eigen::MatrixXf toDense() const;
+    // Rows [begin, begin + count) of W as float (count, in), converted (not cached) when not F32.
+    Eigen::MatrixXf rowBlock(Eigen::Index begin, Eigen::Index count) const;
 
 private:
     using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
