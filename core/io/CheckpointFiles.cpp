@@ -1,7 +1,6 @@
 #include "io/CheckpointFiles.h"
 
 #include <algorithm>
-#include <array>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -317,24 +316,6 @@ void TensorTable::rowsAsColumns(const Source& s, Eigen::Index row_begin, Eigen::
         maps_[s.file]->release(s.offset + first * itemBytes(s.type), std::uint64_t(n * cols) * itemBytes(s.type));
     }
 }
-
-void TensorTable::transposed(const Source& s, Eigen::Index col_begin, Eigen::Index width, Eigen::MatrixXf& dst) const {
-    // 64 x 64 tiles: a cache-friendly transpose.
-    const Eigen::Index rows = s.shape[0], cols = s.shape[1];
-    dst.resize(rows, width);
-    constexpr Eigen::Index kTile = 64;
-    std::array<float, kTile> row{};
-    for (Eigen::Index r0 = 0; r0 < rows; r0 += kTile)
-        for (Eigen::Index c0 = 0; c0 < width; c0 += kTile) {
-            const Eigen::Index n = std::min(kTile, width - c0);
-            for (Eigen::Index r = r0; r < std::min(rows, r0 + kTile); ++r) {
-                decodeChecked(s, std::uint64_t(r) * cols + col_begin + c0, static_cast<std::size_t>(n), row.data());
-                for (Eigen::Index j = 0; j < n; ++j) dst(r, c0 + j) = row[j];
-            }
-        }
-}
-
-void TensorTable::release(const Source& s) const { maps_[s.file]->release(s.offset, s.bytes); }
 
 void TensorTable::checkFinite(const Source& s) const {
     const unsigned char* data = maps_[s.file]->data() + s.offset;

@@ -102,9 +102,6 @@ public:
     // dst (cols, count) starting at column dst_col (dst already sized).
     void rowsAsColumns(const Source& s, Eigen::Index row_begin, Eigen::Index count, Eigen::MatrixXf& dst,
                        Eigen::Index dst_col) const;
-    // Columns [col_begin, col_begin + width) of a row-major (rows, cols) tensor -> dst (rows, width).
-    void transposed(const Source& s, Eigen::Index col_begin, Eigen::Index width, Eigen::MatrixXf& dst) const;
-    void release(const Source& s) const;
     // A (rows, cols) tensor as a LinearWeight W (out, in) over the map, after the finiteness scan:
     // OutIn takes it as nn.Linear's (out, in), InOut as Conv1D's (in, out). `layer` keys the cache.
     model::LinearWeight linear(const Source& s, model::LinearWeight::Layout layout, int layer,
