@@ -16,6 +16,7 @@
 #include "ViewOptions.h"
 
 class QLabel;
+class QScrollArea;
 
 namespace headscope::ui {
 
@@ -23,6 +24,9 @@ class CostView : public QWidget {
     Q_OBJECT
 
 public:
+    // The smallest font the tab shrinks its page to before it scrolls, as a share of its own.
+    static constexpr double kSmallestFontShare = 0.75;
+
     explicit CostView(QWidget* parent = nullptr);
 
     void setAnalysis(std::shared_ptr<const Analysis> analysis);
@@ -31,15 +35,24 @@ public:
     QString html() const;       // the rich text shown
     QWidget* page() const;      // the text itself, at its natural size (for export)
     void replotNow();           // refresh now, shown or not (export)
+    // The section a lesson step names (one of lessons::focusNames(), "" for none): first, shaded.
+    void setNamedSection(const QString& section);
+    QString namedSection() const { return named_; }
     QString plainText() const;  // the same, one line per row, for tests and the clipboard
+
+protected:
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     void refresh();
+    void fitToRoom();  // shown: the font made smaller (to kSmallestFontShare) until no row needs scrolling
     DeferredRefresh* deferred_ = nullptr;  // no work while in a hidden tab
 
     QLabel* label_ = nullptr;
+    QScrollArea* scroll_ = nullptr;
     std::shared_ptr<const Analysis> analysis_;
     ViewOptions options_;
+    QString named_;
 };
 
 }  // namespace headscope::ui
