@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "ControlsDock.h"
+#include "CostView.h"
 #include "HeadGridView.h"
 #include "LessonDock.h"
 #include "Session.h"
@@ -35,6 +36,8 @@ void MainWindow::applyLessonStep(const lessons::LessonStep& step) {
     setViewOptions(o);
     setConfig(step.session.config, tr("lesson step: %1").arg(QString::fromStdString(lessons::plainText(step.title))));
     session_->setHead(step.head);
+    // The rows the step names first (1024 x 768 at 2x has no room for the whole table).
+    if (CostView* costs = costView()) costs->setNamedSection(step.show == "costs" ? QString::fromStdString(step.focus) : QString());
     showView(step.show);
     arrangeForLesson(step.show);
 }
@@ -50,9 +53,8 @@ void MainWindow::arrangeForLesson(const std::string& show) {
         lesson_dock_->setFloating(false);
         addDockWidget(area, lesson_dock_);
     }
-    lesson_dock_->setStrip(strip);
-    if (strip) resizeDocks({lesson_dock_}, {height() / 6}, Qt::Vertical);  // the text scrolls; the view keeps the room
-    else resizeDocks({lesson_dock_}, {std::min(320, width() * 3 / 10)}, Qt::Horizontal);
+    lesson_dock_->setStrip(strip);  // a strip grows to its text (LessonDock::fitStrip)
+    if (!strip) resizeDocks({lesson_dock_}, {std::min(320, width() * 3 / 10)}, Qt::Horizontal);
 }
 
 bool MainWindow::openLesson(int number, QString* error) {
@@ -98,8 +100,10 @@ void MainWindow::setPresentationMode(bool on) {
         options_before_presentation_ = options_;
         state_before_presentation_ = saveState();
         maximized_before_presentation_ = isMaximized() || room_ != Room::Wide;
+        // Larger fonts for the back row; not in a small room (1024 x 768 at 2x), where the screen's
+        // scale already enlarged them and more would push the step's text and view off the screen.
         ViewOptions o = options_;
-        o.font_scale = std::max(o.font_scale, 1.75);
+        o.font_scale = std::max(o.font_scale, room_ == Room::Small ? 1.0 : 1.75);
         setViewOptions(o);
         // High contrast around the plots (the plots keep their white paper and black ink).
         QPalette p = palette();
@@ -116,6 +120,7 @@ void MainWindow::setPresentationMode(bool on) {
         spectrum_dock_->hide();  // the heads get the height; lesson steps on spectra show it again
         grid_->setHoverHighlight(true);
         showFullScreen();
+        if (lesson_dock_) lesson_dock_->fitStrip();
         status_->showNote(tr("Presentation mode: F5 to leave, F6 for the controls, Page Up / Page Down for lesson steps"));
     } else {
         setPalette(QPalette());
