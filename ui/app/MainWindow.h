@@ -174,6 +174,7 @@ private:
     void buildMenus();
     Config restoreSettings();  // geometry, dock state, view options; returns the last configuration
     void clampToScreen();
+    void clampOnceLaidOut(QSize before);  // a window grown past `before` by a lesson step: back, once laid out
     void updateSpectrumTitle();  // long below the views, short as a tab  // a geometry larger than the available screen becomes the screen
     void saveSettings() const;
     void showAnalysis(std::shared_ptr<const Analysis> analysis);

@@ -121,6 +121,23 @@ void MainWindow::clampToScreen() {
     if (g != geometry()) setGeometry(g);
 }
 
+void MainWindow::clampOnceLaidOut(QSize before) {
+    // While docks and views change, the layout's minimum passes through larger values and Qt grows
+    // the window to them; it never shrinks it back. Once the queued layout requests ran: a window
+    // that grew goes back to the size it had (as far as its minimum allows) and onto the screen.
+    // A maximised window takes the available area again (no window manager does it on Xvfb).
+    QMetaObject::invokeMethod(this, [this, before]() {
+        if (isFullScreen()) return;
+        const QScreen* shown_on = screen() ? screen() : QGuiApplication::primaryScreen();
+        if (isMaximized() && shown_on) {
+            if (geometry() != shown_on->availableGeometry()) setGeometry(shown_on->availableGeometry());
+        } else if (width() > before.width() || height() > before.height()) {
+            resize(size().boundedTo(before.expandedTo(minimumSizeHint())));
+            clampToScreen();
+        }
+    }, Qt::QueuedConnection);
+}
+
 void MainWindow::fitToScreen() {
     const QScreen* shown_on = screen() ? screen() : QGuiApplication::primaryScreen();
     if (!shown_on) return;

@@ -44,6 +44,7 @@ void MainWindow::applyLessonStep(const lessons::LessonStep& step) {
 
 void MainWindow::arrangeForLesson(const std::string& show) {
     if (!lesson_dock_ || presentation_ || room_ == Room::Wide) return;
+    const QSize before = size();
     const ViewEntry* entry = findView(show);
     controls_->hide();
     if (!entry || entry->place != ViewPlace::SpectrumDock) spectrum_dock_->hide();
@@ -55,6 +56,7 @@ void MainWindow::arrangeForLesson(const std::string& show) {
     }
     lesson_dock_->setStrip(strip);  // a strip grows to its text (LessonDock::fitStrip)
     if (!strip) resizeDocks({lesson_dock_}, {std::min(320, width() * 3 / 10)}, Qt::Horizontal);
+    clampOnceLaidOut(before);  // a dock placed on the way can grow the window past the screen's edge
 }
 
 bool MainWindow::openLesson(int number, QString* error) {
@@ -65,6 +67,7 @@ bool MainWindow::openLesson(int number, QString* error) {
         else QMessageBox::warning(this, tr("Cannot open the lesson"), why);
         return false;
     }
+    const QSize before = size();
     if (!lesson_dock_) {
         lesson_dock_ = new LessonDock(this);
         // Below the view as a strip where the room is small (arrangeForLesson), else beside it.
@@ -77,6 +80,7 @@ bool MainWindow::openLesson(int number, QString* error) {
     lesson_dock_->show();
     lesson_dock_->raise();
     lesson_dock_->setLesson(*lesson);
+    clampOnceLaidOut(before);  // the new dock grew the window (1024 x 874 on a 1024 x 768 screen at 2x)
     return true;
 }
 
