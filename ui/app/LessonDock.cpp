@@ -197,8 +197,12 @@ void LessonDock::setStrip(bool strip) {
     button_column_->setDirection(QBoxLayout::TopToBottom);
     layout_->setContentsMargins(strip ? QMargins(4, 0, 4, 2) : QMargins(9, 9, 9, 9));
     text_->document()->setDefaultStyleSheet(
-        strip ? QStringLiteral("h2 { font-size: large; margin-top: 0px; margin-bottom: 2px; } p { margin-top: 0px; margin-bottom: 3px; }")
+        strip ? QStringLiteral("h2 { font-size: medium; margin-top: 0px; margin-bottom: 1px; } p { margin-top: 0px; margin-bottom: 1px; }")
               : QString());
+    // A strip spends no height on a frame or a wide document margin: at 1024 x 768, 2x, those
+    // 10 px were the difference between a whole step text and a view of half the window.
+    text_->setFrameShape(strip ? QFrame::NoFrame : QFrame::StyledPanel);
+    text_->document()->setDocumentMargin(strip ? 1 : 4);
     text_->setHtml(html_);
     previous_->setText(strip ? tr("\u25c0") : tr("\u25c0 Previous"));
     next_->setText(strip ? tr("\u25b6") : tr("Next \u25b6"));

@@ -12,6 +12,8 @@
 #include "HeadGridView.h"
 #include "LessonDock.h"
 #include "Session.h"
+#include "RankTableView.h"
+#include "SpectrumView.h"
 #include "StatusPanel.h"
 #include "Teaching.h"
 #include "ViewRegistry.h"
@@ -43,12 +45,21 @@ void MainWindow::applyLessonStep(const lessons::LessonStep& step) {
 }
 
 void MainWindow::arrangeForLesson(const std::string& show) {
-    if (!lesson_dock_ || presentation_ || room_ == Room::Wide) return;
+    // F5 in a wide or compact room keeps its own arrangement; a small one needs this one too.
+    if (!lesson_dock_ || room_ == Room::Wide || (presentation_ && room_ != Room::Small)) return;
     const QSize before = size();
     const ViewEntry* entry = findView(show);
     controls_->hide();
-    if (!entry || entry->place != ViewPlace::SpectrumDock) spectrum_dock_->hide();
+    const bool spectra = entry && entry->place == ViewPlace::SpectrumDock;
+    if (!spectra) spectrum_dock_->hide();
     const bool strip = room_ == Room::Small;
+    // A small room (1024 x 768 at 2x) has no width for the heads beside the spectra and the rank
+    // table (650 px of 512): a step on them shows them alone, the strip under the whole width.
+    setCorner(Qt::BottomLeftCorner, strip ? Qt::BottomDockWidgetArea : Qt::LeftDockWidgetArea);
+    tabs_->setVisible(!(strip && spectra));
+    // There, too, the spectra and the rank table one at a time: the one the step names.
+    spectrum_->setVisible(!(strip && spectra) || show != "ranks");
+    rank_table_->setVisible(!(strip && spectra) || show == "ranks");
     const Qt::DockWidgetArea area = strip ? Qt::BottomDockWidgetArea : Qt::RightDockWidgetArea;
     if (dockWidgetArea(lesson_dock_) != area || lesson_dock_->isFloating()) {
         lesson_dock_->setFloating(false);
@@ -76,6 +87,14 @@ bool MainWindow::openLesson(int number, QString* error) {
         lesson_dock_->setStrip(strip);
         if (!strip) resizeDocks({lesson_dock_}, {320}, Qt::Horizontal);
         applyFontScale();
+        // Closing the lesson gives the views back whatever its last step hid (arrangeForLesson).
+        connect(lesson_dock_, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+            if (visible || lesson_dock_->isVisible()) return;  // hidden, not merely behind a tab
+            tabs_->show();
+            spectrum_->show();
+            rank_table_->show();
+            setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
+        });
     }
     lesson_dock_->show();
     lesson_dock_->raise();
