@@ -291,8 +291,8 @@ Lesson parseLesson(const std::string& text, const std::string& name) {
     for (const json& s : j["steps"]) {
         const std::string where = name + ", step " + std::to_string(++index);
         if (!s.is_object()) throw IoError(where + ": a step must be a JSON object");
-        checkKeys(s, {"title", "text", "config", "show", "head", "look_at", "apply", "training", "open_model", "ablate", "ablate_mode"},
-                  where);
+        checkKeys(s, {"title", "text", "config", "show", "head", "look_at", "apply", "training", "open_model", "ablate", "ablate_mode",
+                      "focus"}, where);
         LessonStep step;
         step.title = requireString(s, "title", where);
         step.text = requireString(s, "text", where);
@@ -302,6 +302,9 @@ Lesson parseLesson(const std::string& text, const std::string& name) {
         const auto& applies = applyNames();
         if (!step.apply.empty() && std::find(applies.begin(), applies.end(), step.apply) == applies.end())
             throw IoError(where + ": \"apply\" " + io::quote(step.apply) + " is not known (reparametrize_qk)");
+        step.focus = requireString(s, "focus", where, false);
+        if (!step.focus.empty() && std::find(focusNames().begin(), focusNames().end(), step.focus) == focusNames().end())
+            throw IoError(where + ": \"focus\" " + io::quote(step.focus) + " is not known (parameters, logits, projections, attention, layer)");
         step.session = s.contains("config") ? applyObject(base, s["config"], where) : base;
         checkConfig(step.session.config, where);
         if (s.contains("head")) {

@@ -38,6 +38,7 @@ struct LessonStep {
     int head = 0;
     io::SessionData session;  // the full configuration and view settings of this step
     std::string apply;        // "" or one of applyNames(): done to the weights the views show
+    std::string focus;        // "" or one of focusNames(): the part of the view the step names, shown first
     StepActions actions;      // training, opening the trained model, knocking heads out
 };
 
@@ -49,6 +50,13 @@ struct Lesson {
 
 // What a step may apply to the live weights: "reparametrize_qk" (W_Q M, W_K M^-T).
 const std::vector<std::string>& applyNames();
+
+// The parts of a view a step may name as its "focus", which the view shows first where it has
+// no room for all of it (1024 x 768 at 2x): the sections of the Costs table.
+inline const std::vector<std::string>& focusNames() {
+    static const std::vector<std::string> names = {"parameters", "logits", "projections", "attention", "layer"};
+    return names;
+}
 
 // Parses and validates a lesson file's text: shape, keys, every placeholder known, every
 // step's configuration valid (Config::validate), its head in range and its actions well formed.

@@ -11,25 +11,38 @@
 //    the demo's 11 words on both axes (focus and context); where there is no room for it
 //    (1024 x 768 at 2x) the grid alone, never a large head cut by the window's edge;
 //  - where 1400 x 900 fits with a frame (full HD), the first window is centred on the screen;
+//  - every lesson step keeps the window within the screen where its minimum fits;
 //  - the Training tab's legend is whole: every entry's name in full within its entry, the
 //    legend within the plot (1400 x 900 cut "accuracy (right" and "repeated hal").
+#include <cmath>
+
 #include <QAbstractButton>
 #include <QDockWidget>
 #include <QFileInfo>
 #include <QMenuBar>
 #include <QScreen>
 #include <QStyle>
+#include <QAbstractTextDocumentLayout>
+#include <QLabel>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QTabBar>
+#include <QTextBrowser>
+#include <QTextDocument>
 #include <QtTest>
 
 #include "WindowTestSupport.h"
 #include "ControlsDock.h"
+#include "CostView.h"
 #include "HeadDetailView.h"
 #include "HeadsTab.h"
+#include "LessonDock.h"
 #include "MainWindow.h"
 #include "Session.h"
+#include "StatusPanel.h"
 #include "TrainingCurvesView.h"
 #include "TrainingTab.h"
+#include "ViewRegistry.h"
 
 using namespace headscope::ui;
 using namespace headscope::ui::testing;
@@ -110,6 +123,20 @@ private:
         QVERIFY2(cut.isEmpty(), qPrintable(when + QStringLiteral(": ") + cut.join(QStringLiteral("; "))));
     }
 
+    // The status line lies within the screen, whole and shown (not pushed below the screen's
+    // edge by the minimum heights of what is above it).
+    void checkStatusLine(MainWindow& window, const QString& when) {
+        checkFits(window, when);
+        if (QTest::currentTestFailed()) return;
+        auto* status = window.findChild<StatusPanel*>();
+        QVERIFY(status);
+        const QRect shown(status->mapToGlobal(QPoint(0, 0)), status->size());
+        QVERIFY2(status->isVisible() && status->height() >= status->minimumSizeHint().height() && inside(available_, shown, 0),
+                 qPrintable(QStringLiteral("%1: the status line %2 (it needs %3 px high) leaves the screen %4")
+                                .arg(when, describe(shown)).arg(status->minimumSizeHint().height()).arg(describe(available_))));
+        qInfo("%s: window %dx%d, status line at y %d..%d", qPrintable(when), window.height(), window.width(), shown.top(), shown.bottom());
+    }
+
 private slots:
     void initTestCase() {
         if (QGuiApplication::platformName() != QLatin1String("xcb"))
@@ -162,6 +189,38 @@ private slots:
             QCOMPARE(QStringList(ticker->ticks().values()), words);
         }
         qInfo("large head %dx%d, axis rect %dx%d", focus->width(), focus->height(), rect->width(), rect->height());
+    }
+
+    // Every step of lessons 1 to 6 running in the window keeps the window within the screen
+    // wherever its minimum fits (at 1024 x 768, 2x, opening a lesson left a 1024 x 874 window, the
+    // status line below the screen's edge, though 1024 x 738 was all it needed). Steps whose
+    // minimum exceeds the screen are printed, not hidden.
+    void everyLessonStepKeepsTheWindowToTheScreen() {
+        MainWindow window(noSettings());
+        window.fitToScreen();
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QString error;
+        QVERIFY2(window.waitForCompleteUpdate(60000, &error), qPrintable(error));
+        QStringList grown, too_large;
+        for (int n = 1; n <= 6; ++n) {
+            QVERIFY2(window.openLesson(n, &error), qPrintable(error));
+            LessonDock* dock = window.lessonDock();
+            for (int k = 0; k < dock->stepCount(); ++k) {
+                dock->goToStep(k);
+                settle();
+                const QRect frame = window.frameGeometry();
+                const QSize minimum = window.minimumSizeHint().expandedTo(window.minimumSize());
+                const QString step = QStringLiteral("lesson %1 step %2: window %3, minimum %4x%5")
+                                         .arg(n).arg(k + 1).arg(describe(frame)).arg(minimum.width()).arg(minimum.height());
+                if (minimum.width() > available_.width() || minimum.height() > available_.height())
+                    too_large << step;  // the layout cannot fit: reported, a defect of its own
+                else if (!inside(available_, frame, 0))
+                    grown << step;  // it could fit, but the window grew past the screen and stayed
+            }
+        }
+        if (!too_large.isEmpty()) qInfo("minimum larger than the screen: %s", qPrintable(too_large.join(QStringLiteral("; "))));
+        QVERIFY2(grown.isEmpty(), qPrintable(grown.join(QStringLiteral("; "))));
     }
 
     // Where the preferred 1400 x 900 fits with a frame, the first window is centred on the
@@ -264,6 +323,111 @@ private slots:
         QString error;
         QVERIFY2(window.waitForCompleteUpdate(60000, &error), qPrintable(error));
         checkFits(window, QStringLiteral("after F5, F5"));
+    }
+
+    // The status line on screen (issue 21): at 1024 x 768 and 2x the minimum heights above it
+    // (Token lines alone asked 208 px of 384) pushed it below the screen. On the Token lines tab
+    // and on a lesson step (lesson 3 step 4, the costs, its text in a strip at 2x) it lies
+    // within the screen.
+    void statusLineStaysOnScreen() {
+        MainWindow window(noSettings());
+        window.fitToScreen();
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QString error;
+        QVERIFY2(window.waitForCompleteUpdate(60000, &error), qPrintable(error));
+        QTabWidget* tabs = window.centralTabs();
+        int token_lines = -1;
+        for (int i = 0; i < tabs->count(); ++i)
+            if (QString(tabs->tabText(i)).remove(QLatin1Char('&')) == QStringLiteral("Token lines")) token_lines = i;
+        QVERIFY(token_lines >= 0);
+        tabs->setCurrentIndex(token_lines);
+        checkStatusLine(window, QStringLiteral("Token lines tab"));
+        if (QTest::currentTestFailed()) return;
+        QVERIFY2(window.openLesson(3, &error), qPrintable(error));
+        window.lessonDock()->goToStep(3);
+        QVERIFY2(window.waitForCompleteUpdate(60000, &error), qPrintable(error));
+        checkStatusLine(window, QStringLiteral("lesson 3 step 4"));
+    }
+
+    // Presentation mode (F5) in a small room (1024 x 768 at 2x), every step of lessons 1 to 6:
+    // the step's whole text without scrolling, the status line on screen, and on the steps
+    // that name rows of the Costs table (their "focus") those rows within the tab's viewport:
+    // the last row of the named section ends above the viewport's bottom. Elsewhere (more
+    // room) the same is printed, not asserted: F5 there enlarges the fonts 1.75 times.
+    void presentationModeShowsWhatEachStepNames() {
+        MainWindow window(noSettings());
+        window.fitToScreen();
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QString error;
+        QVERIFY2(window.waitForCompleteUpdate(60000, &error), qPrintable(error));
+        const bool small = window.room() == MainWindow::Room::Small;
+        window.setPresentationMode(true);
+        // The last row of each section a step may name.
+        const QMap<QString, QString> last_row = {{QStringLiteral("parameters"), QStringLiteral("merged W_QK,i")},
+                                                 {QStringLiteral("logits"), QStringLiteral("merged X W_QK X")},
+                                                 {QStringLiteral("attention"), QStringLiteral("one full-width head")}};
+        for (int n = 1; n <= 6; ++n) {
+            QVERIFY2(window.openLesson(n, &error), qPrintable(error));
+            LessonDock* dock = window.lessonDock();
+            QTextBrowser* text = dock->textBrowser();
+            for (int k = 0; k < dock->stepCount(); ++k) {
+                dock->goToStep(k);
+                QVERIFY2(window.waitForCompleteUpdate(60000, &error), qPrintable(error));
+                const headscope::lessons::LessonStep& step = dock->lesson()->steps[std::size_t(k)];
+                const QString where = QStringLiteral("F5, lesson %1 step %2").arg(n).arg(k + 1);
+                const auto whole = [&]() {
+                    QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+                    return text->document()->size().height() <= text->viewport()->height() + 0.5 &&
+                           !text->verticalScrollBar()->isVisible();
+                };
+                const ViewEntry* entry = findView(step.show);
+                if (small && entry && entry->place == ViewPlace::SpectrumDock) {
+                    // Open (issue 21): F5 on the spectra and ranks at 2x leaves the dock's tab title cut
+                    // ("Spectra and ranks" in 100 of 109 px). Printed, not asserted, until it is whole.
+                    qInfo("%s: spectra and ranks in F5 at 2x (open): window %s", qPrintable(where),
+                          qPrintable(describe(window.frameGeometry())));
+                    continue;
+                }
+                if (small) {
+                    // Open (issue 21): the whole text of every step in F5 at 2x (lesson 1 step 1 at 640 x 360:
+                    // 88 px of text in 68): printed, not asserted, until it is.
+                    settle();
+                    if (!whole())
+                        qInfo("%s: the text is %d px high in %d px (open)", qPrintable(where),
+                              int(text->document()->size().height()), text->viewport()->height());
+                    checkStatusLine(window, where);
+                    if (QTest::currentTestFailed()) return;
+                } else {
+                    settle();
+                    qInfo("%s: text %d px in %d px", qPrintable(where), int(text->document()->size().height()), text->viewport()->height());
+                }
+                if (step.focus.empty()) continue;
+                CostView* costs = window.costView();
+                QVERIFY(costs && costs->isVisible());
+                QCOMPARE(costs->namedSection(), QString::fromStdString(step.focus));
+                settle();
+                auto* page = costs->findChild<QLabel*>(QStringLiteral("cost_text"));
+                auto* scroll = costs->findChild<QScrollArea*>();
+                QVERIFY(page && scroll);
+                // The page's text laid out as the label lays it out: its width less the margins.
+                QTextDocument doc;
+                doc.setDefaultFont(page->font());
+                doc.setHtml(page->text());
+                doc.setTextWidth(page->width() - 2 * page->margin());
+                const QTextCursor found = doc.find(last_row.value(QString::fromStdString(step.focus)));
+                QVERIFY2(!found.isNull(), qPrintable(where));
+                const QRectF row = doc.documentLayout()->blockBoundingRect(found.block());
+                const int bottom = page->margin() + int(std::ceil(row.bottom())) - scroll->verticalScrollBar()->value();
+                qInfo("%s: the named rows end at %d px of %d", qPrintable(where), bottom, scroll->viewport()->height());
+                if (small)
+                    QVERIFY2(bottom <= scroll->viewport()->height(),
+                             qPrintable(QStringLiteral("%1: the rows it names end at %2 px, below the tab's %3 px")
+                                            .arg(where).arg(bottom).arg(scroll->viewport()->height())));
+            }
+        }
+        window.setPresentationMode(false);
     }
 
     // A model opened (its Loaded model dock shown) and every tab visited, Training and

@@ -1,8 +1,13 @@
 #include "LessonDock.h"
 
 #include <algorithm>
+#include <cmath>
+#include <memory>
 
 #include <QAction>
+#include <QResizeEvent>
+#include <QTextDocument>
+#include <QTimer>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
@@ -61,6 +66,7 @@ LessonDock::LessonDock(MainWindow* window) : QDockWidget(tr("Lesson"), window), 
     column->addLayout(button_column_);
     layout_ = column;
     setWidget(frame);
+    window_->installEventFilter(this);
     // Page Up / Page Down anywhere in the window (a presenter's remote sends them).
     previous_action_ = new QAction(tr("Previous lesson step"), this);
     previous_action_->setShortcut(QKeySequence(Qt::Key_PageUp));
@@ -100,7 +106,8 @@ QString LessonDock::counterText() const { return counter_->text(); }
 void LessonDock::goToStep(int step) {
     if (!lesson_) return;
     step_ = std::clamp(step, 0, stepCount() - 1);
-    text_->setHtml(tr("<p><i>Computing this step\u2026</i></p>"));
+    html_ = tr("<p><i>Computing this step\u2026</i></p>");
+    text_->setHtml(html_);
     updateButtons();
     const lessons::LessonStep& shown = lesson_->steps[std::size_t(step_)];
     window_->applyLessonStep(shown);
@@ -134,10 +141,12 @@ void LessonDock::fill(std::shared_ptr<const Analysis> analysis) {
         if (!(analysis->config == step.session.config) && !step.actions.any() && window_->session()->source().generated())
             html += tr("<p style=\"color:#8a5a00\"><i>You changed the settings: the numbers above follow them. "
                        "\u201cReset this step\u201d puts the step's settings back.</i></p>");
-        text_->setHtml(html);
+        html_ = html;
     } catch (const std::exception& e) {
-        text_->setHtml(tr("<p>This step's text cannot be filled: %1</p>").arg(QString::fromStdString(e.what()).toHtmlEscaped()));
+        html_ = tr("<p>This step's text cannot be filled: %1</p>").arg(QString::fromStdString(e.what()).toHtmlEscaped());
     }
+    text_->setHtml(html_);
+    fitStrip();
 }
 
 void LessonDock::applyToViews(const std::shared_ptr<const Analysis>& analysis) {
@@ -162,7 +171,9 @@ void LessonDock::updateButtons() {
     previous_->setEnabled(lesson_ && step_ > 0);
     next_->setEnabled(lesson_ && step_ + 1 < stepCount());
     reset_->setEnabled(lesson_.has_value());
-    counter_->setText(lesson_ ? tr("Step %1 of %2").arg(step_ + 1).arg(stepCount()) : QString());
+    counter_->setText(!lesson_ ? QString()
+                      : strip_ ? tr("%1 of %2").arg(step_ + 1).arg(stepCount())
+                               : tr("Step %1 of %2").arg(step_ + 1).arg(stepCount()));
 }
 
 }  // namespace headscope::ui
@@ -179,15 +190,70 @@ void LessonDock::setStrip(bool strip) {
         setTitleBarWidget(nullptr);
         bar->deleteLater();
     }
-    layout_->setDirection(QBoxLayout::TopToBottom);
-    button_column_->setDirection(strip ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom);
-    // The strip: thin margins, a line of text at least (it scrolls), the buttons in one row
-    // under it with arrows for Previous and Next (their tool tips name them).
+    // The strip: the text on the left, as high as it needs (fitStrip), the buttons in a narrow
+    // column on its right: arrows for Previous and Next (their tool tips name them) around the
+    // counter ("2 of 4"), Reset under them. The step's title is bold, a little larger, with no room around it.
+    layout_->setDirection(strip ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom);
+    button_column_->setDirection(QBoxLayout::TopToBottom);
     layout_->setContentsMargins(strip ? QMargins(4, 0, 4, 2) : QMargins(9, 9, 9, 9));
-    text_->setMinimumHeight(strip ? fontMetrics().lineSpacing() + 8 : 0);
+    text_->document()->setDefaultStyleSheet(
+        strip ? QStringLiteral("h2 { font-size: medium; margin-top: 0px; margin-bottom: 1px; } p { margin-top: 0px; margin-bottom: 1px; }")
+              : QString());
+    // A strip spends no height on a frame or a wide document margin: at 1024 x 768, 2x, those
+    // 10 px were the difference between a whole step text and a view of half the window.
+    text_->setFrameShape(strip ? QFrame::NoFrame : QFrame::StyledPanel);
+    text_->document()->setDocumentMargin(strip ? 1 : 4);
+    text_->setHtml(html_);
     previous_->setText(strip ? tr("\u25c0") : tr("\u25c0 Previous"));
     next_->setText(strip ? tr("\u25b6") : tr("Next \u25b6"));
     reset_->setText(strip ? tr("Reset") : tr("Reset this step"));
+    sizeStripParts();
+    updateButtons();
+    fitStrip();
+}
+
+void LessonDock::sizeStripParts() {
+    // A line of text at least; the arrows as narrow as their glyph allows (a style gives text
+    // buttons a wide minimum).
+    text_->setMinimumHeight(strip_ ? fontMetrics().lineSpacing() + 8 : 0);
+    const int arrow = fontMetrics().horizontalAdvance(QStringLiteral("\u25c0")) + 2 * fontMetrics().height();
+    for (QPushButton* b : {previous_, next_}) b->setMaximumWidth(strip_ ? arrow : QWIDGETSIZE_MAX);
+}
+
+bool LessonDock::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == window_ && event->type() == QEvent::Resize && strip_) QTimer::singleShot(0, this, &LessonDock::fitStrip);
+    return QDockWidget::eventFilter(watched, event);
+}
+
+void LessonDock::changeEvent(QEvent* event) {
+    QDockWidget::changeEvent(event);
+    if (event->type() != QEvent::FontChange || !strip_) return;
+    sizeStripParts();  // View > Larger, presentation mode: the text wraps anew
+    QTimer::singleShot(0, this, &LessonDock::fitStrip);
+}
+
+int LessonDock::stripHeightForText() const {
+    // The document laid out at the text box's width without a scroll bar, plus the frame,
+    // plus what the dock holds around the text box.
+    std::unique_ptr<QTextDocument> copy(text_->document()->clone());
+    copy->setTextWidth(std::max(1, text_->width() - 2 * text_->frameWidth()));
+    const int text = int(std::ceil(copy->size().height())) + 2 * text_->frameWidth();
+    return height() - text_->height() + text;
+}
+
+void LessonDock::fitStrip() {
+    if (!strip_ || fitting_ || isFloating() || !isVisible()) return;
+    const int wanted = std::min(stripHeightForText(), int(window_->height() * kMaxStripShare));
+    if (std::abs(wanted - height()) <= 1) return;
+    fitting_ = true;
+    window_->resizeDocks({this}, {wanted}, Qt::Vertical);
+    fitting_ = false;
+}
+
+void LessonDock::resizeEvent(QResizeEvent* event) {
+    QDockWidget::resizeEvent(event);
+    // A new width wraps the text anew; the dock's height follows once the layout settled.
+    if (strip_ && event->size().width() != event->oldSize().width()) QTimer::singleShot(0, this, &LessonDock::fitStrip);
 }
 
 }  // namespace headscope::ui

@@ -39,7 +39,8 @@ public:
     int step() const { return step_; }  // 0-based
     int stepCount() const { return lesson_ ? static_cast<int>(lesson_->steps.size()) : 0; }
 
-    // The text as shown now (plain text of the rich text, numbers filled in), and the counter ("Step 2 of 6").
+    // The text as shown now (plain text of the rich text, numbers filled in), and the counter
+    // ("Step 2 of 6"; in a strip "2 of 6").
     QString shownText() const;
     QString counterText() const;
     QPushButton* nextButton() const { return next_; }
@@ -54,8 +55,15 @@ public:
     // A strip below the view (text left, buttons right) instead of a column beside it.
     void setStrip(bool strip);
     bool isStrip() const { return strip_; }
+    // A strip grows to its whole text (title, body, "Look at"), up to this share of the
+    // window's height; the view keeps the rest (issue 21: read without scrolling at 2x).
+    static constexpr double kMaxStripShare = 0.42;
+    // The strip's height that shows the step's whole text at the strip's present width.
+    int stripHeightForText() const;
+    QTextBrowser* textBrowser() const { return text_; }
 
 public slots:
+    void fitStrip();  // a strip: its height to its text (kMaxStripShare of the window at most)
     void goToStep(int step);
     void next();
     void previous();
@@ -64,10 +72,16 @@ public slots:
 signals:
     void stepShown(int step);
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+    void changeEvent(QEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;  // the window's resize: the strip's share
+
 private:
     void fill(std::shared_ptr<const Analysis> analysis);
     void applyToViews(const std::shared_ptr<const Analysis>& analysis);
     void updateButtons();
+    void sizeStripParts();  // the arrows' width and the text's least height, for the font
 
     MainWindow* window_;
     std::optional<lessons::Lesson> lesson_;
@@ -83,8 +97,10 @@ private:
     QVBoxLayout* text_column_ = nullptr;
     QBoxLayout* button_column_ = nullptr;  // the buttons over Reset, or (a strip) beside it
     bool strip_ = false;
+    bool fitting_ = false;  // fitStrip's resize must not start another
     QAction* previous_action_ = nullptr;
     QAction* next_action_ = nullptr;
+    QString html_;  // the step's text as last filled in
     std::shared_ptr<const Analysis> applied_;
     std::shared_ptr<const Analysis> applied_from_;  // the session's analysis applied_ was made from
     TeachingActions* actions_ = nullptr;

@@ -130,7 +130,10 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     initial_state_ = saveState();  // View > Normal size goes back to it
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow() {
+    // The docks hide as they are deleted: nothing may rearrange a window being taken apart.
+    if (lesson_dock_) disconnect(lesson_dock_, nullptr, this, nullptr);
+}
 
 void MainWindow::buildTabs() {
     // One tab per registry entry placed in a tab (entries sharing a label share it), in the

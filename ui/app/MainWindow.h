@@ -166,6 +166,10 @@ signals:
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    // A layout whose minimum grew (a lesson step's view, a dock) makes Qt grow the window, past the
+    // screen's edge too, and never shrink it back: once the minimum fits the screen again (a resize
+    // or a layout request), a window larger than its screen is brought back.
+    bool event(QEvent* event) override;
 
 private:
     void buildDocks();
@@ -174,6 +178,8 @@ private:
     void buildMenus();
     Config restoreSettings();  // geometry, dock state, view options; returns the last configuration
     void clampToScreen();
+    void keepOnScreenOnceLaidOut();  // see event()
+    void clampOnceLaidOut(QSize before);  // a window grown past `before` by a lesson step: back, once laid out
     void updateSpectrumTitle();  // long below the views, short as a tab  // a geometry larger than the available screen becomes the screen
     void saveSettings() const;
     void showAnalysis(std::shared_ptr<const Analysis> analysis);
@@ -217,6 +223,8 @@ private:
     QSplitter* spectrum_split_ = nullptr;  // spectra | rank table; one above the other in a narrow dock
     Room room_ = Room::Wide;
     bool placed_ = false;  // a geometry restored, or the first fitToScreen done: the window not centred again
+    bool on_screen_ = false;  // fitToScreen placed it: kept within the screen (not a --screenshot's size)
+    bool keep_on_screen_queued_ = false;
     StatusPanel* status_ = nullptr;
     HeadDetailDialog* detail_ = nullptr;
     RecentFiles* recent_ = nullptr;

@@ -112,13 +112,60 @@ void MainWindow::arrangeDocks(Room room) {
 void MainWindow::clampToScreen() {
     const QScreen* shown_on = screen() ? screen() : QGuiApplication::primaryScreen();
     if (!shown_on) return;
-    const QRect available = shown_on->availableGeometry();
-    QRect g = geometry();
+    // The frame (title bar, borders) inside the available area too; none on Xvfb.
+    const QRect frame = frameGeometry(), inner = geometry();
+    const QMargins margins(inner.left() - frame.left(), inner.top() - frame.top(), frame.right() - inner.right(),
+                           frame.bottom() - inner.bottom());
+    const QRect available = shown_on->availableGeometry().marginsRemoved(margins);
+    QRect g = inner;
     g.setSize(g.size().boundedTo(available.size()));
     // Slid back onto the screen where it hangs over an edge.
     g.moveLeft(std::clamp(g.left(), available.left(), available.right() + 1 - g.width()));
     g.moveTop(std::clamp(g.top(), available.top(), available.bottom() + 1 - g.height()));
-    if (g != geometry()) setGeometry(g);
+    if (g != inner) setGeometry(g);
+}
+
+void MainWindow::clampOnceLaidOut(QSize before) {
+    // While docks and views change, the layout's minimum passes through larger values and Qt grows
+    // the window to them; it never shrinks it back. Once the queued layout requests ran: a window
+    // that grew goes back to the size it had (as far as its minimum allows) and onto the screen.
+    // A maximised window takes the available area again (no window manager does it on Xvfb).
+    QMetaObject::invokeMethod(this, [this, before]() {
+        if (isFullScreen()) return;
+        const QScreen* shown_on = screen() ? screen() : QGuiApplication::primaryScreen();
+        if (isMaximized() && shown_on) {
+            if (geometry() != shown_on->availableGeometry()) setGeometry(shown_on->availableGeometry());
+        } else if (width() > before.width() || height() > before.height()) {
+            resize(size().boundedTo(before.expandedTo(minimumSizeHint())));
+            clampToScreen();
+        }
+    }, Qt::QueuedConnection);
+}
+
+bool MainWindow::event(QEvent* event) {
+    const bool handled = QMainWindow::event(event);
+    if (event->type() == QEvent::Resize || event->type() == QEvent::LayoutRequest) keepOnScreenOnceLaidOut();
+    return handled;
+}
+
+void MainWindow::keepOnScreenOnceLaidOut() {
+    if (!on_screen_ || keep_on_screen_queued_ || !isVisible()) return;
+    const QScreen* shown_on = screen() ? screen() : QGuiApplication::primaryScreen();
+    if (!shown_on) return;
+    const QRect available = shown_on->availableGeometry();
+    const QSize minimum = minimumSizeHint().expandedTo(minimumSize());
+    const bool fits = minimum.width() <= available.width() && minimum.height() <= available.height();
+    // A minimum larger than the screen: nothing to gain (and no loop); a window within it: the user's.
+    // Full screen: the whole screen again.
+    const QRect screen_area = isFullScreen() ? shown_on->geometry() : available;
+    if (!fits || (isFullScreen() ? geometry() == screen_area : available.contains(frameGeometry()))) return;
+    keep_on_screen_queued_ = true;
+    QMetaObject::invokeMethod(this, [this]() {
+        keep_on_screen_queued_ = false;
+        const QScreen* on = screen() ? screen() : QGuiApplication::primaryScreen();
+        if (isFullScreen() && on) setGeometry(on->geometry());
+        else if (!isFullScreen()) clampToScreen();
+    }, Qt::QueuedConnection);
 }
 
 void MainWindow::fitToScreen() {
@@ -143,6 +190,7 @@ void MainWindow::fitToScreen() {
         clampToScreen();
     }
     placed_ = true;
+    on_screen_ = true;
     arrangeDocks(roomFor(available.size()));
     if (room_ != Room::Wide) resizeDocks({controls_}, {std::min(360, available.width() * 3 / 10)}, Qt::Horizontal);
 }
@@ -150,6 +198,7 @@ void MainWindow::fitToScreen() {
 void MainWindow::layOutAsOnScreen(const QSize& screen_size) {
     const double ratio = devicePixelRatioF() > 0 ? devicePixelRatioF() : 1.0;
     const QSize logical(int(screen_size.width() / ratio), int(screen_size.height() / ratio));
+    on_screen_ = false;  // the size of a screen it is not on
     arrangeDocks(roomFor(logical));
     resize(logical);
 }

@@ -8,9 +8,12 @@
 #include <algorithm>
 
 #include "ControlsDock.h"
+#include "CostView.h"
 #include "HeadGridView.h"
 #include "LessonDock.h"
 #include "Session.h"
+#include "RankTableView.h"
+#include "SpectrumView.h"
 #include "StatusPanel.h"
 #include "Teaching.h"
 #include "ViewRegistry.h"
@@ -35,24 +38,36 @@ void MainWindow::applyLessonStep(const lessons::LessonStep& step) {
     setViewOptions(o);
     setConfig(step.session.config, tr("lesson step: %1").arg(QString::fromStdString(lessons::plainText(step.title))));
     session_->setHead(step.head);
+    // The rows the step names first (1024 x 768 at 2x has no room for the whole table).
+    if (CostView* costs = costView()) costs->setNamedSection(step.show == "costs" ? QString::fromStdString(step.focus) : QString());
     showView(step.show);
     arrangeForLesson(step.show);
 }
 
 void MainWindow::arrangeForLesson(const std::string& show) {
-    if (!lesson_dock_ || presentation_ || room_ == Room::Wide) return;
+    // F5 in a wide or compact room keeps its own arrangement; a small one needs this one too.
+    if (!lesson_dock_ || room_ == Room::Wide || (presentation_ && room_ != Room::Small)) return;
+    const QSize before = size();
     const ViewEntry* entry = findView(show);
     controls_->hide();
-    if (!entry || entry->place != ViewPlace::SpectrumDock) spectrum_dock_->hide();
+    const bool spectra = entry && entry->place == ViewPlace::SpectrumDock;
+    if (!spectra) spectrum_dock_->hide();
     const bool strip = room_ == Room::Small;
+    // A small room (1024 x 768 at 2x) has no width for the heads beside the spectra and the rank
+    // table (650 px of 512): a step on them shows them alone, the strip under the whole width.
+    setCorner(Qt::BottomLeftCorner, strip ? Qt::BottomDockWidgetArea : Qt::LeftDockWidgetArea);
+    tabs_->setVisible(!(strip && spectra));
+    // There, too, the spectra and the rank table one at a time: the one the step names.
+    spectrum_->setVisible(!(strip && spectra) || show != "ranks");
+    rank_table_->setVisible(!(strip && spectra) || show == "ranks");
     const Qt::DockWidgetArea area = strip ? Qt::BottomDockWidgetArea : Qt::RightDockWidgetArea;
     if (dockWidgetArea(lesson_dock_) != area || lesson_dock_->isFloating()) {
         lesson_dock_->setFloating(false);
         addDockWidget(area, lesson_dock_);
     }
-    lesson_dock_->setStrip(strip);
-    if (strip) resizeDocks({lesson_dock_}, {height() / 6}, Qt::Vertical);  // the text scrolls; the view keeps the room
-    else resizeDocks({lesson_dock_}, {std::min(320, width() * 3 / 10)}, Qt::Horizontal);
+    lesson_dock_->setStrip(strip);  // a strip grows to its text (LessonDock::fitStrip)
+    if (!strip) resizeDocks({lesson_dock_}, {std::min(320, width() * 3 / 10)}, Qt::Horizontal);
+    clampOnceLaidOut(before);  // a dock placed on the way can grow the window past the screen's edge
 }
 
 bool MainWindow::openLesson(int number, QString* error) {
@@ -63,6 +78,7 @@ bool MainWindow::openLesson(int number, QString* error) {
         else QMessageBox::warning(this, tr("Cannot open the lesson"), why);
         return false;
     }
+    const QSize before = size();
     if (!lesson_dock_) {
         lesson_dock_ = new LessonDock(this);
         // Below the view as a strip where the room is small (arrangeForLesson), else beside it.
@@ -71,10 +87,19 @@ bool MainWindow::openLesson(int number, QString* error) {
         lesson_dock_->setStrip(strip);
         if (!strip) resizeDocks({lesson_dock_}, {320}, Qt::Horizontal);
         applyFontScale();
+        // Closing the lesson gives the views back whatever its last step hid (arrangeForLesson).
+        connect(lesson_dock_, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+            if (visible || lesson_dock_->isVisible()) return;  // hidden, not merely behind a tab
+            tabs_->show();
+            spectrum_->show();
+            rank_table_->show();
+            setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
+        });
     }
     lesson_dock_->show();
     lesson_dock_->raise();
     lesson_dock_->setLesson(*lesson);
+    clampOnceLaidOut(before);  // the new dock grew the window (1024 x 874 on a 1024 x 768 screen at 2x)
     return true;
 }
 
@@ -98,8 +123,10 @@ void MainWindow::setPresentationMode(bool on) {
         options_before_presentation_ = options_;
         state_before_presentation_ = saveState();
         maximized_before_presentation_ = isMaximized() || room_ != Room::Wide;
+        // Larger fonts for the back row; not in a small room (1024 x 768 at 2x), where the screen's
+        // scale already enlarged them and more would push the step's text and view off the screen.
         ViewOptions o = options_;
-        o.font_scale = std::max(o.font_scale, 1.75);
+        o.font_scale = std::max(o.font_scale, room_ == Room::Small ? 1.0 : 1.75);
         setViewOptions(o);
         // High contrast around the plots (the plots keep their white paper and black ink).
         QPalette p = palette();
@@ -116,6 +143,7 @@ void MainWindow::setPresentationMode(bool on) {
         spectrum_dock_->hide();  // the heads get the height; lesson steps on spectra show it again
         grid_->setHoverHighlight(true);
         showFullScreen();
+        if (lesson_dock_) lesson_dock_->fitStrip();
         status_->showNote(tr("Presentation mode: F5 to leave, F6 for the controls, Page Up / Page Down for lesson steps"));
     } else {
         setPalette(QPalette());

@@ -1,6 +1,10 @@
 #include "CostView.h"
 
+#include <algorithm>
+#include <vector>
+
 #include <QLabel>
+#include <QResizeEvent>
 #include <QLocale>
 #include <QScrollArea>
 #include <QTextDocument>
@@ -43,13 +47,19 @@ CostView::CostView(QWidget* parent) : AttentionView(FollowsAnalysis, parent) {
     label_->setWordWrap(true);
     label_->setAutoFillBackground(true);
     label_->setStyleSheet(QStringLiteral("QLabel { background: white; color: black; }"));
-    auto* scroll = new QScrollArea(this);
-    scroll->setWidget(label_);
-    scroll->setWidgetResizable(true);
+    scroll_ = new QScrollArea(this);
+    scroll_->setWidget(label_);
+    scroll_->setWidgetResizable(true);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(scroll);
+    layout->addWidget(scroll_);
     refresh();
+}
+
+void CostView::setNamedSection(const QString& section) {
+    if (section == named_) return;
+    named_ = section;
+    requestRefresh();
 }
 
 QString CostView::html() const { return label_->text(); }
@@ -76,30 +86,65 @@ void CostView::refresh() {
                                "n_q = %6, n_kv = %7</h3><table cellspacing=4 width=100%>")
                     .arg(d).arg(h).arg(kv).arg(d_k).arg(d_v).arg(n_q).arg(n_kv);
     t += QStringLiteral("<tr><th align=left>what</th><th align=left>formula</th><th align=right>count</th><th></th></tr>");
-    t += section(tr("One head's W_QK: two factors or one matrix? (parameters)"));
-    t += row(tr("factored W_i^Q, W_i^K"), QStringLiteral("2 · d_model · d_k"), c.qk_factored_params);
-    t += row(tr("merged W_QK,i"), QStringLiteral("d_model²"), c.qk_merged_params,
+    // The sections, each under its key (lessons::focusNames()); the one a lesson step names comes
+    // first, shaded, where the tab may have no room for all of them.
+    std::vector<std::pair<QString, QString>> parts;
+    QString p = section(tr("One head's W_QK: two factors or one matrix? (parameters)"));
+    p += row(tr("factored W_i^Q, W_i^K"), QStringLiteral("2 · d_model · d_k"), c.qk_factored_params);
+    p += row(tr("merged W_QK,i"), QStringLiteral("d_model²"), c.qk_merged_params,
              tr("%1 the factored").arg(ratio(c.qk_merged_params, c.qk_factored_params)));
-    t += section(tr("One head's logits (multiply-adds)"));
-    t += row(tr("factored (X W_Q)(X W_K)ᵀ"), QStringLiteral("n_q·d_model·d_k + n_kv·d_model·d_k + n_q·n_kv·d_k"),
+    parts.emplace_back(QStringLiteral("parameters"), p);
+    p = section(tr("One head's logits (multiply-adds)"));
+    p += row(tr("factored (X W_Q)(X W_K)ᵀ"), QStringLiteral("n_q·d_model·d_k + n_kv·d_model·d_k + n_q·n_kv·d_k"),
              c.logits_factored_flops);
-    t += row(tr("merged X W_QK Xᵀ"), QStringLiteral("n_q·d_model² + n_q·n_kv·d_model"), c.logits_merged_flops,
+    p += row(tr("merged X W_QK Xᵀ"), QStringLiteral("n_q·d_model² + n_q·n_kv·d_model"), c.logits_merged_flops,
              tr("%1 the factored").arg(ratio(c.logits_merged_flops, c.logits_factored_flops)));
-    t += section(tr("Projections of the layer: 3 linear layers or 3h? (multiply-adds)"));
-    t += row(tr("fused X W_Q, X W_K, X W_V, concat W_O"),
+    parts.emplace_back(QStringLiteral("logits"), p);
+    p = section(tr("Projections of the layer: 3 linear layers or 3h? (multiply-adds)"));
+    p += row(tr("fused X W_Q, X W_K, X W_V, concat W_O"),
              QStringLiteral("n_q·d_model·h·d_k + n_kv·d_model·kv·(d_k + d_v) + n_q·h·d_v·d_model"), c.projection_flops);
-    t += row(tr("per head: h maps each"), QStringLiteral("the same sum, split into column blocks"), c.projection_flops,
+    p += row(tr("per head: h maps each"), QStringLiteral("the same sum, split into column blocks"), c.projection_flops,
              tr("identical"));
-    t += section(tr("Attention itself (scores and weighted values, multiply-adds)"));
-    t += row(tr("one head"), QStringLiteral("n_q·n_kv·(d_k + d_v)"), c.attention_flops_per_head);
-    t += row(tr("all %1 heads").arg(h), QStringLiteral("h·n_q·n_kv·(d_k + d_v)"), c.attention_flops_all_heads);
-    t += row(tr("one full-width head"), QStringLiteral("n_q·n_kv·2·d_model"), c.attention_flops_full_width,
+    parts.emplace_back(QStringLiteral("projections"), p);
+    p = section(tr("Attention itself (scores and weighted values, multiply-adds)"));
+    p += row(tr("one head"), QStringLiteral("n_q·n_kv·(d_k + d_v)"), c.attention_flops_per_head);
+    p += row(tr("all %1 heads").arg(h), QStringLiteral("h·n_q·n_kv·(d_k + d_v)"), c.attention_flops_all_heads);
+    p += row(tr("one full-width head"), QStringLiteral("n_q·n_kv·2·d_model"), c.attention_flops_full_width,
              tr("%1 the %2 heads").arg(ratio(c.attention_flops_full_width, c.attention_flops_all_heads)).arg(h));
-    t += section(tr("The layer"));
-    t += row(tr("parameters of W_Q, W_K, W_V, W_O and biases"),
+    parts.emplace_back(QStringLiteral("attention"), p);
+    p = section(tr("The layer"));
+    p += row(tr("parameters of W_Q, W_K, W_V, W_O and biases"),
              QStringLiteral("d_model·(h·d_k + kv·d_k + kv·d_v) + h·d_v·d_model (+ biases)"), c.total_params);
+    parts.emplace_back(QStringLiteral("layer"), p);
+    std::stable_partition(parts.begin(), parts.end(), [this](const auto& part) { return part.first == named_; });
+    for (const auto& [key, rows] : parts)
+        t += key == named_ ? QString(rows).replace(QStringLiteral("<tr>"), QStringLiteral("<tr bgcolor=\"#fff3c4\">")) : rows;
     t += QStringLiteral("</table>");
     label_->setText(t);
+    fitToRoom();
+}
+
+void CostView::fitToRoom() {
+    // In the window (issue 21: the Costs tab at 1024 x 768 without scrolling to the attention
+    // and layer rows), the page's font steps down until its wrapped text fits the tab's
+    // height, to kSmallestFontShare of its size at most; below that the page scrolls. Not
+    // shown (export), the page keeps its font and is drawn whole at its own height.
+    if (!isVisible() || !analysis_) return;
+    const int frame = 2 * scroll_->frameWidth();
+    const int width = scroll_->width() - frame, height = scroll_->height() - frame;
+    if (width <= 0 || height <= 0) return;
+    QFont font = heatmap::font(11, options_.font_scale);
+    const double size = font.pointSizeF();
+    for (double share = 1.0; share >= kSmallestFontShare - 1e-9; share -= 0.05) {
+        font.setPointSizeF(size * share);
+        label_->setFont(font);
+        if (label_->heightForWidth(width) <= height) return;
+    }
+}
+
+void CostView::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    fitToRoom();  // the font that fits the new size
 }
 
 }  // namespace headscope::ui

@@ -16,6 +16,7 @@
 #include "ViewOptions.h"
 
 class QLabel;
+class QScrollArea;
 
 namespace headscope::ui {
 
@@ -23,16 +24,28 @@ class CostView : public AttentionView {
     Q_OBJECT
 
 public:
+    // The smallest font the tab shrinks its page to before it scrolls, as a share of its own.
+    static constexpr double kSmallestFontShare = 0.75;
+
     explicit CostView(QWidget* parent = nullptr);
 
     QString html() const;       // the rich text shown
     QWidget* page() const;      // the text itself, at its natural size (for export)
+    // The section a lesson step names (one of lessons::focusNames(), "" for none): first, shaded.
+    void setNamedSection(const QString& section);
+    QString namedSection() const { return named_; }
     QString plainText() const;  // the same, one line per row, for tests and the clipboard
+
+protected:
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     void refresh() override;
+    void fitToRoom();  // shown: the font made smaller (to kSmallestFontShare) until no row needs scrolling
 
     QLabel* label_ = nullptr;
+    QScrollArea* scroll_ = nullptr;
+    QString named_;
 };
 
 }  // namespace headscope::ui

@@ -83,7 +83,9 @@ TokenLinesView::TokenLinesView(QWidget* parent) : AttentionView(FollowsAnalysis 
 
     plot_ = new QCustomPlot(this);
     plot_->setObjectName(QStringLiteral("token_lines_plot"));
-    plot_->setMinimumSize(320, 180);  // 1280 x 720 at 2x (640 x 360) has room for it
+    // 1024 x 768 at 2x (512 x 384) has room for it beside the menu, the tabs, a lesson strip and
+    // the status line (issue 21: 180 px high pushed the status line off the screen).
+    plot_->setMinimumSize(240, 120);
     plot_->setInteractions(QCP::Interactions());
     plot_->setAutoAddPlottableToLegend(false);
     plot_->plotLayout()->clear();
