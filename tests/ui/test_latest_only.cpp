@@ -149,6 +149,22 @@ private slots:
         QCOMPARE(handed, (QStringList{"load1", "load2", "d"}));
     }
 
+    void aRequestMadeByALoadsReadyReplacesTheWaitingOne() {
+        // The Session: a model opens while an analysis runs and another waits; the load's ready
+        // asks for the analysis with the new weights, which must replace the one on the old ones.
+        LatestOnly<int> latest;
+        QSemaphore gate;
+        QStringList computed;
+        latest.request([&]() { gate.acquire(); computed << "old1"; return 1; }, [](int) {});
+        latest.enqueue([&computed]() { computed << "load"; return 0; }, [&](int) {
+            latest.request([&computed]() { computed << "new"; return 3; }, [](int) {});
+        });
+        latest.request([&computed]() { computed << "old2"; return 2; }, [](int) {});
+        gate.release();
+        QTRY_VERIFY(!latest.busy());
+        QCOMPARE(computed, (QStringList{"old1", "load", "new"}));
+    }
+
     void everyStartedHandsOverEachStartedJobUntilCancelled() {
         using Latest = LatestOnly<int>;
         Latest latest(Latest::Handover::EveryStarted);

@@ -22,7 +22,8 @@
 // - An ordered job: enqueue(work, ready) (a model or layer load) is never replaced nor
 //   dropped. Ordered jobs run one after another, in the order they were enqueued, on the same
 //   single worker: after the running job, before the waiting request. Their ready always runs
-//   (but not after the destructor) and they leave the latest-only requests current.
+//   (but not after the destructor), before the next job starts, so a request it makes replaces
+//   the waiting one; they leave the latest-only requests current.
 //
 // Handover::EveryStarted (the Session's analysis) hands over the result and previews of every
 // job that started, unless cancel() came after its request: a drag shows each analysis it
@@ -153,18 +154,23 @@ private:
         }
         running_ = true;
         QObject* context = context_.get();
-        pool_.start([this, context, run = std::move(next->run)]() {
+        pool_.start([this, context, run = std::move(next->run), ordered = next->ordered]() {
             // Worker thread: run reads only what its job captured.
             std::function<void()> hand_over = run(context);
-            QMetaObject::invokeMethod(context, [this, hand_over = std::move(hand_over)]() { onDone(hand_over); },
-                                      Qt::QueuedConnection);
+            QMetaObject::invokeMethod(context, [this, hand_over = std::move(hand_over), ordered]() {
+                onDone(hand_over, ordered);
+            }, Qt::QueuedConnection);
         });
     }
 
-    void onDone(const std::function<void()>& hand_over) {
+    void onDone(const std::function<void()>& hand_over, bool ordered) {
         running_ = false;
-        startNext();  // the worker never idles while the result is shown
+        // After a latest-only job the next one starts first, so the worker never idles while the
+        // result is shown. An ordered job's result comes first: what it changes (other weights)
+        // may replace the waiting request before that one starts.
+        if (!ordered) startNext();
         hand_over();  // may request again: that request waits or starts
+        if (!running_) startNext();
         if (finished_) finished_();
     }
 
