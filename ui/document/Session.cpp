@@ -35,23 +35,17 @@ Session::Session(QObject* parent) : QObject(parent) {
     clock_.start();
     undo_ = new QUndoStack(this);
     connect(undo_, &QUndoStack::cleanChanged, this, &Session::updateModified);
-    analysis_thread_.setObjectName(QStringLiteral("headscope-analysis"));
-    analysis_context_ = new QObject;
-    analysis_context_->moveToThread(&analysis_thread_);
-    analysis_thread_.start();
+    analysis_jobs_.setFinished([this]() { updateBusy(); });
     equivalence_.setFinished([this]() { updateBusy(); });
     circuits_jobs_.setFinished([this]() { updateBusy(); });
 }
 
-Session::~Session() {
-    analysis_thread_.quit();
-    analysis_thread_.wait();
-    delete analysis_context_;
-}  // equivalence_ and circuits_jobs_ wait for their running job and drop its result
+// circuits_jobs_, equivalence_ and analysis_jobs_ (a load too) wait for their running job and
+// drop its result; a load still waiting is not started.
+Session::~Session() = default;
 
 bool Session::busy() const {
-    return analysis_running_ || pending_ || equivalence_.busy() || circuits_jobs_.busy() || loading_ ||
-           !after_frame_.empty();
+    return analysis_jobs_.busy() || equivalence_.busy() || circuits_jobs_.busy() || !after_frame_.empty();
 }
 
 bool Session::waitForIdle(int timeout_ms) {
@@ -78,76 +72,56 @@ void Session::setConfig(const Config& edited) {
     problems_.clear();
     for (const std::string& problem : config.validate()) problems_ << QString::fromStdString(problem);
     if (!problems_.isEmpty()) {
-        pending_.reset();  // the latest intent is invalid: nothing older is worth computing
+        analysis_jobs_.dropWaiting();  // the latest intent is invalid: nothing older is worth computing
         updateBusy();
         emit invalid(problems_);
         return;
     }
-    Request request{config, source_, clock_.nsecsElapsed()};
-    if (analysis_running_)
-        pending_ = std::move(request);  // replaces any older pending request
-    else
-        startAnalysis(std::move(request));
-}
-
-void Session::startAnalysis(Request request) {
-    analysis_running_ = true;
     equivalence_.cancel();  // residuals of an older analysis are not worth computing now
-    ++computations_;
-    const long long generation = ++generation_;
+    const long long request = analysis_jobs_.requests() + 1;  // the number this request() gets
+    const qint64 requested_ns = clock_.nsecsElapsed();
+    // The last result travels with the request: its weights and spectra are reused when only
+    // the input or the attention options changed. A request made while one runs replaces the
+    // waiting one (LatestOnly).
+    analysis_jobs_.request(
+        [config, source = source_, previous = result_](const ForwardDone& publish) -> Analysed {
+            // Worker thread: only the copied request, the immutable previous result and the engine.
+            try {
+                // The heatmaps can be drawn while the spectra are computed.
+                return {computeAnalysis(config, source, previous, publish), {}};
+            } catch (const std::exception& error) {
+                return {{}, QString::fromStdString(error.what())};
+            }
+        },
+        [this](std::shared_ptr<const Analysis> partial) { onForwardDone(std::move(partial)); },
+        [this, request, requested_ns](const Analysed& analysed) {
+            if (analysed.error.isEmpty()) onAnalysed(request, requested_ns, analysed);
+            else onAnalysisFailed(analysed.error);
+        });
     updateBusy();
-    // The last result travels with the request: its weights and spectra are reused when
-    // only the input or the attention options changed.
-    QMetaObject::invokeMethod(analysis_context_, [this, request = std::move(request), generation,
-                                                  previous = result_]() {
-        // Worker thread: only the copied request, the immutable previous result and the engine.
-        try {
-            // The heatmaps can be drawn while the spectra are computed.
-            const ForwardDone forward_done = [this, generation](std::shared_ptr<const Analysis> partial) {
-                QMetaObject::invokeMethod(this, [this, generation, partial]() { onForwardDone(generation, partial); },
-                                          Qt::QueuedConnection);
-            };
-            SourceResult result = computeAnalysis(request.config, request.source, previous, forward_done);
-            QMetaObject::invokeMethod(this, [this, generation, ns = request.requested_ns, result]() {
-                onAnalysed(generation, ns, result);
-            }, Qt::QueuedConnection);
-        } catch (const std::exception& error) {
-            const QString message = QString::fromStdString(error.what());
-            QMetaObject::invokeMethod(this, [this, message]() { onAnalysisFailed(message); },
-                                      Qt::QueuedConnection);
-        }
-    }, Qt::QueuedConnection);
 }
 
-void Session::onForwardDone(long long generation, std::shared_ptr<const Analysis> partial) {
-    if (generation != generation_ || !analysis_running_) return;  // its analysis is already published
+void Session::onForwardDone(std::shared_ptr<const Analysis> partial) {
     preview_shown_ = true;
     emit forwardReady(partial);
 }
 
-void Session::onAnalysed(long long generation, qint64 requested_ns, SourceResult result) {
-    analysis_running_ = false;
+void Session::onAnalysed(long long request, qint64 requested_ns, const Analysed& analysed) {
+    // The next waiting analysis, if any, has already started (the worker never idles).
     preview_shown_ = false;
-    std::shared_ptr<const Analysis> analysis = result.analysis;
-    result_ = std::move(result);
+    std::shared_ptr<const Analysis> analysis = analysed.result.analysis;
+    result_ = analysed.result;
     const bool new_weights = !analysis_ || !sameLayer(*analysis_, *analysis);
     analysis_ = analysis;
-    analysis_generation_ = generation;
+    analysis_request_ = request;
     analysis_requested_ns_ = requested_ns;
     last_update_ms_ = double(clock_.nsecsElapsed() - requested_ns) / 1e6;
-    if (pending_) {
-        // Start the newer config before anything else so the worker never idles.
-        Request next = std::move(*pending_);
-        pending_.reset();
-        startAnalysis(std::move(next));
-    }
     clampSelection();
     if (new_weights || !circuits_ || circuits_->head != head_) circuits_wanted_ = true;
     // Queued before changed(), so that busy() already says what is still to come.
-    afterFrame([this, analysis, generation]() {
+    afterFrame([this, analysis, request]() {
         // Only the newest analysis is worth its residuals; a newer one schedules its own.
-        if (generation == analysis_generation_ && !analysis_running_ && !pending_)
-            startEquivalence(analysis, generation);
+        if (request == analysis_request_ && request == analysis_jobs_.requests()) startEquivalence(analysis, request);
         if (circuits_wanted_) {
             circuits_wanted_ = false;
             startCircuits();
@@ -177,19 +151,14 @@ bool Session::event(QEvent* event) {
 }
 
 void Session::onAnalysisFailed(const QString& message) {
-    analysis_running_ = false;
     // The heatmaps of the failed analysis were drawn already: back to the last valid one.
     if (std::exchange(preview_shown_, false) && analysis_) emit forwardReady(analysis_);
-    if (pending_) {
-        Request next = std::move(*pending_);
-        pending_.reset();
-        startAnalysis(std::move(next));
-    }
     emit failed(message);
     updateBusy();
 }
 
-void Session::startEquivalence(std::shared_ptr<const Analysis> analysis, long long generation) {
+void Session::startEquivalence(std::shared_ptr<const Analysis> analysis, long long request) {
+    // Cancelled by every newer valid request (setConfig), so a result that arrives is current.
     equivalence_.request([analysis = std::move(analysis)]() -> std::shared_ptr<const Analysis> {
         try {
             Analysis copy = *analysis;  // the published analysis stays immutable
@@ -198,9 +167,8 @@ void Session::startEquivalence(std::shared_ptr<const Analysis> analysis, long lo
         } catch (const std::exception&) {
             return nullptr;  // no residuals for this one; the status line keeps saying so
         }
-    }, [this, generation](std::shared_ptr<const Analysis> result) {
-        const bool newer_coming = analysis_running_ || pending_;
-        if (result && generation == analysis_generation_ && !newer_coming) {
+    }, [this, request](std::shared_ptr<const Analysis> result) {
+        if (result && request == analysis_request_) {
             analysis_ = result;
             emit equivalenceReady(result);
         }
@@ -214,28 +182,23 @@ void Session::setSource(WeightSource source) {
 }
 
 void Session::loadSource(std::function<WeightSource()> read) {
-    loading_ = true;
-    updateBusy();
-    QMetaObject::invokeMethod(analysis_context_, [this, read = std::move(read)]() {
-        // Worker thread, after any running analysis: reading a file never blocks the window.
-        std::optional<WeightSource> source;
-        QString message;
-        bool cancelled = false;
+    // An ordered job: after the running analysis, never replaced by a newer analysis request.
+    analysis_jobs_.enqueue([read = std::move(read)]() -> Loaded {
+        // Worker thread: reading a file never blocks the window.
         try {
-            source = read();
+            return {read(), {}, false};
         } catch (const io::LoadCancelled&) {
-            cancelled = true;  // the user's Cancel (LoadProgressRelay): not a failure
+            return {std::nullopt, {}, true};  // the user's Cancel (LoadProgressRelay)
         } catch (const std::exception& error) {
-            message = QString::fromStdString(error.what());
+            return {std::nullopt, QString::fromStdString(error.what()), false};
         }
-        QMetaObject::invokeMethod(this, [this, source, message, cancelled]() {
-            loading_ = false;
-            if (source) setSource(*source);
-            else if (cancelled) emit openingCancelled();
-            else emit failed(message);
-            updateBusy();
-        }, Qt::QueuedConnection);
-    }, Qt::QueuedConnection);
+    }, [this](const Loaded& loaded) {
+        if (loaded.source) setSource(*loaded.source);
+        else if (loaded.cancelled) emit openingCancelled();
+        else emit failed(loaded.error);
+        updateBusy();
+    });
+    updateBusy();
 }
 
 void Session::openModel(const QString& directory) {

@@ -2,13 +2,16 @@
 // The document of HeadScope (Tiled's Document plays this part): the current Config and
 // the latest valid Analysis of it. Views observe it; they never compute.
 //
-// setConfig() validates on the GUI thread. A valid config is analysed on a worker thread;
-// while one analysis runs, later requests replace a single pending config, so a burst
-// (a slider drag) computes the latest value next, not every value in between. Each
-// finished analysis is published with changed() (forwardReady() first publishes it as soon as
-// its forward pass is done, so the heatmaps are drawn while the spectra are computed); then the equivalence residuals (fused vs
-// per-head vs merged logits) are computed in the background (LatestOnly) and published with
-// equivalenceReady(), unless a newer config is already on its way.
+// setConfig() validates on the GUI thread. A valid config is analysed in the background by
+// LatestOnly (ui/views/LatestOnly.h, Handover::EveryStarted), the one background helper: while
+// one analysis runs, later requests replace a single waiting request, so a burst (a slider drag)
+// computes the latest value next, not every value in between. Each analysis that started is
+// published with changed(); forwardReady() first publishes it as soon as its forward pass is done
+// (a preview of the job), so the heatmaps are drawn while the spectra are computed. Then the
+// equivalence residuals (fused vs per-head vs merged logits) are computed in the background
+// (LatestOnly) and published with equivalenceReady(), unless a newer config is already on its way.
+// Opening a model or a layer file is an ordered job of the same helper (enqueue): it runs on the
+// same worker after the running analysis, before the waiting one, and is never replaced.
 //
 // It also holds the selection every view follows: the selected head, the selected cell
 // (query row, key column) and the hover text. The selected head's circuits W_QK,i and W_OV,i
@@ -31,7 +34,6 @@
 #include <QElapsedTimer>
 #include <QObject>
 #include <QStringList>
-#include <QThread>
 
 class QUndoStack;
 
@@ -60,13 +62,13 @@ public:
     // nullptr until the first one is ready.
     std::shared_ptr<const Analysis> analysis() const { return analysis_; }
 
-    // True while an analysis or equivalence is running or waiting to run.
+    // True while an analysis, a load, equivalence or circuits are running or waiting to run.
     bool busy() const;
     // Runs a local event loop until busy() is false; false on timeout.
     bool waitForIdle(int timeout_ms);
 
     // Number of analyze() calls started so far (coalescing makes this < setConfig calls).
-    int computations() const { return computations_; }
+    int computations() const { return int(analysis_jobs_.started()); }
     // Milliseconds from the setConfig() call of the latest analysis to its changed().
     double lastUpdateMs() const { return last_update_ms_; }
     // Milliseconds since the setConfig() call that the latest analysis answers; read it
@@ -173,24 +175,30 @@ protected:
     bool event(QEvent* event) override;
 
 private:
-    struct Request {
-        Config config;
-        WeightSource source;
-        qint64 requested_ns = 0;
+    // What an analysis job hands back: its result, or the engine's message.
+    struct Analysed {
+        SourceResult result;
+        QString error;  // not empty: the engine threw
+    };
+    // What a load hands back: the weights, or why not.
+    struct Loaded {
+        std::optional<WeightSource> source;
+        QString error;
+        bool cancelled = false;  // the user's Cancel (io::LoadCancelled): not a failure
     };
     void setSource(WeightSource source);
     // After source_ changed: the history, sourceChanged(), and the config the new weights need.
     void adoptSource();
     void restoreConfig(const Config& config);  // an undo or redo step
     void updateModified();
-    // Runs read() on the analysis worker; its source is set, or its exception is failed().
+    // Runs read() as an ordered job of the analysis worker; its source is set, or its exception is failed().
     void loadSource(std::function<WeightSource()> read);
 
-    void startAnalysis(Request request);
-    void onForwardDone(long long generation, std::shared_ptr<const Analysis> partial);
-    void onAnalysed(long long generation, qint64 requested_ns, SourceResult result);
+    // On the GUI thread, for the analysis of request number `request` asked at requested_ns.
+    void onForwardDone(std::shared_ptr<const Analysis> partial);
+    void onAnalysed(long long request, qint64 requested_ns, const Analysed& analysed);
     void onAnalysisFailed(const QString& message);
-    void startEquivalence(std::shared_ptr<const Analysis> analysis, long long generation);
+    void startEquivalence(std::shared_ptr<const Analysis> analysis, long long request);
     void updateBusy();
     void clampSelection();
     void startCircuits();
@@ -203,13 +211,12 @@ private:
     SourceResult result_;  // the latest valid result (analysis_ is result_.analysis, with equivalence)
     QStringList problems_;
     std::shared_ptr<const Analysis> analysis_;
-    long long analysis_generation_ = 0;  // generation of analysis_
+    long long analysis_request_ = 0;     // analysis_jobs_' request number of analysis_
     qint64 analysis_requested_ns_ = 0;   // clock_ time of the setConfig() analysis_ answers
 
-    // The analysis thread also reads model files (after any running analysis), and publishes a
-    // preview (forwardReady) before its result: it keeps its own scheduling below.
-    QThread analysis_thread_;
-    QObject* analysis_context_ = nullptr;  // lives in analysis_thread_
+    // Analyses (previewed with their forward pass) and, as ordered jobs, model and layer loads.
+    LatestOnly<Analysed, std::shared_ptr<const Analysis>> analysis_jobs_{
+        LatestOnly<Analysed, std::shared_ptr<const Analysis>>::Handover::EveryStarted};
     LatestOnly<std::shared_ptr<const Analysis>> equivalence_;  // the analysis with its residuals
     LatestOnly<std::shared_ptr<const Circuits>> circuits_jobs_;
 
@@ -220,10 +227,7 @@ private:
     bool circuits_wanted_ = false; // the weights or head changed: form them after the frame
     std::vector<std::function<void()>> after_frame_;
 
-    bool analysis_running_ = false;
     bool preview_shown_ = false;  // forwardReady() showed the running analysis' heatmaps
-    std::optional<Request> pending_;
-    long long generation_ = 0;
 
     QUndoStack* undo_ = nullptr;
     std::weak_ptr<const void> undo_weights_;  // the model or layer file the history belongs to (none: generated)
@@ -234,8 +238,6 @@ private:
     bool modified_ = false;
 
     bool busy_ = false;
-    bool loading_ = false;  // a model or layer is being read
-    int computations_ = 0;
     double last_update_ms_ = 0;
     QElapsedTimer clock_;
 };
