@@ -73,9 +73,14 @@ void ProjectionProductView::setOptions(const ViewOptions& options) {
     deferred_->request();
 }
 
+void ProjectionProductView::setResultStore(ResultStore* results) {
+    results_.set(results);
+    deferred_->request();
+}
+
 void ProjectionProductView::replotNow() {
     refresh();  // requests the products, which export and tests draw now:
-    products_.wait();
+    results_->wait();
     refresh();
     plot_->replot(QCustomPlot::rpImmediateRefresh);
 }
@@ -86,12 +91,10 @@ void ProjectionProductView::refresh() {
     const Analysis& a = *analysis_;
     const Weights& w = a.weights();
     head_ = std::clamp(head_, 0, w.heads - 1);
-    if (!products_.ready({analysis_, head_})) {  // the last drawing stays until the products are there
-        products_.request({analysis_, head_},
-                          [an = analysis_, h = head_]() { return projectTwice(an->input.query.X, an->weights(), h); });
-        return;
-    }
-    const ProjectionProduct* p = products_.value();
+    const ResultStore::Result<ProjectionProduct> products = results_->projectionProduct(analysis_, head_);
+    if (!products) return;  // the last drawing stays until the products are there
+    product_ = *products;
+    const ProjectionProduct* p = product_.get();
     const double s = options_.font_scale;
     const QFont panel_font = heatmap::font(kPanelPt, s, true), tick_font = heatmap::font(kTickPt, s);
     title_->setFont(heatmap::font(kTitlePt, s, true));

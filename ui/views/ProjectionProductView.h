@@ -16,7 +16,7 @@
 #include "MatrixPanel.h"
 #include "ProjectionProduct.h"
 #include "ViewOptions.h"
-#include "ViewResult.h"
+#include "ResultStoreLink.h"
 
 namespace headscope::ui {
 
@@ -31,12 +31,13 @@ public:
     void setAnalysis(std::shared_ptr<const Analysis> analysis);
     void setHead(int head);
     void setOptions(const ViewOptions& options);
+    void setResultStore(ResultStore* results);  // the document's; without one the view keeps its own
     int head() const { return head_; }
 
     QCustomPlot* plot() const { return plot_; }
     QCPColorMap* colorMap(Matrix which) const;
     // The products drawn now (nullptr until they are formed).
-    const ProjectionProduct* product() const { return products_.value(); }
+    const ProjectionProduct* product() const { return product_.get(); }
     QString title() const;
 
     // Forms the products now and draws them (export and tests).
@@ -59,8 +60,8 @@ private:
     std::shared_ptr<const Analysis> analysis_;
     ViewOptions options_;
     int head_ = 0;
-    ViewResult<std::pair<std::shared_ptr<const Analysis>, int>, ProjectionProduct> products_{
-        [this]() { deferred_->request(); }};
+    std::shared_ptr<const ProjectionProduct> product_;  // the store's, drawn
+    ResultStoreLink results_{this, {ResultStore::Kind::ProjectionProduct}, [this]() { deferred_->request(); }};
 };
 
 }  // namespace headscope::ui

@@ -16,7 +16,7 @@
 #include "DeferredRefresh.h"
 #include "QueryKeyMap.h"
 #include "ViewOptions.h"
-#include "ViewResult.h"
+#include "ResultStoreLink.h"
 
 namespace headscope::ui {
 
@@ -30,6 +30,7 @@ public:
     void setHead(int head);
     void setCell(int row, int col);
     void setOptions(const ViewOptions& options);
+    void setResultStore(ResultStore* results);  // the document's; without one the view keeps its own
     int head() const { return head_; }
 
     const QueryKeyMap& map() const { return map_; }
@@ -71,8 +72,8 @@ private:
     ViewOptions options_;
     int head_ = 0, cell_row_ = -1, cell_col_ = -1;
     QueryKeyMap map_;
-    // queryKeyMap(analysis, head), computed off the GUI thread; drawn when it arrives.
-    ViewResult<std::pair<std::shared_ptr<const Analysis>, int>, QueryKeyMap> maps_{[this]() { deferred_->request(); }};
+    // queryKeyMap(analysis, head) from the store (computed off the GUI thread); drawn when it arrives.
+    ResultStoreLink results_{this, {ResultStore::Kind::QueryKeyMap}, [this]() { deferred_->request(); }};
     bool has_map_ = false;
     QCustomPlot* plot_ = nullptr;
     QCPTextElement* title_ = nullptr;

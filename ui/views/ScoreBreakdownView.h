@@ -20,7 +20,7 @@
 #include "DeferredRefresh.h"
 #include "ScoreBreakdown.h"
 #include "ViewOptions.h"
-#include "ViewResult.h"
+#include "ResultStoreLink.h"
 
 class QScrollArea;
 
@@ -38,6 +38,7 @@ public:
     void setCell(int row, int col);  // (-1, -1): the default cell
     void setCircuits(std::shared_ptr<const Circuits> circuits);
     void setOptions(const ViewOptions& options);
+    void setResultStore(ResultStore* results);  // the document's; without one the view keeps its own
     int head() const { return head_; }
 
     // The breakdown on screen (valid once an analysis was given).
@@ -73,9 +74,8 @@ private:
     ViewOptions options_;
     int head_ = 0, row_ = -1, col_ = -1;
     ScoreBreakdown breakdown_;
-    // scoreBreakdown(analysis, head, row, col, W_QK from these circuits), computed off the GUI thread.
-    using BreakdownKey = std::tuple<std::shared_ptr<const Analysis>, int, int, int, std::shared_ptr<const Circuits>>;
-    ViewResult<BreakdownKey, ScoreBreakdown> breakdowns_{[this]() { deferred_->request(); }};
+    // scoreBreakdown(analysis, head, row, col, W_QK from these circuits) from the store.
+    ResultStoreLink results_{this, {ResultStore::Kind::ScoreBreakdown}, [this]() { deferred_->request(); }};
     bool has_breakdown_ = false;
     QCustomPlot* plot_ = nullptr;
     QCPTextElement* title_ = nullptr;
