@@ -15,6 +15,7 @@ namespace headscope::ui {
 RotaryView* addRotaryTab(Session* session, QTabWidget* tabs, SpectrumView* spectrum, CircuitView* circuits,
                          RankTableView* ranks) {
     auto* delta = new RotaryDelta(session);
+    delta->setResultStore(session->results());
     delta->setObjectName(QStringLiteral("rotary_delta"));
     bindView(session, delta);  // follows the analysis, the head and the cell
     spectrum->setRotaryDelta(delta);
@@ -23,6 +24,7 @@ RotaryView* addRotaryTab(Session* session, QTabWidget* tabs, SpectrumView* spect
     auto* view = new RotaryView(tabs);
     view->setObjectName(QStringLiteral("rotary_view"));
     view->setRotaryDelta(delta);
+    view->setResultStore(session->results());
     bindView(session, view);
     tabs->setTabToolTip(tabs->addTab(scrollable(view), RotaryView::tr("&RoPE")),
                         RotaryView::tr("Rotary layers: the selected cell's logit against the distance Δ = j − i, and "

@@ -23,6 +23,7 @@ inline void bindHooks(Session* session, QObject* view, const ViewHooks& hooks) {
         QObject::connect(session, &Session::changed, view, [f](std::shared_ptr<const Analysis> a) { f(std::move(a)); });
     if (auto f = hooks.set_forward_results)
         QObject::connect(session, &Session::forwardReady, view, [f](std::shared_ptr<const Analysis> a) { f(std::move(a)); });
+    if (auto f = hooks.set_results) f(session->results());
     if (auto f = hooks.set_head) {
         QObject::connect(session, &Session::headChanged, view, [f](int head) { f(head); });
         f(session->head());
@@ -46,6 +47,7 @@ inline void bindHooks(Session* session, QObject* view, const ViewHooks& hooks) {
 inline void bindView(Session* session, AttentionView* view) {
     QObject::connect(session, &Session::viewOptionsChanged, view, &AttentionView::setOptions);
     view->setOptions(session->viewOptions());
+    view->setResultStore(session->results());  // what it draws of the derived results, if any
     const AttentionView::Inputs follows = view->follows();
     if (follows & AttentionView::FollowsAnalysis)
         QObject::connect(session, &Session::changed, view, &AttentionView::setAnalysis);

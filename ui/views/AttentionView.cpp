@@ -9,7 +9,9 @@ namespace headscope::ui {
 AttentionView::AttentionView(Inputs follows, QWidget* parent)
     : QWidget(parent), follows_(follows), deferred_(new DeferredRefresh(this, [this]() { refresh(); })) {}
 
-AttentionView::~AttentionView() = default;
+AttentionView::~AttentionView() {
+    results_.set(nullptr);  // no refresh() once the view's own part is gone
+}
 
 void AttentionView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
     analysis_ = std::move(analysis);
@@ -34,6 +36,11 @@ void AttentionView::setCircuits(std::shared_ptr<const Circuits> circuits) {
 
 void AttentionView::setOptions(const ViewOptions& options) {
     options_ = options;
+    requestRefresh();
+}
+
+void AttentionView::setResultStore(ResultStore* results) {
+    results_.set(results);
     requestRefresh();
 }
 

@@ -6,6 +6,9 @@
 // exactly those to the document through the virtual setters below, so a view that renames an
 // override fails to compile. A setter stores its value and asks for a refresh; a view overrides
 // one to do more (and calls this class's). The view draws itself in refresh().
+// A view that draws a derived result (the Q-K map, a score breakdown ...) reads it from the
+// document's ResultStore, which the binding hands over (setResultStore), and says in its
+// constructor which kinds it draws (drawsResults): one arriving refreshes the view.
 
 #include <QFlags>
 #include <QString>
@@ -14,6 +17,7 @@
 
 #include "Analysis.h"
 #include "Circuits.h"
+#include "ResultStoreLink.h"
 #include "ViewOptions.h"
 
 class QCustomPlot;
@@ -40,6 +44,8 @@ public:
     virtual void setCell(int row, int col);
     virtual void setCircuits(std::shared_ptr<const Circuits> circuits);
     virtual void setOptions(const ViewOptions& options);
+    // The document's results; a view built alone (export, tests) keeps a store of its own.
+    void setResultStore(ResultStore* results);
 
     const std::shared_ptr<const Analysis>& analysis() const { return analysis_; }
     int head() const { return head_; }
@@ -65,6 +71,10 @@ protected:
     // refresh() at once while the view is visible, else when it is next shown.
     void requestRefresh();
     bool refreshPending() const;
+    // Constructor: the kinds of result this view draws (a result of one arriving refreshes it).
+    void drawsResults(std::initializer_list<ResultStore::Kind> kinds) { results_.setKinds(kinds); }
+    // The store results are read from: the document's, or the view's own.
+    ResultStore& results() { return *results_; }
 
     std::shared_ptr<const Analysis> analysis_;
     std::shared_ptr<const Circuits> circuits_;  // the selected head's W_QK and W_OV, or nullptr
@@ -75,6 +85,7 @@ protected:
 private:
     Inputs follows_;
     DeferredRefresh* deferred_ = nullptr;
+    ResultStoreLink results_{this, {}, [this]() { requestRefresh(); }};
 };
 
 }  // namespace headscope::ui

@@ -93,9 +93,14 @@ void RotaryView::setRotaryDelta(RotaryDelta* delta) {
     connect(delta_, &RotaryDelta::resultReady, this, [this]() { deferred_->request(); });
 }
 
+void RotaryView::setResultStore(ResultStore* results) {
+    results_.set(results);
+    deferred_->request();
+}
+
 void RotaryView::replotNow() {
     refresh();  // requests the curve, which export and tests draw now:
-    curves_.wait();
+    results_->wait();
     refresh();
     curve_plot_->replot(QCustomPlot::rpImmediateRefresh);
     shares_plot_->replot(QCustomPlot::rpImmediateRefresh);
@@ -163,21 +168,18 @@ void RotaryView::refresh() {
     int row = row_, col = col_;
     if (row < 0 || col < 0 || row >= analysis_->nQuery() || col >= analysis_->nKeyValue())
         std::tie(row, col) = defaultCell(*analysis_, head_);
-    const CurveKey key{analysis_, head_, row, col};
-    if (curves_.ready(key))
-        refreshCurve();
-    else  // the last curve stays drawn until this one is there
-        curves_.request(key, [a = analysis_, head = head_, row, col]() { return cellLogitCurve(*a, head, row, col); });
+    // The last curve stays drawn until this one is there.
+    if (const ResultStore::Result<CellLogitCurve> curve = results_->logitCurve(analysis_, head_, row, col))
+        refreshCurve(curve->get());
     refreshShares();
     fitTexts();
     curve_plot_->replot(QCustomPlot::rpQueuedReplot);
     shares_plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
-void RotaryView::refreshCurve() {
+void RotaryView::refreshCurve(const CellLogitCurve* computed) {
     const Analysis& a = *analysis_;
     const Weights& w = a.weights();
-    const CellLogitCurve* computed = curves_.value();
     if (!computed) {  // it threw: out of memory or dimensions that do not fit
         curve_ = {};
         curve_graph_->data()->clear();

@@ -2,11 +2,11 @@
 // RoPE made visible for one layer (issue 22 item 4), two plots:
 //  - the selected cell's logit against Delta with its content fixed: q_i and k_j (unrotated)
 //    stay, only the distance changes, logit(Delta) = x_i W_QK,i(Delta) x_j^T * scale / T (core
-//    cellLogitCurve over the engine's rotated q and k, computed off the GUI thread through a
-//    ViewResult: the last curve stays drawn until the new one is there); the cell's own
+//    cellLogitCurve over the engine's rotated q and k, from the ResultStore, computed off the
+//    GUI thread: the last curve stays drawn until the new one is there); the cell's own
 //    Delta = j - i is marked and its value there is the engine's logit;
 //  - per head, how much of W_i^Q (W_g^K)^T lives in each rotary frequency pair (core pairShares,
-//    from RotaryDelta's worker): a heads x pairs heatmap, high frequency (theta_p near 1:
+//    from RotaryDelta's result): a heads x pairs heatmap, high frequency (theta_p near 1:
 //    positional) left, low frequency (semantic) right, the unrotated dims last (partial rotary);
 //    each head's row sums to 1.
 // A layer without rotary positions says that its logits do not depend on Delta.
@@ -20,7 +20,7 @@
 #include "DeferredRefresh.h"
 #include "RotaryCircuits.h"
 #include "ViewOptions.h"
-#include "ViewResult.h"
+#include "ResultStoreLink.h"
 
 class QLabel;
 
@@ -39,6 +39,7 @@ public:
     void setCell(int row, int col);  // (-1, -1): the Score tab's default cell
     void setOptions(const ViewOptions& options);
     void setRotaryDelta(RotaryDelta* delta);
+    void setResultStore(ResultStore* results);  // the document's; without one the view keeps its own
 
     // What is on screen (valid after a refresh on a rotary layer).
     const LogitCurve& curve() const { return curve_; }
@@ -56,7 +57,7 @@ public:
 
     void replotNow();  // draws now, the curve computed first (export and tests)
     // Curves computed so far (each a job on the worker; a burst of cells coalesces).
-    bool curveBusy() const { return curves_.busy(); }
+    bool curveBusy() { return results_->busy(); }
 
 protected:
     void resizeEvent(QResizeEvent* event) override;
@@ -64,7 +65,7 @@ protected:
 private:
     void fitTexts();  // titles wrapped to the width, pair labels thinned to the room
     void refresh();
-    void refreshCurve();
+    void refreshCurve(const CellLogitCurve* computed);
     void refreshShares();
     void applyFonts();
 
@@ -88,9 +89,8 @@ private:
     QString curve_text_, shares_text_;  // the titles before wrapping
     QStringList x_labels_;              // the pairs axis' wordings, longest first
     QStringList pair_labels_;           // per column: "p3\nθ=0.1"
-    // The cell's curve by (layer, head, row, col), computed in the background. Last: destroyed first.
-    using CurveKey = std::tuple<std::shared_ptr<const Analysis>, int, int, int>;
-    ViewResult<CurveKey, CellLogitCurve> curves_{[this]() { deferred_->request(); }};
+    // The cell's curve by (layer, head, row, col) from the store. Last: destroyed first.
+    ResultStoreLink results_{this, {ResultStore::Kind::LogitCurve}, [this]() { deferred_->request(); }};
 };
 
 }  // namespace headscope::ui
