@@ -2,6 +2,10 @@
 // GUI thread, cached, and read by the document, the views and export.
 //  - a result asked for twice is computed once (a counter), also by a second view sharing it,
 //    and circuits are keyed by the weights (a new text over the same weights reuses them);
+//  - results are keyed by what they depend on (weights, input, options, head), not by the
+//    analysis object: a copy of an analysis finds them, an analysis at another temperature over
+//    the same weights and input does not; the Session's republished analysis (with its
+//    equivalence) finds what was computed for the analysis it copies (counters);
 //  - a stale request's result is dropped when a newer one was asked for meanwhile;
 //  - every stored result equals core's function on the same input (max difference printed;
 //    tolerance 0: the same deterministic function of the same immutable input);
@@ -112,6 +116,54 @@ private slots:
         const auto again = store.circuits(other_text, 2);
         QVERIFY(again && again->get() == circuits.get());
         QCOMPARE(store.computed(Kind::Circuits), 1LL);
+    }
+
+    void aResultIsKeyedByWhatItDependsOn() {
+        ResultStore store;
+        const auto a = analysisOf(smallConfig());
+        const auto map = fetch(store, [&] { return store.queryKeyMap(a, 1); });
+        QVERIFY(map);
+        const auto copy = std::make_shared<const Analysis>(*a);  // another object, the same inputs
+        const auto again = store.queryKeyMap(copy, 1);
+        QVERIFY2(again && again->get() == map.get(), "a copy of the analysis did not find its Q-K map");
+        QCOMPARE(store.computed(Kind::QueryKeyMap), 1LL);
+
+        // The same weights and input at another temperature: other attention, another map.
+        Config hotter = smallConfig();
+        hotter.temperature = 3.0;
+        const auto b = analysisOf(hotter, a.get());
+        QVERIFY(b->shared_weights == a->shared_weights);
+        QVERIFY(b->input.query.X == a->input.query.X);
+        const auto hot_map = fetch(store, [&] { return store.queryKeyMap(b, 1); });
+        QCOMPARE(store.computed(Kind::QueryKeyMap), 2LL);
+        QVERIFY(hot_map && hot_map.get() != map.get());
+        QCOMPARE(hot_map->most_attended, queryKeyMap(*b, 1).most_attended);
+    }
+
+    void theEquivalenceRepublishFindsTheStoredResults() {
+        Session session;
+        std::shared_ptr<const Analysis> first;
+        connect(&session, &Session::changed, this, [&first](std::shared_ptr<const Analysis> a) {
+            if (!first) first = std::move(a);
+        });
+        session.setConfig(smallConfig());
+        QVERIFY(session.waitForIdle(60000));
+        QVERIFY(first);
+        ResultStore& store = *session.results();
+        const int head = 2;
+        QVERIFY(fetch(store, [&] { return store.queryKeyMap(first, head); }));
+        QVERIFY(fetch(store, [&] { return store.scoreBreakdown(first, head, 4, 1, nullptr); }));
+        QVERIFY(fetch(store, [&] { return store.projectionProduct(first, head); }));
+        // The equivalence finished: the Session published a copy with the residuals.
+        const std::shared_ptr<const Analysis> republished = session.analysis();
+        QVERIFY(republished && republished.get() != first.get() && republished->equivalence);
+        QVERIFY2(store.queryKeyMap(republished, head), "the republished analysis' Q-K map was asked again");
+        QVERIFY(store.scoreBreakdown(republished, head, 4, 1, nullptr));
+        QVERIFY(store.projectionProduct(republished, head));
+        store.wait();
+        QCOMPARE(store.computed(Kind::QueryKeyMap), 1LL);
+        QCOMPARE(store.computed(Kind::ScoreBreakdown), 1LL);
+        QCOMPARE(store.computed(Kind::ProjectionProduct), 1LL);
     }
 
     void aStaleResultIsDroppedWhenANewerOneWasAsked() {

@@ -13,11 +13,12 @@
 #include <QFlags>
 #include <QString>
 #include <QWidget>
+#include <initializer_list>
 #include <memory>
 
 #include "Analysis.h"
 #include "Circuits.h"
-#include "ResultStoreLink.h"
+#include "ResultKind.h"
 #include "ViewOptions.h"
 
 class QCustomPlot;
@@ -25,6 +26,8 @@ class QCustomPlot;
 namespace headscope::ui {
 
 class DeferredRefresh;
+class ResultStore;
+class ResultStoreLink;
 
 class AttentionView : public QWidget {
     Q_OBJECT
@@ -72,9 +75,9 @@ protected:
     void requestRefresh();
     bool refreshPending() const;
     // Constructor: the kinds of result this view draws (a result of one arriving refreshes it).
-    void drawsResults(std::initializer_list<ResultStore::Kind> kinds) { results_.setKinds(kinds); }
+    void drawsResults(std::initializer_list<ResultKind> kinds);
     // The store results are read from: the document's, or the view's own.
-    ResultStore& results() { return *results_; }
+    ResultStore& results();
 
     std::shared_ptr<const Analysis> analysis_;
     std::shared_ptr<const Circuits> circuits_;  // the selected head's W_QK and W_OV, or nullptr
@@ -85,7 +88,7 @@ protected:
 private:
     Inputs follows_;
     DeferredRefresh* deferred_ = nullptr;
-    ResultStoreLink results_{this, {}, [this]() { requestRefresh(); }};
+    std::unique_ptr<ResultStoreLink> results_;
 };
 
 }  // namespace headscope::ui

@@ -6,6 +6,7 @@
 
 #include "ColorMaps.h"
 #include "Heatmap.h"
+#include "ResultStore.h"
 #include "TextFit.h"
 
 namespace headscope::ui {

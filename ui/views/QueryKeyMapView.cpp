@@ -10,6 +10,7 @@
 #include "HeadColors.h"
 #include "Heatmap.h"
 #include "LabelPlacement.h"
+#include "ResultStore.h"
 #include "TextFit.h"
 
 namespace headscope::ui {

@@ -7,7 +7,28 @@ namespace {
 // without recomputing; each key keeps its analysis alive, so not more.
 constexpr std::size_t kKept = 8;
 constexpr std::size_t kKeptLarge = 4;  // the d_model x d_model kinds
+bool sameSequence(const Sequence& a, const Sequence& b) {
+    return a.tokens == b.tokens && a.X.rows() == b.X.rows() && a.X.cols() == b.X.cols() &&
+           (a.X.array() == b.X.array()).all();
+}
+
+bool sameRotary(const Rotary& a, const Rotary& b) {
+    return a.inverse_frequencies.size() == b.inverse_frequencies.size() &&
+           (a.inverse_frequencies.array() == b.inverse_frequencies.array()).all() &&
+           a.query_positions == b.query_positions && a.key_positions == b.key_positions;
+}
 }  // namespace
+
+bool AnalysisKey::operator==(const AnalysisKey& other) const {
+    const Analysis *a = analysis.get(), *b = other.analysis.get();
+    if (a == b) return true;
+    if (!a || !b || a->shared_weights != b->shared_weights) return false;
+    const AttentionOptions x = AttentionOptions::from(a->config), y = AttentionOptions::from(b->config);
+    return x.mask == y.mask && x.padded_keys == y.padded_keys && x.scale == y.scale && x.temperature == y.temperature &&
+           a->config.rank_rtol == b->config.rank_rtol && sameRotary(a->rotary, b->rotary) &&
+           a->input.cross == b->input.cross && sameSequence(a->input.query, b->input.query) &&
+           sameSequence(a->input.key_value, b->input.key_value);
+}
 
 ResultStore::ResultStore(QObject* parent)
     : QObject(parent),
@@ -38,24 +59,24 @@ ResultStore::Result<Circuits> ResultStore::circuits(const AnalysisPtr& analysis,
 }
 
 ResultStore::Result<QueryKeyMap> ResultStore::queryKeyMap(const AnalysisPtr& analysis, int head) {
-    return maps_.get({analysis, head}, [analysis, head]() { return headscope::queryKeyMap(*analysis, head); });
+    return maps_.get({{analysis}, head}, [analysis, head]() { return headscope::queryKeyMap(*analysis, head); });
 }
 
 ResultStore::Result<ScoreBreakdown> ResultStore::scoreBreakdown(const AnalysisPtr& analysis, int head, int row,
                                                                 int col, std::shared_ptr<const Circuits> circuits) {
-    return breakdowns_.get({analysis, head, row, col, circuits}, [analysis, head, row, col, circuits]() {
+    return breakdowns_.get({{analysis}, head, row, col, circuits}, [analysis, head, row, col, circuits]() {
         return headscope::scoreBreakdown(*analysis, head, row, col, circuits ? &circuits->W_QK : nullptr);
     });
 }
 
 ResultStore::Result<ProjectionProduct> ResultStore::projectionProduct(const AnalysisPtr& analysis, int head) {
     // X (n, d_model) through W_i^Q (d_model, d_k) then (W_i^K)^T, and through W_QK,i at once.
-    return products_.get({analysis, head},
+    return products_.get({{analysis}, head},
                          [analysis, head]() { return projectTwice(analysis->input.query.X, analysis->weights(), head); });
 }
 
 ResultStore::Result<CellLogitCurve> ResultStore::logitCurve(const AnalysisPtr& analysis, int head, int row, int col) {
-    return curves_.get({analysis, head, row, col}, [analysis, head, row, col]() {
+    return curves_.get({{analysis}, head, row, col}, [analysis, head, row, col]() {
         return cellLogitCurve(*analysis, head, row, col);
     });
 }
@@ -63,7 +84,7 @@ ResultStore::Result<CellLogitCurve> ResultStore::logitCurve(const AnalysisPtr& a
 ResultStore::Result<RotaryDeltaResult> ResultStore::rotaryDelta(const AnalysisPtr& analysis, int head, int delta,
                                                                 int product_limit) {
     const bool form_product = analysis->weights().dModel() <= product_limit;
-    return rotary_.get({analysis, head, delta, form_product}, [analysis, head, delta, form_product]() {
+    return rotary_.get({{analysis}, head, delta, form_product}, [analysis, head, delta, form_product]() {
         const Weights& w = analysis->weights();
         RotaryDeltaResult r;
         r.analysis = analysis;

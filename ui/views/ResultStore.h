@@ -11,8 +11,10 @@
 // dimensions that do not fit). ready(kind) is emitted on the GUI thread when a result of that
 // kind arrives; the view then asks again and draws it. Every kind runs through its own
 // ResultLane (LatestOnly: the newest request wins, stale results are dropped). Results are
-// keyed by the analysis object they come from (and head, cell, Delta): an Analysis is
-// immutable, and a cached key keeps its analysis alive, so a key never names another analysis.
+// keyed by what they depend on (AnalysisKey: the weights, the input and the options, and head,
+// cell, Delta), not by the analysis object: the Session's republished copy of an analysis (with
+// its equivalence) finds what was computed for the analysis it copies. A cached key keeps its
+// analysis alive (an Analysis is immutable), so a key is compared against live data.
 // This lives in ui/views (not ui/document) because views read it and include nothing above them.
 
 #include <QObject>
@@ -26,6 +28,7 @@
 #include "Circuits.h"
 #include "ProjectionProduct.h"
 #include "QueryKeyMap.h"
+#include "ResultKind.h"
 #include "ResultLane.h"
 #include "RotaryCircuits.h"
 #include "ScoreBreakdown.h"
@@ -39,11 +42,21 @@ struct RotaryDeltaResult {
     std::vector<std::vector<double>> shares;   // per head: pairShares (high frequency first, unrotated last)
 };
 
+// An analysis as a cache key: equal to another when every derived result of the two must be
+// equal, i.e. they share the weights object and have the same input (tokens and embeddings),
+// attention options (mask, padded keys, scale, temperature, rotary positions) and rank
+// tolerance. Its own object compares equal at once; another is compared value by value
+// (O(n d_model), far below any result's cost).
+struct AnalysisKey {
+    std::shared_ptr<const Analysis> analysis;
+    bool operator==(const AnalysisKey& other) const;
+};
+
 class ResultStore : public QObject {
     Q_OBJECT
 
 public:
-    enum class Kind { Circuits, QueryKeyMap, ScoreBreakdown, ProjectionProduct, LogitCurve, RotaryDelta };
+    using Kind = ResultKind;
     template <typename T>
     using Result = std::optional<std::shared_ptr<const T>>;
     using AnalysisPtr = std::shared_ptr<const Analysis>;
@@ -80,10 +93,10 @@ signals:
     void jobFinished();                                 // a job ended, its result kept or dropped
 
 private:
-    using HeadKey = std::pair<AnalysisPtr, int>;
-    using CellKey = std::tuple<AnalysisPtr, int, int, int>;  // (analysis, head, row, col)
-    using BreakdownKey = std::tuple<AnalysisPtr, int, int, int, std::shared_ptr<const Circuits>>;
-    using DeltaKey = std::tuple<AnalysisPtr, int, int, bool>;  // (analysis, head, delta, product formed)
+    using HeadKey = std::pair<AnalysisKey, int>;
+    using CellKey = std::tuple<AnalysisKey, int, int, int>;  // (analysis, head, row, col)
+    using BreakdownKey = std::tuple<AnalysisKey, int, int, int, std::shared_ptr<const Circuits>>;
+    using DeltaKey = std::tuple<AnalysisKey, int, int, bool>;  // (analysis, head, delta, product formed)
 
     std::function<void()> arrived(Kind kind);
     std::function<void()> finished();

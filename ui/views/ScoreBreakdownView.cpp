@@ -10,6 +10,7 @@
 
 #include "HeadColors.h"
 #include "Heatmap.h"
+#include "ResultStore.h"
 #include "TextFit.h"
 #include "TokenAxis.h"
 
