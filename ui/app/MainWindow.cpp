@@ -154,7 +154,7 @@ void MainWindow::buildTabs() {
         }
         if (!page) continue;  // an entry without a factory that the window does not compose: test_view_registry fails
         const int index = tabs_->indexOf(page) >= 0 ? tabs_->indexOf(page) : tabs_->addTab(page, label);
-        if (entry.tab_tip) tabs_->setTabToolTip(index, QString::fromUtf8(entry.tab_tip));
+        if (entry.tab_tip) tabs_->setTabToolTip(index, tabTip(entry));
     }
 }
 
