@@ -26,6 +26,7 @@
 #include "QueryKeyMapView.h"
 #include "ResultStore.h"
 #include "RotaryDelta.h"
+#include "RotaryTestAnalysis.h"
 #include "ScoreBreakdownView.h"
 #include "Session.h"
 
@@ -49,23 +50,7 @@ std::shared_ptr<const Analysis> analysisOf(const Config& config, const Analysis*
     return std::make_shared<const Analysis>(analyze(config, false, previous));
 }
 
-// A causal layer with rotary positions (three frequencies) over a generated one.
-std::shared_ptr<const Analysis> rotaryAnalysis() {
-    Config c;
-    c.d_model = 32;
-    c.heads = 4;
-    c.kv_heads = 2;
-    c.d_k = c.d_v = 8;
-    c.mask = MaskKind::Causal;
-    c.text = "one two three four five six seven eight nine";
-    Analysis a = analyze(c, false);
-    AttentionOptions options = AttentionOptions::from(c);
-    options.rotary.inverse_frequencies.resize(3);
-    for (int p = 0; p < 3; ++p) options.rotary.inverse_frequencies(p) = float(std::pow(100.0, -p / 3.0));
-    a.rotary = options.rotary;
-    a.results = forward(options, a.weights(), a.input.query.X, a.input.key_value.X);
-    return std::make_shared<const Analysis>(std::move(a));
-}
+using test::rotaryAnalysis;
 
 template <typename A, typename B>
 double maxDifference(const A& a, const B& b) {
