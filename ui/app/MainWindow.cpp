@@ -82,7 +82,7 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     connect(focus_, &HeadDetailView::cellHovered, session_, &Session::setHover);
     bindView(session_, spectrum_);
     bindView(session_, rank_table_);
-    addRotaryTab(session_, tabs_, spectrum_, circuitView(), rank_table_);  // issue 22: RoPE made visible
+    shareRotaryDelta(session_, qobject_cast<RotaryView*>(tabView("rope")), spectrum_, circuitView(), rank_table_);  // issue 22
     connect(grid_, &HeadGridView::cellClicked, session_, [this](int head, int row, int col) {
         session_->setHead(head);
         session_->setCell(row, col);
@@ -276,7 +276,6 @@ void MainWindow::applyViewOptions(const ViewOptions& options) {
     grid_->setOptions(options_);
     spectrum_->setOptions(options_);
     rank_table_->setOptions(options_);
-    if (auto* rotary = findChild<RotaryView*>(QStringLiteral("rotary_view"))) rotary->setOptions(options_);
     ablation_->setOptions(options_);
     if (detail_) detail_->setOptions(options_);
     focus_->setOptions(options_);

@@ -23,7 +23,6 @@ inline void bindHooks(Session* session, QObject* view, const ViewHooks& hooks) {
         QObject::connect(session, &Session::changed, view, [f](std::shared_ptr<const Analysis> a) { f(std::move(a)); });
     if (auto f = hooks.set_forward_results)
         QObject::connect(session, &Session::forwardReady, view, [f](std::shared_ptr<const Analysis> a) { f(std::move(a)); });
-    if (auto f = hooks.set_results) f(session->results());
     if (auto f = hooks.set_head) {
         QObject::connect(session, &Session::headChanged, view, [f](int head) { f(head); });
         f(session->head());

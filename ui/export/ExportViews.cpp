@@ -223,6 +223,17 @@ QStringList exportImages(const Analysis& analysis, const QString& dir, const QLi
                 return written;
             written << path;
         }
+        // A rotary layer's RoPE view too (a layer without rotary positions has nothing to show there).
+        const ViewEntry* rope = findView("rope");
+        if (rope && analysis.rotary.enabled()) {
+            const QString path = out.filePath(fileStem(*rope, head) + QLatin1Char('.') + suffix(format));
+            ViewInputs inputs;
+            inputs.analysis = &analysis;
+            inputs.head = head;
+            inputs.options = options;
+            if (!saveView(*rope, inputs, path, format, scale, error)) return written;
+            written << path;
+        }
     }
     return written;
 }

@@ -13,7 +13,6 @@
 
 #include "Analysis.h"
 #include "Circuits.h"
-#include "ResultStore.h"
 #include "ViewOptions.h"
 
 class QCustomPlot;
@@ -28,7 +27,6 @@ struct ViewHooks {
     std::function<void(std::shared_ptr<const Circuits>)> set_circuits;
     std::function<void(int, int)> set_cell;
     std::function<void(const ViewOptions&)> set_options;
-    std::function<void(ResultStore*)> set_results;  // the document's results, for a view that draws one
     std::function<QCustomPlot*()> plot;  // the plot Edit > Copy and "this tab" export save, if one
     std::function<void()> replot_now;    // draws now (before a screenshot), if the view defers it
     // The view -> the selection: each connects f to the view's signal for as long as context lives.
@@ -50,8 +48,6 @@ ViewHooks hooksFor(View* view) {
     if constexpr (requires { view->setCell(0, 0); }) h.set_cell = [view](int row, int col) { view->setCell(row, col); };
     if constexpr (requires { view->setOptions(ViewOptions()); })
         h.set_options = [view](const ViewOptions& o) { view->setOptions(o); };
-    if constexpr (requires { view->setResultStore(static_cast<ResultStore*>(nullptr)); })
-        h.set_results = [view](ResultStore* results) { view->setResultStore(results); };
     if constexpr (requires { view->plot(); }) h.plot = [view]() -> QCustomPlot* { return view->plot(); };
     if constexpr (requires { view->replotNow(); }) h.replot_now = [view]() { view->replotNow(); };
     // Only a (row, col) signal: HeadGridView's cellClicked(head, row, col) is wired by the window.

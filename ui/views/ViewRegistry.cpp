@@ -11,6 +11,7 @@
 #include "ModelOverviewView.h"
 #include "ProjectionProductView.h"
 #include "QueryKeyMapView.h"
+#include "RotaryView.h"
 #include "ScoreBreakdownView.h"
 #include "TokenLinesView.h"
 #include "ViewRegistrySaves.h"
@@ -70,6 +71,10 @@ const std::vector<ViewEntry>& viewRegistry() {
          QT_TRANSLATE_NOOP("ViewRegistry", "What knocked-out heads cost: a loaded model's log-probability of each token before and after and each head's "
          "direct contribution to the predicted token's logit; a single layer's output, token by token."),
          nullptr},
+        {"rope", "RoPE: the cell's logit against Δ and each head's frequency shares", "rope_head_%1", std::nullopt, kTab, "&RoPE", false, saveRotary,
+         QT_TRANSLATE_NOOP("ViewRegistry", "Rotary layers: the selected cell's logit against the distance Δ = j − i, and "
+                                           "how much of each head's W_Q W_Kᵀ lives in each rotary frequency."),
+         makeView<RotaryView>},
     };
     return entries;
 }
