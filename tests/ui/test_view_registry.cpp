@@ -11,6 +11,9 @@
 #include "Analysis.h"
 #include "MainWindow.h"
 #include "QueryKeyMapView.h"
+#include "RotaryDelta.h"
+#include "RotaryTestAnalysis.h"
+#include "RotaryView.h"
 #include "ScoreBreakdownView.h"
 #include "Session.h"
 #include "Teaching.h"
@@ -81,7 +84,7 @@ private slots:
             firsts.push_back(&e);
         }
         QVERIFY(labels.size() >= 10);
-        QVERIFY(tabs->count() >= labels.size());  // the registry's tabs first; Rotary (issue 22) after them
+        QCOMPARE(tabs->count(), labels.size());  // the RoPE tab is a registry entry too
         int built = 0;
         for (int i = 0; i < labels.size(); ++i) {
             const ViewEntry& e = *firsts[std::size_t(i)];
@@ -93,7 +96,11 @@ private slots:
             QVERIFY2(view && tabs->widget(i) == view, e.id);
             QCOMPARE(view->objectName(), QString::fromUtf8(e.id) + QStringLiteral("_view"));
         }
-        QCOMPARE(built, 8);  // projections, twice, circuits, costs, model, score, token lines, Q-K map
+        QCOMPARE(built, 9);  // projections, twice, circuits, costs, model, score, token lines, Q-K map, RoPE
+        // The RoPE view draws the shares of the window's Delta, shared with the spectra and circuits.
+        auto* rope = qobject_cast<RotaryView*>(window.tabView("rope"));
+        QVERIFY(rope);
+        QVERIFY(window.session()->findChild<RotaryDelta*>(QStringLiteral("rotary_delta")));
         QVERIFY(window.tabView("pie") == nullptr);
         // The typed look-ups the tests use are the registry-built views.
         QCOMPARE(static_cast<QWidget*>(window.scoreBreakdownView()), window.tabView("score"));
@@ -136,10 +143,13 @@ private slots:
         in.trace = ablated;
         in.effects = std::make_shared<const model::AblationEffects>(model::ablationEffects(*m, *intact, *ablated));
         in.training = &run;
+        const auto rotary = test::rotaryAnalysis();  // the RoPE view draws a rotary layer
         for (const ViewEntry& e : viewRegistry()) {
             const QString path = dir.filePath(fileStem(e, 1) + ".png");
             QString error;
-            QVERIFY2(saveView(e, in, path, ImageFormat::Png, 1.0, &error), qPrintable(QLatin1String(e.id) + ": " + error));
+            ViewInputs entry_in = in;
+            if (std::string_view(e.id) == "rope") entry_in.analysis = rotary.get();
+            QVERIFY2(saveView(e, entry_in, path, ImageFormat::Png, 1.0, &error), qPrintable(QLatin1String(e.id) + ": " + error));
             const QImage image(path);
             QVERIFY2(image.width() > 300 && image.height() > 200, e.id);
         }
@@ -150,6 +160,39 @@ private slots:
         QCOMPARE(error, QStringLiteral("The training view has nothing to draw: no training run."));
         QVERIFY(!saveView(*findView("ablation"), none, dir.filePath("a.png"), ImageFormat::Png, 1.0, &error));
         QCOMPARE(error, QStringLiteral("The ablation view has nothing to draw: no model is open to knock heads out of."));
+        QVERIFY(!saveView(*findView("rope"), in, dir.filePath("r.png"), ImageFormat::Png, 1.0, &error));
+        QCOMPARE(error, QStringLiteral("The rope view has nothing to draw: this layer has no rotary positions."));
+    }
+
+    // The RoPE view is a registry view like the others: found by its id, made by its factory,
+    // and a lesson step may show it.
+    void aLessonMayShowTheRopeView() {
+        const ViewEntry* rope = findView("rope");
+        QVERIFY(rope && rope->make_view && rope->place == ViewPlace::Tab);
+        QCOMPARE(tabTitle(*rope), QStringLiteral("RoPE"));
+        std::unique_ptr<AttentionView> view(rope->make_view(nullptr));
+        QVERIFY(qobject_cast<RotaryView*>(view.get()));
+        const QByteArray text = R"({"format": "headscope-lesson", "version": 1, "number": 9, "title": "t", "steps": [
+            {"title": "a", "text": "x", "show": "rope"}]})";
+        QString error;
+        const auto lesson = lessonFromText(text, QStringLiteral("lesson-9.json"), &error);
+        QVERIFY2(lesson, qPrintable(error));
+        QCOMPARE(lesson->steps.front().show, std::string("rope"));
+    }
+
+    // exportImages writes the RoPE view for a rotary layer, and nothing of it for another.
+    void exportWritesTheRopeViewForARotaryLayerOnly() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QString error;
+        const QStringList rotary = exportImages(*test::rotaryAnalysis(), dir.filePath("r"), {ImageFormat::Png}, &error, {}, 1.0, 1);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QVERIFY(rotary.contains(dir.filePath("r/rope_head_1.png")));
+        QVERIFY(QImage(dir.filePath("r/rope_head_1.png")).width() > 300);
+        const QStringList plain = exportImages(*test::rotaryAnalysis(false), dir.filePath("p"), {ImageFormat::Png}, &error, {}, 1.0, 1);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QCOMPARE(plain.size(), rotary.size() - 1);
+        QVERIFY(!QFile::exists(dir.filePath("p/rope_head_1.png")));
     }
 
     void aLessonNamingAnUnknownViewFailsToLoad() {

@@ -21,3 +21,4 @@ set_tests_properties(ui.test_rotary_views PROPERTIES ENVIRONMENT "QT_QPA_PLATFOR
 set(HEADSCOPE_VIEW_TEST ON)
 headscope_add_ui_test(test_matrix_shapes)
 set(HEADSCOPE_VIEW_TEST OFF)
+headscope_add_ui_test(test_result_store)

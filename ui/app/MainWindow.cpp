@@ -82,7 +82,7 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     connect(focus_, &HeadDetailView::cellHovered, session_, &Session::setHover);
     bindView(session_, spectrum_);
     bindView(session_, rank_table_);
-    addRotaryTab(session_, tabs_, spectrum_, circuitView(), rank_table_);  // issue 22: RoPE made visible
+    shareRotaryDelta(session_, qobject_cast<RotaryView*>(tabView("rope")), spectrum_, circuitView(), rank_table_);  // issue 22
     connect(grid_, &HeadGridView::cellClicked, session_, [this](int head, int row, int col) {
         session_->setHead(head);
         session_->setCell(row, col);
@@ -157,7 +157,7 @@ void MainWindow::buildTabs() {
         }
         if (!page) continue;  // an entry without a factory that the window does not compose: test_view_registry fails
         const int index = tabs_->indexOf(page) >= 0 ? tabs_->indexOf(page) : tabs_->addTab(page, label);
-        if (entry.tab_tip) tabs_->setTabToolTip(index, QString::fromUtf8(entry.tab_tip));
+        if (entry.tab_tip) tabs_->setTabToolTip(index, tabTip(entry));
     }
 }
 
@@ -279,7 +279,6 @@ void MainWindow::applyViewOptions(const ViewOptions& options) {
     grid_->setOptions(options_);
     spectrum_->setOptions(options_);
     rank_table_->setOptions(options_);
-    if (auto* rotary = findChild<RotaryView*>(QStringLiteral("rotary_view"))) rotary->setOptions(options_);
     ablation_->setOptions(options_);
     if (detail_) detail_->setOptions(options_);
     focus_->setOptions(options_);

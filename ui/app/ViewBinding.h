@@ -46,6 +46,7 @@ inline void bindHooks(Session* session, QObject* view, const ViewHooks& hooks) {
 inline void bindView(Session* session, AttentionView* view) {
     QObject::connect(session, &Session::viewOptionsChanged, view, &AttentionView::setOptions);
     view->setOptions(session->viewOptions());
+    view->setResultStore(session->results());  // what it draws of the derived results, if any
     const AttentionView::Inputs follows = view->follows();
     if (follows & AttentionView::FollowsAnalysis)
         QObject::connect(session, &Session::changed, view, &AttentionView::setAnalysis);

@@ -37,15 +37,18 @@ Session::Session(QObject* parent) : QObject(parent) {
     connect(undo_, &QUndoStack::cleanChanged, this, &Session::updateModified);
     analysis_jobs_.setFinished([this]() { updateBusy(); });
     equivalence_.setFinished([this]() { updateBusy(); });
-    circuits_jobs_.setFinished([this]() { updateBusy(); });
+    connect(&results_, &ResultStore::jobFinished, this, &Session::updateBusy);
+    connect(&results_, &ResultStore::ready, this, [this](ResultStore::Kind kind) {
+        if (kind == ResultStore::Kind::Circuits && circuits_asked_) startCircuits();  // publishes it when it is the head's
+    });
 }
 
-// circuits_jobs_, equivalence_ and analysis_jobs_ (a load too) wait for their running job and
-// drop its result; a load still waiting is not started.
+// results_, equivalence_ and analysis_jobs_ (a load too) wait for their running job and drop its
+// result; a load still waiting is not started.
 Session::~Session() = default;
 
 bool Session::busy() const {
-    return analysis_jobs_.busy() || equivalence_.busy() || circuits_jobs_.busy() || !after_frame_.empty();
+    return analysis_jobs_.busy() || equivalence_.busy() || results_.busy() || !after_frame_.empty();
 }
 
 bool Session::waitForIdle(int timeout_ms) {
@@ -56,6 +59,10 @@ bool Session::waitForIdle(int timeout_ms) {
     connect(&timer, &QTimer::timeout, &loop, &QEventLoop::quit);
     connect(this, &Session::busyChanged, &loop, [&loop](bool now_busy) {
         if (!now_busy) loop.quit();
+    });
+    // A view's result (the Q-K map, ...) is asked of results_ without a busyChanged.
+    connect(&results_, &ResultStore::jobFinished, &loop, [this, &loop]() {
+        if (!busy()) loop.quit();
     });
     timer.start(timeout_ms);
     loop.exec();
@@ -271,25 +278,22 @@ void Session::clampSelection() {
 }
 
 void Session::startCircuits() {
+    circuits_asked_ = false;
     if (!analysis_) return;
     if (analysis_->weights().dModel() > kMaxWindowCircuitDModel) {
-        circuits_jobs_.cancel();
         circuits_.reset();
         emit circuitsReady(nullptr);
         return;
     }
-    // The newest selection wins: a head clicked while circuits are formed replaces the waiting one.
-    circuits_jobs_.request([analysis = analysis_, head = head_]() -> std::shared_ptr<const Circuits> {
-        // Worker thread: the immutable analysis keeps the weights alive.
-        try {
-            return std::make_shared<const Circuits>(headCircuits(analysis->weights(), head));
-        } catch (const std::exception&) {
-            return nullptr;  // out of memory: no circuits; the view says they are not available
-        }
-    }, [this](std::shared_ptr<const Circuits> result) {
-        circuits_ = result;
-        emit circuitsReady(result);
-    });
+    // Cached, or formed in the background (the newest selection wins): its arrival calls this again.
+    const ResultStore::Result<Circuits> circuits = results_.circuits(analysis_, head_);
+    if (!circuits) {
+        circuits_asked_ = true;
+        return;
+    }
+    if (*circuits == circuits_ && circuits_) return;
+    circuits_ = *circuits;  // null: out of memory; the views say they are not available
+    emit circuitsReady(circuits_);
 }
 
 void Session::updateBusy() {

@@ -15,8 +15,13 @@
 //
 // It also holds the selection every view follows: the selected head, the selected cell
 // (query row, key column) and the hover text. The selected head's circuits W_QK,i and W_OV,i
-// (d_model x d_model each) are formed in the background (LatestOnly) and published with
+// (d_model x d_model each) are formed in the background by its ResultStore and published with
 // circuitsReady(); views never form them.
+//
+// It owns the ResultStore (results()) every derived result of an analysis comes from: the
+// circuits, the Q-K map, the score breakdown, the projection product, a rotary layer's
+// W_QK,i(Delta) and logit curve, each computed once off the GUI thread and cached. The window
+// gives it to the views, which draw what it publishes.
 //
 // Equivalence and circuits of a new analysis start after the frame that shows it: on two cores
 // they would otherwise take a share of the GUI thread's core while it draws.
@@ -42,6 +47,7 @@ class QUndoStack;
 #include "Config.h"
 #include "LatestOnly.h"
 #include "MetaTypes.h"
+#include "ResultStore.h"
 #include "ViewOptions.h"
 #include "WeightSource.h"
 
@@ -62,7 +68,7 @@ public:
     // nullptr until the first one is ready.
     std::shared_ptr<const Analysis> analysis() const { return analysis_; }
 
-    // True while an analysis, a load, equivalence or circuits are running or waiting to run.
+    // True while an analysis, a load, the equivalence or a result of results() is running or waiting to run.
     bool busy() const;
     // Runs a local event loop until busy() is false; false on timeout.
     bool waitForIdle(int timeout_ms);
@@ -85,6 +91,8 @@ public:
     // Circuits of head() for the latest analysis' weights; nullptr until formed (or when
     // d_model is above kMaxWindowCircuitDModel).
     std::shared_ptr<const Circuits> circuits() const { return circuits_; }
+    // The derived results of the analyses (ResultStore.h): what views and export read.
+    ResultStore* results() { return &results_; }
 
     // Where the weights come from (generated, a loaded layer, a GPT-2 model and its layer).
     const WeightSource& source() const { return source_; }
@@ -206,6 +214,10 @@ private:
     // their UpdateRequest); busy() until then.
     void afterFrame(std::function<void()> task);
 
+    // Declared first: destroyed last, after the workers that could still ask it; its own
+    // destructor waits for its running jobs.
+    ResultStore results_;
+
     Config config_;
     WeightSource source_;
     SourceResult result_;  // the latest valid result (analysis_ is result_.analysis, with equivalence)
@@ -218,13 +230,13 @@ private:
     LatestOnly<Analysed, std::shared_ptr<const Analysis>> analysis_jobs_{
         LatestOnly<Analysed, std::shared_ptr<const Analysis>>::Handover::EveryStarted};
     LatestOnly<std::shared_ptr<const Analysis>> equivalence_;  // the analysis with its residuals
-    LatestOnly<std::shared_ptr<const Circuits>> circuits_jobs_;
 
     int head_ = 0;
     int cell_row_ = -1, cell_col_ = -1;
     QString hover_;
     std::shared_ptr<const Circuits> circuits_;
     bool circuits_wanted_ = false; // the weights or head changed: form them after the frame
+    bool circuits_asked_ = false;  // the selected head's circuits were asked of results_ and are on their way
     std::vector<std::function<void()>> after_frame_;
 
     bool preview_shown_ = false;  // forwardReady() showed the running analysis' heatmaps

@@ -22,6 +22,8 @@ class QWidget;
 
 namespace headscope::ui {
 
+class ResultStore;
+
 enum class ImageFormat { Png, Svg, Pdf };
 
 // "png", ".PNG", "figure.svg", "/tmp/a/b.pdf" -> the format; anything else -> nullopt.
@@ -87,10 +89,12 @@ bool savePainted(const QSize& size, const std::function<void(QPainter&)>& paint,
 // viewFileName (circuits and query-key map of `head`; the score breakdown of its default cell;
 // W_QK at delta as exportView draws it),
 // and returns the paths written. On failure *error is set
-// and the list holds what was written before it.
+// and the list holds what was written before it. The views' results (circuits, Q-K map, score
+// breakdown, ...) come from results (ResultStore.h), computed once for all views and formats; a
+// store of its own when null. A store given must not outlive analysis: its keys borrow it.
 QStringList exportImages(const Analysis& analysis, const QString& dir, const QList<ImageFormat>& formats,
                          QString* error, const ViewOptions& options = {}, double scale = 1.0, int head = 0,
-                         std::optional<int> delta = std::nullopt);
+                         std::optional<int> delta = std::nullopt, ResultStore* results = nullptr);
 
 // An image of the plot's current view on the clipboard.
 void copyToClipboard(QCustomPlot* plot);

@@ -17,6 +17,7 @@
 #include "ProjectionProductView.h"
 #include "QueryKeyMapView.h"
 #include "RankTableView.h"
+#include "ResultStore.h"
 #include "RotaryDelta.h"
 #include "ScoreBreakdownView.h"
 #include "SpectrumView.h"
@@ -46,9 +47,11 @@ bool savePlotView(View& view, QCustomPlot* plot, QSize size, const QString& path
 
 // W_QK,i(delta) of a rotary layer for the views that show W_QK, computed now; nullptr when
 // delta is not given or the layer has no rotary positions.
-std::unique_ptr<RotaryDelta> rotatedAt(const Analysis& analysis, int head, std::optional<int> delta) {
+std::unique_ptr<RotaryDelta> rotatedAt(ResultStore& results, const Analysis& analysis, int head,
+                                       std::optional<int> delta) {
     if (!delta || !analysis.rotary.enabled()) return nullptr;
     auto rotated = std::make_unique<RotaryDelta>();
+    rotated->setResultStore(&results);
     rotated->setProductLimit(analysis.weights().dModel());
     rotated->setHead(head);
     rotated->setAnalysis(borrow(analysis));
@@ -57,16 +60,27 @@ std::unique_ptr<RotaryDelta> rotatedAt(const Analysis& analysis, int head, std::
     return rotated;
 }
 
-}  // namespace
+// The circuits an export draws: the given ones when they are the head's (the window's, from the
+// Session's store), else the store's, formed now.
+std::shared_ptr<const Circuits> circuitsOf(ResultStore& results, const Analysis& analysis, int head,
+                                           const Circuits* given) {
+    if (given && given->head == head && given->W_QK.rows() == analysis.weights().dModel())
+        return std::shared_ptr<const Circuits>(std::shared_ptr<const Circuits>(), given);
+    const std::shared_ptr<const Analysis> shared = borrow(analysis);
+    if (const ResultStore::Result<Circuits> formed = results.circuits(shared, head)) return *formed;
+    results.wait();
+    return results.circuits(shared, head).value_or(nullptr);
+}
 
-bool exportView(ViewKind kind, const Analysis& analysis, int head, const ViewOptions& options, const QString& path,
-                ImageFormat format, double scale, QString* error, const Circuits* circuits, int cell_row,
-                int cell_col, std::optional<int> delta) {
+// exportView with the results (circuits, Q-K map, score breakdown, products, W_QK,i(Delta)) read
+// from results, which lives no longer than analysis (its keys borrow it).
+bool exportViewWith(ResultStore& results, ViewKind kind, const Analysis& analysis, int head,
+                    const ViewOptions& options, const QString& path, ImageFormat format, double scale, QString* error,
+                    const Circuits* circuits, int cell_row, int cell_col, std::optional<int> delta) {
     if (!checkAnalysis(analysis, error) || !checkTarget(path, error) || !checkHead(analysis, head, error)) return false;
     const double s = options.font_scale > 0 ? options.font_scale : 1.0;
-    const int d = analysis.weights().dModel();
     const bool shows_qk = kind == ViewKind::SpectrumQK || kind == ViewKind::RankTable || kind == ViewKind::CircuitQK;
-    const std::unique_ptr<RotaryDelta> rotated = shows_qk ? rotatedAt(analysis, head, delta) : nullptr;
+    const std::unique_ptr<RotaryDelta> rotated = shows_qk ? rotatedAt(results, analysis, head, delta) : nullptr;
     switch (kind) {
         case ViewKind::AttentionWeights:
         case ViewKind::AttentionLogits: {
@@ -104,6 +118,7 @@ bool exportView(ViewKind kind, const Analysis& analysis, int head, const ViewOpt
         }
         case ViewKind::ProjectionProduct: {
             ProjectionProductView view;
+            view.setResultStore(&results);
             view.setOptions(options);
             view.setHead(head);
             view.setAnalysis(borrow(analysis));
@@ -118,12 +133,7 @@ bool exportView(ViewKind kind, const Analysis& analysis, int head, const ViewOpt
             if (rotated) view.setRotaryDelta(rotated.get());
             view.setAnalysis(borrow(analysis));
             view.setHead(head);
-            std::shared_ptr<const Circuits> formed;
-            if (circuits && circuits->head == head && circuits->W_QK.rows() == d)
-                formed = std::shared_ptr<const Circuits>(std::shared_ptr<const Circuits>(), circuits);
-            else
-                formed = std::make_shared<const Circuits>(headCircuits(analysis.weights(), head));
-            view.setCircuits(formed);
+            view.setCircuits(circuitsOf(results, analysis, head, circuits));
             return savePlotView(view, view.plot(), QSize(int(1500 * s), int(640 * s)), path, format, scale, error);
         }
         case ViewKind::Costs: {
@@ -152,14 +162,12 @@ bool exportView(ViewKind kind, const Analysis& analysis, int head, const ViewOpt
         }
         case ViewKind::ScoreBreakdown: {
             ScoreBreakdownView view;
+            view.setResultStore(&results);
             view.setOptions(options);
             view.setAnalysis(borrow(analysis));
             view.setHead(head);
             view.setCell(cell_row, cell_col);
-            if (circuits && circuits->head == head && circuits->W_QK.rows() == d)
-                view.setCircuits(std::shared_ptr<const Circuits>(std::shared_ptr<const Circuits>(), circuits));
-            else
-                view.setCircuits(std::make_shared<const Circuits>(Circuits{head, mergedQK(analysis.weights(), head), {}}));
+            view.setCircuits(circuitsOf(results, analysis, head, circuits));
             return savePlotView(view, view.plot(), QSize(int(1400 * s), int(820 * s)), path, format, scale, error);
         }
         case ViewKind::TokenLines: {
@@ -174,6 +182,7 @@ bool exportView(ViewKind kind, const Analysis& analysis, int head, const ViewOpt
         }
         case ViewKind::QueryKeyMap: {
             QueryKeyMapView view;
+            view.setResultStore(&results);
             view.setOptions(options);
             view.setAnalysis(borrow(analysis));
             view.setHead(head);
@@ -184,9 +193,19 @@ bool exportView(ViewKind kind, const Analysis& analysis, int head, const ViewOpt
     return false;
 }
 
+}  // namespace
+
+bool exportView(ViewKind kind, const Analysis& analysis, int head, const ViewOptions& options, const QString& path,
+                ImageFormat format, double scale, QString* error, const Circuits* circuits, int cell_row,
+                int cell_col, std::optional<int> delta) {
+    ResultStore results;  // what this view needs, computed once
+    return exportViewWith(results, kind, analysis, head, options, path, format, scale, error, circuits, cell_row,
+                          cell_col, delta);
+}
+
 QStringList exportImages(const Analysis& analysis, const QString& dir, const QList<ImageFormat>& formats,
                          QString* error, const ViewOptions& options, double scale, int head,
-                         std::optional<int> delta) {
+                         std::optional<int> delta, ResultStore* results) {
     QStringList written;
     if (!checkAnalysis(analysis, error)) return written;
     if (dir.isEmpty() || !QDir().mkpath(dir)) {
@@ -194,13 +213,25 @@ QStringList exportImages(const Analysis& analysis, const QString& dir, const QLi
         return written;
     }
     const QDir out(dir);
-    // The circuits of the head are formed once for every format.
-    const Circuits circuits = headCircuits(analysis.weights(), std::clamp(head, 0, int(analysis.results.heads.size()) - 1));
+    // Every result (the head's circuits, its Q-K map, ...) is computed once for every view and format.
+    ResultStore own;
+    ResultStore& store = results ? *results : own;
     for (ImageFormat format : formats) {
         for (ViewKind kind : exportedViews()) {
             const QString path = out.filePath(viewFileName(kind, head) + QLatin1Char('.') + suffix(format));
-            if (!exportView(kind, analysis, head, options, path, format, scale, error, &circuits, -1, -1, delta))
+            if (!exportViewWith(store, kind, analysis, head, options, path, format, scale, error, nullptr, -1, -1, delta))
                 return written;
+            written << path;
+        }
+        // A rotary layer's RoPE view too (a layer without rotary positions has nothing to show there).
+        const ViewEntry* rope = findView("rope");
+        if (rope && analysis.rotary.enabled()) {
+            const QString path = out.filePath(fileStem(*rope, head) + QLatin1Char('.') + suffix(format));
+            ViewInputs inputs;
+            inputs.analysis = &analysis;
+            inputs.head = head;
+            inputs.options = options;
+            if (!saveView(*rope, inputs, path, format, scale, error)) return written;
             written << path;
         }
     }

@@ -3,13 +3,19 @@
 #include <algorithm>
 
 #include "DeferredRefresh.h"
+#include "ResultStoreLink.h"
 
 namespace headscope::ui {
 
 AttentionView::AttentionView(Inputs follows, QWidget* parent)
-    : QWidget(parent), follows_(follows), deferred_(new DeferredRefresh(this, [this]() { refresh(); })) {}
+    : QWidget(parent),
+      follows_(follows),
+      deferred_(new DeferredRefresh(this, [this]() { refresh(); })),
+      results_(std::make_unique<ResultStoreLink>(this, std::initializer_list<ResultKind>{}, [this]() { requestRefresh(); })) {}
 
-AttentionView::~AttentionView() = default;
+AttentionView::~AttentionView() {
+    results_->set(nullptr);  // no refresh() once the view's own part is gone
+}
 
 void AttentionView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
     analysis_ = std::move(analysis);
@@ -36,6 +42,15 @@ void AttentionView::setOptions(const ViewOptions& options) {
     options_ = options;
     requestRefresh();
 }
+
+void AttentionView::setResultStore(ResultStore* results) {
+    results_->set(results);
+    requestRefresh();
+}
+
+void AttentionView::drawsResults(std::initializer_list<ResultKind> kinds) { results_->setKinds(kinds); }
+
+ResultStore& AttentionView::results() { return **results_; }
 
 void AttentionView::requestRefresh() { deferred_->request(); }
 

@@ -6,14 +6,19 @@
 // exactly those to the document through the virtual setters below, so a view that renames an
 // override fails to compile. A setter stores its value and asks for a refresh; a view overrides
 // one to do more (and calls this class's). The view draws itself in refresh().
+// A view that draws a derived result (the Q-K map, a score breakdown ...) reads it from the
+// document's ResultStore, which the binding hands over (setResultStore), and says in its
+// constructor which kinds it draws (drawsResults): one arriving refreshes the view.
 
 #include <QFlags>
 #include <QString>
 #include <QWidget>
+#include <initializer_list>
 #include <memory>
 
 #include "Analysis.h"
 #include "Circuits.h"
+#include "ResultKind.h"
 #include "ViewOptions.h"
 
 class QCustomPlot;
@@ -21,6 +26,8 @@ class QCustomPlot;
 namespace headscope::ui {
 
 class DeferredRefresh;
+class ResultStore;
+class ResultStoreLink;
 
 class AttentionView : public QWidget {
     Q_OBJECT
@@ -40,6 +47,8 @@ public:
     virtual void setCell(int row, int col);
     virtual void setCircuits(std::shared_ptr<const Circuits> circuits);
     virtual void setOptions(const ViewOptions& options);
+    // The document's results; a view built alone (export, tests) keeps a store of its own.
+    void setResultStore(ResultStore* results);
 
     const std::shared_ptr<const Analysis>& analysis() const { return analysis_; }
     int head() const { return head_; }
@@ -65,6 +74,10 @@ protected:
     // refresh() at once while the view is visible, else when it is next shown.
     void requestRefresh();
     bool refreshPending() const;
+    // Constructor: the kinds of result this view draws (a result of one arriving refreshes it).
+    void drawsResults(std::initializer_list<ResultKind> kinds);
+    // The store results are read from: the document's, or the view's own.
+    ResultStore& results();
 
     std::shared_ptr<const Analysis> analysis_;
     std::shared_ptr<const Circuits> circuits_;  // the selected head's W_QK and W_OV, or nullptr
@@ -75,6 +88,7 @@ protected:
 private:
     Inputs follows_;
     DeferredRefresh* deferred_ = nullptr;
+    std::unique_ptr<ResultStoreLink> results_;
 };
 
 }  // namespace headscope::ui

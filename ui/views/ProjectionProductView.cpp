@@ -6,6 +6,7 @@
 
 #include "ColorMaps.h"
 #include "Heatmap.h"
+#include "ResultStore.h"
 #include "TextFit.h"
 
 namespace headscope::ui {
@@ -18,6 +19,7 @@ QString number(double x) { return QString::number(x, 'g', 2); }
 }  // namespace
 
 ProjectionProductView::ProjectionProductView(QWidget* parent) : AttentionView(FollowsAnalysis | FollowsHead, parent) {
+    drawsResults({ResultStore::Kind::ProjectionProduct});
     plot_ = new QCustomPlot(this);
     plot_->setObjectName(QStringLiteral("projection_product_plot"));
     plot_->setMinimumSize(300, 140);
@@ -60,7 +62,7 @@ QString ProjectionProductView::title() const { return title_->text(); }
 
 void ProjectionProductView::replotNow() {
     refresh();  // requests the products, which export and tests draw now:
-    products_.wait();
+    results().wait();
     refresh();
     plot_->replot(QCustomPlot::rpImmediateRefresh);
 }
@@ -71,12 +73,10 @@ void ProjectionProductView::refresh() {
     const Analysis& a = *analysis_;
     const Weights& w = a.weights();
     head_ = std::clamp(head_, 0, w.heads - 1);
-    if (!products_.ready({analysis_, head_})) {  // the last drawing stays until the products are there
-        products_.request({analysis_, head_},
-                          [an = analysis_, h = head_]() { return projectTwice(an->input.query.X, an->weights(), h); });
-        return;
-    }
-    const ProjectionProduct* p = products_.value();
+    const ResultStore::Result<ProjectionProduct> products = results().projectionProduct(analysis_, head_);
+    if (!products) return;  // the last drawing stays until the products are there
+    product_ = *products;
+    const ProjectionProduct* p = product_.get();
     const double s = options_.font_scale;
     const QFont panel_font = heatmap::font(kPanelPt, s, true), tick_font = heatmap::font(kTickPt, s);
     title_->setFont(heatmap::font(kTitlePt, s, true));

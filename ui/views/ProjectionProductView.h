@@ -16,7 +16,6 @@
 #include "MatrixPanel.h"
 #include "ProjectionProduct.h"
 #include "ViewOptions.h"
-#include "ViewResult.h"
 
 namespace headscope::ui {
 
@@ -31,7 +30,7 @@ public:
     QCustomPlot* plot() const override { return plot_; }
     QCPColorMap* colorMap(Matrix which) const;
     // The products drawn now (nullptr until they are formed).
-    const ProjectionProduct* product() const { return products_.value(); }
+    const ProjectionProduct* product() const { return product_.get(); }
     QString title() const;
 
     // Forms the products now and draws them (export and tests).
@@ -50,8 +49,7 @@ private:
     std::unique_ptr<MatrixPanel> panels_[kCount];
     QCPColorScale* scales_[2] = {};
     QString title_text_, compact_title_;
-    ViewResult<std::pair<std::shared_ptr<const Analysis>, int>, ProjectionProduct> products_{
-        [this]() { requestRefresh(); }};
+    std::shared_ptr<const ProjectionProduct> product_;  // the store's, drawn
 };
 
 }  // namespace headscope::ui

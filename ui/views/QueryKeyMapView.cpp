@@ -10,6 +10,7 @@
 #include "HeadColors.h"
 #include "Heatmap.h"
 #include "LabelPlacement.h"
+#include "ResultStore.h"
 #include "TextFit.h"
 
 namespace headscope::ui {
@@ -28,6 +29,7 @@ QCPCurve* scatter(QCustomPlot* plot, const QColor& colour, QCPScatterStyle::Scat
 }  // namespace
 
 QueryKeyMapView::QueryKeyMapView(QWidget* parent) : AttentionView(FollowsAnalysis | FollowsHead | FollowsCell, parent) {
+    drawsResults({ResultStore::Kind::QueryKeyMap});
     plot_ = new QCustomPlot(this);
     plot_->setObjectName(QStringLiteral("qk_map_plot"));
     plot_->setMinimumSize(320, 180);  // 1280 x 720 at 2x (640 x 360) has room for it
@@ -75,7 +77,7 @@ QString QueryKeyMapView::varianceText() const { return variance_variants_.value(
 
 void QueryKeyMapView::replotNow() {
     refresh();  // requests the map, which export and tests draw now:
-    maps_.wait();
+    results().wait();
     refresh();
     plot_->replot(QCustomPlot::rpImmediateRefresh);
     equalScale();
@@ -150,8 +152,8 @@ void QueryKeyMapView::equalScale() {
 void QueryKeyMapView::refresh() {
     const int heads = analysis_ ? static_cast<int>(analysis_->results.heads.size()) : 0;
     head_ = std::clamp(head_, 0, std::max(0, heads - 1));
-    if (heads > 0 && !maps_.ready({analysis_, head_}))  // the last drawing stays until the map is there
-        return maps_.request({analysis_, head_}, [a = analysis_, h = head_]() { return queryKeyMap(*a, h); });
+    const ResultStore::Result<QueryKeyMap> map = heads > 0 ? results().queryKeyMap(analysis_, head_) : std::nullopt;
+    if (heads > 0 && !map) return;  // the last drawing stays until the map is there
     plot_->clearItems();
     variance_ = nullptr;
     left_out_ = nullptr;
@@ -159,13 +161,13 @@ void QueryKeyMapView::refresh() {
     point_labels_.clear();
     markers_.clear();
     has_map_ = false;
-    if (heads == 0 || !maps_.value()) {
+    if (heads == 0 || !*map) {
         title_->setText(heads == 0 ? QStringLiteral("No analysis yet") : QStringLiteral("No map: out of memory"));
         plot_->replot(QCustomPlot::rpQueuedReplot);
         return;
     }
     const Analysis& a = *analysis_;
-    map_ = *maps_.value();
+    map_ = **map;
     has_map_ = true;
     const double s = options_.font_scale;
     const int n_q = a.nQuery(), n_kv = a.nKeyValue();

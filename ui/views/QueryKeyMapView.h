@@ -16,7 +16,6 @@
 #include "AttentionView.h"
 #include "QueryKeyMap.h"
 #include "ViewOptions.h"
-#include "ViewResult.h"
 
 namespace headscope::ui {
 
@@ -57,8 +56,6 @@ private:
     QString leftOutWords(int count) const;
     void fitToRoom();  // the title, axis labels and variance note for the plot's size
     QueryKeyMap map_;
-    // queryKeyMap(analysis, head), computed off the GUI thread; drawn when it arrives.
-    ViewResult<std::pair<std::shared_ptr<const Analysis>, int>, QueryKeyMap> maps_{[this]() { requestRefresh(); }};
     bool has_map_ = false;
     QCustomPlot* plot_ = nullptr;
     QCPTextElement* title_ = nullptr;

@@ -14,6 +14,11 @@ RotaryDelta::RotaryDelta(QObject* parent) : QObject(parent), product_limit_(kMax
 
 RotaryDelta::~RotaryDelta() = default;
 
+void RotaryDelta::setResultStore(ResultStore* results) {
+    results_.set(results);
+    start();
+}
+
 void RotaryDelta::setAnalysis(std::shared_ptr<const Analysis> analysis) {
     const bool same_layer = analysis_ && analysis && sameLayer(*analysis_, *analysis) &&
                             analysis_->rotary.inverse_frequencies.size() == analysis->rotary.inverse_frequencies.size() &&
@@ -100,25 +105,11 @@ std::shared_ptr<const RotaryDeltaResult> RotaryDelta::result() const {
 void RotaryDelta::start() {
     if (!rotary()) return;
     const int head = std::clamp(head_, 0, analysis_->weights().heads - 1);
-    const auto work = [analysis = analysis_, head, delta = delta_, limit = product_limit_]() {
-        // Worker thread: the immutable analysis keeps the weights alive.
-        std::shared_ptr<const RotaryDeltaResult> result;
-        try {
-            const Weights& w = analysis->weights();
-            auto r = std::make_shared<RotaryDeltaResult>();
-            r->analysis = analysis;
-            r->circuits = rotatedCircuits(w, analysis->rotary, head, delta, analysis->config.rank_rtol, w.dModel() <= limit);
-            for (int h = 0; h < w.heads; ++h) r->shares.push_back(pairShares(w, h, analysis->rotary));
-            result = std::move(r);
-        } catch (const std::exception&) {
-            // Out of memory or dimensions that do not fit: the views say nothing was computed.
-        }
-        return result;
-    };
-    jobs_.request(work, [this](std::shared_ptr<const RotaryDeltaResult> result) {
-        result_ = result;
-        if (result) emit resultReady(result);
-    });
+    // Cached, or computed in the background: its arrival calls start() again, which finds it.
+    const ResultStore::Result<RotaryDeltaResult> result = results_->rotaryDelta(analysis_, head, delta_, product_limit_);
+    if (!result || *result == result_) return;
+    result_ = *result;
+    if (result_) emit resultReady(result_);  // null: out of memory or dimensions that do not fit; the views say so
 }
 
 }  // namespace headscope::ui

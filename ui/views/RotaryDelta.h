@@ -5,25 +5,20 @@
 // RotaryDelta is shared by the Circuits view, the spectra and the rank table (their Delta
 // sliders move together); it follows the selected cell's j - i (the Score tab's default cell
 // when none is selected) until the user moves a slider (setDelta), and follows again after
-// followCell(). Each change of layer, head or Delta computes every head's W_QK,i(Delta) spectrum,
-// the selected head's product (when small enough to draw) and the frequency pair shares in the
-// background through LatestOnly: a change while a job runs waits, older requests are dropped.
+// followCell(). Each change of layer, head or Delta asks the ResultStore for every head's
+// W_QK,i(Delta) spectrum, the selected head's product (when small enough to draw) and the
+// frequency pair shares, computed in the background once per (layer, head, Delta) and cached: a
+// change while a job runs waits, older requests are dropped.
 // Non-rotary layers: nothing is computed, and rotary() is false.
 
 #include <QObject>
 #include <memory>
 
 #include "Analysis.h"
-#include "LatestOnly.h"
+#include "ResultStoreLink.h"
 #include "RotaryCircuits.h"
 
 namespace headscope::ui {
-
-struct RotaryDeltaResult {
-    std::shared_ptr<const Analysis> analysis;  // the layer it was computed for
-    RotatedCircuits circuits;                  // every head's W_QK,i(Delta) spectrum, the head's product
-    std::vector<std::vector<double>> shares;   // per head: pairShares (high frequency first, unrotated last)
-};
 
 class RotaryDelta : public QObject {
     Q_OBJECT
@@ -40,6 +35,7 @@ public:
     // The largest d_model whose W_QK,i(Delta) is formed (default kMaxWindowCircuitDModel, what the
     // window draws; export forms any size it was asked for).
     void setProductLimit(int max_d_model) { product_limit_ = max_d_model; }
+    void setResultStore(ResultStore* results);  // the document's; without one it keeps its own
 
     bool rotary() const { return analysis_ && analysis_->rotary.enabled(); }
     int delta() const { return delta_; }
@@ -55,10 +51,10 @@ public:
         return r && a && sameLayer(*r->analysis, *a) ? r : nullptr;
     }
     // Blocks until the worker is idle and its result delivered (tests and export).
-    void waitForResult() { jobs_.wait(); }
+    void waitForResult() { results_->wait(); }
     // Jobs asked for and jobs run: a burst of changes runs the first and the latest only.
-    long long jobsRequested() const { return jobs_.requests(); }
-    long long jobsStarted() const { return jobs_.started(); }
+    long long jobsRequested() { return results_->requested(ResultStore::Kind::RotaryDelta); }
+    long long jobsStarted() { return results_->computed(ResultStore::Kind::RotaryDelta); }
 
 signals:
     void deltaChanged(int delta);  // also when the range changed (a new layer)
@@ -73,7 +69,7 @@ private:
     bool follow_ = true;
     int product_limit_;
     std::shared_ptr<const RotaryDeltaResult> result_;
-    LatestOnly<std::shared_ptr<const RotaryDeltaResult>> jobs_;  // last: destroyed (and waited for) first
+    ResultStoreLink results_{this, {ResultStore::Kind::RotaryDelta}, [this]() { start(); }};  // last: destroyed first
 };
 
 }  // namespace headscope::ui

@@ -2,6 +2,7 @@
 
 #include <QLabel>
 #include <QResizeEvent>
+#include <QScrollArea>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <tuple>
@@ -10,6 +11,7 @@
 #include "ColorMaps.h"
 #include "HeadNames.h"
 #include "Heatmap.h"
+#include "ResultStore.h"
 #include "RotaryDelta.h"
 #include "ScoreBreakdown.h"
 #include "TextFit.h"
@@ -32,12 +34,23 @@ QCustomPlot* makePlot(QWidget* parent, const char* name, QCPTextElement** title)
 
 }  // namespace
 
-RotaryView::RotaryView(QWidget* parent) : QWidget(parent) {
-    note_ = new QLabel(this);
+RotaryView::RotaryView(QWidget* parent) : AttentionView(FollowsAnalysis | FollowsHead | FollowsCell, parent) {
+    drawsResults({ResultKind::LogitCurve, ResultKind::RotaryDelta});
+    // The note and plots scroll inside the view, so the tab never makes the window taller than
+    // a small screen at a large font.
+    auto* scroll = new QScrollArea(this);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setWidgetResizable(true);
+    auto* content = new QWidget(scroll);
+    scroll->setWidget(content);
+    auto* outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    outer->addWidget(scroll);
+    note_ = new QLabel(content);
     note_->setObjectName(QStringLiteral("rotary_note"));
     note_->setWordWrap(true);
     note_->setMargin(12);
-    curve_plot_ = makePlot(this, "logit_delta_plot", &curve_title_);
+    curve_plot_ = makePlot(content, "logit_delta_plot", &curve_title_);
     curve_graph_ = curve_plot_->addGraph();
     curve_graph_->setPen(QPen(QColor(40, 90, 170), 2));
     cell_point_ = curve_plot_->addGraph();
@@ -46,7 +59,7 @@ RotaryView::RotaryView(QWidget* parent) : QWidget(parent) {
     curve_plot_->xAxis->setLabel(QStringLiteral("Δ = j − i (key position − query position)"));
     curve_plot_->yAxis->setLabel(QStringLiteral("logit"));
 
-    shares_plot_ = makePlot(this, "pair_shares_plot", &shares_title_);
+    shares_plot_ = makePlot(content, "pair_shares_plot", &shares_title_);
     shares_map_ = new QCPColorMap(shares_plot_->xAxis, shares_plot_->yAxis);
     shares_scale_ = new QCPColorScale(shares_plot_);
     shares_scale_->setBarWidth(10);
@@ -57,45 +70,30 @@ RotaryView::RotaryView(QWidget* parent) : QWidget(parent) {
     shares_map_->setInterpolate(false);
     shares_plot_->yAxis->setRangeReversed(true);  // head 0 on top, as in the grid
 
-    auto* layout = new QVBoxLayout(this);
+    auto* layout = new QVBoxLayout(content);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(note_);
     layout->addWidget(curve_plot_, 1);
     layout->addWidget(shares_plot_, 1);
-    deferred_ = new DeferredRefresh(this, [this]() { refresh(); });
     applyFonts();
-}
-
-void RotaryView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
-    analysis_ = std::move(analysis);
-    deferred_->request();
-}
-
-void RotaryView::setHead(int head) {
-    head_ = std::max(0, head);
-    deferred_->request();
-}
-
-void RotaryView::setCell(int row, int col) {
-    row_ = row;
-    col_ = col;
-    deferred_->request();
 }
 
 void RotaryView::setOptions(const ViewOptions& options) {
     options_ = options;
     applyFonts();
-    deferred_->request();
+    AttentionView::setOptions(options);
 }
 
 void RotaryView::setRotaryDelta(RotaryDelta* delta) {
     delta_ = delta;
-    connect(delta_, &RotaryDelta::resultReady, this, [this]() { deferred_->request(); });
+    connect(delta_, &RotaryDelta::resultReady, this, [this]() { requestRefresh(); });
 }
+
+bool RotaryView::curveBusy() { return results().busy(); }
 
 void RotaryView::replotNow() {
     refresh();  // requests the curve, which export and tests draw now:
-    curves_.wait();
+    results().wait();
     refresh();
     curve_plot_->replot(QCustomPlot::rpImmediateRefresh);
     shares_plot_->replot(QCustomPlot::rpImmediateRefresh);
@@ -160,24 +158,21 @@ void RotaryView::refresh() {
         return;
     }
     head_ = std::clamp(head_, 0, analysis_->weights().heads - 1);
-    int row = row_, col = col_;
+    int row = cell_row_, col = cell_col_;
     if (row < 0 || col < 0 || row >= analysis_->nQuery() || col >= analysis_->nKeyValue())
         std::tie(row, col) = defaultCell(*analysis_, head_);
-    const CurveKey key{analysis_, head_, row, col};
-    if (curves_.ready(key))
-        refreshCurve();
-    else  // the last curve stays drawn until this one is there
-        curves_.request(key, [a = analysis_, head = head_, row, col]() { return cellLogitCurve(*a, head, row, col); });
+    // The last curve stays drawn until this one is there.
+    if (const ResultStore::Result<CellLogitCurve> curve = results().logitCurve(analysis_, head_, row, col))
+        refreshCurve(curve->get());
     refreshShares();
     fitTexts();
     curve_plot_->replot(QCustomPlot::rpQueuedReplot);
     shares_plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
-void RotaryView::refreshCurve() {
+void RotaryView::refreshCurve(const CellLogitCurve* computed) {
     const Analysis& a = *analysis_;
     const Weights& w = a.weights();
-    const CellLogitCurve* computed = curves_.value();
     if (!computed) {  // it threw: out of memory or dimensions that do not fit
         curve_ = {};
         curve_graph_->data()->clear();
@@ -221,7 +216,13 @@ void RotaryView::refreshShares() {
     const int m = static_cast<int>(a.rotary.inverse_frequencies.size());
     const bool partial = 2 * m < w.d_k;
     const int columns = m + (partial ? 1 : 0);
-    const auto result = delta_ ? delta_->resultFor(analysis_) : nullptr;
+    // The window's shared Delta's result, or (a view built alone) the store's at Delta 0: the
+    // shares do not depend on Delta.
+    std::shared_ptr<const RotaryDeltaResult> result;
+    if (delta_)
+        result = delta_->resultFor(analysis_);
+    else if (const ResultStore::Result<RotaryDeltaResult> r = results().rotaryDelta(analysis_, head_, 0, 0))
+        result = *r;
     const bool ready = result && static_cast<int>(result->shares.size()) == w.heads;
     shares_map_->data()->setSize(columns, w.heads);
     shares_map_->data()->setRange(QCPRange(0, columns - 1), QCPRange(0, w.heads - 1));

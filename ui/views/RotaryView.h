@@ -2,14 +2,17 @@
 // RoPE made visible for one layer (issue 22 item 4), two plots:
 //  - the selected cell's logit against Delta with its content fixed: q_i and k_j (unrotated)
 //    stay, only the distance changes, logit(Delta) = x_i W_QK,i(Delta) x_j^T * scale / T (core
-//    cellLogitCurve over the engine's rotated q and k, computed off the GUI thread through a
-//    ViewResult: the last curve stays drawn until the new one is there); the cell's own
+//    cellLogitCurve over the engine's rotated q and k, from the ResultStore, computed off the
+//    GUI thread: the last curve stays drawn until the new one is there); the cell's own
 //    Delta = j - i is marked and its value there is the engine's logit;
 //  - per head, how much of W_i^Q (W_g^K)^T lives in each rotary frequency pair (core pairShares,
-//    from RotaryDelta's worker): a heads x pairs heatmap, high frequency (theta_p near 1:
+//    from RotaryDelta's result): a heads x pairs heatmap, high frequency (theta_p near 1:
 //    positional) left, low frequency (semantic) right, the unrotated dims last (partial rotary);
 //    each head's row sums to 1.
 // A layer without rotary positions says that its logits do not depend on Delta.
+// A registry view ("rope"): it follows the analysis, the head and the cell through AttentionView.
+// The window gives it its shared RotaryDelta (setRotaryDelta) for the shares; built alone
+// (export, lessons) it reads them from the ResultStore (W_QK,i(0) of every head, no product).
 
 #include <QWidget>
 #include <memory>
@@ -17,10 +20,9 @@
 #include <qcustomplot.h>
 
 #include "Analysis.h"
-#include "DeferredRefresh.h"
+#include "AttentionView.h"
 #include "RotaryCircuits.h"
 #include "ViewOptions.h"
-#include "ViewResult.h"
 
 class QLabel;
 
@@ -28,16 +30,14 @@ namespace headscope::ui {
 
 class RotaryDelta;
 
-class RotaryView : public QWidget {
+class RotaryView : public AttentionView {
     Q_OBJECT
 
 public:
     explicit RotaryView(QWidget* parent = nullptr);
 
-    void setAnalysis(std::shared_ptr<const Analysis> analysis);
-    void setHead(int head);
-    void setCell(int row, int col);  // (-1, -1): the Score tab's default cell
-    void setOptions(const ViewOptions& options);
+    // A cell of (-1, -1) is the Score tab's default cell.
+    void setOptions(const ViewOptions& options) override;
     void setRotaryDelta(RotaryDelta* delta);
 
     // What is on screen (valid after a refresh on a rotary layer).
@@ -54,28 +54,25 @@ public:
     QCustomPlot* curvePlot() const { return curve_plot_; }
     QCustomPlot* sharesPlot() const { return shares_plot_; }
 
-    void replotNow();  // draws now, the curve computed first (export and tests)
+    QCustomPlot* plot() const override { return curve_plot_; }
+    void replotNow() override;  // draws now, the curve computed first (export and tests)
     // Curves computed so far (each a job on the worker; a burst of cells coalesces).
-    bool curveBusy() const { return curves_.busy(); }
+    bool curveBusy();
 
 protected:
     void resizeEvent(QResizeEvent* event) override;
 
 private:
     void fitTexts();  // titles wrapped to the width, pair labels thinned to the room
-    void refresh();
-    void refreshCurve();
+    void refresh() override;
+    void refreshCurve(const CellLogitCurve* computed);
     void refreshShares();
     void applyFonts();
 
-    std::shared_ptr<const Analysis> analysis_;
     RotaryDelta* delta_ = nullptr;
-    ViewOptions options_;
-    int head_ = 0, row_ = -1, col_ = -1;
     int shown_row_ = -1, shown_col_ = -1, cell_delta_ = 0;
     double engine_logit_ = 0;
     LogitCurve curve_;
-    DeferredRefresh* deferred_ = nullptr;
     QLabel* note_ = nullptr;
     QCustomPlot* curve_plot_ = nullptr;
     QCPTextElement* curve_title_ = nullptr;
@@ -88,9 +85,6 @@ private:
     QString curve_text_, shares_text_;  // the titles before wrapping
     QStringList x_labels_;              // the pairs axis' wordings, longest first
     QStringList pair_labels_;           // per column: "p3\nθ=0.1"
-    // The cell's curve by (layer, head, row, col), computed in the background. Last: destroyed first.
-    using CurveKey = std::tuple<std::shared_ptr<const Analysis>, int, int, int>;
-    ViewResult<CurveKey, CellLogitCurve> curves_{[this]() { deferred_->request(); }};
 };
 
 }  // namespace headscope::ui

@@ -10,6 +10,7 @@
 
 #include "HeadColors.h"
 #include "Heatmap.h"
+#include "ResultStore.h"
 #include "TextFit.h"
 #include "TokenAxis.h"
 
@@ -71,6 +72,7 @@ void fitRange(QCPAxisRect* rect, const Eigen::VectorXf& values, int n, bool non_
 
 ScoreBreakdownView::ScoreBreakdownView(QWidget* parent)
     : AttentionView(FollowsAnalysis | FollowsHead | FollowsCell | FollowsCircuits, parent) {
+    drawsResults({ResultStore::Kind::ScoreBreakdown});
     plot_ = new QCustomPlot(this);
     plot_->setObjectName(QStringLiteral("score_breakdown_plot"));
     plot_->setInteractions(QCP::Interactions());
@@ -128,7 +130,7 @@ void ScoreBreakdownView::setOptions(const ViewOptions& options) {
 
 void ScoreBreakdownView::replotNow() {
     refresh();  // requests the breakdown, which export and tests draw now:
-    breakdowns_.wait();
+    results().wait();
     refresh();
     plot_->replot(QCustomPlot::rpImmediateRefresh);
     refresh();  // token ticks thinned for the laid-out length
@@ -164,14 +166,11 @@ void ScoreBreakdownView::refresh() {
     if (!chosen) std::tie(row, col) = defaultCell(a, head_);
     const Eigen::MatrixXf* w_qk = circuits_ && circuits_->head == head_ && circuits_->W_QK.rows() == a.weights().dModel()
                                       ? &circuits_->W_QK : nullptr;
-    const BreakdownKey key{analysis_, head_, row, col, w_qk ? circuits_ : nullptr};
-    if (!breakdowns_.ready(key))  // the last drawing stays until the breakdown is there
-        return breakdowns_.request(key, [key]() {
-            const auto& [analysis, head, query, key_column, circuits] = key;
-            return scoreBreakdown(*analysis, head, query, key_column, circuits ? &circuits->W_QK : nullptr);
-        });
-    if (!breakdowns_.value()) return title_->setText(QStringLiteral("No breakdown: out of memory"));
-    breakdown_ = *breakdowns_.value();
+    const ResultStore::Result<ScoreBreakdown> breakdown =
+        results().scoreBreakdown(analysis_, head_, row, col, w_qk ? circuits_ : nullptr);
+    if (!breakdown) return;  // the last drawing stays until the breakdown is there
+    if (!*breakdown) return title_->setText(QStringLiteral("No breakdown: out of memory"));
+    breakdown_ = **breakdown;
     has_breakdown_ = true;
     const ScoreBreakdown& b = breakdown_;
     const double s = options_.font_scale;

@@ -20,7 +20,6 @@
 #include "Circuits.h"
 #include "ScoreBreakdown.h"
 #include "ViewOptions.h"
-#include "ViewResult.h"
 
 class QScrollArea;
 
@@ -58,9 +57,6 @@ private:
     void applyFonts();
     void fitToRoom();  // wrapping and label wordings for the plot's size
     ScoreBreakdown breakdown_;
-    // scoreBreakdown(analysis, head, row, col, W_QK from these circuits), computed off the GUI thread.
-    using BreakdownKey = std::tuple<std::shared_ptr<const Analysis>, int, int, int, std::shared_ptr<const Circuits>>;
-    ViewResult<BreakdownKey, ScoreBreakdown> breakdowns_{[this]() { requestRefresh(); }};
     bool has_breakdown_ = false;
     QCustomPlot* plot_ = nullptr;
     QCPTextElement* title_ = nullptr;

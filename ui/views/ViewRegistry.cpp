@@ -1,5 +1,6 @@
 #include "ViewRegistry.h"
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include "ModelOverviewView.h"
 #include "ProjectionProductView.h"
 #include "QueryKeyMapView.h"
+#include "RotaryView.h"
 #include "ScoreBreakdownView.h"
 #include "TokenLinesView.h"
 #include "ViewRegistrySaves.h"
@@ -40,35 +42,39 @@ const std::vector<ViewEntry>& viewRegistry() {
     // then the tab's tool tip and the factory of its view (a tab's first entry only).
     static const std::vector<ViewEntry> entries = {
         {"heads", "Attention weights of every head", "attention_weights", K::AttentionWeights, kTab, "&Heads", false, saveAnalysisView,
-         "The selected head large, every head beside it. Click a head to select it, double-click to open it with its numbers.",
+         QT_TRANSLATE_NOOP("ViewRegistry", "The selected head large, every head beside it. Click a head to select it, double-click to open it with its numbers."),
          nullptr},
         {"logits", "Attention logits of every head", "attention_logits", K::AttentionLogits, kTab, "&Heads", true, saveAnalysisView, nullptr, nullptr},
         {"spectra", "Spectra of W_QK", "spectrum_qk", K::SpectrumQK, kDock, kDockTitle, false, saveAnalysisView, nullptr, nullptr},
         {"spectrum_ov", "Spectra of W_OV", "spectrum_ov", K::SpectrumOV, kDock, kDockTitle, false, saveAnalysisView, nullptr, nullptr},
         {"ranks", "Rank table", "rank_table", K::RankTable, kDock, kDockTitle, false, saveAnalysisView, nullptr, nullptr},
         {"projections", "Fused projections and Q, K, V", "projections", K::Projections, kTab, "&Projections", false, saveAnalysisView,
-         "The fused W_Q, W_K, W_V, W_O and the activations X, Q, K, V, with head blocks.", makeView<FusedProjectionsView>},
+         QT_TRANSLATE_NOOP("ViewRegistry", "The fused W_Q, W_K, W_V, W_O and the activations X, Q, K, V, with head blocks."), makeView<FusedProjectionsView>},
         {"projection_product", "Projecting twice: (X W_Q) W_Kᵀ = X W_QK of the head", "projection_product_head_%1", K::ProjectionProduct, kTab, "T&wice", false, saveAnalysisView,
-         "Projecting twice is one linear map: (X W_Q) W_K^T = X (W_Q W_K^T), with the largest difference.", makeView<ProjectionProductView>},
+         QT_TRANSLATE_NOOP("ViewRegistry", "Projecting twice is one linear map: (X W_Q) W_K^T = X (W_Q W_K^T), with the largest difference."), makeView<ProjectionProductView>},
         {"circuits", "Circuit W_QK of the head", "circuit_qk_head_%1", K::CircuitQK, kTab, "C&ircuits", false, saveAnalysisView,
-         "The selected head's W_QK = W_Q W_K^T and W_OV = W_V W_O with their factors.", makeView<CircuitView>},
+         QT_TRANSLATE_NOOP("ViewRegistry", "The selected head's W_QK = W_Q W_K^T and W_OV = W_V W_O with their factors."), makeView<CircuitView>},
         {"circuit_ov", "Circuit W_OV of the head", "circuit_ov_head_%1", K::CircuitOV, kTab, "C&ircuits", false, saveAnalysisView, nullptr, nullptr},
         {"costs", "Costs with formulas", "costs", K::Costs, kTab, "C&osts", false, saveAnalysisView,
-         "Parameters and multiply-adds of each variant, with the formulas.", makeView<CostView>},
+         QT_TRANSLATE_NOOP("ViewRegistry", "Parameters and multiply-adds of each variant, with the formulas."), makeView<CostView>},
         {"model", "Every layer and head of the model", "model_overview", std::nullopt, kTab, "&Model", false, saveModelOverview,
-         "Every layer and head of an opened model; click one to show it.", makeView<ModelOverviewView>},
+         QT_TRANSLATE_NOOP("ViewRegistry", "Every layer and head of an opened model; click one to show it."), makeView<ModelOverviewView>},
         {"score", "Score breakdown of one cell", "score_breakdown", K::ScoreBreakdown, kTab, "&Score", false, saveAnalysisView,
-         "How the selected cell's score is made: q, k, q*k, the scale, the softmax row, W_QK.", makeView<ScoreBreakdownView>},
+         QT_TRANSLATE_NOOP("ViewRegistry", "How the selected cell's score is made: q, k, q*k, the scale, the softmax row, W_QK."), makeView<ScoreBreakdownView>},
         {"token_lines", "Token lines of every head", "token_lines", K::TokenLines, kTab, "&Token lines", false, saveAnalysisView,
-         "Lines from each query word to each key word, opacity = weight, one colour per head.", makeView<TokenLinesView>},
+         QT_TRANSLATE_NOOP("ViewRegistry", "Lines from each query word to each key word, opacity = weight, one colour per head."), makeView<TokenLinesView>},
         {"qk_map", "Queries and keys of the head as points", "qk_map_head_%1", K::QueryKeyMap, kTab, "&Q-K map", false, saveAnalysisView,
-         "The selected head's queries and keys as points on their first two principal components.", makeView<QueryKeyMapView>},
+         QT_TRANSLATE_NOOP("ViewRegistry", "The selected head's queries and keys as points on their first two principal components."), makeView<QueryKeyMapView>},
         {"training", "Training: loss, head scores and attention on the probe", "training", std::nullopt, kTab, "Trainin&g", false, saveTrainingRun,
-         "Train a small transformer on repeated strings.", nullptr},
+         QT_TRANSLATE_NOOP("ViewRegistry", "Train a small transformer on repeated strings."), nullptr},
         {"ablation", "Knocked-out heads: log-probabilities before and after", "ablation", std::nullopt, kTab, "&Ablation", false, saveAblation,
-         "What knocked-out heads cost: a loaded model's log-probability of each token before and after and each head's "
-         "direct contribution to the predicted token's logit; a single layer's output, token by token.",
+         QT_TRANSLATE_NOOP("ViewRegistry", "What knocked-out heads cost: a loaded model's log-probability of each token before and after and each head's "
+         "direct contribution to the predicted token's logit; a single layer's output, token by token."),
          nullptr},
+        {"rope", "RoPE: the cell's logit against Δ and each head's frequency shares", "rope_head_%1", std::nullopt, kTab, "&RoPE", false, saveRotary,
+         QT_TRANSLATE_NOOP("ViewRegistry", "Rotary layers: the selected cell's logit against the distance Δ = j − i, and "
+                                           "how much of each head's W_Q W_Kᵀ lives in each rotary frequency."),
+         makeView<RotaryView>},
     };
     return entries;
 }
@@ -106,6 +112,10 @@ QString fileStem(const ViewEntry& entry, int head) {
 QString tabLabel(const char* id) {
     const ViewEntry* entry = findView(id);
     return entry ? QString::fromUtf8(entry->tab_label) : QString();
+}
+
+QString tabTip(const ViewEntry& entry) {
+    return entry.tab_tip ? QCoreApplication::translate("ViewRegistry", entry.tab_tip) : QString();
 }
 
 QString tabTitle(const ViewEntry& entry) { return QString::fromUtf8(entry.tab_label).remove(QLatin1Char('&')); }

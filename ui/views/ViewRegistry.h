@@ -58,7 +58,7 @@ struct ViewEntry {
     // The factory: builds the view offscreen from inputs and saves it at path.
     bool (*save)(const ViewEntry& entry, const ViewInputs& inputs, const QString& path, ImageFormat format,
                  double scale, QString* error);
-    // The window's tab: its tool tip, and the factory that builds its view (makeView<View>), which
+    // The window's tab: its tool tip (marked for translation: read it through tabTip), and the factory that builds its view (makeView<View>), which
     // the window binds to the document through the base class (bindView). nullptr for an entry
     // that shares the tab before it ("logits", "circuit_ov"), the dock's entries, and the tabs the
     // window composes of several parts over the document (heads, training, ablation:
@@ -89,6 +89,8 @@ std::vector<ViewKind> exportedViews();
 QString fileStem(const ViewEntry& entry, int head);
 // The tab label of the view called id, with its & ("C&ircuits"); empty for an unknown id.
 QString tabLabel(const char* id);
+// The entry's tab tool tip, translated; empty for an entry without one.
+QString tabTip(const ViewEntry& entry);
 // The tab label without its & ("Circuits").
 QString tabTitle(const ViewEntry& entry);
 

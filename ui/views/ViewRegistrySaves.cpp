@@ -8,6 +8,7 @@
 #include "HeadScoresView.h"
 #include "ModelOverviewView.h"
 #include "ProbeAttentionView.h"
+#include "RotaryView.h"
 #include "TokenLogProbView.h"
 #include "TrainingCurvesView.h"
 
@@ -33,6 +34,17 @@ bool savePage(QWidget& page, QSize size, const QString& path, ImageFormat format
     return ok;
 }
 
+// A View filling page, with the export's options.
+template <typename View>
+View* pageView(QWidget& page, const ViewOptions& options) {
+    auto* layout = new QVBoxLayout(&page);
+    layout->setContentsMargins(0, 0, 0, 0);
+    auto* view = new View(&page);
+    view->setOptions(options);
+    layout->addWidget(view);
+    return view;
+}
+
 }  // namespace
 
 bool saveModelOverview(const ViewEntry& entry, const ViewInputs& in, const QString& path, ImageFormat format,
@@ -40,18 +52,29 @@ bool saveModelOverview(const ViewEntry& entry, const ViewInputs& in, const QStri
     if (!in.trace) return missing(entry, "no model is open", error);
     const double s = in.options.font_scale > 0 ? in.options.font_scale : 1.0;
     QWidget page;
-    auto* layout = new QVBoxLayout(&page);
-    layout->setContentsMargins(0, 0, 0, 0);
-    auto* view = new ModelOverviewView(&page);
-    view->setOptions(in.options);
+    auto* view = pageView<ModelOverviewView>(page, in.options);
     view->setTrace(in.trace);
     view->setSelection(in.layer, in.head);
     view->setAblation(in.trace->options.ablation);
-    layout->addWidget(view);
     const int layers = int(in.trace->layers.size());
     const int heads = layers ? std::max(1, int(in.trace->layers.front().attention.heads.size())) : 1;
     const QSize size(int(std::clamp(220 * heads, 700, 1800) * s), int(std::clamp(200 * layers + 80, 400, 1600) * s));
     return savePage(page, size, path, format, scale, error);
+}
+
+bool saveRotary(const ViewEntry& entry, const ViewInputs& in, const QString& path, ImageFormat format, double scale,
+                QString* error) {
+    if (!in.analysis) return missing(entry, "no analysis", error);
+    if (!in.analysis->rotary.enabled()) return missing(entry, "this layer has no rotary positions", error);
+    const double s = in.options.font_scale > 0 ? in.options.font_scale : 1.0;
+    QWidget page;
+    auto* view = pageView<RotaryView>(page, in.options);
+    // The view draws shared data: the export's analysis is borrowed for as long as the page lives.
+    view->setAnalysis(std::shared_ptr<const Analysis>(std::shared_ptr<const Analysis>(), in.analysis));
+    view->setHead(in.head);
+    view->setCell(in.cell_row, in.cell_col);
+    view->replotNow();  // the curve and the shares computed first
+    return savePage(page, QSize(int(900 * s), int(760 * s)), path, format, scale, error);
 }
 
 bool saveTrainingRun(const ViewEntry& entry, const ViewInputs& in, const QString& path, ImageFormat format,

@@ -12,6 +12,9 @@ bool saveModelOverview(const ViewEntry& entry, const ViewInputs& inputs, const Q
                        double scale, QString* error);
 bool saveTrainingRun(const ViewEntry& entry, const ViewInputs& inputs, const QString& path, ImageFormat format,
                      double scale, QString* error);
+// A rotary layer's RoPE view (RotaryView); a layer without rotary positions has nothing to show.
+bool saveRotary(const ViewEntry& entry, const ViewInputs& inputs, const QString& path, ImageFormat format,
+                double scale, QString* error);
 bool saveAblation(const ViewEntry& entry, const ViewInputs& inputs, const QString& path, ImageFormat format,
                   double scale, QString* error);
 
