@@ -100,7 +100,7 @@ TEST(Lesson, PdfSlidesToo) {
         ASSERT_TRUE(fs::exists(pdf));
         EXPECT_EQ(readFile(pdf).substr(0, 5), "%PDF-");
     }
-    EXPECT_THAT(readFile(dir.path / "lesson-5.md"), HasSubstr("Fully masked rows: 1; the sum of their weights: 0; NaN weights anywhere: 0."));
+    EXPECT_THAT(readFile(dir.path / "lesson-5.md"), HasSubstr("Fully masked rows: 1; sum of their weights: 0; NaN weights: 0."));
 }
 
 TEST(Lesson, BadInputIsOneLineAndExitTwo) {

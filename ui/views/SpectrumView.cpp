@@ -25,7 +25,7 @@ SpectrumView::SpectrumView(QWidget* parent, Panels panels) : QWidget(parent), pa
     plot_->setObjectName(QStringLiteral("spectrum_plot"));
     plot_->setInteractions(QCP::Interactions());
     plot_->setAutoAddPlottableToLegend(false);
-    plot_->setMinimumSize(240, 150);  // a lesson step on the spectra at 1024 x 768, 2x: under a strip of text
+    plot_->setMinimumSize(320, 220);
     plot_->setMouseTracking(true);
     plot_->installEventFilter(this);
     plot_->plotLayout()->clear();  // drops the default axis rect and its legend
