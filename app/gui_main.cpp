@@ -25,6 +25,7 @@
 #include "MainWindow.h"
 #include "Memory.h"
 #include "Resources.h"
+#include "ViewRegistry.h"
 
 namespace {
 
@@ -57,6 +58,17 @@ bool hasDisplay(int argc, char* argv[]) {
     (void)argc, (void)argv;
     return true;  // Windows and macOS always have one
 #endif
+}
+
+// "Heads, Projections, ...": the window's tabs, as --tab names them (the view registry's order).
+QString tabNames() {
+    QStringList names;
+    for (const headscope::ui::ViewEntry& entry : headscope::ui::viewRegistry()) {
+        if (entry.place != headscope::ui::ViewPlace::Tab) continue;
+        const QString title = headscope::ui::tabTitle(entry);
+        if (!names.contains(title)) names << title;
+    }
+    return names.join(QStringLiteral(", "));
 }
 
 bool asksForBench(int argc, char* argv[]) {
@@ -107,7 +119,7 @@ int main(int argc, char* argv[]) {
                                   QStringLiteral("TEXT"));
     parser.addOption(text);
     const QCommandLineOption tab(QStringLiteral("tab"),
-        QStringLiteral("Start on the tab NAME (Heads, Projections, Twice, Circuits, Costs, Model, Score, Token lines, Q-K map, Training)."),
+        QStringLiteral("Start on the tab NAME (%1).").arg(tabNames()),
         QStringLiteral("NAME"));
     parser.addOption(tab);
     const QCommandLineOption screen_size(QStringLiteral("screen"),
@@ -127,6 +139,9 @@ int main(int argc, char* argv[]) {
     const QCommandLineOption lesson(QStringLiteral("lesson"),
         QStringLiteral("Open lesson N (1 to 7), at its step S when N:S is given (e.g. 2:5)."), QStringLiteral("N[:S]"));
     parser.addOption(lesson);
+    const QCommandLineOption present(QStringLiteral("present"),
+        QStringLiteral("Start in presentation mode (F5 leaves it): full screen, larger fonts, the controls hidden."));
+    parser.addOption(present);
     const bool parsed = parser.parse(app->arguments());
     if (parser.isSet(QStringLiteral("help-all"))) parser.process(*app);  // prints Qt's options too, exits 0
     if (parser.isSet(QStringLiteral("help"))) parser.showHelp(0);
@@ -136,8 +151,8 @@ int main(int argc, char* argv[]) {
     if (files.size() > 1) return fail(QStringLiteral("give at most one session file"));
     if (parser.isSet(bench)) {
         if (!files.isEmpty() || parser.isSet(screenshot) || parser.isSet(model_dir) || parser.isSet(text) || parser.isSet(tab) ||
-            parser.isSet(lesson))
-            return fail(QStringLiteral("--bench runs alone: give it no file, --screenshot, --model, --text, --tab or --lesson"));
+            parser.isSet(lesson) || parser.isSet(present))
+            return fail(QStringLiteral("--bench runs alone: give it no file, --screenshot, --model, --text, --tab, --lesson or --present"));
         bool ok = true;
         const int runs = parser.isSet(bench_runs) ? parser.value(bench_runs).toInt(&ok) : parser.isSet(bench_quick) ? 1 : 21;
         if (!ok || runs < 1 || runs > 1000) return fail(QStringLiteral("--runs expects a whole number from 1 to 1000"));
@@ -147,6 +162,8 @@ int main(int argc, char* argv[]) {
         return fail(QStringLiteral("--runs, --quick and --json go with --bench"));
 
     const bool shoot = parser.isSet(screenshot);
+    if (shoot && parser.isSet(present))
+        return fail(QStringLiteral("--present shows the window full screen; it does not go with --screenshot"));
     QSize screen_pixels;
     if (parser.isSet(screen_size)) {
         const QRegularExpressionMatch m =
@@ -188,6 +205,7 @@ int main(int argc, char* argv[]) {
         dock->goToStep(lesson_step - 1);
     }
     if (parser.isSet(tab) && !window.showTab(parser.value(tab), &error_text)) return fail(error_text);
+    if (parser.isSet(present)) window.setPresentationMode(true);
     if (!shoot) return app->exec();
 
     QString error;

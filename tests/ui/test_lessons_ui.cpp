@@ -21,7 +21,9 @@
 #include "HeadGridView.h"
 #include "LessonDock.h"
 #include "MainWindow.h"
+#include "RankTableView.h"
 #include "Session.h"
+#include "SpectrumView.h"
 #include "Teaching.h"
 #include "ViewRegistry.h"
 #include "io/SessionFile.h"
@@ -351,6 +353,35 @@ private slots:
         QVERIFY(!window.presentationMode());
         QCOMPARE(window.viewOptions().font_scale, 1.0);
         QVERIFY(!grid->hoverHighlight());
+    }
+
+    // F5 on a step that shows the spectra (lesson 1 step 2) or the rank table (lesson 6 step 3)
+    // keeps them on the screen, in a compact room and in a small one (1024 x 768 at 2x): entering
+    // presentation mode hid the spectrum dock, leaving the small room's strip alone on the screen.
+    void presentationModeKeepsTheStepsSpectraAndRanks() {
+        for (const QSize screen : {QSize(1024, 768), QSize(512, 384)}) {
+            for (const auto& [lesson, step] : {std::pair{1, 2}, std::pair{6, 3}}) {
+                MainWindow window(noSettings());
+                window.layOutAsOnScreen(screen);
+                window.show();
+                QString error;
+                QVERIFY2(window.openLesson(lesson, &error), qPrintable(error));
+                window.lessonDock()->goToStep(step - 1);
+                QVERIFY2(window.waitForCompleteUpdate(60000, &error), qPrintable(error));
+                const bool ranks = window.lessonDock()->lesson()->steps[std::size_t(step - 1)].show == "ranks";
+                QWidget* named = ranks ? static_cast<QWidget*>(window.rankTable()) : window.spectrumView();
+                const QString where = QStringLiteral("F5 on lesson %1 step %2, screen %3 x %4")
+                                          .arg(lesson).arg(step).arg(screen.width()).arg(screen.height());
+                QVERIFY2(named->isVisible(), qPrintable(where + QStringLiteral(": not shown before F5")));
+                window.setPresentationMode(true);
+                QTest::qWait(100);
+                QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+                QVERIFY2(named->isVisible() && named->height() >= 100,
+                         qPrintable(QStringLiteral("%1: the view it names is %2 (%3 px high)")
+                                        .arg(where, named->isVisible() ? QStringLiteral("shown") : QStringLiteral("hidden"))
+                                        .arg(named->height())));
+            }
+        }
     }
 };
 

@@ -124,6 +124,7 @@ public:
     // the width beside the view (Compact) or a strip below it (Small: 1024 x 768 at 2x). F6 and
     // View bring the docks back. A Wide room keeps its docks.
     void arrangeForLesson(const std::string& show);
+    void arrangeForCurrentStep();  // arrangeForLesson for the open lesson's step, if one is shown
     void showHead(int head);  // selects the head and opens it in the large detail window
     // Carries out what the Export dialog picked (File > Export); a rotary layer's W_QK views are
     // drawn at the window's current Delta. False with the reason on failure.
@@ -236,6 +237,7 @@ private:
     ViewOptions options_before_presentation_;
     QByteArray state_before_presentation_;
     bool maximized_before_presentation_ = false;
+    Room room_before_presentation_ = Room::Wide;
     QByteArray initial_state_;  // the docks as first arranged for the screen (View > Normal size)
     ViewOptions options_;  // the session's, as last applied to the views
     int updates_shown_ = 0;

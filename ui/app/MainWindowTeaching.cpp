@@ -2,8 +2,10 @@
 #include "MainWindow.h"
 
 #include <QDockWidget>
+#include <QGuiApplication>
 #include <QMessageBox>
 #include <QPalette>
+#include <QScreen>
 #include <QTabWidget>
 #include <algorithm>
 
@@ -53,6 +55,13 @@ void MainWindow::arrangeForLesson(const std::string& show) {
     const bool spectra = entry && entry->place == ViewPlace::SpectrumDock;
     if (!spectra) spectrum_dock_->hide();
     const bool strip = room_ == Room::Small;
+    // The dock moved first: on the way it is hidden for a moment, and a hidden lesson gives the
+    // views back everything (openLesson), which would undo what follows.
+    const Qt::DockWidgetArea area = strip ? Qt::BottomDockWidgetArea : Qt::RightDockWidgetArea;
+    if (dockWidgetArea(lesson_dock_) != area || lesson_dock_->isFloating()) {
+        lesson_dock_->setFloating(false);
+        addDockWidget(area, lesson_dock_);
+    }
     // A small room (1024 x 768 at 2x) has no width for the heads beside the spectra and the rank
     // table (650 px of 512): a step on them shows them alone, the strip under the whole width.
     setCorner(Qt::BottomLeftCorner, strip ? Qt::BottomDockWidgetArea : Qt::LeftDockWidgetArea);
@@ -60,14 +69,16 @@ void MainWindow::arrangeForLesson(const std::string& show) {
     // There, too, the spectra and the rank table one at a time: the one the step names.
     spectrum_->setVisible(!(strip && spectra) || show != "ranks");
     rank_table_->setVisible(!(strip && spectra) || show == "ranks");
-    const Qt::DockWidgetArea area = strip ? Qt::BottomDockWidgetArea : Qt::RightDockWidgetArea;
-    if (dockWidgetArea(lesson_dock_) != area || lesson_dock_->isFloating()) {
-        lesson_dock_->setFloating(false);
-        addDockWidget(area, lesson_dock_);
-    }
     lesson_dock_->setStrip(strip);  // a strip grows to its text (LessonDock::fitStrip)
     if (!strip) resizeDocks({lesson_dock_}, {std::min(320, width() * 3 / 10)}, Qt::Horizontal);
     clampOnceLaidOut(before);  // a dock placed on the way can grow the window past the screen's edge
+}
+
+void MainWindow::arrangeForCurrentStep() {
+    if (!lesson_dock_ || !lesson_dock_->isVisible() || !lesson_dock_->lesson()) return;
+    const std::string& show = lesson_dock_->lesson()->steps[std::size_t(lesson_dock_->step())].show;
+    showView(show);
+    arrangeForLesson(show);
 }
 
 bool MainWindow::openLesson(int number, QString* error) {
@@ -128,6 +139,15 @@ void MainWindow::setPresentationMode(bool on) {
         ViewOptions o = options_;
         o.font_scale = std::max(o.font_scale, room_ == Room::Small ? 1.0 : 1.75);
         setViewOptions(o);
+        // Those fonts leave a 1024 x 768 or 1280 x 720 screen the room of a small one (585 x 439
+        // at 1.75x): the docks close and a lesson's text goes below its view, as at 2x.
+        room_before_presentation_ = room_;
+        const QScreen* shown_on = screen() ? screen() : QGuiApplication::primaryScreen();
+        if (shown_on && room_ != Room::Small && roomFor(shown_on->geometry().size() / o.font_scale) == Room::Small) {
+            const QByteArray initial = initial_state_;
+            arrangeDocks(Room::Small);
+            initial_state_ = initial;  // View > Restore layout keeps restoring the window's own
+        }
         // High contrast around the plots (the plots keep their white paper and black ink).
         QPalette p = palette();
         p.setColor(QPalette::Window, Qt::black);
@@ -143,6 +163,9 @@ void MainWindow::setPresentationMode(bool on) {
         spectrum_dock_->hide();  // the heads get the height; lesson steps on spectra show it again
         grid_->setHoverHighlight(true);
         showFullScreen();
+        // A step already showing the spectra or the rank table keeps them (F5 on lesson 1 step 2
+        // left its strip alone on the screen).
+        arrangeForCurrentStep();
         if (lesson_dock_) lesson_dock_->fitStrip();
         status_->showNote(tr("Presentation mode: F5 to leave, F6 for the controls, Page Up / Page Down for lesson steps"));
     } else {
@@ -152,6 +175,11 @@ void MainWindow::setPresentationMode(bool on) {
         o.font_scale = options_before_presentation_.font_scale;
         setViewOptions(o);
         restoreState(state_before_presentation_);
+        if (room_ != room_before_presentation_) {
+            room_ = room_before_presentation_;
+            updateSpectrumTitle();
+            arrangeForCurrentStep();  // the lesson beside its view again, the strip's text as before
+        }
         // Back to a window that fits the screen (issue 21), not the geometry full screen replaced.
         if (full_screen_->isChecked()) {
             showFullScreen();
