@@ -113,6 +113,29 @@ void RankTableView::fitColumns() {
     resizeColumnsToContents();
     // Every column visible: the table keeps the width of its contents.
     setMinimumWidth(horizontalHeader()->length() + verticalScrollBar()->sizeHint().width() + 2 * frameWidth());
+    content_widths_.clear();
+    for (int c = 0; c < columnCount(); ++c) content_widths_.push_back(columnWidth(c));
+    spreadColumns();
+}
+
+void RankTableView::spreadColumns() {
+    // Wider than its contents (alone on a lesson step about ranks, in a small room or F5): the
+    // columns share the room, so the numbers stand apart under their headers instead of
+    // huddling at the left.
+    if (int(content_widths_.size()) != columnCount()) return;
+    int extra = viewport()->width();
+    for (int w : content_widths_) extra -= w;
+    extra = std::max(0, extra);
+    for (int c = 0; c < columnCount(); ++c) {
+        const int share = extra / (columnCount() - c);
+        horizontalHeader()->resizeSection(c, content_widths_[std::size_t(c)] + share);
+        extra -= share;
+    }
+}
+
+void RankTableView::resizeEvent(QResizeEvent* event) {
+    QTableWidget::resizeEvent(event);
+    spreadColumns();
 }
 
 void RankTableView::refresh() {

@@ -55,6 +55,8 @@ private:
     int wholeRowHeight() const;
     int wholeHeaderHeight() const;
     void fitColumns();  // columns to their contents, the table at least as wide as they are
+    void spreadColumns();  // the width over the contents shared by the columns
+    void resizeEvent(QResizeEvent* event) override;
 
     std::shared_ptr<const Analysis> analysis_;
     RotaryDelta* delta_ = nullptr;
@@ -63,6 +65,7 @@ private:
     int head_ = 0;
     bool updating_ = false;
     std::vector<bool> heads_off_;
+    std::vector<int> content_widths_;  // each column's width for its contents (fitColumns)
     void markHeadsOff();
     QString headLabel(int row) const;
 };
