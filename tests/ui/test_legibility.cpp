@@ -26,10 +26,14 @@
 #include "Session.h"
 #include "SpectrumView.h"
 #include "StatusPanel.h"
+#include "TextBoxes.h"
 #include "WindowTestSupport.h"
 
 using namespace headscope;
 using namespace headscope::ui;
+using headscope::ui::testing::checkTickLabels;
+using headscope::ui::testing::describe;
+using headscope::ui::testing::tickLabelBox;
 
 namespace {
 
@@ -39,51 +43,6 @@ std::shared_ptr<const Analysis> analysisOf(int d_model, int heads, int d_k) {
     c.heads = heads;
     c.d_k = c.d_v = d_k;
     return std::make_shared<const Analysis>(analyze(c, true));
-}
-
-// The pixel box of a tick label centred on its tick (bottom axis: below the rect; left: to its left).
-QRectF tickLabelBox(QCPAxis* axis, double tick, const QString& label) {
-    const QFontMetricsF metrics(axis->tickLabelFont());
-    QSizeF size(metrics.horizontalAdvance(label), metrics.height());
-    // Rotated words stand side by side: their inked thickness is what must not touch.
-    if (std::abs(std::abs(axis->tickLabelRotation()) - 90) < 1)
-        size = QSizeF(metrics.tightBoundingRect(label).height(), metrics.horizontalAdvance(label));
-    const QRect rect = axis->axisRect()->rect();
-    const double at = axis->coordToPixel(tick);
-    const double gap = axis->tickLabelPadding() + axis->tickLengthOut();
-    switch (axis->axisType()) {
-        case QCPAxis::atBottom: return QRectF(at - size.width() / 2, rect.bottom() + gap, size.width(), size.height());
-        case QCPAxis::atTop: return QRectF(at - size.width() / 2, rect.top() - gap - size.height(), size.width(), size.height());
-        case QCPAxis::atLeft: return QRectF(rect.left() - gap - size.width(), at - size.height() / 2, size.width(), size.height());
-        default: return QRectF(rect.right() + gap, at - size.height() / 2, size.width(), size.height());
-    }
-}
-
-// The tick labels of axis inside the viewport and apart from each other; returns how many.
-int checkTickLabels(QCPAxis* axis, const QRect& viewport, const QString& where) {
-    if (!axis->visible() || !axis->tickLabels()) return 0;
-    const QVector<double> ticks = axis->tickVector();
-    const QVector<QString> labels = axis->tickVectorLabels();
-    QVector<QRectF> boxes;
-    for (int t = 0; t < ticks.size(); ++t) {
-        if (!axis->range().contains(ticks[t]) || labels[t].isEmpty()) continue;
-        const QRectF box = tickLabelBox(axis, ticks[t], labels[t]);
-        if (!QRectF(viewport).adjusted(-1, -1, 1, 1).contains(box)) {
-            QTest::qFail(qPrintable(where + ": tick label " + labels[t] + " leaves the plot"), __FILE__, __LINE__);
-            return -1;
-        }
-        for (const QRectF& other : boxes)
-            if (box.intersects(other)) {
-                QTest::qFail(qPrintable(where + ": tick label " + labels[t] + " overlaps its neighbour"), __FILE__, __LINE__);
-                return -1;
-            }
-        boxes << box;
-    }
-    return static_cast<int>(boxes.size());
-}
-
-QString describe(const QRectF& r) {
-    return QStringLiteral("(%1, %2, %3 x %4)").arg(r.x()).arg(r.y()).arg(r.width()).arg(r.height());
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "Circuits.h"
 #include "MatrixPanel.h"
 #include "ProjectionProductView.h"
+#include "TextBoxes.h"
 
 using namespace headscope;
 using namespace headscope::ui;
@@ -49,15 +50,47 @@ void checkShape(QCPColorMap* map, const QString& where) {
     const QString caption = map->keyAxis()->label();
     const QString state = QStringLiteral("%1: %2 x %3 drawn %4 x %5 px, caption '%6'")
                               .arg(where).arg(rows).arg(cols).arg(r.height()).arg(r.width()).arg(caption);
+    // On one line, on two ("drawn 4:1" over "true 12:1"), or the true ratio alone in a narrow column.
     const QRegularExpressionMatch said =
-        QRegularExpression(QStringLiteral("drawn ([0-9.]+:[0-9.]+), true ([0-9.]+:[0-9.]+)")).match(caption);
-    if (!said.hasMatch()) {
+        QRegularExpression(QStringLiteral("drawn ([0-9.]+:[0-9.]+)(?:, |\n)true ([0-9.]+:[0-9.]+)")).match(caption);
+    const QRegularExpressionMatch alone = QRegularExpression(QStringLiteral("(?:true |\n)([0-9.]+:[0-9.]+)$")).match(caption);
+    if (!said.hasMatch() && !alone.hasMatch()) {
         QVERIFY2(std::abs(drawn / truth - 1) <= kTolerance, qPrintable(state + ": drawn out of shape without saying so"));
         return;
     }
-    QVERIFY2(std::abs(rowsPerCol(said.captured(2)) / truth - 1) <= 0.005, qPrintable(state + ": wrong true ratio"));
-    QVERIFY2(std::abs(rowsPerCol(said.captured(1)) / drawn - 1) <= kTolerance, qPrintable(state + ": wrong drawn ratio"));
+    QVERIFY2(std::abs(rowsPerCol((said.hasMatch() ? said : alone).captured(said.hasMatch() ? 2 : 1)) / truth - 1) <= 0.005,
+             qPrintable(state + ": wrong true ratio"));
+    if (said.hasMatch())
+        QVERIFY2(std::abs(rowsPerCol(said.captured(1)) / drawn - 1) <= kTolerance, qPrintable(state + ": wrong drawn ratio"));
 }
+
+// The captions under a view's panels ("d_k" over "drawn 1.4:1, true 8:1"): each inside the plot,
+// no two intersecting (issue 21: at 2x, "drawn 1.71:1, true 1:5.82drawn 1.71:1, true 1:5.82").
+void checkCaptions(QCustomPlot* plot, const QList<QCPColorMap*>& maps, const QString& where) {
+    QList<QRectF> boxes;
+    QStringList texts;
+    for (QCPColorMap* map : maps) {
+        QCPAxis* axis = map->keyAxis();
+        if (!axis->axisRect()->visible() || !axis->axisRect()->layout() || axis->label().isEmpty()) continue;
+        const QRectF box = testing::bottomLabelBox(axis);
+        const QString text = axis->label().replace(QLatin1Char('\n'), QLatin1String(" / "));
+        QVERIFY2(QRectF(plot->viewport()).adjusted(-1, -1, 1, 1).contains(box),
+                 qPrintable(where + ": caption '" + text + "' " + testing::describe(box) + " leaves the plot " +
+                            testing::describe(plot->viewport())));
+        for (qsizetype i = 0; i < boxes.size(); ++i)
+            QVERIFY2(!box.intersects(boxes[i]), qPrintable(where + ": captions '" + texts[i] + "' " + testing::describe(boxes[i]) +
+                                                           " and '" + text + "' " + testing::describe(box) + " overlap"));
+        boxes << box;
+        texts << text;
+    }
+}
+
+// The room a central tab's view has, with its font scale: 1024 x 768 with and without the
+// controls and 1280 x 720, at font scale 1 and 2; both screens at QT_SCALE_FACTOR 2 (512 x 384
+// and 640 x 360 logical, the fonts doubled by Qt), at font scale 1.
+const QList<std::pair<QSize, double>> kScreens = {{QSize(700, 560), 1}, {QSize(700, 560), 2}, {QSize(1000, 620), 1},
+                                                  {QSize(1000, 620), 2}, {QSize(950, 520), 1}, {QSize(950, 520), 2},
+                                                  {QSize(500, 260), 1},  {QSize(620, 240), 1}};
 
 const QList<QSize> kSizes = {QSize(700, 560), QSize(1400, 800)};
 const QList<double> kScales = {1.0, 2.0};
@@ -78,6 +111,37 @@ private slots:
         QCOMPARE(MatrixPanel::ratioText(768, 64), QStringLiteral("12:1"));
         QCOMPARE(MatrixPanel::ratioText(11, 64), QStringLiteral("1:5.82"));
         QCOMPARE(MatrixPanel::ratioText(64, 64), QStringLiteral("1:1"));
+    }
+
+    void captionsStayApartAndInside() {
+        for (const auto& model : kModels)
+            for (const auto& [size, scale] : kScreens) {
+                const auto analysis = analysisOf(model[0], model[1], model[2]);
+                ViewOptions options;
+                options.font_scale = scale;
+                CircuitView circuits;
+                circuits.setOptions(options);
+                circuits.setAnalysis(analysis);
+                circuits.setCircuits(std::make_shared<const Circuits>(headCircuits(analysis->weights(), 0)));
+                ProjectionProductView twice;
+                twice.setOptions(options);
+                twice.setAnalysis(analysis);
+                for (QWidget* view : {static_cast<QWidget*>(&circuits), static_cast<QWidget*>(&twice)}) {
+                    view->resize(size);
+                    view->show();
+                    QVERIFY(QTest::qWaitForWindowExposed(view));
+                }
+                circuits.replotNow();
+                twice.replotNow();
+                QList<QCPColorMap*> maps;
+                for (int m = 0; m < 6; ++m) maps << circuits.colorMap(CircuitView::Matrix(m));
+                checkCaptions(circuits.plot(), maps, at("circuits", model, size, scale));
+                if (QTest::currentTestFailed()) return;
+                maps.clear();
+                for (int m = 0; m < ProjectionProductView::kCount; ++m) maps << twice.colorMap(ProjectionProductView::Matrix(m));
+                checkCaptions(twice.plot(), maps, at("twice", model, size, scale));
+                if (QTest::currentTestFailed()) return;
+            }
     }
 
     void circuitsKeepTheirShapes() {

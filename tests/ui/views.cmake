@@ -20,5 +20,8 @@ set_tests_properties(ui.test_rotary_views PROPERTIES ENVIRONMENT "QT_QPA_PLATFOR
 # Shapes to scale (issue 21): matrix panels keep cols:rows, or say how they are drawn.
 set(HEADSCOPE_VIEW_TEST ON)
 headscope_add_ui_test(test_matrix_shapes)
+# Colour-bar numbers apart and inside the plot in every view with a bar (issue 21).
+headscope_add_ui_test(test_colour_bar_labels)
+target_include_directories(test_colour_bar_labels PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})  # RotaryTestAnalysis.h
 set(HEADSCOPE_VIEW_TEST OFF)
 headscope_add_ui_test(test_result_store)

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "ColorMaps.h"
+#include "ColourBarTicker.h"
 #include "Heatmap.h"
 #include "TextFit.h"
 
@@ -24,6 +25,7 @@ AttributionView::AttributionView(QWidget* parent) : QCustomPlot(parent) {
     map_->setInterpolate(false);
     // Row 1 holds the heatmap and its colour bar side by side, so the title above spans both.
     scale_ = new QCPColorScale(this);
+    ColourBarTicker::install(scale_);
     auto* row = new QCPLayoutGrid;
     QCPAxisRect* rect = axisRect();
     plotLayout()->take(rect);

@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "ColorMaps.h"
+#include "ColourBarTicker.h"
 #include "DeltaSlider.h"
 #include "Heatmap.h"
 #include "RotaryDelta.h"
@@ -47,6 +48,7 @@ CircuitView::CircuitView(QWidget* parent, Rows rows)
             scales_[m] = new QCPColorScale(plot_);
             scales_[m]->setBarWidth(8);
             scales_[m]->setGradient(redBlueGradient());
+            ColourBarTicker::install(scales_[m]);
             panels_[m] = std::make_unique<MatrixPanel>(plot_, scales_[m]);
             panels_[m]->rect()->setMarginGroup(QCP::msTop | QCP::msBottom, group);
             scales_[m]->setMarginGroup(QCP::msTop | QCP::msBottom, group);
@@ -196,9 +198,7 @@ void CircuitView::wrapTitle() {
     // panel; labels and numbers thinned to the panels' pixels.
     QList<MatrixPanel*> shaped;
     for (const auto& panel : panels_) shaped << panel.get();
-    MatrixPanel::layOutToShape(plot_, shaped, 2.5 * line, line);
-    for (QCPColorScale* scale : scales_)
-        scale->axis()->ticker()->setTickCount(std::clamp(int(scale->rect().height() / (2.5 * line)), 1, 5));
+    MatrixPanel::layOutToShape(plot_, shaped, 2.5 * line, line);  // the bars' numbers follow (ColourBarTicker)
 }
 
 bool CircuitView::eventFilter(QObject* watched, QEvent* event) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "ColorMaps.h"
+#include "ColourBarTicker.h"
 #include "HeadNames.h"
 #include "Heatmap.h"
 #include "TextFit.h"
@@ -57,6 +58,7 @@ FusedProjectionsView::FusedProjectionsView(QWidget* parent) : AttentionView(Foll
         scales_[row] = new QCPColorScale(plot_);
         scales_[row]->setBarWidth(8);
         scales_[row]->setGradient(redBlueGradient());
+        ColourBarTicker::install(scales_[row]);
         auto* group = new QCPMarginGroup(plot_);
         for (int k = 0; k < 4; ++k) {
             const int m = 4 * row + k;
@@ -188,12 +190,7 @@ void FusedProjectionsView::fitToRoom() {
     }
     title_->setText(text);
     fit::layOut(plot_);
-    for (const auto& panel : panels_) panel->fitToRoom();
-    // The colour bars: one number per 2.5 lines of height at most.
-    for (QCPColorScale* scale : scales_) {
-        const double line = QFontMetricsF(scale->axis()->tickLabelFont()).height();
-        scale->axis()->ticker()->setTickCount(std::clamp(int(scale->rect().height() / (2.5 * line)), 1, 5));
-    }
+    for (const auto& panel : panels_) panel->fitToRoom();  // the bars' numbers follow (ColourBarTicker)
 }
 
 bool FusedProjectionsView::eventFilter(QObject* watched, QEvent* event) {

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ColourBarTicker.h"
 #include "Heatmap.h"
 #include "TokenThinning.h"
 #include "TextFit.h"
@@ -103,7 +104,7 @@ HeadDetailView::HeadDetailView(QWidget* parent) : QWidget(parent) {
     scale_->setType(QCPAxis::atRight);
     scale_->setRangeDrag(false);
     scale_->setRangeZoom(false);
-    scale_->axis()->setSubTicks(false);
+    ColourBarTicker::install(scale_);
     body->addElement(0, 1, scale_);
     body->setColumnSpacing(12);
     auto* group = new QCPMarginGroup(plot_);

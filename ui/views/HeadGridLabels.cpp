@@ -271,9 +271,6 @@ void HeadGridView::updateLabels(const QSize& laid_out) {
         // Rotated words stand half a line beyond their heatmap's edge: the next column keeps clear.
         heads_grid_->setColumnSpacing(x_shown == TickMode::Tokens && rotate_shown ? std::max(10, text_h + 4) : 10);
     }
-    // A bar per head: as many numbers as its height holds, two at least.
-    const int bar_text_h = QFontMetrics(heatmap::font(kBarPt - 1, options_.font_scale)).height();
-    const int bar_ticks = std::clamp(static_cast<int>(std::max(0.0, inner_h) / (2.2 * bar_text_h)), 2, 5);
     for (std::size_t index = 0; index < cells_.size(); ++index) {
         Cell& cell = cells_[index];
         QCPAxis* x = cell.rect->axis(QCPAxis::atBottom);
@@ -284,7 +281,6 @@ void HeadGridView::updateLabels(const QSize& laid_out) {
             heatmap::setTicks(x, x_shown, k_shown, x_ticks);
         if (tokens_changed || strides_changed || y_was != (y_mode == TickMode::Tokens) || y_mode == TickMode::Positions)
             heatmap::setTicks(y, y_shown, q_shown, y_ticks);
-        if (cell.scale) cell.scale->axis()->ticker()->setTickCount(bar_ticks);
         x->setTickLabelRotation(x_mode == TickMode::Tokens && rotate_shown ? -90 : 0);
         y->setTickLabels(y_shown != TickMode::None && index % std::size_t(columns) == 0);
         // Shared bar: key words under the last row only (the same words as every head's); a

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "CellColorMap.h"
+#include "ColourBarTicker.h"
 #include "GridShape.h"
 #include "Heatmap.h"
 
@@ -332,6 +333,7 @@ void HeadGridView::rebuildLayout(int heads, int columns, bool shared) {
             cell.scale->setType(QCPAxis::atRight);
             cell.scale->setRangeDrag(false);
             cell.scale->setRangeZoom(false);
+            ColourBarTicker::install(cell.scale);
             cell.scale->setMarginGroup(QCP::msTop | QCP::msBottom, margin_group_);
             pair->addElement(0, 1, cell.scale);
             pair->setColumnSpacing(4);
@@ -345,6 +347,7 @@ void HeadGridView::rebuildLayout(int heads, int columns, bool shared) {
         shared_scale_->setType(QCPAxis::atRight);
         shared_scale_->setRangeDrag(false);
         shared_scale_->setRangeZoom(false);
+        ColourBarTicker::install(shared_scale_);
         shared_scale_->setMarginGroup(QCP::msTop, margin_group_);
         body->addElement(0, 1, shared_scale_);
         body->setColumnSpacing(12);
@@ -374,14 +377,12 @@ void HeadGridView::applyFonts() {
         if (cell.scale) {
             cell.scale->setBarWidth(static_cast<int>(kOwnBarPx * s));
             cell.scale->axis()->setTickLabelFont(heatmap::font(kBarPt - 1, s));
-            cell.scale->axis()->setSubTicks(false);
         }
     }
     if (shared_scale_) {
         shared_scale_->setBarWidth(static_cast<int>(16 * s));
         shared_scale_->axis()->setTickLabelFont(heatmap::font(kBarPt, s));
         shared_scale_->axis()->setLabelFont(heatmap::font(kBarPt, s));
-        shared_scale_->axis()->setSubTicks(false);
     }
 }
 

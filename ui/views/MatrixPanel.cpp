@@ -49,7 +49,7 @@ void MatrixPanel::setTitle(const QStringList& variants, const QFont& font) {
 void MatrixPanel::setAxisNames(const QString& rows, const QString& cols, const QFont& font) {
     rect_->axis(QCPAxis::atLeft)->setLabel(rows);
     cols_name_ = cols;
-    rect_->axis(QCPAxis::atBottom)->setLabel(shape_note_.isEmpty() ? cols : cols + QLatin1Char('\n') + shape_note_);
+    rect_->axis(QCPAxis::atBottom)->setLabel(shape_note_.isEmpty() ? cols : caption(cols));
     for (QCPAxis* axis : {rect_->axis(QCPAxis::atLeft), rect_->axis(QCPAxis::atBottom)}) {
         axis->setLabelFont(font);
         axis->setTickLabelFont(font);
@@ -219,10 +219,44 @@ void MatrixPanel::chooseShape(double min_side, double min_row, bool note) {
     if (!note) return;
     const double drawn_ratio = double(shape_.width()) / shape_.height();
     const bool honest = std::abs(drawn_ratio / true_ratio - 1.0) <= 0.025;  // a pixel's rounding
-    shape_note_ = honest ? QString()
-                         : QStringLiteral("drawn %1, true %2")
-                               .arg(ratioText(shape_.height(), shape_.width()), ratioText(rows_, cols_));
-    rect_->axis(QCPAxis::atBottom)->setLabel(shape_note_.isEmpty() ? cols_name_ : cols_name_ + QLatin1Char('\n') + shape_note_);
+    drawn_ratio_ = ratioText(shape_.height(), shape_.width());
+    shape_note_ = honest ? QString() : QStringLiteral("drawn %1, true %2").arg(drawn_ratio_, ratioText(rows_, cols_));
+    rect_->axis(QCPAxis::atBottom)->setLabel(shape_note_.isEmpty() ? cols_name_ : caption(cols_name_));
+}
+
+QString MatrixPanel::caption(const QString& cols) const {
+    // Centred under the panel, within its column (caption_room_, set by layOutToShape), in as
+    // many lines as the axis' name takes already where the column allows: the note on its own
+    // line, or split after the name ("d_k, drawn 3.06:1" over "true 4:1"), or the true ratio alone.
+    const QString drawn = QStringLiteral("drawn %1").arg(drawn_ratio_), truth = QStringLiteral("true %1").arg(ratioText(rows_, cols_));
+    const QString named = cols.isEmpty() ? QString() : cols + QLatin1Char('\n');
+    const QStringList variants{named + drawn + QStringLiteral(", ") + truth,
+                               (cols.isEmpty() ? drawn : cols + QStringLiteral(", ") + drawn) + QLatin1Char('\n') + truth,
+                               named + truth};
+    const QFontMetricsF metrics(rect_->axis(QCPAxis::atBottom)->labelFont());
+    for (const QString& variant : variants) {
+        double widest = 0;
+        for (const QString& line : variant.split(QLatin1Char('\n'))) widest = std::max(widest, metrics.horizontalAdvance(line));
+        if (widest <= caption_room_) return variant;
+    }
+    return named + ratioText(rows_, cols_);  // "1:5.82": the true shape is what the panel must not hide
+}
+
+void MatrixPanel::captionRooms(QCustomPlot* plot, const QList<MatrixPanel*>& shown) {
+    // A panel's column reaches halfway to its neighbours' cells in its row (the widget's edges
+    // where it has none); its caption, centred under it, takes twice the nearer side.
+    for (MatrixPanel* panel : shown) {
+        const QRect outer = panel->rect_->outerRect();
+        double left = plot->viewport().left(), right = plot->viewport().right() + 1;
+        for (MatrixPanel* other : shown) {
+            const QRect o = other->rect_->outerRect();
+            if (other == panel || o.bottom() < outer.top() || o.top() > outer.bottom()) continue;  // another row
+            if (o.center().x() < outer.center().x()) left = std::max(left, (o.right() + 1 + outer.left()) / 2.0);
+            else right = std::min(right, (outer.right() + 1 + o.left()) / 2.0);
+        }
+        const double centre = panel->rect_->rect().left() + panel->rect_->rect().width() / 2.0;
+        panel->caption_room_ = std::max(0.0, 2.0 * std::min(centre - left, right - centre));
+    }
 }
 
 void MatrixPanel::applyShape() {
@@ -244,6 +278,7 @@ void MatrixPanel::layOutToShape(QCustomPlot* plot, const QList<MatrixPanel*>& pa
     }
     fit::layOut(plot);
     for (MatrixPanel* panel : panels) panel->fitToRoom();
+    captionRooms(plot, shown);
     // Twice: the notes take a line under the panel, which changes the room the shape is chosen in.
     for (int pass = 0; pass < 2; ++pass) {
         for (MatrixPanel* panel : shown) panel->chooseShape(min_side, min_row, true);

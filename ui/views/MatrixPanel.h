@@ -46,7 +46,9 @@ public:
     // Shapes to scale (issue 21): the axis rect keeps the matrix' cols:rows, so its cells are
     // square. Where that leaves a side thinner than min_side pixels (or token rows lower than
     // min_row pixels each), the panel draws the largest ratio the room allows and its bottom label
-    // says so: "drawn 4:1, true 12:1" (rows:cols). Lays plot out with every panel so shaped
+    // says so: "drawn 4:1, true 12:1" (rows:cols) under the axis' name, or where the panel's column
+    // is narrower "d_k, drawn 4:1" over "true 12:1", or "true 12:1" alone, so captions never run
+    // into their neighbours' or leave the plot and keep the lines they had. Lays plot out with every panel so shaped
     // (fit::layOut), then thins their labels (fitToRoom). Hidden or empty panels are left alone.
     static void layOutToShape(QCustomPlot* plot, const QList<MatrixPanel*>& panels, double min_side, double min_row);
     // rows:cols as a caption writes it: "12:1", "1:5.82", "1:1".
@@ -61,6 +63,8 @@ private:
     void releaseShape();
     void chooseShape(double min_side, double min_row, bool note);  // target size (and note) from the rect's room
     void applyShape();                                  // margins that make the rect that size
+    QString caption(const QString& cols) const;  // the bottom label: cols and the note, as the column holds them
+    static void captionRooms(QCustomPlot* plot, const QList<MatrixPanel*>& shown);
     QCustomPlot* plot_;
     QCPAxisRect* rect_;
     CellColorMap* map_;
@@ -70,9 +74,10 @@ private:
     QFont tick_font_;
     bool blocks_along_columns_ = true;
     int block_width_ = 0;
-    QString cols_name_, shape_note_;
+    QString cols_name_, shape_note_, drawn_ratio_;
     QSize shape_;         // the drawn rect's size chosen by chooseShape
     QSize free_minimum_;
+    double caption_room_ = 1e9;  // pixels the caption may span, centred under the panel
     int reserve_ = 0;  // left pixels kept for thinned row labels
     bool token_rows_ = false;  // the rect's minimum size while its shape is free (QCustomPlot's)
 };

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "ColorMaps.h"
+#include "ColourBarTicker.h"
 #include "Heatmap.h"
 #include "ResultStore.h"
 #include "TextFit.h"
@@ -36,6 +37,7 @@ ProjectionProductView::ProjectionProductView(QWidget* parent) : AttentionView(Fo
         scales_[s] = new QCPColorScale(plot_);
         scales_[s]->setBarWidth(8);
         scales_[s]->setGradient(redBlueGradient());
+        ColourBarTicker::install(scales_[s]);
         scales_[s]->setMarginGroup(QCP::msTop | QCP::msBottom, group);
     }
     // X W_1 | its colour bar | (X W_1) W_2 | X (W_1 W_2) | their colour bar (one range: the same numbers)
@@ -138,11 +140,7 @@ void ProjectionProductView::fitToRoom() {
     const double tick_line = QFontMetricsF(heatmap::font(kTickPt, options_.font_scale)).height();
     QList<MatrixPanel*> shaped;
     for (const auto& panel : panels_) shaped << panel.get();
-    MatrixPanel::layOutToShape(plot_, shaped, 2.5 * tick_line, tick_line);
-    for (QCPColorScale* scale : scales_) {
-        const double line = QFontMetricsF(scale->axis()->tickLabelFont()).height();
-        scale->axis()->ticker()->setTickCount(std::clamp(int(scale->rect().height() / (2.5 * line)), 1, 5));
-    }
+    MatrixPanel::layOutToShape(plot_, shaped, 2.5 * tick_line, tick_line);  // the bars' numbers follow (ColourBarTicker)
 }
 
 bool ProjectionProductView::eventFilter(QObject* watched, QEvent* event) {

@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "ColorMaps.h"
+#include "ColourBarTicker.h"
 #include "HeadNames.h"
 #include "Heatmap.h"
 #include "ResultStore.h"
@@ -63,6 +64,7 @@ RotaryView::RotaryView(QWidget* parent) : AttentionView(FollowsAnalysis | Follow
     shares_map_ = new QCPColorMap(shares_plot_->xAxis, shares_plot_->yAxis);
     shares_scale_ = new QCPColorScale(shares_plot_);
     shares_scale_->setBarWidth(10);
+    ColourBarTicker::install(shares_scale_);
     shares_scale_->axis()->setLabel(QStringLiteral("share"));
     shares_plot_->plotLayout()->addElement(1, 1, shares_scale_);
     shares_map_->setColorScale(shares_scale_);

@@ -1,0 +1,84 @@
+#pragma once
+// Where a plot's texts stand, in plot pixels, as QCustomPlot draws them: the box of a tick label
+// on its tick, every tick label of an axis checked inside the plot and apart from its
+// neighbours, and the box of an axis' label (a matrix panel's caption, possibly on two lines).
+// Shared by the legibility, colour-bar and matrix-shape tests (views only: no window needed).
+#include <QFontMetricsF>
+#include <QtTest>
+#include <cmath>
+#include <qcustomplot.h>
+
+namespace headscope::ui::testing {
+
+inline QString describe(const QRectF& r) {
+    return QStringLiteral("(%1, %2, %3 x %4)").arg(r.x()).arg(r.y()).arg(r.width()).arg(r.height());
+}
+
+// The pixel box of a tick label centred on its tick (bottom axis: below the rect; left: to its left).
+inline QRectF tickLabelBox(QCPAxis* axis, double tick, const QString& label) {
+    const QFontMetricsF metrics(axis->tickLabelFont());
+    QSizeF size(metrics.horizontalAdvance(label), metrics.height());
+    // Rotated words stand side by side: their inked thickness is what must not touch.
+    if (std::abs(std::abs(axis->tickLabelRotation()) - 90) < 1)
+        size = QSizeF(metrics.tightBoundingRect(label).height(), metrics.horizontalAdvance(label));
+    const QRect rect = axis->axisRect()->rect();
+    const double at = axis->coordToPixel(tick);
+    const double gap = axis->tickLabelPadding() + axis->tickLengthOut();
+    switch (axis->axisType()) {
+        case QCPAxis::atBottom: return QRectF(at - size.width() / 2, rect.bottom() + gap, size.width(), size.height());
+        case QCPAxis::atTop: return QRectF(at - size.width() / 2, rect.top() - gap - size.height(), size.width(), size.height());
+        case QCPAxis::atLeft: return QRectF(rect.left() - gap - size.width(), at - size.height() / 2, size.width(), size.height());
+        default: return QRectF(rect.right() + gap, at - size.height() / 2, size.width(), size.height());
+    }
+}
+
+// The boxes of the tick labels axis draws (those in its range, not empty), in tick order.
+inline QList<QRectF> tickLabelBoxes(QCPAxis* axis) {
+    QList<QRectF> boxes;
+    if (!axis->visible() || !axis->tickLabels()) return boxes;
+    const QVector<double> ticks = axis->tickVector();
+    const QVector<QString> labels = axis->tickVectorLabels();
+    for (int t = 0; t < ticks.size() && t < labels.size(); ++t)
+        if (axis->range().contains(ticks[t]) && !labels[t].isEmpty()) boxes << tickLabelBox(axis, ticks[t], labels[t]);
+    return boxes;
+}
+
+// The tick labels of axis inside the viewport and apart from each other; returns how many.
+inline int checkTickLabels(QCPAxis* axis, const QRect& viewport, const QString& where) {
+    if (!axis->visible() || !axis->tickLabels()) return 0;
+    const QVector<double> ticks = axis->tickVector();
+    const QVector<QString> labels = axis->tickVectorLabels();
+    QVector<QRectF> boxes;
+    for (int t = 0; t < ticks.size(); ++t) {
+        if (!axis->range().contains(ticks[t]) || labels[t].isEmpty()) continue;
+        const QRectF box = tickLabelBox(axis, ticks[t], labels[t]);
+        if (!QRectF(viewport).adjusted(-1, -1, 1, 1).contains(box)) {
+            QTest::qFail(qPrintable(where + ": tick label " + labels[t] + " " + describe(box) + " leaves the plot " +
+                                    describe(viewport)), __FILE__, __LINE__);
+            return -1;
+        }
+        for (const QRectF& other : boxes)
+            if (box.intersects(other)) {
+                QTest::qFail(qPrintable(where + ": tick label " + labels[t] + " " + describe(box) + " overlaps its neighbour " +
+                                        describe(other)), __FILE__, __LINE__);
+                return -1;
+            }
+        boxes << box;
+    }
+    return static_cast<int>(boxes.size());
+}
+
+// The box of a bottom axis' label (every line of it, centred on the rect as QCustomPlot draws
+// it), under the axis' tick labels: a matrix panel's caption ("d_k" over "drawn 4:1, true 8:1").
+inline QRectF bottomLabelBox(QCPAxis* axis) {
+    const QFontMetricsF label(axis->labelFont()), ticks(axis->tickLabelFont());
+    const QRect rect = axis->axisRect()->rect();
+    double width = 0;
+    const QStringList lines = axis->label().split(QLatin1Char('\n'));
+    for (const QString& line : lines) width = std::max(width, label.horizontalAdvance(line));
+    const double top = rect.bottom() + axis->offset() + axis->tickLengthOut() + axis->tickLabelPadding() +
+                       (axis->tickLabels() ? ticks.height() : 0) + axis->labelPadding();
+    return QRectF(rect.left() + rect.width() / 2.0 - width / 2, top, width, lines.size() * label.height());
+}
+
+}  // namespace headscope::ui::testing
