@@ -15,6 +15,7 @@
 #include "Heatmap.h"
 #include "TokenThinning.h"
 #include "TextFit.h"
+#include "TypesetTitle.h"
 
 namespace headscope::ui {
 namespace {
@@ -85,8 +86,8 @@ HeadDetailView::HeadDetailView(QWidget* parent) : QWidget(parent) {
     plot_->setMinimumSize(320, 280);
     plot_->plotLayout()->clear();
 
-    title_ = new QCPTextElement(plot_, QStringLiteral("No analysis yet"));
-    subtitle_ = new QCPTextElement(plot_, QString());
+    title_ = new TypesetTitle(plot_, QStringLiteral("No analysis yet"));
+    subtitle_ = new TypesetTitle(plot_, QString());
     subtitle_->setTextColor(QColor(70, 70, 70));
     title_->setMargins(QMargins(0, 6, 0, 0));
     subtitle_->setMargins(QMargins(0, 2, 0, 4));

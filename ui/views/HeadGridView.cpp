@@ -10,6 +10,7 @@
 #include "CellColorMap.h"
 #include "GridShape.h"
 #include "Heatmap.h"
+#include "TypesetTitle.h"
 
 namespace headscope::ui {
 namespace {
@@ -31,7 +32,7 @@ HeadGridView::HeadGridView(QWidget* parent) : QCustomPlot(parent) {
     // to compose on every paint).
     layer(QStringLiteral("overlay"))->setMode(QCPLayer::lmLogical);
     clearLayout();
-    title_ = new QCPTextElement(this, QStringLiteral("No analysis yet"));
+    title_ = new TypesetTitle(this, QStringLiteral("No analysis yet"));
     plotLayout()->addElement(0, 0, title_);
     applyFonts();
     connect(this, &QCustomPlot::afterLayout, this, &HeadGridView::placeCellNumbers);
@@ -123,7 +124,7 @@ bool HeadGridView::refresh(const QSize& size, bool reuse_labels) {
     if (!analysis_ || analysis_->results.heads.empty()) {
         if (!cells_.empty() || !title_) {
             clearLayout();
-            title_ = new QCPTextElement(this, QStringLiteral("No analysis yet"));
+            title_ = new TypesetTitle(this, QStringLiteral("No analysis yet"));
             plotLayout()->addElement(0, 0, title_);
             applyFonts();
         }
@@ -290,8 +291,8 @@ void HeadGridView::rebuildLayout(int heads, int columns, bool shared) {
     layout_shared_ = shared;
     margin_group_ = new QCPMarginGroup(this);
 
-    title_ = new QCPTextElement(this);
-    subtitle_ = new QCPTextElement(this);
+    title_ = new TypesetTitle(this);
+    subtitle_ = new TypesetTitle(this);
     title_->setMargins(QMargins(0, 6, 0, 0));
     subtitle_->setMargins(QMargins(0, 2, 0, 4));
     subtitle_->setTextColor(QColor(70, 70, 70));

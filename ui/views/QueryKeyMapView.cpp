@@ -12,6 +12,8 @@
 #include "LabelPlacement.h"
 #include "ResultStore.h"
 #include "TextFit.h"
+#include "TypesetAxis.h"
+#include "TypesetTitle.h"
 
 namespace headscope::ui {
 namespace {
@@ -35,8 +37,9 @@ QueryKeyMapView::QueryKeyMapView(QWidget* parent) : AttentionView(FollowsAnalysi
     plot_->setMinimumSize(320, 180);  // 1280 x 720 at 2x (640 x 360) has room for it
     plot_->setInteractions(QCP::Interactions());
     plot_->setAutoAddPlottableToLegend(false);
+    TypesetAxis::adopt(plot_->axisRect());  // "W_i^Q" typeset, before anything is plotted
     plot_->plotLayout()->insertRow(0);
-    title_ = new QCPTextElement(plot_, QStringLiteral("No analysis yet"));
+    title_ = new TypesetTitle(plot_, QStringLiteral("No analysis yet"));
     plot_->plotLayout()->addElement(0, 0, title_);
     queries_ = scatter(plot_, kQueryColor, QCPScatterStyle::ssDisc, 9);
     keys_ = scatter(plot_, kKeyColor, QCPScatterStyle::ssTriangle, 10);

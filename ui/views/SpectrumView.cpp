@@ -16,6 +16,8 @@
 #include "SpectrumGraph.h"
 #include "SpectrumViewStyle.h"
 #include "TextFit.h"
+#include "TypesetAxis.h"
+#include "TypesetTitle.h"
 
 namespace headscope::ui {
 using namespace spectrum_style;
@@ -29,7 +31,7 @@ SpectrumView::SpectrumView(QWidget* parent, Panels panels) : QWidget(parent), pa
     plot_->setMouseTracking(true);
     plot_->installEventFilter(this);
     plot_->plotLayout()->clear();  // drops the default axis rect and its legend
-    title_ = new QCPTextElement(plot_, QStringLiteral("No analysis yet"));
+    title_ = new TypesetTitle(plot_, QStringLiteral("No analysis yet"));
     title_->setMargins(QMargins(0, 4, 0, 2));
     plot_->plotLayout()->addElement(0, 0, title_);
     panel_grid_ = new QCPLayoutGrid;
@@ -41,6 +43,7 @@ SpectrumView::SpectrumView(QWidget* parent, Panels panels) : QWidget(parent), pa
     int column = 0;
     for (int p : {kQK, kOV}) {
         rects_[p] = new QCPAxisRect(plot_, true);
+        TypesetAxis::adopt(rects_[p]);  // "W_QK,i" typeset
         styleSpectrumAxes(rects_[p]);
         rects_[p]->setMarginGroup(QCP::msTop | QCP::msBottom, group);
         rects_[p]->axis(QCPAxis::atTop)->setLabel(QString::fromUtf8(names[p]));
