@@ -3,10 +3,12 @@
 //  - the notation: "W_i^Q" -> W<sub>i</sub><sup>Q</sup>, braces, "W_QK,i", "M^-T", escapes, text
 //    without notation unchanged, < & > escaped, names like "tiny_gpt2" left alone;
 //  - every plot title, panel title and axis label of every central tab, the spectra/rank dock
-//    and the head window, with the demo: none shows the raw notation ("_" or "^" followed by a
-//    letter or digit) -- each is drawn typeset (TypesetTitle / TypesetAxis) or has none;
+//    and the head window, with the demo (weights and logits): none shows the raw notation ("_" or "^" followed by a
+//    letter or digit) -- each is drawn typeset (TypesetTitle / TypesetAxis) or has none, colour
+//    bars' labels included;
 //  - the Circuits view's SVG keeps the typeset pieces as separate text runs (W, then i, then Q)
 //    and holds no bitmap.
+#include <QAction>
 #include <QDockWidget>
 #include <QRegularExpression>
 #include <QTabWidget>
@@ -50,6 +52,8 @@ QStringList rawTexts(QCustomPlot* plot, const QString& where) {
         if (!element || !element->realVisibility()) continue;
         if (auto* title = qobject_cast<QCPTextElement*>(element); title && looksRaw(shownTitle(title)))
             found << QStringLiteral("%1: title \"%2\"").arg(where, title->text());
+        if (auto* scale = qobject_cast<QCPColorScale*>(element); scale && looksRaw(shownLabel(scale->axis())))
+            found << QStringLiteral("%1: colour bar \"%2\"").arg(where, scale->axis()->label());
     }
     for (QCPAxisRect* rect : plot->axisRects()) {
         if (!rect->realVisibility()) continue;
@@ -174,6 +178,16 @@ private slots:
             settle();
             raw << rawTextsIn(tabs->currentWidget(), tabs->tabText(i).remove(QLatin1Char('&')));
         }
+        // The logits (the registry's "logits" view, on the Heads tab): "logit / √d_k" on the bar.
+        auto* logits = window.findChild<QAction*>(QStringLiteral("show_logits_action"));
+        QVERIFY(logits);
+        logits->trigger();
+        QVERIFY(logits->isChecked());
+        tabs->setCurrentIndex(0);
+        settle();
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        settle();
+        raw << rawTextsIn(tabs->currentWidget(), QStringLiteral("logits"));
         for (QDockWidget* dock : window.findChildren<QDockWidget*>()) {
             if (dock->isHidden()) continue;
             raw << rawTextsIn(dock, dock->windowTitle());

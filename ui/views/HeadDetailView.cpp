@@ -15,6 +15,7 @@
 #include "Heatmap.h"
 #include "TokenThinning.h"
 #include "TextFit.h"
+#include "TypesetAxis.h"
 #include "TypesetTitle.h"
 
 namespace headscope::ui {
@@ -101,6 +102,7 @@ HeadDetailView::HeadDetailView(QWidget* parent) : QWidget(parent) {
     rect_->axis(QCPAxis::atLeft)->setLabel(QStringLiteral("query"));
     body->addElement(0, 0, rect_);
     scale_ = new QCPColorScale(plot_);
+    TypesetAxis::adopt(scale_);  // "logit / √d_k" typeset
     scale_->setType(QCPAxis::atRight);
     scale_->setRangeDrag(false);
     scale_->setRangeZoom(false);

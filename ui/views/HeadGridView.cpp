@@ -10,6 +10,7 @@
 #include "CellColorMap.h"
 #include "GridShape.h"
 #include "Heatmap.h"
+#include "TypesetAxis.h"
 #include "TypesetTitle.h"
 
 namespace headscope::ui {
@@ -330,6 +331,7 @@ void HeadGridView::rebuildLayout(int heads, int columns, bool shared) {
             grid->addElement(h / columns, h % columns, pair);
             pair->addElement(0, 0, cell.rect);
             cell.scale = new QCPColorScale(this);
+            TypesetAxis::adopt(cell.scale);  // "logit / √d_k" typeset
             cell.scale->setType(QCPAxis::atRight);
             cell.scale->setRangeDrag(false);
             cell.scale->setRangeZoom(false);
@@ -343,6 +345,7 @@ void HeadGridView::rebuildLayout(int heads, int columns, bool shared) {
     }
     if (shared) {
         shared_scale_ = new QCPColorScale(this);
+        TypesetAxis::adopt(shared_scale_);
         shared_scale_->setType(QCPAxis::atRight);
         shared_scale_->setRangeDrag(false);
         shared_scale_->setRangeZoom(false);

@@ -22,6 +22,9 @@ void TypesetAxis::adopt(QCPAxisRect* rect) {
             axis->setVisible(old->visible());
             axis->setLayer(old->layer());
             axis->setLabel(old->label());
+            axis->setPadding(old->padding());
+            axis->setTicks(old->ticks());
+            axis->setTickLabels(old->tickLabels());
             axis->grid()->setLayer(old->grid()->layer());
             axis->grid()->setVisible(old->grid()->visible());
             axis->grid()->setZeroLinePen(old->grid()->zeroLinePen());
@@ -40,6 +43,20 @@ void TypesetAxis::adopt(QCPAxisRect* rect) {
     }
     if (!new_drag.isEmpty()) rect->setRangeDragAxes(new_drag);
     if (!new_zoom.isEmpty()) rect->setRangeZoomAxes(new_zoom);
+}
+
+void TypesetAxis::adopt(QCPColorScale* scale) {
+    QCPAxis* old = scale->axis();
+    if (!old || qobject_cast<TypesetAxis*>(old)) return;
+    const AxisType type = scale->type();
+    const QCPRange range = scale->dataRange();
+    const QString label = old->label();
+    adopt(old->axisRect());  // the scale's own axis rect
+    // The scale's guarded pointer to its axis is null now: setting its type picks the new one.
+    scale->setType(type == atRight ? atLeft : atRight);
+    scale->setType(type);
+    scale->axis()->setRange(range);
+    scale->axis()->setLabel(label);
 }
 
 QSizeF TypesetAxis::labelSize() const {

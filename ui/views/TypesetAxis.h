@@ -19,6 +19,8 @@ public:
     // grid and label; the plot's xAxis/yAxis/xAxis2/yAxis2 follow when rect is its first.
     // Call before plottables use rect's axes (removing an axis detaches them).
     static void adopt(QCPAxisRect* rect);
+    // The same for a colour bar's axis ("logit / √d_k"): call right after making the scale.
+    static void adopt(QCPColorScale* scale);
 
 protected:
     int calculateMargin() override;
