@@ -17,8 +17,10 @@
 #include <QtTest>
 
 #include "Export.h"
+#include "FittedLabel.h"
 #include "HeadDetailDialog.h"
 #include "MainWindow.h"
+#include "StatusPanel.h"
 #include "TypesetAxis.h"
 #include "TypesetText.h"
 #include "TypesetTitle.h"
@@ -200,6 +202,38 @@ private slots:
         settle();
         raw << rawTextsIn(dialog, QStringLiteral("head window"));
         QVERIFY2(raw.isEmpty(), qPrintable(raw.join(QLatin1Char('\n'))));
+    }
+
+    // The status line's facts ("W_Q+W_K", "(2·d_model·d_k)", "min(d_k, d_model)") are drawn
+    // typeset: their ink is narrower than the raw notation's, and a line with a sub- and a
+    // superscript fits the label's height. text() stays the notation.
+    void statusFactsAreTypeset() {
+        StatusPanel status;
+        Config config;
+        config.heads = 8;
+        status.showAnalysis(analyze(config, false), 12.0);
+        status.resize(1400, 120);
+        status.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&status));
+        for (const char* name : {"status_params", "status_rank"}) {
+            auto* fact = status.findChild<FittedLabel*>(QLatin1String(name));
+            QVERIFY(fact);
+            QCOMPARE(fact->text(), fact->fullText());  // the whole fact, in the notation
+            QVERIFY(fact->text().contains(QStringLiteral("d_k")));
+            QImage image(fact->size(), QImage::Format_ARGB32);
+            image.fill(Qt::white);
+            fact->render(&image);
+            int right = -1;  // the rightmost column with ink
+            for (int x = 0; x < image.width(); ++x)
+                for (int y = 0; y < image.height(); ++y)
+                    if (qGray(image.pixel(x, y)) < 128) right = x;
+            const double raw = QFontMetricsF(fact->font()).horizontalAdvance(fact->text());
+            QVERIFY2(right > 0.5 * raw && right < 0.97 * raw,
+                     qPrintable(QStringLiteral("%1: ink to x = %2, raw text %3 px").arg(QLatin1String(name)).arg(right).arg(raw)));
+            const double line = typeset::size(QStringLiteral("W_i^Q"), fact->font()).height();
+            QVERIFY2(fact->contentsRect().height() >= line,
+                     qPrintable(QStringLiteral("%1 px for a %2 px line").arg(fact->contentsRect().height()).arg(line)));
+        }
     }
 
     // The Circuits view's SVG: "W_i^Q" as three text runs (W, i, Q), still text, no bitmap.
