@@ -5,13 +5,14 @@
 //  - every plot title, panel title and axis label of every central tab, the spectra/rank dock
 //    and the head window, with the demo (weights and logits): none shows the raw notation ("_" or "^" followed by a
 //    letter or digit) -- each is drawn typeset (TypesetTitle / TypesetAxis) or has none, colour
-//    bars' labels included;
+//    bars' labels and the rank table's column titles included;
 //  - the Circuits view's SVG keeps the typeset pieces as separate text runs (W, then i, then Q)
 //    and holds no bitmap.
 #include <QAction>
 #include <QDockWidget>
 #include <QRegularExpression>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
 #include <QtTest>
@@ -22,6 +23,7 @@
 #include "MainWindow.h"
 #include "StatusPanel.h"
 #include "TypesetAxis.h"
+#include "TypesetHeaderView.h"
 #include "TypesetText.h"
 #include "TypesetTitle.h"
 #include "WindowTestSupport.h"
@@ -72,6 +74,15 @@ QStringList rawTextsIn(QWidget* widget, const QString& where) {
         if (!plot->isVisibleTo(widget)) continue;
         plot->replot(QCustomPlot::rpImmediateRefresh);
         found << rawTexts(plot, where + QLatin1Char('/') + plot->objectName());
+    }
+    for (QTableView* table : widget->findChildren<QTableView*>()) {  // the rank table's column titles
+        if (!table->isVisibleTo(widget) || !table->model()) continue;
+        const bool typeset_header = qobject_cast<TypesetHeaderView*>(table->horizontalHeader()) != nullptr;
+        for (int c = 0; c < table->model()->columnCount(); ++c) {
+            const QString text = table->model()->headerData(c, Qt::Horizontal).toString();
+            if (looksRaw(typeset_header ? typeset::plain(text) : text))
+                found << QStringLiteral("%1/%2: column title \"%3\"").arg(where, table->objectName(), text);
+        }
     }
     return found;
 }
