@@ -5,7 +5,7 @@
 //  - every plot title, panel title and axis label of every central tab, the spectra/rank dock
 //    and the head window, with the demo (weights and logits): none shows the raw notation ("_" or "^" followed by a
 //    letter or digit) -- each is drawn typeset (TypesetTitle / TypesetAxis) or has none, colour
-//    bars' labels and the rank table's column titles included;
+//    bars' labels, legend entries and the rank table's column titles included;
 //  - the Circuits view's SVG keeps the typeset pieces as separate text runs (W, then i, then Q)
 //    and holds no bitmap.
 #include <QAction>
@@ -24,6 +24,7 @@
 #include "StatusPanel.h"
 #include "TypesetAxis.h"
 #include "TypesetHeaderView.h"
+#include "TypesetLegendItem.h"
 #include "TypesetText.h"
 #include "TypesetTitle.h"
 #include "WindowTestSupport.h"
@@ -56,6 +57,11 @@ QStringList rawTexts(QCustomPlot* plot, const QString& where) {
         if (!element || !element->realVisibility()) continue;
         if (auto* title = qobject_cast<QCPTextElement*>(element); title && looksRaw(shownTitle(title)))
             found << QStringLiteral("%1: title \"%2\"").arg(where, title->text());
+        if (auto* entry = qobject_cast<QCPPlottableLegendItem*>(element); entry && entry->plottable()) {
+            const QString name = entry->plottable()->name();
+            if (looksRaw(qobject_cast<TypesetLegendItem*>(entry) ? typeset::plain(name) : name))
+                found << QStringLiteral("%1: legend entry \"%2\"").arg(where, name);
+        }
         if (auto* scale = qobject_cast<QCPColorScale*>(element); scale && looksRaw(shownLabel(scale->axis())))
             found << QStringLiteral("%1: colour bar \"%2\"").arg(where, scale->axis()->label());
     }
@@ -173,6 +179,14 @@ private slots:
         QVERIFY(one.width() > 0 && one.width() < QFontMetricsF(font).horizontalAdvance(QStringLiteral("W_QK,i = W_i^Q (W_i^K)ᵀ")));
         QVERIFY2(two.height() > 1.8 * QFontMetricsF(font).height() && two.height() < 3 * one.height(),
                  qPrintable(QStringLiteral("%1 / %2").arg(two.height()).arg(one.height())));
+        // Titles take no more room than the raw notation did: as tall (to a pixel), never wider.
+        for (const QString& text : {QStringLiteral("W_i^Q"), QStringLiteral("Head 0: W_QK,i ≤ min(d_k, d_model)\n(X W_1) W_2")}) {
+            const QRect raw = QFontMetrics(font).boundingRect(0, 0, 0, 0, Qt::TextDontClip, text);
+            const QSizeF typeset = typeset::size(text, font);
+            QVERIFY2(std::abs(typeset.height() - raw.height()) <= 1 && typeset.width() <= raw.width(),
+                     qPrintable(QStringLiteral("%1: typeset %2 x %3, raw %4 x %5").arg(text).arg(typeset.width())
+                                    .arg(typeset.height()).arg(raw.width()).arg(raw.height())));
+        }
     }
 
     // Every tab, the spectra and rank dock and the head window: no raw notation on screen.

@@ -13,6 +13,7 @@
 #include "ResultStore.h"
 #include "TextFit.h"
 #include "TypesetAxis.h"
+#include "TypesetLegendItem.h"
 #include "TypesetTitle.h"
 
 namespace headscope::ui {
@@ -48,8 +49,8 @@ QueryKeyMapView::QueryKeyMapView(QWidget* parent) : AttentionView(FollowsAnalysi
     ring_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(QColor(0xC0, 0x1C, 0x28), 2.5), Qt::NoBrush, 20));
     queries_->setName(QStringLiteral("query q_i (● blue)"));
     keys_->setName(QStringLiteral("key k_j (▲ orange)"));
-    queries_->addToLegend();
-    keys_->addToLegend();
+    plot_->legend->addItem(new TypesetLegendItem(plot_->legend, queries_));  // "q_i" typeset
+    plot_->legend->addItem(new TypesetLegendItem(plot_->legend, keys_));
     plot_->legend->setVisible(true);
     plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
     plot_->xAxis->grid()->setZeroLinePen(QPen(QColor(180, 180, 180), 1));
