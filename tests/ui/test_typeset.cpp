@@ -5,7 +5,7 @@
 //  - every plot title, panel title and axis label of every central tab, the spectra/rank dock
 //    and the head window, with the demo (weights and logits): none shows the raw notation ("_" or "^" followed by a
 //    letter or digit) -- each is drawn typeset (TypesetTitle / TypesetAxis) or has none, colour
-//    bars' labels, legend entries and the rank table's column titles included;
+//    bars' labels, legend entries, notes on plots and the rank table's column titles included;
 //  - the Circuits view's SVG keeps the typeset pieces as separate text runs (W, then i, then Q)
 //    and holds no bitmap.
 #include <QAction>
@@ -24,6 +24,7 @@
 #include "StatusPanel.h"
 #include "TypesetAxis.h"
 #include "TypesetHeaderView.h"
+#include "TypesetItemText.h"
 #include "TypesetLegendItem.h"
 #include "TypesetText.h"
 #include "TypesetTitle.h"
@@ -64,6 +65,12 @@ QStringList rawTexts(QCustomPlot* plot, const QString& where) {
         }
         if (auto* scale = qobject_cast<QCPColorScale*>(element); scale && looksRaw(shownLabel(scale->axis())))
             found << QStringLiteral("%1: colour bar \"%2\"").arg(where, scale->axis()->label());
+    }
+    for (int i = 0; i < plot->itemCount(); ++i) {  // notes on the plot ("rank ≤ 8 = min(d_v, d_model)")
+        auto* text = qobject_cast<QCPItemText*>(plot->item(i));
+        if (!text || !text->realVisibility()) continue;
+        if (looksRaw(qobject_cast<TypesetItemText*>(text) ? typeset::plain(text->text()) : text->text()))
+            found << QStringLiteral("%1: note \"%2\"").arg(where, text->text());
     }
     for (QCPAxisRect* rect : plot->axisRects()) {
         if (!rect->realVisibility()) continue;

@@ -17,6 +17,7 @@
 #include "SpectrumViewStyle.h"
 #include "TextFit.h"
 #include "TypesetAxis.h"
+#include "TypesetItemText.h"
 #include "TypesetTitle.h"
 
 namespace headscope::ui {
@@ -227,7 +228,7 @@ void SpectrumView::fillPanel(int panel) {
     const Spectrum& selected = qk ? qkSpectrum(head_) : a.spectra[std::size_t(head_)].ov;
     const int zeros = zeroCount(selected, d, d);
     zero_text_[panel] = QStringLiteral("%1 of %2 singular values are 0").arg(zeros).arg(d);
-    auto* zero_note = new QCPItemText(plot_);
+    auto* zero_note = new TypesetItemText(plot_);
     zero_note->setClipAxisRect(rect);
     zero_note->position->setAxes(x, y);
     zero_note->position->setAxisRect(rect);
@@ -247,7 +248,7 @@ void SpectrumView::fillPanel(int panel) {
     for (QCPItemPosition* p : {cliff->point1, cliff->point2}) p->setAxes(x, y);
     cliff->point1->setCoords(bound + 0.5, band);
     cliff->point2->setCoords(bound + 0.5, highest);
-    auto* cliff_text = new QCPItemText(plot_);
+    auto* cliff_text = new TypesetItemText(plot_);
     cliff_text->setClipAxisRect(rect);
     cliff_text->position->setAxes(x, y);
     cliff_text->position->setAxisRect(rect);
