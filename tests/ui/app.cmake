@@ -57,3 +57,5 @@ add_test(NAME ui.headscope_no_display
          COMMAND ${CMAKE_COMMAND} -DHEADSCOPE=$<TARGET_FILE:headscope> -P ${CMAKE_CURRENT_SOURCE_DIR}/no_display.cmake)
 # The view base class (issue 24): a view follows the document through its virtual setters; hidden, it waits.
 headscope_add_ui_test(test_attention_view)
+# Plot titles and axis labels typeset like the lesson text (issue 21): the notation, every view, the SVG.
+headscope_add_ui_test(test_typeset)

@@ -2,6 +2,10 @@
 
 #include <QEvent>
 #include <QFontMetrics>
+#include <QPainter>
+#include <cmath>
+
+#include "TypesetText.h"
 
 namespace headscope::ui {
 
@@ -23,7 +27,27 @@ void FittedLabel::setExplanation(const QString& explanation) {
 }
 
 QSize FittedLabel::minimumSizeHint() const {
-    return QSize(1, fontMetrics().height() + 2 * margin());
+    // Tall enough for a line with a subscript and a superscript.
+    const int line = std::max(fontMetrics().height(), int(std::ceil(typeset::size(QStringLiteral("W_i^Q"), font()).height())));
+    return QSize(1, line + 2 * margin());
+}
+
+void FittedLabel::paintEvent(QPaintEvent* event) {
+    if (!typeset::hasNotation(text())) return QLabel::paintEvent(event);
+    // As QLabel places its text: within the contents less the margin, by alignment().
+    QPainter painter(this);
+    const QRect room = contentsRect().adjusted(margin(), margin(), -margin(), -margin());
+    const QSizeF size = typeset::size(text(), font());
+    double x = room.left();
+    if (alignment() & Qt::AlignRight) x = room.right() + 1 - size.width();
+    if (alignment() & Qt::AlignHCenter) x = room.center().x() + 0.5 - size.width() / 2;
+    double y = room.center().y() + 0.5 - size.height() / 2;
+    if (alignment() & Qt::AlignTop) y = room.top();
+    if (alignment() & Qt::AlignBottom) y = room.bottom() + 1 - size.height();
+    painter.setClipRect(room);
+    painter.translate(x, y);
+    typeset::draw(&painter, text(), font(), palette().color(isEnabled() ? QPalette::Active : QPalette::Disabled, foregroundRole()),
+                  Qt::AlignLeft);
 }
 
 void FittedLabel::resizeEvent(QResizeEvent* event) {

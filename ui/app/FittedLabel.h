@@ -2,6 +2,8 @@
 // A one-line label that says as much as its width allows: given variants of a text, longest
 // first, it shows the longest that fits, and the shortest elided with "…" when none does. It
 // never widens its window, and the whole first variant stays in fullText() and the tooltip.
+// Notation in the text ("W_Q+W_K", "min(d_k, d_model)") is drawn typeset, as plot titles are
+// (TypesetText); text() stays the notation, and the fitting measures it (never narrower).
 
 #include <QLabel>
 #include <QStringList>
@@ -25,6 +27,7 @@ public:
 protected:
     void resizeEvent(QResizeEvent* event) override;
     void changeEvent(QEvent* event) override;
+    void paintEvent(QPaintEvent* event) override;
 
 private:
     void fit();

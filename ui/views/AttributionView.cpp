@@ -9,6 +9,7 @@
 #include "ColourBarTicker.h"
 #include "Heatmap.h"
 #include "TextFit.h"
+#include "TypesetTitle.h"
 
 namespace headscope::ui {
 
@@ -18,7 +19,7 @@ AttributionView::AttributionView(QWidget* parent) : QCustomPlot(parent) {
     setMinimumSize(240, 160);
     setMouseTracking(true);
     plotLayout()->insertRow(0);
-    title_ = new QCPTextElement(this, QString());
+    title_ = new TypesetTitle(this, QString());
     plotLayout()->addElement(0, 0, title_);
     heatmap::styleAxes(axisRect());
     map_ = new QCPColorMap(xAxis, yAxis);

@@ -15,6 +15,7 @@
 #include "RotaryDelta.h"
 #include "Spectrum.h"
 #include "TextFit.h"
+#include "TypesetTitle.h"
 
 namespace headscope::ui {
 namespace {
@@ -34,7 +35,7 @@ CircuitView::CircuitView(QWidget* parent, Rows rows)
     plot_->setInteractions(QCP::Interactions());
     plot_->installEventFilter(this);
     plot_->plotLayout()->clear();
-    title_ = new QCPTextElement(plot_, QStringLiteral("No analysis yet"));
+    title_ = new TypesetTitle(plot_, QStringLiteral("No analysis yet"));
     plot_->plotLayout()->addElement(0, 0, title_);
     auto* grid = new QCPLayoutGrid;
     plot_->plotLayout()->addElement(1, 0, grid);

@@ -9,6 +9,7 @@
 #include "HeadNames.h"
 #include "Heatmap.h"
 #include "TextFit.h"
+#include "TypesetTitle.h"
 
 namespace headscope::ui {
 namespace {
@@ -48,7 +49,7 @@ FusedProjectionsView::FusedProjectionsView(QWidget* parent) : AttentionView(Foll
     plot_->setInteractions(QCP::Interactions());
     plot_->installEventFilter(this);
     plot_->plotLayout()->clear();
-    title_ = new QCPTextElement(plot_, QStringLiteral("No analysis yet"));
+    title_ = new TypesetTitle(plot_, QStringLiteral("No analysis yet"));
     plot_->plotLayout()->addElement(0, 0, title_);
     auto* grid = new QCPLayoutGrid;
     plot_->plotLayout()->addElement(1, 0, grid);

@@ -16,6 +16,8 @@
 #include "Heatmap.h"
 #include "TokenThinning.h"
 #include "TextFit.h"
+#include "TypesetAxis.h"
+#include "TypesetTitle.h"
 
 namespace headscope::ui {
 namespace {
@@ -86,8 +88,8 @@ HeadDetailView::HeadDetailView(QWidget* parent) : QWidget(parent) {
     plot_->setMinimumSize(320, 280);
     plot_->plotLayout()->clear();
 
-    title_ = new QCPTextElement(plot_, QStringLiteral("No analysis yet"));
-    subtitle_ = new QCPTextElement(plot_, QString());
+    title_ = new TypesetTitle(plot_, QStringLiteral("No analysis yet"));
+    subtitle_ = new TypesetTitle(plot_, QString());
     subtitle_->setTextColor(QColor(70, 70, 70));
     title_->setMargins(QMargins(0, 6, 0, 0));
     subtitle_->setMargins(QMargins(0, 2, 0, 4));
@@ -101,6 +103,7 @@ HeadDetailView::HeadDetailView(QWidget* parent) : QWidget(parent) {
     rect_->axis(QCPAxis::atLeft)->setLabel(QStringLiteral("query"));
     body->addElement(0, 0, rect_);
     scale_ = new QCPColorScale(plot_);
+    TypesetAxis::adopt(scale_);  // "logit / √d_k" typeset
     scale_->setType(QCPAxis::atRight);
     scale_->setRangeDrag(false);
     scale_->setRangeZoom(false);

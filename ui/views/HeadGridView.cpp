@@ -11,6 +11,8 @@
 #include "ColourBarTicker.h"
 #include "GridShape.h"
 #include "Heatmap.h"
+#include "TypesetAxis.h"
+#include "TypesetTitle.h"
 
 namespace headscope::ui {
 namespace {
@@ -32,7 +34,7 @@ HeadGridView::HeadGridView(QWidget* parent) : QCustomPlot(parent) {
     // to compose on every paint).
     layer(QStringLiteral("overlay"))->setMode(QCPLayer::lmLogical);
     clearLayout();
-    title_ = new QCPTextElement(this, QStringLiteral("No analysis yet"));
+    title_ = new TypesetTitle(this, QStringLiteral("No analysis yet"));
     plotLayout()->addElement(0, 0, title_);
     applyFonts();
     connect(this, &QCustomPlot::afterLayout, this, &HeadGridView::placeCellNumbers);
@@ -124,7 +126,7 @@ bool HeadGridView::refresh(const QSize& size, bool reuse_labels) {
     if (!analysis_ || analysis_->results.heads.empty()) {
         if (!cells_.empty() || !title_) {
             clearLayout();
-            title_ = new QCPTextElement(this, QStringLiteral("No analysis yet"));
+            title_ = new TypesetTitle(this, QStringLiteral("No analysis yet"));
             plotLayout()->addElement(0, 0, title_);
             applyFonts();
         }
@@ -291,8 +293,8 @@ void HeadGridView::rebuildLayout(int heads, int columns, bool shared) {
     layout_shared_ = shared;
     margin_group_ = new QCPMarginGroup(this);
 
-    title_ = new QCPTextElement(this);
-    subtitle_ = new QCPTextElement(this);
+    title_ = new TypesetTitle(this);
+    subtitle_ = new TypesetTitle(this);
     title_->setMargins(QMargins(0, 6, 0, 0));
     subtitle_->setMargins(QMargins(0, 2, 0, 4));
     subtitle_->setTextColor(QColor(70, 70, 70));
@@ -330,6 +332,7 @@ void HeadGridView::rebuildLayout(int heads, int columns, bool shared) {
             grid->addElement(h / columns, h % columns, pair);
             pair->addElement(0, 0, cell.rect);
             cell.scale = new QCPColorScale(this);
+            TypesetAxis::adopt(cell.scale);  // "logit / √d_k" typeset
             cell.scale->setType(QCPAxis::atRight);
             cell.scale->setRangeDrag(false);
             cell.scale->setRangeZoom(false);
@@ -344,6 +347,7 @@ void HeadGridView::rebuildLayout(int heads, int columns, bool shared) {
     }
     if (shared) {
         shared_scale_ = new QCPColorScale(this);
+        TypesetAxis::adopt(shared_scale_);
         shared_scale_->setType(QCPAxis::atRight);
         shared_scale_->setRangeDrag(false);
         shared_scale_->setRangeZoom(false);

@@ -6,11 +6,13 @@
 #include "Heatmap.h"
 #include "TextFit.h"
 #include "TokenThinning.h"
+#include "TypesetAxis.h"
 
 namespace headscope::ui {
 
 MatrixPanel::MatrixPanel(QCustomPlot* plot, QCPColorScale* scale) : plot_(plot) {
     rect_ = new QCPAxisRect(plot, true);
+    TypesetAxis::adopt(rect_);  // "W_i^Q", "d_model" typeset
     heatmap::styleAxes(rect_);
     free_minimum_ = rect_->minimumSize();
     map_ = new CellColorMap(rect_->axis(QCPAxis::atBottom), rect_->axis(QCPAxis::atLeft));

@@ -9,6 +9,7 @@
 #include "ColorMaps.h"
 #include "Heatmap.h"
 #include "TextFit.h"
+#include "TypesetTitle.h"
 
 namespace headscope::ui {
 
@@ -21,7 +22,7 @@ ModelOverviewView::ModelOverviewView(QWidget* parent) : AttentionView({}, parent
     layout->setContentsMargins(0, 0, 0, 0);  // the plot's coordinates are the view's (panelAt)
     layout->addWidget(plot_);
     plot_->plotLayout()->clear();
-    title_ = new QCPTextElement(plot_, QString());
+    title_ = new TypesetTitle(plot_, QString());
     plot_->plotLayout()->addElement(0, 0, title_);
     fitLabels();  // and again at each resize
     plot_->installEventFilter(this);

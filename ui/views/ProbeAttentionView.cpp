@@ -7,6 +7,7 @@
 
 #include "CellColorMap.h"
 #include "Heatmap.h"
+#include "TypesetTitle.h"
 
 namespace headscope::ui {
 
@@ -38,7 +39,7 @@ void ProbeAttentionView::rebuild(int layers, int heads, int n) {
     layers_ = layers, heads_ = heads, n_ = n;
     for (int l = 0; l < layers; ++l)
         for (int h = 0; h < heads; ++h) {
-            auto* title = new QCPTextElement(plot_, QString(), heatmap::font(8, 1.0, true));
+            auto* title = new TypesetTitle(plot_, QString(), heatmap::font(8, 1.0, true));
             auto* rect = new QCPAxisRect(plot_);
             heatmap::styleAxes(rect);
             heatmap::setCellRanges(rect, n, n);

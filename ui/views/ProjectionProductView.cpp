@@ -9,6 +9,7 @@
 #include "Heatmap.h"
 #include "ResultStore.h"
 #include "TextFit.h"
+#include "TypesetTitle.h"
 
 namespace headscope::ui {
 namespace {
@@ -27,7 +28,7 @@ ProjectionProductView::ProjectionProductView(QWidget* parent) : AttentionView(Fo
     plot_->setInteractions(QCP::Interactions());
     plot_->installEventFilter(this);
     plot_->plotLayout()->clear();
-    title_ = new QCPTextElement(plot_, QStringLiteral("No analysis yet"));
+    title_ = new TypesetTitle(plot_, QStringLiteral("No analysis yet"));
     plot_->plotLayout()->addElement(0, 0, title_);
     grid_ = new QCPLayoutGrid;
     plot_->plotLayout()->addElement(1, 0, grid_);

@@ -12,6 +12,9 @@
 #include "LabelPlacement.h"
 #include "ResultStore.h"
 #include "TextFit.h"
+#include "TypesetAxis.h"
+#include "TypesetLegendItem.h"
+#include "TypesetTitle.h"
 
 namespace headscope::ui {
 namespace {
@@ -35,8 +38,9 @@ QueryKeyMapView::QueryKeyMapView(QWidget* parent) : AttentionView(FollowsAnalysi
     plot_->setMinimumSize(320, 180);  // 1280 x 720 at 2x (640 x 360) has room for it
     plot_->setInteractions(QCP::Interactions());
     plot_->setAutoAddPlottableToLegend(false);
+    TypesetAxis::adopt(plot_->axisRect());  // "W_i^Q" typeset, before anything is plotted
     plot_->plotLayout()->insertRow(0);
-    title_ = new QCPTextElement(plot_, QStringLiteral("No analysis yet"));
+    title_ = new TypesetTitle(plot_, QStringLiteral("No analysis yet"));
     plot_->plotLayout()->addElement(0, 0, title_);
     queries_ = scatter(plot_, kQueryColor, QCPScatterStyle::ssDisc, 9);
     keys_ = scatter(plot_, kKeyColor, QCPScatterStyle::ssTriangle, 10);
@@ -45,8 +49,8 @@ QueryKeyMapView::QueryKeyMapView(QWidget* parent) : AttentionView(FollowsAnalysi
     ring_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(QColor(0xC0, 0x1C, 0x28), 2.5), Qt::NoBrush, 20));
     queries_->setName(QStringLiteral("query q_i (● blue)"));
     keys_->setName(QStringLiteral("key k_j (▲ orange)"));
-    queries_->addToLegend();
-    keys_->addToLegend();
+    plot_->legend->addItem(new TypesetLegendItem(plot_->legend, queries_));  // "q_i" typeset
+    plot_->legend->addItem(new TypesetLegendItem(plot_->legend, keys_));
     plot_->legend->setVisible(true);
     plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
     plot_->xAxis->grid()->setZeroLinePen(QPen(QColor(180, 180, 180), 1));

@@ -4,11 +4,14 @@
 #include <QPainter>
 #include <QScrollBar>
 #include <algorithm>
+#include <cmath>
 
 #include "HeadColors.h"
 #include "HeadNames.h"
 #include "Heatmap.h"
 #include "RotaryDelta.h"
+#include "TypesetHeaderView.h"
+#include "TypesetText.h"
 
 namespace headscope::ui {
 
@@ -33,6 +36,7 @@ void setTipIfChanged(QTableWidgetItem* item, const QString& tip) {
 
 RankTableView::RankTableView(QWidget* parent) : QTableWidget(parent) {
     setObjectName(QStringLiteral("rank_table"));
+    setHorizontalHeader(new TypesetHeaderView(Qt::Horizontal, this));  // "W_QK" typeset
     setColumnCount(4);
     setEditTriggers(QAbstractItemView::NoEditTriggers);
     setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -215,10 +219,13 @@ std::vector<int> RankTableView::wholeColumnWidths(int min_width) const {
 int RankTableView::wholeRowHeight() const { return QFontMetrics(font()).height() * 3 / 2; }
 
 int RankTableView::wholeHeaderHeight() const {
-    int lines = 1;
+    int lines = 1, typeset_height = 0;
     for (int c = 0; c < columnCount(); ++c)
-        if (const QTableWidgetItem* h = horizontalHeaderItem(c)) lines = std::max(lines, int(h->text().count(QLatin1Char('\n'))) + 1);
-    return QFontMetrics(horizontalHeader()->font()).height() * lines + kCellPadding;
+        if (const QTableWidgetItem* h = horizontalHeaderItem(c)) {
+            lines = std::max(lines, int(h->text().count(QLatin1Char('\n'))) + 1);
+            typeset_height = std::max(typeset_height, int(std::ceil(typeset::size(h->text(), horizontalHeader()->font()).height())));
+        }
+    return std::max(QFontMetrics(horizontalHeader()->font()).height() * lines, typeset_height) + kCellPadding;
 }
 
 QSize RankTableView::wholeSize(int min_width) const {
@@ -250,8 +257,13 @@ void RankTableView::paintWhole(QPainter& painter, int min_width) const {
         const int w = widths[std::size_t(c)];
         painter.setFont(horizontalHeader()->font());
         painter.setPen(Qt::black);
-        if (const QTableWidgetItem* h = horizontalHeaderItem(c))
-            painter.drawText(QRect(x, 0, w, header_h), Qt::AlignCenter, h->text());
+        if (const QTableWidgetItem* h = horizontalHeaderItem(c)) {  // typeset, as on screen ("W_QK")
+            const QSizeF size = typeset::size(h->text(), painter.font());
+            painter.save();
+            painter.translate(x + (w - size.width()) / 2, (header_h - size.height()) / 2);
+            typeset::draw(&painter, h->text(), painter.font(), Qt::black);
+            painter.restore();
+        }
         painter.setFont(font());
         for (int r = 0; r < rowCount(); ++r) {
             const QTableWidgetItem* it = item(r, c);

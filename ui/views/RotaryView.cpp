@@ -16,6 +16,7 @@
 #include "RotaryDelta.h"
 #include "ScoreBreakdown.h"
 #include "TextFit.h"
+#include "TypesetTitle.h"
 
 namespace headscope::ui {
 namespace {
@@ -27,7 +28,7 @@ QCustomPlot* makePlot(QWidget* parent, const char* name, QCPTextElement** title)
     plot->setObjectName(QString::fromLatin1(name));
     plot->setInteractions(QCP::Interactions());
     plot->setMinimumSize(240, 150);
-    *title = new QCPTextElement(plot, QString());
+    *title = new TypesetTitle(plot, QString());
     plot->plotLayout()->insertRow(0);
     plot->plotLayout()->addElement(0, 0, *title);
     return plot;

@@ -13,6 +13,8 @@
 #include "ResultStore.h"
 #include "TextFit.h"
 #include "TokenAxis.h"
+#include "TypesetAxis.h"
+#include "TypesetTitle.h"
 
 namespace headscope::ui {
 namespace {
@@ -78,7 +80,7 @@ ScoreBreakdownView::ScoreBreakdownView(QWidget* parent)
     plot_->setInteractions(QCP::Interactions());
     plot_->setAutoAddPlottableToLegend(false);
     plot_->plotLayout()->clear();
-    title_ = new QCPTextElement(plot_, QStringLiteral("No analysis yet"));
+    title_ = new TypesetTitle(plot_, QStringLiteral("No analysis yet"));
     plot_->plotLayout()->addElement(0, 0, title_);
     auto* top = new QCPLayoutGrid;
     plot_->plotLayout()->addElement(1, 0, top);
@@ -86,6 +88,7 @@ ScoreBreakdownView::ScoreBreakdownView(QWidget* parent)
     const QColor colours[] = {kQueryColor, kKeyColor, kProductColor, kRowColor};
     for (int c = 0; c < 4; ++c) {
         rects_[c] = new QCPAxisRect(plot_);
+        TypesetAxis::adopt(rects_[c]);  // "q_i", "d_k" typeset
         rects_[c]->setRangeDrag(Qt::Orientations());
         rects_[c]->setRangeZoom(Qt::Orientations());
         rects_[c]->axis(QCPAxis::atBottom)->grid()->setVisible(false);
@@ -95,7 +98,7 @@ ScoreBreakdownView::ScoreBreakdownView(QWidget* parent)
         if (c < 3) top->addElement(0, c, rects_[c]);
     }
     rects_[Softmax]->setMarginGroup(QCP::msLeft, nullptr);
-    text_ = new QCPTextElement(plot_, QString());
+    text_ = new TypesetTitle(plot_, QString());
     text_->setTextFlags(Qt::AlignLeft | Qt::AlignVCenter);
     plot_->plotLayout()->addElement(2, 0, text_);
     plot_->plotLayout()->addElement(3, 0, rects_[Softmax]);

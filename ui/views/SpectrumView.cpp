@@ -16,6 +16,9 @@
 #include "SpectrumGraph.h"
 #include "SpectrumViewStyle.h"
 #include "TextFit.h"
+#include "TypesetAxis.h"
+#include "TypesetItemText.h"
+#include "TypesetTitle.h"
 
 namespace headscope::ui {
 using namespace spectrum_style;
@@ -29,7 +32,7 @@ SpectrumView::SpectrumView(QWidget* parent, Panels panels) : QWidget(parent), pa
     plot_->setMouseTracking(true);
     plot_->installEventFilter(this);
     plot_->plotLayout()->clear();  // drops the default axis rect and its legend
-    title_ = new QCPTextElement(plot_, QStringLiteral("No analysis yet"));
+    title_ = new TypesetTitle(plot_, QStringLiteral("No analysis yet"));
     title_->setMargins(QMargins(0, 4, 0, 2));
     plot_->plotLayout()->addElement(0, 0, title_);
     panel_grid_ = new QCPLayoutGrid;
@@ -41,6 +44,7 @@ SpectrumView::SpectrumView(QWidget* parent, Panels panels) : QWidget(parent), pa
     int column = 0;
     for (int p : {kQK, kOV}) {
         rects_[p] = new QCPAxisRect(plot_, true);
+        TypesetAxis::adopt(rects_[p]);  // "W_QK,i" typeset
         styleSpectrumAxes(rects_[p]);
         rects_[p]->setMarginGroup(QCP::msTop | QCP::msBottom, group);
         rects_[p]->axis(QCPAxis::atTop)->setLabel(QString::fromUtf8(names[p]));
@@ -224,7 +228,7 @@ void SpectrumView::fillPanel(int panel) {
     const Spectrum& selected = qk ? qkSpectrum(head_) : a.spectra[std::size_t(head_)].ov;
     const int zeros = zeroCount(selected, d, d);
     zero_text_[panel] = QStringLiteral("%1 of %2 singular values are 0").arg(zeros).arg(d);
-    auto* zero_note = new QCPItemText(plot_);
+    auto* zero_note = new TypesetItemText(plot_);
     zero_note->setClipAxisRect(rect);
     zero_note->position->setAxes(x, y);
     zero_note->position->setAxisRect(rect);
@@ -244,7 +248,7 @@ void SpectrumView::fillPanel(int panel) {
     for (QCPItemPosition* p : {cliff->point1, cliff->point2}) p->setAxes(x, y);
     cliff->point1->setCoords(bound + 0.5, band);
     cliff->point2->setCoords(bound + 0.5, highest);
-    auto* cliff_text = new QCPItemText(plot_);
+    auto* cliff_text = new TypesetItemText(plot_);
     cliff_text->setClipAxisRect(rect);
     cliff_text->position->setAxes(x, y);
     cliff_text->position->setAxisRect(rect);

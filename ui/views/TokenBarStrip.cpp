@@ -8,6 +8,7 @@
 #include "Heatmap.h"
 #include "TextFit.h"
 #include "TokenAxis.h"
+#include "TypesetTitle.h"
 
 namespace headscope::ui {
 
@@ -18,7 +19,7 @@ TokenBarStrip::TokenBarStrip(QWidget* parent, const QString& object_name, const 
     setMinimumSize(240, 160);
     setMouseTracking(true);
     plotLayout()->insertRow(0);
-    title_ = new QCPTextElement(this, QString());
+    title_ = new TypesetTitle(this, QString());
     plotLayout()->addElement(0, 0, title_);
     heatmap::styleAxes(axisRect());
     yAxis->grid()->setVisible(true);

@@ -16,6 +16,7 @@
 #include "HeadColors.h"
 #include "Heatmap.h"
 #include "TextFit.h"
+#include "TypesetTitle.h"
 
 namespace headscope::ui {
 // Draws the lines straight with the painter: thousands of them, no item per line.
@@ -89,7 +90,7 @@ TokenLinesView::TokenLinesView(QWidget* parent) : AttentionView(FollowsAnalysis 
     plot_->setInteractions(QCP::Interactions());
     plot_->setAutoAddPlottableToLegend(false);
     plot_->plotLayout()->clear();
-    title_ = new QCPTextElement(plot_, QStringLiteral("No analysis yet"));
+    title_ = new TypesetTitle(plot_, QStringLiteral("No analysis yet"));
     plot_->plotLayout()->addElement(0, 0, title_);
     legend_ = new QCPLayoutGrid;
     plot_->plotLayout()->addElement(1, 0, legend_);

@@ -1,0 +1,296 @@
+// Plot titles and axis labels typeset like the lesson text (issue 21: "plot titles show raw
+// W_i^Q while lesson text typesets it"):
+//  - the notation: "W_i^Q" -> W<sub>i</sub><sup>Q</sup>, braces, "W_QK,i", "M^-T", escapes, text
+//    without notation unchanged, < & > escaped, names like "tiny_gpt2" left alone;
+//  - every plot title, panel title and axis label of every central tab, the spectra/rank dock
+//    and the head window, with the demo (weights and logits): none shows the raw notation ("_" or "^" followed by a
+//    letter or digit) -- each is drawn typeset (TypesetTitle / TypesetAxis) or has none, colour
+//    bars' labels, legend entries, notes on plots and the rank table's column titles included;
+//  - the Circuits view's SVG keeps the typeset pieces as separate text runs (W, then i, then Q)
+//    and holds no bitmap.
+#include <QAction>
+#include <QDockWidget>
+#include <QRegularExpression>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QXmlStreamReader>
+#include <QtTest>
+
+#include "Export.h"
+#include "FittedLabel.h"
+#include "HeadDetailDialog.h"
+#include "MainWindow.h"
+#include "StatusPanel.h"
+#include "TypesetAxis.h"
+#include "TypesetHeaderView.h"
+#include "TypesetItemText.h"
+#include "TypesetLegendItem.h"
+#include "TypesetText.h"
+#include "TypesetTitle.h"
+#include "WindowTestSupport.h"
+
+using namespace headscope;
+using namespace headscope::ui;
+using namespace headscope::ui::testing;
+
+namespace {
+
+// The raw notation as a reader would see it printed: "_" or "^" followed by a letter or digit.
+bool looksRaw(const QString& shown) {
+    static const QRegularExpression raw(QStringLiteral("[_^][\\p{L}\\p{N}{-]"));
+    return shown.contains(raw);
+}
+
+// What a title or an axis label puts on screen: the typeset text's letters (its marks are
+// drawn as sub/superscripts), or the text as written when it is drawn plain.
+QString shownTitle(QCPTextElement* title) {
+    return qobject_cast<TypesetTitle*>(title) ? typeset::plain(title->text()) : title->text();
+}
+QString shownLabel(QCPAxis* axis) {
+    return qobject_cast<TypesetAxis*>(axis) ? typeset::plain(axis->label()) : axis->label();
+}
+
+// Every visible title and axis label of plot still showing the raw notation, described.
+QStringList rawTexts(QCustomPlot* plot, const QString& where) {
+    QStringList found;
+    for (QCPLayoutElement* element : plot->plotLayout()->elements(true)) {
+        if (!element || !element->realVisibility()) continue;
+        if (auto* title = qobject_cast<QCPTextElement*>(element); title && looksRaw(shownTitle(title)))
+            found << QStringLiteral("%1: title \"%2\"").arg(where, title->text());
+        if (auto* entry = qobject_cast<QCPPlottableLegendItem*>(element); entry && entry->plottable()) {
+            const QString name = entry->plottable()->name();
+            if (looksRaw(qobject_cast<TypesetLegendItem*>(entry) ? typeset::plain(name) : name))
+                found << QStringLiteral("%1: legend entry \"%2\"").arg(where, name);
+        }
+        if (auto* scale = qobject_cast<QCPColorScale*>(element); scale && looksRaw(shownLabel(scale->axis())))
+            found << QStringLiteral("%1: colour bar \"%2\"").arg(where, scale->axis()->label());
+    }
+    for (int i = 0; i < plot->itemCount(); ++i) {  // notes on the plot ("rank ≤ 8 = min(d_v, d_model)")
+        auto* text = qobject_cast<QCPItemText*>(plot->item(i));
+        if (!text || !text->realVisibility()) continue;
+        if (looksRaw(qobject_cast<TypesetItemText*>(text) ? typeset::plain(text->text()) : text->text()))
+            found << QStringLiteral("%1: note \"%2\"").arg(where, text->text());
+    }
+    for (QCPAxisRect* rect : plot->axisRects()) {
+        if (!rect->realVisibility()) continue;
+        for (QCPAxis* axis : rect->axes())
+            if (axis->visible() && looksRaw(shownLabel(axis)))
+                found << QStringLiteral("%1: axis label \"%2\"").arg(where, axis->label());
+    }
+    return found;
+}
+
+QStringList rawTextsIn(QWidget* widget, const QString& where) {
+    QStringList found;
+    for (QCustomPlot* plot : widget->findChildren<QCustomPlot*>()) {
+        if (!plot->isVisibleTo(widget)) continue;
+        plot->replot(QCustomPlot::rpImmediateRefresh);
+        found << rawTexts(plot, where + QLatin1Char('/') + plot->objectName());
+    }
+    for (QTableView* table : widget->findChildren<QTableView*>()) {  // the rank table's column titles
+        if (!table->isVisibleTo(widget) || !table->model()) continue;
+        const bool typeset_header = qobject_cast<TypesetHeaderView*>(table->horizontalHeader()) != nullptr;
+        for (int c = 0; c < table->model()->columnCount(); ++c) {
+            const QString text = table->model()->headerData(c, Qt::Horizontal).toString();
+            if (looksRaw(typeset_header ? typeset::plain(text) : text))
+                found << QStringLiteral("%1/%2: column title \"%3\"").arg(where, table->objectName(), text);
+        }
+    }
+    return found;
+}
+
+void settle() {
+    for (int i = 0; i < 4; ++i) {
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+        QTest::qWait(40);
+    }
+}
+
+// The SVG's text runs in document order, and how many bitmaps over a tenth of the page each way
+// it embeds (a colour bar's gradient is a thin one; a view or a title as a bitmap is not).
+QStringList svgTextRuns(const QString& path, bool* ok, int* images) {
+    QFile file(path);
+    *ok = file.open(QIODevice::ReadOnly);
+    *images = 0;
+    QStringList runs;
+    if (!*ok) return runs;
+    QXmlStreamReader xml(&file);
+    QSizeF page;
+    while (!xml.atEnd()) {
+        xml.readNext();
+        if (!xml.isStartElement()) continue;
+        const auto attributes = xml.attributes();
+        if (xml.name() == QLatin1String("svg")) {
+            const QStringList box = attributes.value(QLatin1String("viewBox")).toString().split(QLatin1Char(' '));
+            if (box.size() == 4) page = QSizeF(box[2].toDouble(), box[3].toDouble());
+        }
+        if (xml.name() == QLatin1String("image") && attributes.value(QLatin1String("width")).toDouble() > 0.1 * page.width() &&
+            attributes.value(QLatin1String("height")).toDouble() > 0.1 * page.height())
+            ++*images;
+        if (xml.name() == QLatin1String("text")) runs << xml.readElementText(QXmlStreamReader::IncludeChildElements).trimmed();
+    }
+    *ok = !xml.hasError() && !page.isEmpty();
+    return runs;
+}
+
+}  // namespace
+
+class TestTypeset : public QObject {
+    Q_OBJECT
+
+private slots:
+    void notationToHtml_data() {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("body");  // the paragraph's content
+        QTest::newRow("sub and sup") << "W_i^Q" << "W<sub>i</sub><sup>Q</sup>";
+        QTest::newRow("word subscript") << "d_model" << "d<sub>model</sub>";
+        QTest::newRow("head index joins") << "W_QK,i = W_i^Q (W_i^K)ᵀ"
+                                          << "W<sub>QK,i</sub> = W<sub>i</sub><sup>Q</sup> (W<sub>i</sub><sup>K</sup>)ᵀ";
+        QTest::newRow("comma then space ends") << "min(d_k, d_model)" << "min(d<sub>k</sub>, d<sub>model</sub>)";
+        QTest::newRow("braces") << "X_{src tokens}^{-1}" << "X<sub>src tokens</sub><sup>-1</sup>";
+        QTest::newRow("minus T") << "M^-T and M^T" << "M<sup>-T</sup> and M<sup>T</sup>";
+        QTest::newRow("raised marks stay out") << "d_model² and W_i^Kᵀ" << "d<sub>model</sub>² and W<sub>i</sub><sup>K</sup>ᵀ";
+        QTest::newRow("digits") << "(X W_1) W_2" << "(X W<sub>1</sub>) W<sub>2</sub>";
+        QTest::newRow("after a closing bracket") << "(W_i^K)^T" << "(W<sub>i</sub><sup>K</sup>)<sup>T</sup>";
+        QTest::newRow("escapes") << "a\\_b, 2\\^3, c\\\\d, W\\_i" << "a_b, 2^3, c\\d, W_i";
+        QTest::newRow("html escaped") << "a < b & c > d_k" << "a &lt; b &amp; c &gt; d<sub>k</sub>";
+        QTest::newRow("names stay") << "tiny_gpt2 rope_head_N" << "tiny_gpt2 rope_head_N";
+        QTest::newRow("loose marks stay") << "a _ b, x^ , W_ , _k" << "a _ b, x^ , W_ , _k";
+        QTest::newRow("no notation") << "head 3 · key" << "head 3 · key";
+    }
+    void notationToHtml() {
+        QFETCH(QString, text);
+        QFETCH(QString, body);
+        const QString html = typeset::toHtml(text);
+        const QString open = QStringLiteral("<p align=\"center\" style=\"margin:0; white-space:pre\">");
+        QCOMPARE(html, open + body + QStringLiteral("</p>"));
+        QCOMPARE(typeset::hasNotation(text), body.contains(QStringLiteral("<su")));
+    }
+
+    void linesAlignmentAndPlainText() {
+        QCOMPARE(typeset::toHtml(QStringLiteral("q_i\n\nk_j"), Qt::AlignLeft),
+                 QStringLiteral("<p align=\"left\" style=\"margin:0; white-space:pre\">q<sub>i</sub></p>"
+                                "<p align=\"left\" style=\"margin:0; white-space:pre\">&nbsp;</p>"
+                                "<p align=\"left\" style=\"margin:0; white-space:pre\">k<sub>j</sub></p>"));
+        QCOMPARE(typeset::plain(QStringLiteral("W_QK,i = W_i^Q\nd_{model}, a\\_b")), QStringLiteral("WQK,i = WiQ\ndmodel, a_b"));
+        QCOMPARE(typeset::plain(QStringLiteral("tiny_gpt2")), QStringLiteral("tiny_gpt2"));
+    }
+
+    // Typeset text is laid out by its letters (narrower than the raw marks) and its lines.
+    void sizesFollowTheTypesetText() {
+        QFont font(QStringLiteral("DejaVu Sans"));
+        font.setPixelSize(20);
+        const QSizeF one = typeset::size(QStringLiteral("W_QK,i = W_i^Q (W_i^K)ᵀ"), font);
+        const QSizeF two = typeset::size(QStringLiteral("W_QK,i = W_i^Q (W_i^K)ᵀ\nd_model"), font);
+        QVERIFY(one.width() > 0 && one.width() < QFontMetricsF(font).horizontalAdvance(QStringLiteral("W_QK,i = W_i^Q (W_i^K)ᵀ")));
+        QVERIFY2(two.height() > 1.8 * QFontMetricsF(font).height() && two.height() < 3 * one.height(),
+                 qPrintable(QStringLiteral("%1 / %2").arg(two.height()).arg(one.height())));
+        // Titles take no more room than the raw notation did: as tall (to a pixel), never wider.
+        for (const QString& text : {QStringLiteral("W_i^Q"), QStringLiteral("Head 0: W_QK,i ≤ min(d_k, d_model)\n(X W_1) W_2")}) {
+            const QRect raw = QFontMetrics(font).boundingRect(0, 0, 0, 0, Qt::TextDontClip, text);
+            const QSizeF typeset = typeset::size(text, font);
+            QVERIFY2(std::abs(typeset.height() - raw.height()) <= 1 && typeset.width() <= raw.width(),
+                     qPrintable(QStringLiteral("%1: typeset %2 x %3, raw %4 x %5").arg(text).arg(typeset.width())
+                                    .arg(typeset.height()).arg(raw.width()).arg(raw.height())));
+        }
+    }
+
+    // Every tab, the spectra and rank dock and the head window: no raw notation on screen.
+    void everyViewShowsItsNotationTypeset() {
+        MainWindow window(noSettings());
+        window.resize(1400, 900);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        QStringList raw;
+        QTabWidget* tabs = window.centralTabs();
+        for (int i = 0; i < tabs->count(); ++i) {
+            tabs->setCurrentIndex(i);
+            settle();
+            QVERIFY(window.waitForCompleteUpdate(60000));
+            settle();
+            raw << rawTextsIn(tabs->currentWidget(), tabs->tabText(i).remove(QLatin1Char('&')));
+        }
+        // The logits (the registry's "logits" view, on the Heads tab): "logit / √d_k" on the bar.
+        auto* logits = window.findChild<QAction*>(QStringLiteral("show_logits_action"));
+        QVERIFY(logits);
+        logits->trigger();
+        QVERIFY(logits->isChecked());
+        tabs->setCurrentIndex(0);
+        settle();
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        settle();
+        raw << rawTextsIn(tabs->currentWidget(), QStringLiteral("logits"));
+        for (QDockWidget* dock : window.findChildren<QDockWidget*>()) {
+            if (dock->isHidden()) continue;
+            raw << rawTextsIn(dock, dock->windowTitle());
+        }
+        window.showHead(1);
+        HeadDetailDialog* dialog = window.headDetail();
+        QVERIFY(dialog && dialog->isVisible());
+        settle();
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        settle();
+        raw << rawTextsIn(dialog, QStringLiteral("head window"));
+        QVERIFY2(raw.isEmpty(), qPrintable(raw.join(QLatin1Char('\n'))));
+    }
+
+    // The status line's facts ("W_Q+W_K", "(2·d_model·d_k)", "min(d_k, d_model)") are drawn
+    // typeset: their ink is narrower than the raw notation's, and a line with a sub- and a
+    // superscript fits the label's height. text() stays the notation.
+    void statusFactsAreTypeset() {
+        StatusPanel status;
+        Config config;
+        config.heads = 8;
+        status.showAnalysis(analyze(config, false), 12.0);
+        status.resize(1400, 120);
+        status.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&status));
+        for (const char* name : {"status_params", "status_rank"}) {
+            auto* fact = status.findChild<FittedLabel*>(QLatin1String(name));
+            QVERIFY(fact);
+            QCOMPARE(fact->text(), fact->fullText());  // the whole fact, in the notation
+            QVERIFY(fact->text().contains(QStringLiteral("d_k")));
+            QImage image(fact->size(), QImage::Format_ARGB32);
+            image.fill(Qt::white);
+            fact->render(&image);
+            int right = -1;  // the rightmost column with ink
+            for (int x = 0; x < image.width(); ++x)
+                for (int y = 0; y < image.height(); ++y)
+                    if (qGray(image.pixel(x, y)) < 128) right = x;
+            const double raw = QFontMetricsF(fact->font()).horizontalAdvance(fact->text());
+            QVERIFY2(right > 0.5 * raw && right < 0.97 * raw,
+                     qPrintable(QStringLiteral("%1: ink to x = %2, raw text %3 px").arg(QLatin1String(name)).arg(right).arg(raw)));
+            const double line = typeset::size(QStringLiteral("W_i^Q"), fact->font()).height();
+            QVERIFY2(fact->contentsRect().height() >= line,
+                     qPrintable(QStringLiteral("%1 px for a %2 px line").arg(fact->contentsRect().height()).arg(line)));
+        }
+    }
+
+    // The Circuits view's SVG: "W_i^Q" as three text runs (W, i, Q), still text, no bitmap.
+    void circuitsSvgKeepsTheTypesetPiecesAsText() {
+        Config config;
+        config.heads = 4;
+        const Analysis a = analyze(config, false);
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("circuit.svg"));
+        QString error;
+        QVERIFY2(exportView(ViewKind::CircuitQK, a, 0, {}, path, ImageFormat::Svg, 1.0, &error), qPrintable(error));
+        bool ok = false;
+        int images = -1;
+        const QStringList runs = svgTextRuns(path, &ok, &images);
+        QVERIFY(ok);
+        QCOMPARE(images, 0);
+        for (const QString& run : runs) QVERIFY2(!looksRaw(run), qPrintable(run));
+        // W, then its subscript i, then its superscript Q: the title of the W_i^Q panel.
+        bool found = false;
+        for (qsizetype k = 0; k + 2 < runs.size() && !found; ++k)
+            found = runs[k] == QStringLiteral("W") && runs[k + 1] == QStringLiteral("i") && runs[k + 2] == QStringLiteral("Q");
+        QVERIFY2(found, qPrintable(runs.join(QStringLiteral(" | "))));
+        QVERIFY2(runs.contains(QStringLiteral("model")), qPrintable(runs.join(QStringLiteral(" | "))));  // d_model's subscript
+    }
+};
+
+QTEST_MAIN(TestTypeset)
+#include "test_typeset.moc"

@@ -1,0 +1,151 @@
+#include "TypesetText.h"
+
+#include <QAbstractTextDocumentLayout>
+#include <QColor>
+#include <QPainter>
+#include <QStringList>
+#include <QTextDocument>
+
+namespace headscope::ui::typeset {
+namespace {
+
+enum class Kind { Plain, Sub, Sup };
+
+// Letters and decimal digits; not "²" or "ᵀ", which are already raised ("d_model²", "W_i^Kᵀ").
+bool runChar(QChar c) { return (c.isLetter() && c.category() != QChar::Letter_Modifier) || c.isDigit(); }
+bool isMark(QChar c) { return c == QLatin1Char('_') || c == QLatin1Char('^'); }
+
+// May a script start at text[i]? After a one-letter name, a closing bracket or bar, a
+// superscript digit ("‖W‖²_F"), or right after another script.
+bool scriptMayFollow(const QString& text, qsizetype i, bool after_script) {
+    if (after_script) return true;
+    if (i == 0) return false;
+    const QChar before = text[i - 1];
+    if (before == QLatin1Char(')') || before == QLatin1Char(']') || before == QChar(0x2016) || before == QChar(0x00B2))
+        return true;
+    if (!before.isLetter()) return false;
+    return i < 2 || !runChar(text[i - 2]);  // "W_", "(d_", not "tiny_"
+}
+
+// The script after the mark at text[i]: its text and where it ends, or false.
+bool script(const QString& text, qsizetype i, bool super, QString* run, qsizetype* end) {
+    qsizetype j = i + 1;
+    if (j < text.size() && text[j] == QLatin1Char('{')) {
+        const qsizetype close = text.indexOf(QLatin1Char('}'), j);
+        if (close < 0 || close == j + 1) return false;
+        *run = text.mid(j + 1, close - j - 1);
+        *end = close + 1;
+        return true;
+    }
+    const qsizetype start = j;
+    if (super && j < text.size() && (text[j] == QLatin1Char('-') || text[j] == QChar(0x2212))) ++j;
+    const qsizetype first = j;
+    while (j < text.size()) {
+        if (runChar(text[j])) {
+            ++j;
+        } else if (!super && text[j] == QLatin1Char(',') && j > first && j + 1 < text.size() && runChar(text[j + 1])) {
+            ++j;  // "W_QK,i": the head index belongs to the subscript
+        } else {
+            break;
+        }
+    }
+    if (j == first) return false;
+    *run = text.mid(start, j - start);
+    *end = j;
+    return true;
+}
+
+// Calls out(kind, piece) for each plain run and each script of one line, in order.
+template <typename Emit>
+void walk(const QString& text, Emit out) {
+    QString plain_run;
+    bool after_script = false;
+    for (qsizetype i = 0; i < text.size();) {
+        const QChar c = text[i];
+        if (c == QLatin1Char('\\') && i + 1 < text.size() && (isMark(text[i + 1]) || text[i + 1] == QLatin1Char('\\'))) {
+            plain_run += text[i + 1];  // an escaped mark or backslash: the character itself
+            i += 2;
+            after_script = false;
+            continue;
+        }
+        QString run;
+        qsizetype end = 0;
+        if (isMark(c) && scriptMayFollow(text, i, after_script) && script(text, i, c == QLatin1Char('^'), &run, &end)) {
+            if (!plain_run.isEmpty()) out(Kind::Plain, plain_run);
+            plain_run.clear();
+            out(c == QLatin1Char('_') ? Kind::Sub : Kind::Sup, run);
+            i = end;
+            after_script = true;
+            continue;
+        }
+        plain_run += c;
+        ++i;
+        after_script = false;
+    }
+    if (!plain_run.isEmpty()) out(Kind::Plain, plain_run);
+}
+
+QString alignName(Qt::Alignment align) {
+    if (align & Qt::AlignLeft) return QStringLiteral("left");
+    if (align & Qt::AlignRight) return QStringLiteral("right");
+    return QStringLiteral("center");
+}
+
+void prepare(QTextDocument* doc, const QString& text, const QFont& font, const QColor& color, Qt::Alignment align) {
+    doc->setDocumentMargin(0);
+    doc->setDefaultFont(font);
+    doc->setDefaultStyleSheet(QStringLiteral("p { color: %1; }").arg(color.name()));
+    doc->setHtml(toHtml(text, align));
+    doc->setTextWidth(-1);
+    doc->setTextWidth(doc->idealWidth());  // lines aligned within the widest
+}
+
+}  // namespace
+
+bool hasNotation(const QString& text) {
+    bool found = false;
+    walk(text, [&](Kind kind, const QString&) { found = found || kind != Kind::Plain; });
+    return found;
+}
+
+QString toHtml(const QString& text, Qt::Alignment align) {
+    QString html;
+    for (const QString& line : text.split(QLatin1Char('\n'))) {
+        QString body;
+        walk(line, [&](Kind kind, const QString& piece) {
+            const QString escaped = piece.toHtmlEscaped();
+            body += kind == Kind::Plain ? escaped
+                    : kind == Kind::Sub ? QStringLiteral("<sub>%1</sub>").arg(escaped)
+                                        : QStringLiteral("<sup>%1</sup>").arg(escaped);
+        });
+        html += QStringLiteral("<p align=\"%1\" style=\"margin:0; white-space:pre\">%2</p>")
+                    .arg(alignName(align), body.isEmpty() ? QStringLiteral("&nbsp;") : body);
+    }
+    return html;
+}
+
+QString plain(const QString& text) {
+    QStringList lines;
+    for (const QString& line : text.split(QLatin1Char('\n'))) {
+        QString out;
+        walk(line, [&](Kind, const QString& piece) { out += piece; });
+        lines << out;
+    }
+    return lines.join(QLatin1Char('\n'));
+}
+
+QSizeF size(const QString& text, const QFont& font) {
+    QTextDocument doc;
+    prepare(&doc, text, font, Qt::black, Qt::AlignHCenter);
+    return doc.size();
+}
+
+void draw(QPainter* painter, const QString& text, const QFont& font, const QColor& color, Qt::Alignment align) {
+    QTextDocument doc;
+    prepare(&doc, text, font, color, align);
+    QAbstractTextDocumentLayout::PaintContext context;
+    context.palette.setColor(QPalette::Text, color);
+    doc.documentLayout()->draw(painter, context);
+}
+
+}  // namespace headscope::ui::typeset
