@@ -128,8 +128,13 @@ private slots:
             QTest::mouseClick(pages, Qt::LeftButton, {}, pages->tabRect(0).center());
             settle();
             QVERIFY(curves->isVisible());
-        } else {
+        } else {  // beside the plots, the settings whole: no field cut at the right
             QVERIFY(tab->seedBox()->isVisible());
+            auto* settings = tab->findChild<QScrollArea*>(QStringLiteral("training_settings_area"));
+            QVERIFY(settings);
+            QVERIFY2(settings->viewport()->width() >= settings->widget()->minimumSizeHint().width(),
+                     qPrintable(QStringLiteral("%1: the settings get %2 px of the %3 they need")
+                                    .arg(where).arg(settings->viewport()->width()).arg(settings->widget()->minimumSizeHint().width())));
         }
         qInfo("%s: loss axis rect %dx%d", qPrintable(where), axes.width(), axes.height());
     }

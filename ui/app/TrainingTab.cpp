@@ -241,8 +241,8 @@ void TrainingTab::fitRoom() {
         wanted = Room::Wide;
     else if (room.width() >= across + plots.width() && room.height() >= bar + pages_->sizeHint().height() + plots.height())
         wanted = Room::Plots;
-    if (wanted == room_ && (wanted == Room::Wide) != pages_->isVisible()) return;
-    room_ = wanted;
+    if (wanted == room_ && arranged_) return;
+    room_ = wanted, arranged_ = true;
     const QSignalBlocker quiet(pages_);
     while (pages_->count() > 0) pages_->removeTab(0);
     if (room_ == Room::Plots) {

@@ -112,6 +112,7 @@ private:
     QSplitter *plots_ = nullptr, *right_ = nullptr;
     QTabBar* pages_ = nullptr;
     Room room_ = Room::Wide;
+    bool arranged_ = false;  // fitRoom has laid the tab out once
     bool settings_chosen_ = false;  // the user picked the Settings page: it stays while it can
     std::unique_ptr<QTemporaryDir> open_dir_;
     bool open_after_save_ = false;
