@@ -130,13 +130,16 @@ private slots:
             QVERIFY(curves->isVisible());
         } else {  // beside the plots, the settings whole: no field cut at the right
             QVERIFY(tab->seedBox()->isVisible());
-            auto* settings = tab->findChild<QScrollArea*>(QStringLiteral("training_settings_area"));
+            auto* settings = tab->findChild<QScrollArea*>(QStringLiteral("training_settings_scroll"));
             QVERIFY(settings);
             QVERIFY2(settings->viewport()->width() >= settings->widget()->minimumSizeHint().width(),
                      qPrintable(QStringLiteral("%1: the settings get %2 px of the %3 they need")
                                     .arg(where).arg(settings->viewport()->width()).arg(settings->widget()->minimumSizeHint().width())));
         }
-        qInfo("%s: loss axis rect %dx%d", qPrintable(where), axes.width(), axes.height());
+        auto* settings_area = tab->findChild<QScrollArea*>(QStringLiteral("training_settings_scroll"));
+        qInfo("%s: loss axis rect %dx%d; settings %d in %d (needs %d), seed box right edge %d", qPrintable(where), axes.width(), axes.height(),
+              settings_area->widget()->width(), settings_area->viewport()->width(), settings_area->widget()->minimumSizeHint().width(),
+              tab->seedBox()->geometry().right());
     }
 
     void statusPanelLinesFollowTheHeight() {

@@ -20,6 +20,7 @@
 #include <QVBoxLayout>
 
 #include "FittedLabel.h"
+#include "FormWidgets.h"
 #include "HeadScoresView.h"
 #include "ProbeAttentionView.h"
 #include "TrainingCurvesView.h"
@@ -60,11 +61,9 @@ TrainingTab::TrainingTab(QWidget* parent) : QWidget(parent) {
     scores_ = new HeadScoresView(this);
     attention_ = new ProbeAttentionView(this);
     plots_ = new QSplitter(Qt::Vertical, this);
-    plots_->addWidget(curves_);
-    plots_->addWidget(scores_);
+    plots_->addWidget(curves_), plots_->addWidget(scores_);
     right_ = new QSplitter(Qt::Horizontal, this);
-    right_->addWidget(plots_);
-    right_->addWidget(attention_);
+    right_->addWidget(plots_), right_->addWidget(attention_);
     right_->setStretchFactor(0, 3), right_->setStretchFactor(1, 2);
 
     // Above everything: the buttons a class needs and what the run has reached, on one line.
@@ -74,26 +73,17 @@ TrainingTab::TrainingTab(QWidget* parent) : QWidget(parent) {
     bar->addWidget(status_, 1);
     pages_ = new QTabBar(this);
     pages_->setObjectName(QStringLiteral("training_pages"));
-    pages_->setDocumentMode(true);
-    pages_->setExpanding(false);
-    pages_->setVisible(false);
+    pages_->setDocumentMode(true), pages_->setExpanding(false), pages_->setVisible(false);
     connect(pages_, &QTabBar::tabBarClicked, this, [this](int index) {
         settings_chosen_ = index >= 0 && pages_->tabData(index).toInt() == SettingsPage;
     });
     connect(pages_, &QTabBar::currentChanged, this, &TrainingTab::showPage);
-    settings_area_ = new QScrollArea(this);
-    settings_area_->setObjectName(QStringLiteral("training_settings_area"));
-    settings_area_->setFrameShape(QFrame::NoFrame);
-    settings_area_->setWidgetResizable(true);
+    settings_area_ = static_cast<QScrollArea*>(scrollable(side_));  // "training_settings_scroll"
     settings_area_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    settings_area_->setWidget(side_);
     auto* body = new QHBoxLayout;
-    body->addWidget(settings_area_);
-    body->addWidget(right_, 1);
+    body->addWidget(settings_area_), body->addWidget(right_, 1);
     auto* layout = new QVBoxLayout(this);
-    layout->addLayout(bar);
-    layout->addWidget(pages_);
-    layout->addLayout(body, 1);
+    layout->addLayout(bar), layout->addWidget(pages_), layout->addLayout(body, 1);
     arrangeSettings(1);
     if (parent) parent->installEventFilter(this);
     resetTraining();
@@ -101,8 +91,7 @@ TrainingTab::TrainingTab(QWidget* parent) : QWidget(parent) {
 
 TrainingTab::~TrainingTab() {
     QMetaObject::invokeMethod(worker_, [w = worker_] { w->pause(); }, Qt::QueuedConnection);
-    thread_->quit();
-    thread_->wait();
+    thread_->quit(), thread_->wait();
 }
 
 QWidget* TrainingTab::buildSettings() {
@@ -220,6 +209,22 @@ void TrainingTab::arrangeSettings(int columns) {
     form_->setColumnStretch(2 * columns - 1, 1);
 }
 
+// What one column of settings needs, from its widgets' own hints (a layout not shown yet counts
+// its widgets as hidden, and the settings may stand in two columns now).
+QSize TrainingTab::settingsNeeds() const {
+    int label = 0, field = 0, height = 0;
+    for (const auto& [text, box] : rows_) {
+        const QSize f = box->sizeHint().expandedTo(box->minimumSizeHint());
+        const QSize l = text ? text->sizeHint() : QSize();
+        label = std::max(label, l.width()), field = std::max(field, f.width());
+        height += std::max(l.height(), f.height()) + std::max(form_->verticalSpacing(), 0);
+    }
+    const QMargins m = side_->layout()->contentsMargins();
+    const int files = save_->sizeHint().width() + open_->sizeHint().width() + std::max(form_->horizontalSpacing(), 0);
+    return QSize(m.left() + m.right() + std::max(label + std::max(form_->horizontalSpacing(), 0) + field, files),
+                 m.top() + m.bottom() + height + save_->sizeHint().height());
+}
+
 // Which room the tab has: that of the scroll area or tab page holding it (its own size can be
 // its minimum, larger than what is shown), and what each arrangement needs in it.
 void TrainingTab::fitRoom() {
@@ -229,7 +234,7 @@ void TrainingTab::fitRoom() {
     const int spacing = std::max(layout()->spacing(), 0);
     const int bar = start_->sizeHint().height() + spacing + m.top() + m.bottom();
     const int scroll_bar = settings_area_->verticalScrollBar()->sizeHint().width();
-    const QSize settings = side_->minimumSizeHint();  // one column of settings while not in Pages
+    const QSize settings = settingsNeeds();
     const QSize curves = least(curves_), scores = least(scores_), attention = least(attention_);
     const int handle = right_->handleWidth();
     const QSize plots(std::max(curves.width(), scores.width()) + handle + attention.width(),
@@ -243,7 +248,7 @@ void TrainingTab::fitRoom() {
         wanted = Room::Plots;
     if (wanted == room_ && arranged_) return;
     room_ = wanted, arranged_ = true;
-    const QSignalBlocker quiet(pages_);
+    const QSignalBlocker quiet(pages_);  // the pages of this room, the first or the Settings shown
     while (pages_->count() > 0) pages_->removeTab(0);
     if (room_ == Room::Plots) {
         pages_->setTabData(pages_->addTab(tr("Curves and heads")), PlotsPage);
@@ -257,7 +262,7 @@ void TrainingTab::fitRoom() {
     // Two columns of settings where a page has the width for them, one beside the plots.
     const int two_columns = 2 * settings.width() + scroll_bar;
     arrangeSettings(room_ != Room::Wide && room.width() >= two_columns ? 2 : 1);
-    settings_area_->setMinimumWidth(room_ == Room::Wide ? side_->minimumSizeHint().width() + scroll_bar : 0);
+    settings_area_->setMinimumWidth(room_ == Room::Wide ? settings.width() + scroll_bar : 0);
     settings_area_->setMaximumWidth(room_ == Room::Wide ? std::max(300, settings_area_->minimumWidth()) : QWIDGETSIZE_MAX);
     pages_->setCurrentIndex(settings_chosen_ && room_ != Room::Wide ? pages_->count() - 1 : 0);
     showPage(pages_->currentIndex());
@@ -266,10 +271,8 @@ void TrainingTab::fitRoom() {
 void TrainingTab::showPage(int index) {
     const int page = room_ == Room::Wide || index < 0 ? -1 : pages_->tabData(index).toInt();
     const bool all = page < 0 || page == PlotsPage;
-    settings_area_->setVisible(page < 0 || page == SettingsPage);
-    right_->setVisible(page != SettingsPage);
-    curves_->setVisible(all || page == CurvesPage);
-    scores_->setVisible(all || page == ScoresPage);
+    settings_area_->setVisible(page < 0 || page == SettingsPage), right_->setVisible(page != SettingsPage);
+    curves_->setVisible(all || page == CurvesPage), scores_->setVisible(all || page == ScoresPage);
     plots_->setVisible(all || page == CurvesPage || page == ScoresPage);
     attention_->setVisible(all || page == AttentionPage);
 }

@@ -83,6 +83,7 @@ private:
     void onSaved(const QString& directory, const QString& error);
     QWidget* buildSettings();
     void arrangeSettings(int columns);
+    QSize settingsNeeds() const;
     void fitRoom();
     void showPage(int index);
 
