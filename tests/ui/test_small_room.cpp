@@ -73,14 +73,15 @@ class TestSmallRoom : public QObject {
     Q_OBJECT
 
 private:
-    // The window as headscope opens it on this screen, showing tab.
+    // The window as `headscope --tab NAME` opens it on this screen (gui_main: fitted, shown,
+    // the tab chosen at once, before anything is laid out).
     void open(MainWindow& window, const QString& tab) {
         window.fitToScreen();
         window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
         QString error;
-        QVERIFY2(window.waitForCompleteUpdate(60000, &error), qPrintable(error));
         QVERIFY2(window.showTab(tab, &error), qPrintable(error));
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY2(window.waitForCompleteUpdate(60000, &error), qPrintable(error));
         settle();
     }
 

@@ -237,7 +237,8 @@ void TrainingTab::fitRoom() {
     const QSize settings = settingsNeeds();
     const QSize curves = least(curves_), scores = least(scores_), attention = least(attention_);
     const int handle = right_->handleWidth();
-    const QSize plots(std::max(curves.width(), scores.width()) + handle + attention.width(),
+    // The loss plot beside others only where it is 360 px wide: an axis rect of 200 between two labelled axes.
+    const QSize plots(std::max({curves.width(), scores.width(), 360}) + handle + attention.width(),
                       std::max(curves.height() + handle + scores.height(), attention.height()));
     const int across = m.left() + m.right() + spacing;
     Room wanted = Room::Pages;
@@ -273,8 +274,7 @@ void TrainingTab::showPage(int index) {
     const bool all = page < 0 || page == PlotsPage;
     settings_area_->setVisible(page < 0 || page == SettingsPage), right_->setVisible(page != SettingsPage);
     curves_->setVisible(all || page == CurvesPage), scores_->setVisible(all || page == ScoresPage);
-    plots_->setVisible(all || page == CurvesPage || page == ScoresPage);
-    attention_->setVisible(all || page == AttentionPage);
+    plots_->setVisible(all || page == CurvesPage || page == ScoresPage), attention_->setVisible(all || page == AttentionPage);
 }
 
 bool TrainingTab::event(QEvent* event) {
