@@ -42,6 +42,7 @@ AblationTab::AblationTab(Session* session, QWidget* parent) : QWidget(parent), s
         const QStringList at = picker_->currentData().toString().split(QLatin1Char('.'));
         if (at.size() == 2) session_->knockOut(at[0].toInt(), at[1].toInt());
     });
+    empty_text_->setAlignment(Qt::AlignRight | Qt::AlignVCenter);  // the sentence ends beside what it asks for
     auto* line = new QHBoxLayout(empty_);
     line->addWidget(empty_text_, 1);
     line->addWidget(picker_);
