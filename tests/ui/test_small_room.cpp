@@ -5,8 +5,8 @@
 //    kAxisRect (200 x 120 logical px) and Start, Pause, Step, Reset and the readout are on screen;
 //  - the status panel is one line where the window is under StatusPanel::kCompactBelow (450
 //    logical px) high, its other facts in the tool tip, and three lines otherwise;
-//  - the Ablation tab with no head off says so in a sentence shown whole and knocks the picked
-//    head out from there, without a scroll bar.
+//  - the Ablation tab with no head off says so on one line, whole (fewer words where narrow), and
+//    knocks the picked head out from there, without a scroll bar.
 #include <QComboBox>
 #include <QPushButton>
 #include <QScrollArea>
@@ -179,13 +179,16 @@ private slots:
         QWidget* empty = tab->emptyState();
         QVERIFY2(offScreen(empty, window, area).isEmpty(), qPrintable(offScreen(empty, window, area)));
         QVERIFY2(scrolled(area).isEmpty(), qPrintable(scrolled(area)));
-        // The sentence whole: the height it needs at its width is the height it has.
-        auto* sentence = empty->findChild<QLabel*>();
-        QVERIFY(sentence && sentence->text().startsWith(QStringLiteral("No head is knocked out")));
-        QVERIFY2(sentence->heightForWidth(sentence->width()) <= sentence->height(),
-                 qPrintable(QStringLiteral("\"%1\" needs %2 px at %3 px wide, has %4")
-                                .arg(sentence->text()).arg(sentence->heightForWidth(sentence->width()))
-                                .arg(sentence->width()).arg(sentence->height())));
+        // One line, whole: the whole sentence, or fewer words, never cut with "…".
+        auto* sentence = empty->findChild<FittedLabel*>(QStringLiteral("ablation_empty_text"));
+        QVERIFY(sentence && sentence->fullText().startsWith(QStringLiteral("No head is knocked out: pick one to see")));
+        QVERIFY2(sentence->text().startsWith(QStringLiteral("No head is")) && !sentence->text().endsWith(QChar(0x2026)) &&
+                     QFontMetrics(sentence->font()).horizontalAdvance(sentence->text()) <= sentence->contentsRect().width(),
+                 qPrintable(QStringLiteral("\"%1\" in %2 px").arg(sentence->text()).arg(sentence->width())));
+        // On the line of the picker and its button (not a column of words above them).
+        const int line = tab->headPicker()->geometry().center().y();
+        QVERIFY(std::abs(sentence->geometry().center().y() - line) <= 2 && std::abs(tab->knockOutButton()->geometry().center().y() - line) <= 2);
+        QVERIFY(sentence->geometry().right() < tab->headPicker()->geometry().left());
         QVERIFY(!tab->outputChange()->isVisible());  // no empty plot under it
         QComboBox* picker = tab->headPicker();
         QCOMPARE(picker->count(), window.session()->analysis()->weights().heads);

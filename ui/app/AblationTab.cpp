@@ -11,6 +11,7 @@
 #include <QVBoxLayout>
 
 #include "AttributionView.h"
+#include "FittedLabel.h"
 #include "FormWidgets.h"
 #include "HeadMenus.h"
 #include "HeadGridView.h"
@@ -29,9 +30,8 @@ AblationTab::AblationTab(Session* session, QWidget* parent) : QWidget(parent), s
     layout->setContentsMargins(0, 0, 0, 0);
     empty_ = new QWidget(this);
     empty_->setObjectName(QStringLiteral("ablation_empty_state"));
-    empty_text_ = new QLabel(empty_);
-    empty_text_->setWordWrap(true);
-    empty_text_->setMinimumWidth(1);  // a long sentence wraps, it never widens the window
+    empty_text_ = new FittedLabel(empty_);  // one line: as many words as fit, never wider than the tab
+    empty_text_->setObjectName(QStringLiteral("ablation_empty_text"));
     picker_ = new QComboBox(empty_);
     picker_->setObjectName(QStringLiteral("ablation_head_picker"));
     picker_->setToolTip(tr("The head to knock out: layer.head"));
@@ -89,8 +89,9 @@ void AblationTab::refresh() {
     if (none_off && can) {
         const int layer = model ? session_->source().layer : 0;
         const int heads = model ? session_->source().model->config.n_head : session_->analysis()->weights().heads;
-        empty_text_->setText(model ? tr("No head is knocked out: pick one to see what the model loses without it.")
-                                   : tr("No head is knocked out: pick one to see how this layer's output changes."));
+        empty_text_->setVariants({model ? tr("No head is knocked out: pick one to see what the model loses without it.")
+                                        : tr("No head is knocked out: pick one to see how this layer's output changes."),
+                                  tr("No head is knocked out: pick one"), tr("No head is off:")});
         const QString kept = picker_->currentData().toString();
         QStringList names;
         for (int h = 0; h < heads; ++h) names << QStringLiteral("%1.%2").arg(layer).arg(h);

@@ -5,7 +5,7 @@
 // Session's effects(), computed on its worker; right-click a head in the heatmap to knock it out
 // (HeadMenus). Generated weights or a loaded layer (no next token): how the layer's output
 // changes per token (OutputChangeView, from the Session's layerAblation()).
-// While no head is off, one line above says so and offers the layer's heads to knock out right
+// While no head is off, one line above says so (in fewer words where narrow) and offers the layer's heads to knock out right
 // there (a picker and a button); a single layer's empty output view gives its room to that line.
 
 #include <QWidget>
@@ -18,6 +18,7 @@ class QTabWidget;
 namespace headscope::ui {
 
 class AttributionView;
+class FittedLabel;
 class HeadGridView;
 class ModelOverviewView;
 class OutputChangeView;
@@ -50,7 +51,7 @@ private:
     QWidget* model_views_ = nullptr;  // the strip and the attribution, shown with a model
     OutputChangeView* output_change_ = nullptr;  // shown for a single layer
     QWidget* empty_ = nullptr;
-    QLabel* empty_text_ = nullptr;
+    FittedLabel* empty_text_ = nullptr;
     QComboBox* picker_ = nullptr;
     QPushButton* knock_out_ = nullptr;
 };
