@@ -11,7 +11,6 @@
 #include <QWidget>
 
 class QComboBox;
-class QLabel;
 class QPushButton;
 class QTabWidget;
 
