@@ -1,6 +1,7 @@
 #pragma once
 // Helpers the window tests share: a window that ignores saved settings, typing into a spin
-// box as a user does, whether one rectangle lies inside another, and word labels on token axes.
+// box as a user does, whether one rectangle lies inside another, and word labels on token axes;
+// a rectangle in words and pending layouts settled (test_screen_fit, test_classroom_ui, test_small_room).
 
 #include <QRect>
 #include <QSpinBox>
@@ -22,6 +23,19 @@ inline void typeIntoSpinBox(QSpinBox* spin, const QString& text) {
     spin->selectAll();
     QTest::keyClicks(spin, text);
     QTest::keyClick(spin, Qt::Key_Return);
+}
+
+// "(x,y wxh)" for a failure message.
+inline QString describe(const QRect& r) {
+    return QStringLiteral("(%1,%2 %3x%4)").arg(r.x()).arg(r.y()).arg(r.width()).arg(r.height());
+}
+
+// Pending layout requests carried out, and a little time for the window system to answer.
+inline void settle() {
+    for (int i = 0; i < 4; ++i) {
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+        QTest::qWait(40);
+    }
 }
 
 // inner lies within outer, give or take slack pixels.

@@ -38,13 +38,6 @@ using namespace headscope::ui::testing;
 
 namespace {
 
-void settle() {
-    for (int i = 0; i < 3; ++i) {
-        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
-        QTest::qWait(30);
-    }
-}
-
 // The way a teacher's file sets it: a session with {"view": {"font_scale": 2}} and config.
 bool openSession(MainWindow& window, const QString& json, QString* error) {
     QTemporaryDir dir;
@@ -54,10 +47,6 @@ bool openSession(MainWindow& window, const QString& json, QString* error) {
     file.write(json.toUtf8());
     file.close();
     return window.openSession(path, error) && window.waitForCompleteUpdate(60000, error);
-}
-
-QString describe(const QRect& r) {
-    return QStringLiteral("(%1,%2 %3x%4)").arg(r.x()).arg(r.y()).arg(r.width()).arg(r.height());
 }
 
 // Where an axis draws the text of each tick label (no rotation or -90 degrees), in plot pixels.

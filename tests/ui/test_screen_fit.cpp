@@ -49,17 +49,6 @@ using namespace headscope::ui::testing;
 
 namespace {
 
-QString describe(const QRect& r) {
-    return QStringLiteral("(%1,%2 %3x%4)").arg(r.x()).arg(r.y()).arg(r.width()).arg(r.height());
-}
-
-void settle() {
-    for (int i = 0; i < 4; ++i) {
-        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
-        QTest::qWait(40);
-    }
-}
-
 // The action of a menu of the window's menu bar whose text (without '&') starts with text.
 QAction* menuAction(MainWindow& window, const QString& menu, const QString& text) {
     for (QAction* top : window.menuBar()->actions()) {

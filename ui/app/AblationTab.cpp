@@ -1,10 +1,16 @@
 #include "AblationTab.h"
 
+#include <algorithm>
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QPushButton>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QVBoxLayout>
 
 #include "AttributionView.h"
+#include "FittedLabel.h"
 #include "FormWidgets.h"
 #include "HeadMenus.h"
 #include "HeadGridView.h"
@@ -21,6 +27,26 @@ AblationTab::AblationTab(Session* session, QWidget* parent) : QWidget(parent), s
     setObjectName(QStringLiteral("ablation_tab"));
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
+    empty_ = new QWidget(this);
+    empty_->setObjectName(QStringLiteral("ablation_empty_state"));
+    empty_text_ = new FittedLabel(empty_);  // one line: as many words as fit, never wider than the tab
+    empty_text_->setObjectName(QStringLiteral("ablation_empty_text"));
+    picker_ = new QComboBox(empty_);
+    picker_->setObjectName(QStringLiteral("ablation_head_picker"));
+    picker_->setToolTip(tr("The head to knock out: layer.head"));
+    knock_out_ = new QPushButton(tr("Knock out"), empty_);
+    knock_out_->setObjectName(QStringLiteral("ablation_knock_out"));
+    knock_out_->setToolTip(tr("Set the chosen head's output to zero and compare (Edit > Undo brings it back)"));
+    connect(knock_out_, &QPushButton::clicked, this, [this]() {
+        const QStringList at = picker_->currentData().toString().split(QLatin1Char('.'));
+        if (at.size() == 2) session_->knockOut(at[0].toInt(), at[1].toInt());
+    });
+    empty_text_->setAlignment(Qt::AlignRight | Qt::AlignVCenter);  // the sentence ends beside what it asks for
+    auto* line = new QHBoxLayout(empty_);
+    line->addWidget(empty_text_, 1);
+    line->addWidget(picker_);
+    line->addWidget(knock_out_);
+    layout->addWidget(empty_);
     auto* split = new QSplitter(Qt::Vertical, this);
     strip_ = new TokenLogProbView(split);
     attribution_ = new AttributionView(split);
@@ -55,8 +81,29 @@ void AblationTab::refresh() {
     if (!model && session_->analysis())
         for (const std::string& t : session_->analysis()->input.query.tokens) tokens << QString::fromStdString(t);
     output_change_->setAblation(model ? nullptr : session_->layerAblation(), tokens);
+    // No head off: say so in one line and offer the heads of the layer shown.
+    const bool none_off = session_->ablation().empty();
+    const bool can = session_->canAblate();
+    empty_->setVisible(none_off && can);
+    if (none_off && can) {
+        const int layer = model ? session_->source().layer : 0;
+        const int heads = model ? session_->source().model->config.n_head : session_->analysis()->weights().heads;
+        empty_text_->setVariants({model ? tr("No head is knocked out: pick one to see what the model loses without it.")
+                                        : tr("No head is knocked out: pick one to see how this layer's output changes."),
+                                  tr("No head is knocked out: pick one"), tr("No head is off:")});
+        const QString kept = picker_->currentData().toString();
+        QStringList names;
+        for (int h = 0; h < heads; ++h) names << QStringLiteral("%1.%2").arg(layer).arg(h);
+        QStringList shown;
+        for (int i = 0; i < picker_->count(); ++i) shown << picker_->itemData(i).toString();
+        if (shown != names) {
+            picker_->clear();
+            for (const QString& name : names) picker_->addItem(tr("head %1").arg(name), name);
+            picker_->setCurrentIndex(std::max(0, int(names.indexOf(kept))));
+        }
+    }
     model_views_->setVisible(model);
-    output_change_->setVisible(!model);
+    output_change_->setVisible(!model && !none_off);
 }
 
 AblationTab* addAblationTab(Session* session, QTabWidget* tabs, HeadGridView* grid, ModelOverviewView* overview,

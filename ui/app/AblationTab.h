@@ -5,14 +5,19 @@
 // Session's effects(), computed on its worker; right-click a head in the heatmap to knock it out
 // (HeadMenus). Generated weights or a loaded layer (no next token): how the layer's output
 // changes per token (OutputChangeView, from the Session's layerAblation()).
+// While no head is off, one line above says so (in fewer words where narrow) and offers the layer's heads to knock out right
+// there (a picker and a button); a single layer's empty output view gives its room to that line.
 
 #include <QWidget>
 
+class QComboBox;
+class QPushButton;
 class QTabWidget;
 
 namespace headscope::ui {
 
 class AttributionView;
+class FittedLabel;
 class HeadGridView;
 class ModelOverviewView;
 class OutputChangeView;
@@ -31,6 +36,10 @@ public:
     TokenLogProbView* strip() const { return strip_; }
     AttributionView* attribution() const { return attribution_; }
     OutputChangeView* outputChange() const { return output_change_; }
+    // The empty state's line: shown while no head is off; the heads of the layer shown ("1.1").
+    QWidget* emptyState() const { return empty_; }
+    QComboBox* headPicker() const { return picker_; }
+    QPushButton* knockOutButton() const { return knock_out_; }
 
 private:
     void refresh();
@@ -40,6 +49,10 @@ private:
     AttributionView* attribution_ = nullptr;
     QWidget* model_views_ = nullptr;  // the strip and the attribution, shown with a model
     OutputChangeView* output_change_ = nullptr;  // shown for a single layer
+    QWidget* empty_ = nullptr;
+    FittedLabel* empty_text_ = nullptr;
+    QComboBox* picker_ = nullptr;
+    QPushButton* knock_out_ = nullptr;
 };
 
 // Adds the tab (last, "Ablation") and gives the heads grid, the overview, the rank table and the

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <QEvent>
 #include <QGridLayout>
 #include <QLabel>
 #include <QLocale>
@@ -62,10 +63,11 @@ QString rankList(const std::vector<HeadSpectra>& spectra) {
 
 StatusPanel::StatusPanel(QWidget* parent) : QFrame(parent) {
     setObjectName(QStringLiteral("status_panel"));
-    params_ = makeFact(this, "status_params",
+    params_explanation_ =
         tr("Parameters of one head's query and key maps: two thin matrices W_Q, W_K (d_model x d_k each) "
            "instead of one d_model x d_model matrix W_QK = W_Q W_K^T. The layer total counts W_Q, W_K, W_V, "
-           "W_O and the biases."));
+           "W_O and the biases.");
+    params_ = makeFact(this, "status_params", params_explanation_);
     rank_ = makeFact(this, "status_rank",
         tr("Numerical rank of each head's W_QK = W_Q W_K^T, in head order. It can never exceed d_k: a head "
            "compares tokens in at most d_k directions."));
@@ -80,16 +82,61 @@ StatusPanel::StatusPanel(QWidget* parent) : QFrame(parent) {
     grid->setContentsMargins(4, 2, 4, 2);
     grid->setHorizontalSpacing(24);
     grid->setVerticalSpacing(2);
-    // Three lines; the long ones get the room, the changing ones (timing, hovered cell) sit
-    // on the right so the facts never move.
-    grid->addWidget(params_, 0, 0, 1, 2);
-    grid->addWidget(rank_, 1, 0);
-    grid->addWidget(timing_, 1, 1, Qt::AlignRight);
-    grid->addWidget(equivalence_, 2, 0);
-    grid->addWidget(note_, 2, 1, Qt::AlignRight);
     grid->setColumnStretch(0, 3);
     grid->setColumnStretch(1, 2);
+    arrange();
     equivalence_->setVariants({tr("Equivalence: waiting for the first result")});
+}
+
+void StatusPanel::arrange() {
+    auto* grid = static_cast<QGridLayout*>(layout());
+    for (QWidget* w : {static_cast<QWidget*>(params_), static_cast<QWidget*>(rank_), static_cast<QWidget*>(equivalence_),
+                       static_cast<QWidget*>(timing_), static_cast<QWidget*>(note_)})
+        grid->removeWidget(w);
+    if (compact_) {
+        // One line: the parameters, and the hovered cell on the right; the rest on hover.
+        grid->addWidget(params_, 0, 0);
+        grid->addWidget(note_, 0, 1, Qt::AlignRight);
+    } else {
+        // Three lines; the long ones get the room, the changing ones (timing, hovered cell) sit
+        // on the right so the facts never move.
+        grid->addWidget(params_, 0, 0, 1, 2);
+        grid->addWidget(rank_, 1, 0);
+        grid->addWidget(timing_, 1, 1, Qt::AlignRight);
+        grid->addWidget(equivalence_, 2, 0);
+        grid->addWidget(note_, 2, 1, Qt::AlignRight);
+    }
+    for (QWidget* w : {static_cast<QWidget*>(rank_), static_cast<QWidget*>(equivalence_), static_cast<QWidget*>(timing_)})
+        w->setVisible(!compact_);
+    updateTip();
+}
+
+void StatusPanel::setCompact(bool compact) {
+    if (compact == compact_) return;
+    compact_ = compact;
+    arrange();
+}
+
+// On one line, the facts not shown are in the parameters' tool tip and the panel's.
+void StatusPanel::updateTip() {
+    const QString rest = QStringList{rank_->fullText(), equivalence_->fullText(), timing_->text()}.join(QLatin1Char('\n'));
+    params_->setExplanation(compact_ ? rest + QStringLiteral("\n\n") + params_explanation_ : params_explanation_);
+    setToolTip(compact_ ? text() : QString());
+}
+
+void StatusPanel::showEvent(QShowEvent* event) {
+    QFrame::showEvent(event);
+    QWidget* top = window();
+    if (top == watched_ || top == this) return;  // a panel on its own keeps its three lines
+    if (watched_) watched_->removeEventFilter(this);
+    watched_ = top;
+    watched_->installEventFilter(this);
+    setCompact(watched_->height() < kCompactBelow);
+}
+
+bool StatusPanel::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == watched_ && event->type() == QEvent::Resize) setCompact(watched_->height() < kCompactBelow);
+    return QFrame::eventFilter(watched, event);
 }
 
 void StatusPanel::showAnalysis(const Analysis& a, double update_ms) {
@@ -120,6 +167,7 @@ void StatusPanel::showAnalysis(const Analysis& a, double update_ms) {
     else
         equivalence_->setVariants(
             {tr("Equivalence fused / per-head / merged: computing\u2026"), tr("Equivalence: computing\u2026")});
+    updateTip();
 }
 
 void StatusPanel::showEquivalence(const Analysis& a) {
@@ -128,6 +176,7 @@ void StatusPanel::showEquivalence(const Analysis& a) {
     if (e.compared_cells == 0) {
         equivalence_->setVariants({tr("Logits fused / per-head / merged: nothing to compare (every key is masked)"),
                                    tr("Logits: nothing to compare (every key masked)")});
+        updateTip();
         return;
     }
     const QString per_head = residual(e.fused_vs_per_head), merged = residual(e.factored_vs_merged);
@@ -136,6 +185,7 @@ void StatusPanel::showEquivalence(const Analysis& a) {
              .arg(per_head, merged, QString::number(e.max_abs_logit, 'g', 3)),
          tr("Logits agree: per-head %1, merged W_QK %2").arg(per_head, merged),
          tr("Logits agree to %1").arg(residual(std::max(e.fused_vs_per_head, e.factored_vs_merged)))});
+    updateTip();
 }
 
 void StatusPanel::showNote(const QString& text) { note_->setText(text); }
@@ -146,6 +196,8 @@ void StatusPanel::clearNoteStartingWith(const QString& prefix) {
 
 void StatusPanel::showFailure(const QString& message) {
     timing_->setText(tr("computation failed: %1").arg(message));
+    if (compact_) note_->setText(timing_->text());  // a failure is never only in a tool tip
+    updateTip();
 }
 
 QString StatusPanel::text() const {

@@ -4,6 +4,8 @@
 //   and of the whole layer; the rank of every head's W_Q W_K^T (never above d_k);
 //   the equivalence residuals (fused vs per-head vs merged logits) once they arrive;
 //   the time the last update took; what the mouse points at in a heatmap.
+// Three lines; one where the window is low (under kCompactBelow logical px: 512 x 384 at 2x on a
+// 1024 x 768 projector, issue 21): the parameters and the hovered cell, the rest in the tool tip.
 
 #include <QFrame>
 
@@ -30,12 +32,27 @@ public:
     // Everything shown, one fact per line (for tests and the clipboard).
     QString text() const;
 
+    static constexpr int kCompactBelow = 450;  // the window's height, logical px
+    // One line (true) or three; set from the window's height as it changes.
+    void setCompact(bool compact);
+    bool isCompact() const { return compact_; }
+
+protected:
+    void showEvent(QShowEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
+    void arrange();
+    void updateTip();
+
     FittedLabel* params_ = nullptr;
     FittedLabel* rank_ = nullptr;
     FittedLabel* equivalence_ = nullptr;
     QLabel* timing_ = nullptr;
     QLabel* note_ = nullptr;
+    QString params_explanation_;
+    QWidget* watched_ = nullptr;  // the window whose height decides
+    bool compact_ = false;
 };
 
 }  // namespace headscope::ui

@@ -2,19 +2,25 @@
 
 #include <QCheckBox>
 #include <QDoubleSpinBox>
+#include <QEvent>
 #include <QFileDialog>
-#include <QFormLayout>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMessageBox>
 #include <QKeySequence>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QTabBar>
 #include <QThread>
 #include <QVBoxLayout>
 
+#include "FittedLabel.h"
+#include "FormWidgets.h"
 #include "HeadScoresView.h"
 #include "ProbeAttentionView.h"
 #include "TrainingCurvesView.h"
@@ -32,6 +38,12 @@ QSpinBox* spinBox(int low, int high, int value, const QString& tip, QWidget* par
     return box;
 }
 
+// What the pages of the bar show (its tabs' data).
+enum Page { CurvesPage, ScoresPage, AttentionPage, SettingsPage, PlotsPage };
+
+// A widget's least size as a layout grants it.
+QSize least(const QWidget* w) { return w->minimumSize().expandedTo(w->minimumSizeHint()); }
+
 }  // namespace
 
 TrainingTab::TrainingTab(QWidget* parent) : QWidget(parent) {
@@ -48,31 +60,44 @@ TrainingTab::TrainingTab(QWidget* parent) : QWidget(parent) {
     curves_ = new TrainingCurvesView(this);
     scores_ = new HeadScoresView(this);
     attention_ = new ProbeAttentionView(this);
-    auto* plots = new QSplitter(Qt::Vertical, this);
-    plots->addWidget(curves_);
-    plots->addWidget(scores_);
-    auto* right = new QSplitter(Qt::Horizontal, this);
-    right->addWidget(plots);
-    right->addWidget(attention_);
-    right->setStretchFactor(0, 3), right->setStretchFactor(1, 2);
+    plots_ = new QSplitter(Qt::Vertical, this);
+    plots_->addWidget(curves_), plots_->addWidget(scores_);
+    right_ = new QSplitter(Qt::Horizontal, this);
+    right_->addWidget(plots_), right_->addWidget(attention_);
+    right_->setStretchFactor(0, 3), right_->setStretchFactor(1, 2);
 
-    auto* layout = new QHBoxLayout(this);
-    layout->addWidget(buildSettings());
-    layout->addWidget(right, 1);
+    // Above everything: the buttons a class needs and what the run has reached, on one line.
+    side_ = buildSettings();
+    auto* bar = new QHBoxLayout;
+    for (QPushButton* b : {start_, pause_, step_, reset_}) bar->addWidget(b);
+    bar->addWidget(status_, 1);
+    pages_ = new QTabBar(this);
+    pages_->setObjectName(QStringLiteral("training_pages"));
+    pages_->setDocumentMode(true), pages_->setExpanding(false), pages_->setVisible(false);
+    connect(pages_, &QTabBar::tabBarClicked, this, [this](int index) {
+        settings_chosen_ = index >= 0 && pages_->tabData(index).toInt() == SettingsPage;
+    });
+    connect(pages_, &QTabBar::currentChanged, this, &TrainingTab::showPage);
+    settings_area_ = static_cast<QScrollArea*>(scrollable(side_));  // "training_settings_scroll"
+    settings_area_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    auto* body = new QHBoxLayout;
+    body->addWidget(settings_area_), body->addWidget(right_, 1);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(bar), layout->addWidget(pages_), layout->addLayout(body, 1);
+    arrangeSettings(1);
+    if (parent) parent->installEventFilter(this);
     resetTraining();
 }
 
 TrainingTab::~TrainingTab() {
     QMetaObject::invokeMethod(worker_, [w = worker_] { w->pause(); }, Qt::QueuedConnection);
-    thread_->quit();
-    thread_->wait();
+    thread_->quit(), thread_->wait();
 }
 
 QWidget* TrainingTab::buildSettings() {
     const train::TrainConfig d;
     auto* panel = new QWidget(this);
-    panel->setMaximumWidth(300);
-    auto* form = new QFormLayout;
+    panel->setObjectName(QStringLiteral("training_settings"));
     layers_ = spinBox(1, train::TrainConfig::kMaxLayers, d.layers, tr("Layers: 2 can form an induction head, 1 cannot"), panel);
     d_model_ = spinBox(2, 256, d.d_model, tr("Width of the residual stream"), panel);
     heads_ = spinBox(1, 16, d.heads, tr("Heads per layer (must divide d_model)"), panel);
@@ -96,21 +121,30 @@ QWidget* TrainingTab::buildSettings() {
                       tr("Steps over which the learning rate ramps up from 0 (0: the full rate from the first step)"), panel);
     batch_ = spinBox(1, 512, d.batch, tr("Sequences per step"), panel);
     seed_ = spinBox(0, 1'000'000, int(d.seed), tr("Weights and data follow from the seed: the same seed, the same run"), panel);
-    form->addRow(tr("Layers"), layers_);
-    form->addRow(tr("d_model"), d_model_);
-    form->addRow(tr("Heads"), heads_);
-    form->addRow(tr("Vocabulary"), vocab_);
-    form->addRow(tr("Context"), context_);
-    form->addRow(tr("Shortest string"), min_repeat_);
-    form->addRow(tr("Longest string"), max_repeat_);
-    form->addRow(QString(), fixed_repeat_);
-    form->addRow(QString(), random_start_);
-    form->addRow(QString(), two_copies_);
-    form->addRow(QString(), mlp_);
-    form->addRow(tr("Learning rate"), learning_rate_);
-    form->addRow(tr("Warm-up steps"), warmup_);
-    form->addRow(tr("Batch"), batch_);
-    form->addRow(tr("Seed"), seed_);
+    const auto row = [this, panel](const QString& label, QWidget* field) {
+        QLabel* text = nullptr;
+        if (!label.isEmpty()) {
+            text = new QLabel(label, panel);
+            text->setBuddy(field);
+            text->setToolTip(field->toolTip());
+        }
+        rows_.emplace_back(text, field);
+    };
+    row(tr("Layers"), layers_);
+    row(tr("d_model"), d_model_);
+    row(tr("Heads"), heads_);
+    row(tr("Vocabulary"), vocab_);
+    row(tr("Context"), context_);
+    row(tr("Shortest string"), min_repeat_);
+    row(tr("Longest string"), max_repeat_);
+    row(QString(), fixed_repeat_);
+    row(QString(), random_start_);
+    row(QString(), two_copies_);
+    row(QString(), mlp_);
+    row(tr("Learning rate"), learning_rate_);
+    row(tr("Warm-up steps"), warmup_);
+    row(tr("Batch"), batch_);
+    row(tr("Seed"), seed_);
     const char* names[] = {"layers", "d_model", "heads", "vocab", "context", "min_repeat", "max_repeat", "batch", "seed", "warmup"};
     int index = 0;
     for (QSpinBox* box : {layers_, d_model_, heads_, vocab_, context_, min_repeat_, max_repeat_, batch_, seed_, warmup_}) {
@@ -121,10 +155,10 @@ QWidget* TrainingTab::buildSettings() {
     for (QCheckBox* box : {fixed_repeat_, random_start_, two_copies_, mlp_})
         connect(box, &QCheckBox::toggled, this, &TrainingTab::settingsChanged);
 
-    start_ = new QPushButton(tr("Start"), panel);
-    pause_ = new QPushButton(tr("Pause"), panel);
-    step_ = new QPushButton(tr("Step"), panel);
-    reset_ = new QPushButton(tr("Reset"), panel);
+    start_ = new QPushButton(tr("Start"), this);
+    pause_ = new QPushButton(tr("Pause"), this);
+    step_ = new QPushButton(tr("Step"), this);
+    reset_ = new QPushButton(tr("Reset"), this);
     save_ = new QPushButton(tr("Save model..."), panel);
     open_ = new QPushButton(tr("Open in HeadScope"), panel);
     // Keys for the class: shown in the tooltips, active while the tab is shown.
@@ -140,23 +174,123 @@ QWidget* TrainingTab::buildSettings() {
     connect(reset_, &QPushButton::clicked, this, &TrainingTab::resetTraining);
     connect(save_, &QPushButton::clicked, this, &TrainingTab::saveModelDialog);
     connect(open_, &QPushButton::clicked, this, &TrainingTab::openInHeadScope);
-    auto* buttons = new QGridLayout;
-    buttons->addWidget(start_, 0, 0), buttons->addWidget(pause_, 0, 1);
-    buttons->addWidget(step_, 1, 0), buttons->addWidget(reset_, 1, 1);
-    buttons->addWidget(save_, 2, 0), buttons->addWidget(open_, 2, 1);
+    auto* files = new QHBoxLayout;
+    files->addWidget(save_), files->addWidget(open_), files->addStretch(1);
 
     problem_ = new QLabel(panel);
     problem_->setWordWrap(true);
     problem_->setStyleSheet(QStringLiteral("color: #b00020"));
-    status_ = new QLabel(panel);
-    status_->setWordWrap(true);
+    status_ = new FittedLabel(this);
+    status_->setObjectName(QStringLiteral("training_readout"));
+    status_->setExplanation(tr("The run so far: training steps, the model's parameters, the held-out loss and the accuracy on the repeated half"));
+    form_ = new QGridLayout;
     auto* column = new QVBoxLayout(panel);
-    column->addLayout(form);
-    column->addLayout(buttons);
+    column->addLayout(form_);
+    column->addLayout(files);
     column->addWidget(problem_);
-    column->addWidget(status_);
     column->addStretch(1);
     return panel;
+}
+
+// The settings as `columns` pairs of label and field side by side, in reading order down each column.
+void TrainingTab::arrangeSettings(int columns) {
+    for (auto& [label, field] : rows_) {
+        if (label) form_->removeWidget(label);
+        form_->removeWidget(field);
+    }
+    const int n = int(rows_.size()), per_column = (n + columns - 1) / columns;
+    for (int i = 0; i < n; ++i) {
+        const auto& [label, field] = rows_[std::size_t(i)];
+        const int r = i % per_column, c = 2 * (i / per_column);
+        if (label) form_->addWidget(label, r, c);
+        form_->addWidget(field, r, c + 1);
+    }
+    for (int c = 0; c < 4; ++c) form_->setColumnStretch(c, 0);
+    form_->setColumnStretch(2 * columns - 1, 1);
+}
+
+// What one column of settings needs, from its widgets' own hints (a layout not shown yet counts
+// its widgets as hidden, and the settings may stand in two columns now).
+QSize TrainingTab::settingsNeeds() const {
+    int label = 0, field = 0, height = 0;
+    for (const auto& [text, box] : rows_) {
+        const QSize f = box->sizeHint().expandedTo(box->minimumSizeHint());
+        const QSize l = text ? text->sizeHint() : QSize();
+        label = std::max(label, l.width()), field = std::max(field, f.width());
+        height += std::max(l.height(), f.height()) + std::max(form_->verticalSpacing(), 0);
+    }
+    const QMargins m = side_->layout()->contentsMargins();
+    const int files = save_->sizeHint().width() + open_->sizeHint().width() + std::max(form_->horizontalSpacing(), 0);
+    return QSize(m.left() + m.right() + std::max(label + std::max(form_->horizontalSpacing(), 0) + field, files),
+                 m.top() + m.bottom() + height + save_->sizeHint().height());
+}
+
+// Which room the tab has: that of the scroll area or tab page holding it (its own size can be
+// its minimum, larger than what is shown), and what each arrangement needs in it.
+void TrainingTab::fitRoom() {
+    const QWidget* host = parentWidget();
+    const QSize room = host ? host->contentsRect().size() : size();
+    const QMargins m = layout()->contentsMargins();
+    const int spacing = std::max(layout()->spacing(), 0);
+    const int bar = start_->sizeHint().height() + spacing + m.top() + m.bottom();
+    const int scroll_bar = settings_area_->verticalScrollBar()->sizeHint().width();
+    const QSize settings = settingsNeeds();
+    const QSize curves = least(curves_), scores = least(scores_), attention = least(attention_);
+    const int handle = right_->handleWidth();
+    // The loss plot beside others only where it is 360 px wide: an axis rect of 200 between two labelled axes.
+    const QSize plots(std::max({curves.width(), scores.width(), 360}) + handle + attention.width(),
+                      std::max(curves.height() + handle + scores.height(), attention.height()));
+    const int across = m.left() + m.right() + spacing;
+    Room wanted = Room::Pages;
+    if (room.width() >= across + settings.width() + scroll_bar + plots.width() &&
+        room.height() >= bar + std::max(plots.height(), std::min(settings.height(), 2 * plots.height())))
+        wanted = Room::Wide;
+    else if (room.width() >= across + plots.width() && room.height() >= bar + pages_->sizeHint().height() + plots.height())
+        wanted = Room::Plots;
+    if (wanted == room_ && arranged_) return;
+    room_ = wanted, arranged_ = true;
+    const QSignalBlocker quiet(pages_);  // the pages of this room, the first or the Settings shown
+    while (pages_->count() > 0) pages_->removeTab(0);
+    if (room_ == Room::Plots) {
+        pages_->setTabData(pages_->addTab(tr("Curves and heads")), PlotsPage);
+    } else if (room_ == Room::Pages) {
+        pages_->setTabData(pages_->addTab(tr("Loss")), CurvesPage);
+        pages_->setTabData(pages_->addTab(tr("Head scores")), ScoresPage);
+        pages_->setTabData(pages_->addTab(tr("Attention")), AttentionPage);
+    }
+    if (room_ != Room::Wide) pages_->setTabData(pages_->addTab(tr("Settings")), SettingsPage);
+    pages_->setVisible(room_ != Room::Wide);
+    // Two columns of settings where a page has the width for them, one beside the plots.
+    const int two_columns = 2 * settings.width() + scroll_bar;
+    arrangeSettings(room_ != Room::Wide && room.width() >= two_columns ? 2 : 1);
+    settings_area_->setMinimumWidth(room_ == Room::Wide ? settings.width() + scroll_bar : 0);
+    settings_area_->setMaximumWidth(room_ == Room::Wide ? std::max(300, settings_area_->minimumWidth()) : QWIDGETSIZE_MAX);
+    pages_->setCurrentIndex(settings_chosen_ && room_ != Room::Wide ? pages_->count() - 1 : 0);
+    showPage(pages_->currentIndex());
+}
+
+void TrainingTab::showPage(int index) {
+    const int page = room_ == Room::Wide || index < 0 ? -1 : pages_->tabData(index).toInt();
+    const bool all = page < 0 || page == PlotsPage;
+    settings_area_->setVisible(page < 0 || page == SettingsPage), right_->setVisible(page != SettingsPage);
+    curves_->setVisible(all || page == CurvesPage), scores_->setVisible(all || page == ScoresPage);
+    plots_->setVisible(all || page == CurvesPage || page == ScoresPage), attention_->setVisible(all || page == AttentionPage);
+}
+
+bool TrainingTab::event(QEvent* event) {
+    if (event->type() == QEvent::ParentAboutToChange && parentWidget()) parentWidget()->removeEventFilter(this);
+    if (event->type() == QEvent::ParentChange && parentWidget()) parentWidget()->installEventFilter(this);
+    return QWidget::event(event);
+}
+
+bool TrainingTab::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == parentWidget() && event->type() == QEvent::Resize) fitRoom();
+    return QWidget::eventFilter(watched, event);
+}
+
+void TrainingTab::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    fitRoom();
 }
 
 train::TrainConfig TrainingTab::settings() const {
@@ -238,7 +372,7 @@ void TrainingTab::onSaved(const QString& directory, const QString& error) {
         return;
     }
     if (open_after_save_) emit openModelRequested(directory);
-    else status_->setText(tr("saved to %1").arg(directory));
+    else status_->setVariants({tr("saved to %1").arg(directory)});
     open_after_save_ = false;
 }
 
@@ -253,7 +387,11 @@ void TrainingTab::showFrame(TrainingFramePtr frame) {
                        .arg(f.steps).arg(f.parameters).arg(e.loss, 0, 'f', 3).arg(e.repeated_loss, 0, 'f', 3)
                        .arg(100 * e.repeated_accuracy, 0, 'f', 1);
     if (f.running) text += tr(" · %1 steps/s").arg(f.steps_per_second, 0, 'f', 0);
-    status_->setText(text);
+    status_->setVariants({text,
+                          tr("step %1 · loss %2 (repeated half %3) · accuracy %4%").arg(f.steps).arg(e.loss, 0, 'f', 3)
+                              .arg(e.repeated_loss, 0, 'f', 3).arg(100 * e.repeated_accuracy, 0, 'f', 1),
+                          tr("step %1 · loss %2 · repeated %3").arg(f.steps).arg(e.loss, 0, 'f', 2).arg(e.repeated_loss, 0, 'f', 2),
+                          tr("step %1 · loss %2").arg(f.steps).arg(e.loss, 0, 'f', 2)});
     start_->setEnabled(!f.running);
     pause_->setEnabled(f.running);
     emit frameShown();

@@ -1,14 +1,18 @@
 #pragma once
 // The Training tab (issue 23): train a small transformer on repeated strings and watch the
 // loss drop in a step while a previous-token head and an induction head form. Settings on the
-// left (a change starts a new run), Start / Pause / Step / Reset, and the curves, head scores and
-// every head's attention on the probe. Training runs on TrainingWorker's thread; the tab only
+// left (a change starts a new run), Start / Pause / Step / Reset with the step and loss above,
+// and the curves, head scores and every head's attention on the probe. In a small room (issue
+// 21: 512 x 384 logical at 2x on a 1024 x 768 projector) the settings and then the plots become
+// pages of a bar under the buttons, so the curves get the room and the tab never scrolls. Training runs on TrainingWorker's thread; the tab only
 // draws the frames it posts. "Save model..." writes a GPT-2 folder; "Open in HeadScope" saves one
 // to a temporary folder and asks the main window to open it (openModelRequested).
 
 #include <QTemporaryDir>
 #include <QWidget>
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "TrainingFrame.h"
 
@@ -16,11 +20,16 @@ class QCheckBox;
 class QDoubleSpinBox;
 class QLabel;
 class QPushButton;
+class QScrollArea;
 class QSpinBox;
+class QSplitter;
+class QTabBar;
+class QGridLayout;
 class QThread;
 
 namespace headscope::ui {
 
+class FittedLabel;
 class HeadScoresView;
 class ProbeAttentionView;
 class TrainingCurvesView;
@@ -48,6 +57,14 @@ public:
     QPushButton* resetButton() const { return reset_; }
     QSpinBox* seedBox() const { return seed_; }
 
+    // How the tab uses its room: everything side by side; the plots beside each other with the
+    // settings a page of their own; or one page each (curves, head scores, attention, settings).
+    enum class Room { Wide, Plots, Pages };
+    Room room() const { return room_; }
+    // The pages' bar (hidden in the wide room) and the one-line step / loss readout.
+    QTabBar* pages() const { return pages_; }
+    FittedLabel* readout() const { return status_; }
+
 public slots:
     void startTraining();
     void pauseTraining();
@@ -65,6 +82,17 @@ private:
     void settingsChanged();
     void onSaved(const QString& directory, const QString& error);
     QWidget* buildSettings();
+    void arrangeSettings(int columns);
+    QSize settingsNeeds() const;
+    void fitRoom();
+    void showPage(int index);
+
+protected:
+    bool event(QEvent* event) override;  // a new parent: its resizes are the room's
+    bool eventFilter(QObject* watched, QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+
+private:
 
     QThread* thread_;
     TrainingWorker* worker_;
@@ -76,7 +104,17 @@ private:
     QDoubleSpinBox* learning_rate_;
     QCheckBox *mlp_, *fixed_repeat_, *random_start_, *two_copies_;
     QPushButton *start_, *pause_, *step_, *reset_, *save_, *open_;
-    QLabel *problem_, *status_;
+    QLabel* problem_;
+    FittedLabel* status_;
+    QWidget* side_ = nullptr;  // the settings, Save and Open
+    QScrollArea* settings_area_ = nullptr;
+    QGridLayout* form_ = nullptr;
+    std::vector<std::pair<QWidget*, QWidget*>> rows_;  // (label or null, field) in order
+    QSplitter *plots_ = nullptr, *right_ = nullptr;
+    QTabBar* pages_ = nullptr;
+    Room room_ = Room::Wide;
+    bool arranged_ = false;  // fitRoom has laid the tab out once
+    bool settings_chosen_ = false;  // the user picked the Settings page: it stays while it can
     std::unique_ptr<QTemporaryDir> open_dir_;
     bool open_after_save_ = false;
 };

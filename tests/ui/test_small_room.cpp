@@ -1,0 +1,210 @@
+// The Training tab, the Ablation tab and the status panel in a small room (issue 21 item 1/3),
+// on real X screens (screen_fit.cmake runs it by xvfb_run.sh at 1024 x 768 and 1280 x 720, scale 1
+// and 2 — 512 x 384 and 640 x 360 logical at 2x — and at full HD), the window as headscope opens it:
+//  - the Training tab scrolls in no direction, its loss plot's axis rect is at least
+//    kAxisRect (200 x 120 logical px) and Start, Pause, Step, Reset and the readout are on screen;
+//  - the status panel is one line where the window is under StatusPanel::kCompactBelow (450
+//    logical px) high, its other facts in the tool tip, and three lines otherwise;
+//  - the Ablation tab with no head off says so on one line, whole (fewer words where narrow), and
+//    knocks the picked head out from there, without a scroll bar.
+#include <QComboBox>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QTabBar>
+#include <QtTest>
+
+#include "AblationTab.h"
+#include "FittedLabel.h"
+#include "MainWindow.h"
+#include "OutputChangeView.h"
+#include "Session.h"
+#include "StatusPanel.h"
+#include "TrainingCurvesView.h"
+#include "TrainingTab.h"
+#include "WindowTestSupport.h"
+
+using namespace headscope::ui;
+using namespace headscope::ui::testing;
+
+namespace {
+
+const QSize kAxisRect(200, 120);  // the loss plot's least axis rect, logical px
+
+// The scroll area a central tab's page sits in (MainWindow wraps Training and Ablation in one).
+QScrollArea* pageScroll(QWidget* page) {
+    for (QWidget* w = page; w; w = w->parentWidget())
+        if (auto* area = qobject_cast<QScrollArea*>(w)) return area;
+    return nullptr;
+}
+
+// Empty when neither of the area's scroll bars is shown; else which, and by how much.
+QString scrolled(QScrollArea* area) {
+    QStringList bars;
+    if (area->horizontalScrollBar()->isVisible())
+        bars << QStringLiteral("horizontal (%1 px more)").arg(area->horizontalScrollBar()->maximum());
+    if (area->verticalScrollBar()->isVisible())
+        bars << QStringLiteral("vertical (%1 px more)").arg(area->verticalScrollBar()->maximum());
+    return bars.join(QStringLiteral(", "));
+}
+
+// w shown, and drawn within the window and within the visible part of the tab's scroll area.
+QString offScreen(QWidget* w, MainWindow& window, QScrollArea* area) {
+    if (!w->isVisible()) return QStringLiteral("hidden");
+    const QRect in_window(w->mapTo(&window, QPoint(0, 0)), w->size());
+    const QRect viewport(area->viewport()->mapTo(&window, QPoint(0, 0)), area->viewport()->size());
+    if (!inside(window.rect(), in_window, 0) || !inside(viewport, in_window, 0))
+        return QStringLiteral("at %1, the tab shows %2 of the window %3")
+            .arg(describe(in_window), describe(viewport), describe(window.rect()));
+    return {};
+}
+
+// The distinct lines the panel's shown labels stand on.
+int shownLines(const StatusPanel* panel) {
+    QList<int> tops;
+    for (const QLabel* label : panel->findChildren<QLabel*>())
+        if (label->isVisible() && !tops.contains(label->geometry().top())) tops << label->geometry().top();
+    return int(tops.size());
+}
+
+}  // namespace
+
+class TestSmallRoom : public QObject {
+    Q_OBJECT
+
+private:
+    // The window as `headscope --tab NAME` opens it on this screen (gui_main: fitted, shown,
+    // the tab chosen at once, before anything is laid out).
+    void open(MainWindow& window, const QString& tab) {
+        window.fitToScreen();
+        window.show();
+        QString error;
+        QVERIFY2(window.showTab(tab, &error), qPrintable(error));
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY2(window.waitForCompleteUpdate(60000, &error), qPrintable(error));
+        settle();
+    }
+
+private slots:
+    void trainingTabFitsTheRoom() {
+        MainWindow window(noSettings());
+        open(window, QStringLiteral("Training"));
+        auto* tab = window.findChild<TrainingTab*>();
+        QVERIFY(tab);
+        QSignalSpy shown(tab, &TrainingTab::frameShown);
+        QVERIFY(tab->frame() || shown.wait(60000));
+        settle();
+        QScrollArea* area = pageScroll(tab);
+        QVERIFY(area);
+        const QString where = QStringLiteral("window %1x%2, tab %3x%4, room %5")
+                                  .arg(window.width()).arg(window.height()).arg(area->viewport()->width())
+                                  .arg(area->viewport()->height()).arg(int(tab->room()));
+        QVERIFY2(scrolled(area).isEmpty(), qPrintable(where + QStringLiteral(": the tab scrolls: ") + scrolled(area)));
+        for (QWidget* w : {static_cast<QWidget*>(tab->startButton()), static_cast<QWidget*>(tab->pauseButton()),
+                           static_cast<QWidget*>(tab->stepButton()), static_cast<QWidget*>(tab->resetButton()),
+                           static_cast<QWidget*>(tab->readout()), static_cast<QWidget*>(tab->curves())}) {
+            const QString off = offScreen(w, window, area);
+            QVERIFY2(off.isEmpty(), qPrintable(where + QStringLiteral(": ") + w->objectName() + QStringLiteral(" ") + off));
+        }
+        QVERIFY2(!tab->readout()->text().isEmpty() && tab->readout()->text().startsWith(QStringLiteral("step ")),
+                 qPrintable(tab->readout()->text()));
+        TrainingCurvesView* curves = tab->curves();
+        curves->replot();
+        const QRect axes = curves->axisRect()->rect();
+        QVERIFY2(axes.width() >= kAxisRect.width() && axes.height() >= kAxisRect.height(),
+                 qPrintable(QStringLiteral("%1: the loss plot's axis rect %2 (plot %3x%4), at least %5x%6 wanted")
+                                .arg(where, describe(axes)).arg(curves->width()).arg(curves->height())
+                                .arg(kAxisRect.width()).arg(kAxisRect.height())));
+        // Where the settings are a page, choosing it shows them in place of the plots, and back.
+        if (tab->room() != TrainingTab::Room::Wide) {
+            QTabBar* pages = tab->pages();
+            QVERIFY(pages->isVisible());
+            QCOMPARE(pages->tabText(pages->count() - 1), QStringLiteral("Settings"));
+            QVERIFY(!tab->seedBox()->isVisible());
+            QTest::mouseClick(pages, Qt::LeftButton, {}, pages->tabRect(pages->count() - 1).center());
+            settle();
+            QVERIFY(tab->seedBox()->isVisible());
+            QVERIFY(!curves->isVisible());
+            QVERIFY(tab->startButton()->isVisible());
+            QTest::mouseClick(pages, Qt::LeftButton, {}, pages->tabRect(0).center());
+            settle();
+            QVERIFY(curves->isVisible());
+        } else {  // beside the plots, the settings whole: no field cut at the right
+            QVERIFY(tab->seedBox()->isVisible());
+            auto* settings = tab->findChild<QScrollArea*>(QStringLiteral("training_settings_scroll"));
+            QVERIFY(settings);
+            QVERIFY2(settings->viewport()->width() >= settings->widget()->minimumSizeHint().width(),
+                     qPrintable(QStringLiteral("%1: the settings get %2 px of the %3 they need")
+                                    .arg(where).arg(settings->viewport()->width()).arg(settings->widget()->minimumSizeHint().width())));
+        }
+        auto* settings_area = tab->findChild<QScrollArea*>(QStringLiteral("training_settings_scroll"));
+        qInfo("%s: loss axis rect %dx%d; settings %d in %d (needs %d), seed box right edge %d", qPrintable(where), axes.width(), axes.height(),
+              settings_area->widget()->width(), settings_area->viewport()->width(), settings_area->widget()->minimumSizeHint().width(),
+              tab->seedBox()->geometry().right());
+    }
+
+    void statusPanelLinesFollowTheHeight() {
+        MainWindow window(noSettings());
+        open(window, QStringLiteral("Heads"));
+        auto* panel = window.statusPanel();
+        QVERIFY(panel);
+        const bool low = window.height() < StatusPanel::kCompactBelow;
+        QCOMPARE(panel->isCompact(), low);
+        QCOMPARE(shownLines(panel), low ? 1 : 3);
+        if (low) {  // the facts not shown are on hover
+            const QString tip = panel->findChild<FittedLabel*>(QStringLiteral("status_params"))->toolTip();
+            QVERIFY2(tip.contains(QStringLiteral("rank W_QK")) && tip.contains(QStringLiteral("Logits agree")),
+                     qPrintable(tip));
+            QVERIFY(panel->toolTip().contains(QStringLiteral("rank W_QK")));
+        }
+        qInfo("window %dx%d: the status panel %d px, %d line(s)", window.width(), window.height(), panel->height(), shownLines(panel));
+        // The same window made low, then high again: one line, then three.
+        window.showNormal();
+        window.resize(window.width(), 400);
+        settle();
+        if (window.height() < StatusPanel::kCompactBelow) QCOMPARE(shownLines(panel), 1);
+        panel->setCompact(false);
+        settle();
+        QCOMPARE(shownLines(panel), 3);
+    }
+
+    void ablationEmptyStateOffersAHead() {
+        MainWindow window(noSettings());
+        open(window, QStringLiteral("Ablation"));
+        AblationTab* tab = window.ablationTab();
+        QVERIFY(tab);
+        QScrollArea* area = pageScroll(tab);
+        QVERIFY(area);
+        QVERIFY(window.session()->ablation().empty());
+        QWidget* empty = tab->emptyState();
+        QVERIFY2(offScreen(empty, window, area).isEmpty(), qPrintable(offScreen(empty, window, area)));
+        QVERIFY2(scrolled(area).isEmpty(), qPrintable(scrolled(area)));
+        // One line, whole: the whole sentence, or fewer words, never cut with "…".
+        auto* sentence = empty->findChild<FittedLabel*>(QStringLiteral("ablation_empty_text"));
+        QVERIFY(sentence && sentence->fullText().startsWith(QStringLiteral("No head is knocked out: pick one to see")));
+        QVERIFY2(sentence->text().startsWith(QStringLiteral("No head is")) && !sentence->text().endsWith(QChar(0x2026)) &&
+                     QFontMetrics(sentence->font()).horizontalAdvance(sentence->text()) <= sentence->contentsRect().width(),
+                 qPrintable(QStringLiteral("\"%1\" in %2 px").arg(sentence->text()).arg(sentence->width())));
+        // On the line of the picker and its button (not a column of words above them).
+        const int line = tab->headPicker()->geometry().center().y();
+        QVERIFY(std::abs(sentence->geometry().center().y() - line) <= 2 && std::abs(tab->knockOutButton()->geometry().center().y() - line) <= 2);
+        QVERIFY(sentence->geometry().right() < tab->headPicker()->geometry().left());
+        QVERIFY(!tab->outputChange()->isVisible());  // no empty plot under it
+        QComboBox* picker = tab->headPicker();
+        QCOMPARE(picker->count(), window.session()->analysis()->weights().heads);
+        QCOMPARE(picker->itemData(1).toString(), QStringLiteral("0.1"));
+        const QString off = offScreen(tab->knockOutButton(), window, area);
+        QVERIFY2(off.isEmpty(), qPrintable(off));
+        picker->setCurrentIndex(1);
+        QTest::mouseClick(tab->knockOutButton(), Qt::LeftButton);
+        QString error;
+        QVERIFY2(window.waitForCompleteUpdate(60000, &error), qPrintable(error));
+        settle();
+        QVERIFY(window.session()->ablation().contains(0, 1));
+        QVERIFY(!empty->isVisible());
+        QVERIFY(tab->outputChange()->isVisible());
+    }
+};
+
+QTEST_MAIN(TestSmallRoom)
+#include "test_small_room.moc"
