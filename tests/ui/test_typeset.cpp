@@ -100,13 +100,6 @@ QStringList rawTextsIn(QWidget* widget, const QString& where) {
     return found;
 }
 
-void settle() {
-    for (int i = 0; i < 4; ++i) {
-        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
-        QTest::qWait(40);
-    }
-}
-
 // The SVG's text runs in document order, and how many bitmaps over a tenth of the page each way
 // it embeds (a colour bar's gradient is a thin one; a view or a title as a bitmap is not).
 QStringList svgTextRuns(const QString& path, bool* ok, int* images) {
