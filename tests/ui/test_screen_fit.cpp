@@ -64,14 +64,15 @@ QStringList cutDockTitles(MainWindow& window) {
     QStringList cut;
     // Tabified docks: the main window's own tab bars (the central tabs' bar is not its child).
     for (QTabBar* bar : window.findChildren<QTabBar*>(Qt::FindDirectChildrenOnly)) {
-        if (!bar->isVisible()) continue;
+        // Qt parks a dock group's bar outside the window (-600,-530) while the group shows one dock.
+        if (!bar->isVisible() || !window.rect().intersects(bar->geometry())) continue;
         const QFontMetrics fm(bar->font());
         for (int i = 0; i < bar->count(); ++i) {
             const QRect tab = bar->tabRect(i);
             const int needed = fm.horizontalAdvance(bar->tabText(i));
             if (tab.width() < needed + 4 || !bar->rect().contains(tab))
                 cut << QStringLiteral("tab \"%1\" %2 px wide, its text needs %3 (bar %4)")
-                           .arg(bar->tabText(i)).arg(tab.width()).arg(needed).arg(describe(bar->rect()));
+                           .arg(bar->tabText(i)).arg(tab.width()).arg(needed).arg(describe(bar->geometry()));
         }
     }
     for (QDockWidget* dock : window.findChildren<QDockWidget*>()) {
@@ -375,21 +376,21 @@ private slots:
                     return text->document()->size().height() <= text->viewport()->height() + 0.5 &&
                            !text->verticalScrollBar()->isVisible();
                 };
-                const ViewEntry* entry = findView(step.show);
-                if (small && entry && entry->place == ViewPlace::SpectrumDock) {
-                    // Open (issue 21): F5 on the spectra and ranks at 2x leaves the dock's tab title cut
-                    // ("Spectra and ranks" in 100 of 109 px). Printed, not asserted, until it is whole.
-                    qInfo("%s: spectra and ranks in F5 at 2x (open): window %s", qPrintable(where),
-                          qPrintable(describe(window.frameGeometry())));
-                    continue;
-                }
                 if (small) {
-                    // Open (issue 21): the whole text of every step in F5 at 2x (lesson 1 step 1 at 640 x 360:
-                    // 88 px of text in 68): printed, not asserted, until it is.
+                    // The step's whole text, "Look at" included, without scrolling: asserted on a
+                    // 1024 x 768 screen (1x, where F5's fonts make the room small, and 2x), the
+                    // spectra and rank-table steps among them (their dock shows no title bar, which
+                    // was cut there). Open on 1280 x 720 (printed): lesson 3 step 2 at 2x, 74 px of
+                    // text in 60; lesson 1 step 6 at 1x, 154 in 129.
                     settle();
-                    if (!whole())
-                        qInfo("%s: the text is %d px high in %d px (open)", qPrintable(where),
-                              int(text->document()->size().height()), text->viewport()->height());
+                    if (!whole()) {
+                        const QString measured = QStringLiteral("%1: the text is %2 px high in %3 px")
+                                                     .arg(where)
+                                                     .arg(int(text->document()->size().height()))
+                                                     .arg(text->viewport()->height());
+                        if ((QSizeF(screen) * window.devicePixelRatioF()).toSize() == QSize(1024, 768)) QFAIL(qPrintable(measured));
+                        qInfo("%s (open)", qPrintable(measured));
+                    }
                     checkStatusLine(window, where);
                     if (QTest::currentTestFailed()) return;
                 } else {

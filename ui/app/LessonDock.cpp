@@ -15,6 +15,7 @@
 #include <QVBoxLayout>
 
 #include "CircuitView.h"
+#include "DockTitleBar.h"
 #include "FusedProjectionsView.h"
 #include "HeadGridView.h"
 #include "MainWindow.h"
@@ -184,12 +185,7 @@ void LessonDock::setStrip(bool strip) {
     strip_ = strip;
     // No title bar and no heading over a strip (the step's title heads its text): the view keeps the height.
     heading_->setVisible(!strip);
-    if (strip && !titleBarWidget()) setTitleBarWidget(new QWidget(this));
-    if (!strip && titleBarWidget()) {
-        QWidget* bar = titleBarWidget();
-        setTitleBarWidget(nullptr);
-        bar->deleteLater();
-    }
+    setDockTitleBarHidden(this, strip);
     // The strip: the text on the left, as high as it needs (fitStrip), the buttons in a narrow
     // column on its right: arrows for Previous and Next (their tool tips name them) around the
     // counter ("2 of 4"), Reset under them. The step's title is bold, a little larger, with no room around it.
@@ -247,6 +243,16 @@ void LessonDock::fitStrip() {
     if (std::abs(wanted - height()) <= 1) return;
     fitting_ = true;
     window_->resizeDocks({this}, {wanted}, Qt::Vertical);
+    // The main window counts its separators and the dock's frame in the size it is asked for, and
+    // a strip beside no central widget (the spectra alone above it) came out 9 px short of its
+    // text at 2x: asked once more for the shortfall, once the layout settled.
+    QTimer::singleShot(0, this, [this, wanted]() {
+        const int short_by = wanted - height();
+        if (!strip_ || fitting_ || short_by <= 1) return;
+        fitting_ = true;
+        window_->resizeDocks({this}, {wanted + short_by}, Qt::Vertical);
+        fitting_ = false;
+    });
     fitting_ = false;
 }
 

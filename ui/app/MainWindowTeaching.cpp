@@ -1,16 +1,20 @@
 // MainWindow in the classroom: presets, lessons and their steps, presentation mode.
 #include "MainWindow.h"
 
+#include <QAction>
 #include <QDockWidget>
 #include <QGuiApplication>
+#include <QMenuBar>
 #include <QMessageBox>
 #include <QPalette>
 #include <QScreen>
 #include <QTabWidget>
+#include <QTimer>
 #include <algorithm>
 
 #include "ControlsDock.h"
 #include "CostView.h"
+#include "DockTitleBar.h"
 #include "HeadGridView.h"
 #include "LessonDock.h"
 #include "Session.h"
@@ -66,6 +70,9 @@ void MainWindow::arrangeForLesson(const std::string& show) {
     // table (650 px of 512): a step on them shows them alone, the strip under the whole width.
     setCorner(Qt::BottomLeftCorner, strip ? Qt::BottomDockWidgetArea : Qt::LeftDockWidgetArea);
     tabs_->setVisible(!(strip && spectra));
+    // Alone above the strip, the spectra need no title bar (the step's text names them): its
+    // height goes to the text ("Look at" was below the fold at 2x), and no cut title shows.
+    setDockTitleBarHidden(spectrum_dock_, strip && spectra);
     // There, too, the spectra and the rank table one at a time: the one the step names.
     spectrum_->setVisible(!(strip && spectra) || show != "ranks");
     rank_table_->setVisible(!(strip && spectra) || show == "ranks");
@@ -104,6 +111,7 @@ bool MainWindow::openLesson(int number, QString* error) {
             tabs_->show();
             spectrum_->show();
             rank_table_->show();
+            setDockTitleBarHidden(spectrum_dock_, false);
             setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
         });
     }
@@ -160,16 +168,23 @@ void MainWindow::setPresentationMode(bool on) {
         p.setColor(QPalette::HighlightedText, Qt::black);
         setPalette(p);
         controls_->hide();  // F6 brings them back when needed
+        // The menu bar's height goes to the view and the lesson (36 px of 768 at 2x); its actions
+        // keep their shortcuts (F5, F6, Page Up / Page Down) as the window's own.
+        for (QAction* action : menuBar()->findChildren<QAction*>())
+            if (!action->shortcut().isEmpty() && !actions().contains(action)) addAction(action);
+        menuBar()->hide();
         spectrum_dock_->hide();  // the heads get the height; lesson steps on spectra show it again
         grid_->setHoverHighlight(true);
         showFullScreen();
         // A step already showing the spectra or the rank table keeps them (F5 on lesson 1 step 2
         // left its strip alone on the screen).
         arrangeForCurrentStep();
-        if (lesson_dock_) lesson_dock_->fitStrip();
-        status_->showNote(tr("Presentation mode: F5 to leave, F6 for the controls, Page Up / Page Down for lesson steps"));
+        // The strip's text again once the full-screen layout settled (the menu bar's height is free).
+        if (lesson_dock_) QTimer::singleShot(0, lesson_dock_, &LessonDock::fitStrip);
+        status_->showNote(tr("F5 leaves · F6 controls"));
     } else {
         setPalette(QPalette());
+        menuBar()->show();
         grid_->setHoverHighlight(false);
         ViewOptions o = options_;
         o.font_scale = options_before_presentation_.font_scale;
