@@ -19,7 +19,7 @@ foreach(screen_case "1400;900;1" "1400;900;2" "1920;1080;1" "1920;1080;2")
   list(GET screen_case 2 s)
   set(name ui.test_screen_fit.${w}x${h}_scale${s})
   add_test(NAME ${name} COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/xvfb_run.sh ${w} ${h} ${s} $<TARGET_FILE:test_screen_fit>
-                                   firstWindowFits firstWindowIsCentredWhereItFits trainingLegendIsWhole)
+                                   firstWindowFits firstWindowIsCentredWhereItFits trainingLegendIsWhole rankTableShowsEveryHead)
   set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120)
 endforeach()
 # The Training tab, the Ablation tab and the status panel in a small room (issue 21 item 1/3):

@@ -26,6 +26,7 @@
 #include <QLabel>
 #include <QScrollArea>
 #include <QScrollBar>
+#include <QSplitter>
 #include <QTabBar>
 #include <QTextBrowser>
 #include <QTextDocument>
@@ -38,6 +39,7 @@
 #include "HeadsTab.h"
 #include "LessonDock.h"
 #include "MainWindow.h"
+#include "RankTableView.h"
 #include "Session.h"
 #include "StatusPanel.h"
 #include "TrainingCurvesView.h"
@@ -273,6 +275,57 @@ private slots:
                                     .arg(curves->width()).arg(curves->height()).arg(curves->legendColumns())));
         }
         qInfo("training curves %dx%d, legend %d columns", curves->width(), curves->height(), curves->legendColumns());
+    }
+
+    // The rank table beside the spectra shows every head's row, no scroll bar (full HD cut the
+    // last two of the demo's 8 heads), for the demo and for 12 heads; where the spectra share
+    // their dock area with the controls (a small screen), once their tab is raised (and shown,
+    // where the smallest room closes it).
+    void rankTableShowsEveryHead() {
+        MainWindow window(noSettings());
+        window.fitToScreen();
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        auto* dock = window.findChild<QDockWidget*>(QStringLiteral("spectrum_dock"));
+        QVERIFY(dock);
+        dock->show();  // closed in a small room until View > Spectra brings it
+        dock->raise();
+        settle();
+        checkFits(window, QStringLiteral("the spectra shown"));
+        if (QTest::currentTestFailed()) return;
+        for (int heads : {8, 12}) {
+            if (heads != window.session()->config().heads) {
+                headscope::Config config = window.session()->config();
+                config.d_model = 96;
+                config.heads = heads;
+                QSignalSpy changed(window.session(), &Session::changed);
+                window.session()->setConfig(config);
+                QVERIFY(changed.wait(20000));
+            }
+            settle();
+            RankTableView* table = window.rankTable();
+            QVERIFY(table->isVisible());
+            QCOMPARE(table->rowCount(), heads);
+            const QRect last = table->visualItemRect(table->item(heads - 1, 0));
+            const bool whole = !table->verticalScrollBar()->isVisible() && table->viewport()->rect().contains(last);
+            // Where the rows cannot all fit, the table has the most it is given: under the
+            // spectra in a tab, what they leave beyond half the split and their minimum; below
+            // the heads, a third of the window.
+            auto* split = qobject_cast<QSplitter*>(table->parentWidget());
+            QVERIFY(split);
+            const bool stacked = split->orientation() == Qt::Vertical;
+            const int room = split->height() - split->handleWidth();
+            const QWidget* spectra = split->widget(0);
+            const bool at_most = stacked ? spectra->height() <= std::max(room / 2, spectra->minimumSizeHint().height()) + 1
+                                         : dock->height() >= window.height() / 3 - 1;
+            QVERIFY2(whole || at_most,
+                     qPrintable(QStringLiteral("%1 heads: the table %2 px high (%3) shows a scroll bar or cuts its last row %4 (viewport %5 px)")
+                                    .arg(heads).arg(table->height()).arg(stacked ? "under the spectra" : "beside the spectra")
+                                    .arg(describe(last)).arg(table->viewport()->height())
+                                    + QStringLiteral(" split %1 px, the spectra %2 px (minimum %3)").arg(split->height()).arg(split->widget(0)->height()).arg(split->widget(0)->minimumSizeHint().height())));
+            qInfo("%d heads: rank table %dx%d, rows %d px, window %dx%d, %s", heads, table->width(), table->height(),
+                  table->rowHeight(0), window.width(), window.height(), whole ? "whole" : "scrolls");
+        }
     }
 
     void fitsAtTwiceTheFontSize() {

@@ -210,6 +210,7 @@ void MainWindow::buildDocks() {
     rank_table_ = new RankTableView(split);
     split->addWidget(spectrum_);
     split->addWidget(rank_table_);
+    connect(rank_table_, &RankTableView::rowCountChanged, this, &MainWindow::fitRankTable, Qt::QueuedConnection);
     split->setStretchFactor(0, 1);
     split->setStretchFactor(1, 0);
     split->setCollapsible(0, false);
@@ -220,6 +221,9 @@ void MainWindow::buildDocks() {
     spectrum_dock_->setObjectName(QStringLiteral("spectrum_dock"));
     spectrum_dock_->setWidget(split);
     connect(spectrum_, &SpectrumView::arrangementChanged, this, &MainWindow::updateSpectrumTitle);
+    connect(spectrum_dock_, &QDockWidget::visibilityChanged, this, [this](bool shown) {
+        if (shown) QMetaObject::invokeMethod(this, &MainWindow::fitRankTable, Qt::QueuedConnection);  // once laid out
+    });
     // Below the grid: the two spectra side by side get a wide, log-friendly shape, and the
     // heatmaps keep the full height they need for readable token labels.
     addDockWidget(Qt::BottomDockWidgetArea, spectrum_dock_);

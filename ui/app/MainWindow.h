@@ -125,6 +125,7 @@ public:
     // View bring the docks back. A Wide room keeps its docks.
     void arrangeForLesson(const std::string& show);
     void arrangeForCurrentStep();  // arrangeForLesson for the open lesson's step, if one is shown
+    std::string shownStepView() const;  // the view the shown lesson step names ("" without one)
     void showHead(int head);  // selects the head and opens it in the large detail window
     // Carries out what the Export dialog picked (File > Export); a rotary layer's W_QK views are
     // drawn at the window's current Delta. False with the reason on failure.
@@ -149,6 +150,7 @@ public:
     enum class Room { Wide, Compact, Small };
     static Room roomFor(const QSize& size);
     void arrangeDocks(Room room);
+    void fitRankTable();  // every head's row shown where the room allows
     Room room() const { return room_; }
     // Lays the window out as it is shown, maximised, on a screen of screen_size device pixels
     // at the current device pixel ratio (QT_SCALE_FACTOR): for --screen and the README.

@@ -12,6 +12,7 @@
 
 #include "ControlsDock.h"
 #include "LessonDock.h"
+#include "RankTableView.h"
 #include "Session.h"
 #include "Setting.h"
 #include "SpectrumView.h"
@@ -83,6 +84,9 @@ MainWindow::Room MainWindow::roomFor(const QSize& size) {
 void MainWindow::arrangeDocks(Room room) {
     const bool changed = room != room_;  // the docks the user opened or closed since stay so
     room_ = room;
+    // A dock shown in a small room must not widen the window beyond the screen.
+    rank_table_->setKeepsWholeWidth(room != Room::Small);
+    spectrum_->setNarrowAllowed(room == Room::Small);
     if (room == Room::Wide) {
         spectrum_split_->setOrientation(Qt::Horizontal);
         if (dockWidgetArea(spectrum_dock_) != Qt::BottomDockWidgetArea || !tabifiedDockWidgets(spectrum_dock_).isEmpty())
@@ -107,6 +111,27 @@ void MainWindow::arrangeDocks(Room room) {
         controls_->raise();
     }
     initial_state_ = saveState();
+}
+
+// The rank table shows every head's row where the room allows. Below the heads (a wide room)
+// its dock grows to the table's height, at most a third of the window; stacked under the
+// spectra (a tab beside the controls) the table takes what the spectra leave, which is at
+// least half the split and their minimum height (all of it on a lesson step about the spectra).
+// Never shrinks a dock the user made larger.
+void MainWindow::fitRankTable() {
+    if (!rank_table_->isVisible() || !spectrum_->isVisible() || rank_table_->rowCount() == 0) return;
+    const int needed = rank_table_->heightForEveryRow();
+    if (spectrum_split_->orientation() == Qt::Vertical) {
+        const int total = spectrum_split_->height() - spectrum_split_->handleWidth();
+        const int spectra = shownStepView() == "spectra" ? total
+                            : std::max({total - needed, total / 2, spectrum_->minimumSizeHint().height()});
+        spectrum_split_->setSizes({spectra, total - spectra});
+        return;
+    }
+    if (spectrum_dock_->isFloating() || dockWidgetArea(spectrum_dock_) != Qt::BottomDockWidgetArea) return;
+    const int chrome = spectrum_dock_->height() - rank_table_->height();  // title bar and margins
+    const int wanted = std::min(needed + chrome, height() / 3);
+    if (wanted > spectrum_dock_->height()) resizeDocks({spectrum_dock_}, {wanted}, Qt::Vertical);
 }
 
 void MainWindow::clampToScreen() {

@@ -78,12 +78,18 @@ void MainWindow::arrangeForLesson(const std::string& show) {
     rank_table_->setVisible(!(strip && spectra) || show == "ranks");
     lesson_dock_->setStrip(strip);  // a strip grows to its text (LessonDock::fitStrip)
     if (!strip) resizeDocks({lesson_dock_}, {std::min(320, width() * 3 / 10)}, Qt::Horizontal);
+    if (spectra) QMetaObject::invokeMethod(this, &MainWindow::fitRankTable, Qt::QueuedConnection);  // once laid out
     clampOnceLaidOut(before);  // a dock placed on the way can grow the window past the screen's edge
 }
 
+std::string MainWindow::shownStepView() const {
+    if (!lesson_dock_ || !lesson_dock_->isVisible() || !lesson_dock_->lesson()) return {};
+    return lesson_dock_->lesson()->steps[std::size_t(lesson_dock_->step())].show;
+}
+
 void MainWindow::arrangeForCurrentStep() {
-    if (!lesson_dock_ || !lesson_dock_->isVisible() || !lesson_dock_->lesson()) return;
-    const std::string& show = lesson_dock_->lesson()->steps[std::size_t(lesson_dock_->step())].show;
+    if (shownStepView().empty()) return;
+    const std::string show = shownStepView();
     showView(show);
     arrangeForLesson(show);
 }

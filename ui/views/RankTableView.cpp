@@ -87,7 +87,24 @@ void RankTableView::setOptions(const ViewOptions& options) {
     options_ = options;
     setFont(heatmap::font(10, options.font_scale));
     horizontalHeader()->setFont(heatmap::font(10, options.font_scale, true));
+    // Rows as tall as their text and a little air, not the style's 30 px: 8 heads in the
+    // spectra dock's 250 px below the heads at full HD.
+    const int row = QFontMetrics(font()).height() + 6;
+    verticalHeader()->setMinimumSectionSize(row);
+    verticalHeader()->setDefaultSectionSize(row);
     fitColumns();
+}
+
+void RankTableView::setKeepsWholeWidth(bool whole) {
+    if (whole == whole_width_) return;
+    whole_width_ = whole;
+    setHorizontalScrollBarPolicy(whole ? Qt::ScrollBarAlwaysOff : Qt::ScrollBarAsNeeded);
+    fitColumns();
+}
+
+int RankTableView::heightForEveryRow() const {
+    const int rows = rowCount() > 0 ? rowCount() * rowHeight(0) : 0;
+    return horizontalHeader()->sizeHint().height() + rows + 2 * frameWidth();
 }
 
 void RankTableView::setHeadsOff(std::vector<bool> off) {
@@ -115,8 +132,9 @@ void RankTableView::markHeadsOff() {
 
 void RankTableView::fitColumns() {
     resizeColumnsToContents();
-    // Every column visible: the table keeps the width of its contents.
-    setMinimumWidth(horizontalHeader()->length() + verticalScrollBar()->sizeHint().width() + 2 * frameWidth());
+    // Every column visible: the table keeps the width of its contents. In a narrow room it
+    // gives the width up and scrolls sideways instead of pushing the window off the screen.
+    setMinimumWidth(whole_width_ ? horizontalHeader()->length() + verticalScrollBar()->sizeHint().width() + 2 * frameWidth() : 0);
     content_widths_.clear();
     for (int c = 0; c < columnCount(); ++c) content_widths_.push_back(columnWidth(c));
     spreadColumns();
@@ -184,6 +202,7 @@ void RankTableView::refresh() {
         }
     }
     if (head_ >= 0 && head_ < rowCount() && old_rows != rowCount()) selectRow(head_);
+    if (old_rows != rowCount()) emit rowCountChanged();
     markHeadsOff();
     fitColumns();
     shown_ = std::move(rows);

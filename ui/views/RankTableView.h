@@ -40,6 +40,11 @@ public:
     // Heads knocked out (Session::ablation, for the layer shown): their rows greyed, "off" beside the name.
     void setHeadsOff(std::vector<bool> off);
 
+    // At least as wide as every column (the default), or as narrow as the room, scrolling sideways.
+    void setKeepsWholeWidth(bool whole);
+    // The height that shows every row and the header without a scroll bar, as laid out on screen.
+    int heightForEveryRow() const;
+
     // The size the whole table takes drawn by paintWhole: every column and every row, at least
     // min_width wide (the columns share what is over their contents).
     QSize wholeSize(int min_width = 0) const;
@@ -48,6 +53,7 @@ public:
 
 signals:
     void headClicked(int head);
+    void rowCountChanged();  // another number of heads: the room it needs changed
 
 private:
     void refresh();
@@ -65,6 +71,7 @@ private:
     int head_ = 0;
     bool updating_ = false;
     std::vector<bool> heads_off_;
+    bool whole_width_ = true;
     std::vector<int> content_widths_;  // each column's width for its contents (fitColumns)
     void markHeadsOff();
     QString headLabel(int row) const;

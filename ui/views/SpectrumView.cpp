@@ -28,7 +28,7 @@ SpectrumView::SpectrumView(QWidget* parent, Panels panels) : QWidget(parent), pa
     plot_->setObjectName(QStringLiteral("spectrum_plot"));
     plot_->setInteractions(QCP::Interactions());
     plot_->setAutoAddPlottableToLegend(false);
-    plot_->setMinimumSize(320, 220);
+    plot_->setMinimumSize(kMinimumWidth, 220);
     plot_->setMouseTracking(true);
     plot_->installEventFilter(this);
     plot_->plotLayout()->clear();  // drops the default axis rect and its legend
@@ -126,6 +126,10 @@ void SpectrumView::setHead(int head) {
     head_ = head;
     refresh();
     plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void SpectrumView::setNarrowAllowed(bool narrow) {
+    plot_->setMinimumWidth(narrow ? kNarrowMinimumWidth : kMinimumWidth);
 }
 
 void SpectrumView::replotNow() {
