@@ -22,6 +22,7 @@
 #include "HeadGridView.h"
 #include "LessonDock.h"
 #include "MainWindow.h"
+#include "StatusPanel.h"
 #include "RankTableView.h"
 #include "Session.h"
 #include "SpectrumView.h"
@@ -386,6 +387,34 @@ private slots:
                                         .arg(where, named->isVisible() ? QStringLiteral("shown") : QStringLiteral("hidden"))
                                         .arg(named->height())));
             }
+        }
+    }
+
+    // A step that says "the status line shows it" (lesson 1 step 5, lesson 4 step 2) puts the
+    // logits residuals on the status panel's one line in a low window (512 x 384: 1024 x 768 at
+    // 2x), where the parameters stood; the next step gives the parameters back.
+    void statusLineShowsTheResidualsTheStepNames() {
+        for (const auto& [lesson, step] : {std::pair{1, 5}, std::pair{4, 2}}) {
+            MainWindow window(noSettings());
+            window.layOutAsOnScreen(QSize(512, 384));
+            window.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&window));
+            QString error;
+            QVERIFY2(window.openLesson(lesson, &error), qPrintable(error));
+            window.lessonDock()->goToStep(step - 1);
+            QVERIFY2(window.waitForCompleteUpdate(60000, &error), qPrintable(error));
+            QTest::qWait(50);
+            auto* status = window.findChild<StatusPanel*>();
+            QVERIFY(status && status->isCompact());
+            auto* residuals = status->findChild<QWidget*>(QStringLiteral("status_equivalence"));
+            auto* params = status->findChild<QWidget*>(QStringLiteral("status_params"));
+            QVERIFY(residuals && params);
+            const QString where = QStringLiteral("lesson %1 step %2").arg(lesson).arg(step);
+            QVERIFY2(residuals->isVisible() && !params->isVisible(),
+                     qPrintable(where + QStringLiteral(": the one status line shows the %1").arg(residuals->isVisible() ? "parameters too" : "parameters")));
+            window.lessonDock()->goToStep(step);  // a step that names no status fact
+            QVERIFY2(window.waitForCompleteUpdate(60000, &error), qPrintable(error));
+            QVERIFY2(params->isVisible() && !residuals->isVisible(), qPrintable(where + QStringLiteral(" + 1: the parameters are not back")));
         }
     }
 };

@@ -46,6 +46,8 @@ void MainWindow::applyLessonStep(const lessons::LessonStep& step) {
     session_->setHead(step.head);
     // The rows the step names first (1024 x 768 at 2x has no room for the whole table).
     if (CostView* costs = costView()) costs->setNamedSection(step.show == "costs" ? QString::fromStdString(step.focus) : QString());
+    // "In the window the status line shows it": also on its one line in a low window.
+    status_->setLeadingFact(step.focus == "equivalence" ? StatusPanel::Fact::Equivalence : StatusPanel::Fact::Parameters);
     showView(step.show);
     arrangeForLesson(step.show);
 }
@@ -119,6 +121,7 @@ bool MainWindow::openLesson(int number, QString* error) {
             rank_table_->show();
             setDockTitleBarHidden(spectrum_dock_, false);
             setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
+            status_->setLeadingFact(StatusPanel::Fact::Parameters);
         });
     }
     lesson_dock_->show();

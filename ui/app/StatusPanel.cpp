@@ -93,9 +93,10 @@ void StatusPanel::arrange() {
     for (QWidget* w : {static_cast<QWidget*>(params_), static_cast<QWidget*>(rank_), static_cast<QWidget*>(equivalence_),
                        static_cast<QWidget*>(timing_), static_cast<QWidget*>(note_)})
         grid->removeWidget(w);
+    FittedLabel* leading = leading_ == Fact::Equivalence ? equivalence_ : params_;
     if (compact_) {
-        // One line: the parameters, and the hovered cell on the right; the rest on hover.
-        grid->addWidget(params_, 0, 0);
+        // One line: the leading fact, and the hovered cell on the right; the rest on hover.
+        grid->addWidget(leading, 0, 0);
         grid->addWidget(note_, 0, 1, Qt::AlignRight);
     } else {
         // Three lines; the long ones get the room, the changing ones (timing, hovered cell) sit
@@ -106,9 +107,15 @@ void StatusPanel::arrange() {
         grid->addWidget(equivalence_, 2, 0);
         grid->addWidget(note_, 2, 1, Qt::AlignRight);
     }
-    for (QWidget* w : {static_cast<QWidget*>(rank_), static_cast<QWidget*>(equivalence_), static_cast<QWidget*>(timing_)})
-        w->setVisible(!compact_);
+    for (FittedLabel* fact : {params_, rank_, equivalence_}) fact->setVisible(!compact_ || fact == leading);
+    timing_->setVisible(!compact_);
     updateTip();
+}
+
+void StatusPanel::setLeadingFact(Fact fact) {
+    if (fact == leading_) return;
+    leading_ = fact;
+    arrange();
 }
 
 void StatusPanel::setCompact(bool compact) {

@@ -5,7 +5,8 @@
 //   the equivalence residuals (fused vs per-head vs merged logits) once they arrive;
 //   the time the last update took; what the mouse points at in a heatmap.
 // Three lines; one where the window is low (under kCompactBelow logical px: 512 x 384 at 2x on a
-// 1024 x 768 projector, issue 21): the parameters and the hovered cell, the rest in the tool tip.
+// 1024 x 768 projector, issue 21): the parameters (or the fact a lesson step names) and the
+// hovered cell, the rest in the tool tip.
 
 #include <QFrame>
 
@@ -36,6 +37,9 @@ public:
     // One line (true) or three; set from the window's height as it changes.
     void setCompact(bool compact);
     bool isCompact() const { return compact_; }
+    // The fact the one line shows: the parameters, or the logits residuals a lesson step talks about.
+    enum class Fact { Parameters, Equivalence };
+    void setLeadingFact(Fact fact);
 
 protected:
     void showEvent(QShowEvent* event) override;
@@ -53,6 +57,7 @@ private:
     QString params_explanation_;
     QWidget* watched_ = nullptr;  // the window whose height decides
     bool compact_ = false;
+    Fact leading_ = Fact::Parameters;
 };
 
 }  // namespace headscope::ui
