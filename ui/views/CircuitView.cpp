@@ -12,6 +12,7 @@
 #include "ColourBarTicker.h"
 #include "DeltaSlider.h"
 #include "Heatmap.h"
+#include "MatrixPage.h"
 #include "RotaryDelta.h"
 #include "Spectrum.h"
 #include "TextFit.h"
@@ -68,11 +69,7 @@ CircuitView::CircuitView(QWidget* parent, Rows rows)
     }
     // The wrapped title and the panels need more height than a small tab at large fonts has:
     // then the page scrolls instead of squeezing them (fitToRoom sets the height it needs).
-    auto* scroll = new QScrollArea(this);
-    scroll->setWidget(plot_);
-    scroll->setWidgetResizable(true);
-    scroll->setFrameShape(QFrame::NoFrame);
-    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    QScrollArea* scroll = page::scrolling(this, plot_);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     delta_slider_ = new DeltaSlider(this);
@@ -194,12 +191,11 @@ void CircuitView::wrapTitle() {
     const int rows = rows_ == Rows::Both ? 2 : 1;
     const double title = QFontMetricsF(title_->font()).lineSpacing() * (title_->text().count(QLatin1Char('\n')) + 1);
     const int needed = std::max(240, static_cast<int>(title + rows * 9 * line + 16));
-    if (plot_->minimumHeight() != needed) plot_->setMinimumHeight(needed);
     // Matrices to their shape (cells square), or the largest ratio the room allows, said on the
     // panel; labels and numbers thinned to the panels' pixels.
     QList<MatrixPanel*> shaped;
     for (const auto& panel : panels_) shaped << panel.get();
-    MatrixPanel::layOutToShape(plot_, shaped, 2.5 * line, line);  // the bars' numbers follow (ColourBarTicker)
+    page::fit(plot_, needed, shaped, 2.5 * line, line);
 }
 
 bool CircuitView::eventFilter(QObject* watched, QEvent* event) {

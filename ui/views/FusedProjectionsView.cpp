@@ -1,13 +1,18 @@
 #include "FusedProjectionsView.h"
 
 #include <QResizeEvent>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QStyle>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <cmath>
 
 #include "ColorMaps.h"
 #include "ColourBarTicker.h"
 #include "HeadNames.h"
 #include "Heatmap.h"
+#include "MatrixPage.h"
 #include "TextFit.h"
 #include "TypesetTitle.h"
 
@@ -17,6 +22,26 @@ namespace {
 constexpr double kTitlePt = 12, kPanelPt = 11, kTickPt = 9;
 // Block labels are thinned to at most this many per matrix.
 constexpr int kMaxBlockLabels = 16;
+// A panel's least readable room: 1 px per row and column up to kCellCap of them, kMinSide on its
+// short side; a matrix drawn taller than kTallest (and than it is wide) only where the room has it.
+constexpr double kMinSide = 60, kCellCap = 128, kTallest = 200;
+
+// The width a panel needs to be drawn to its shape at its least readable size (token rows: the
+// words take the height, the width alone counts), at most 2 kCellCap.
+double leastWidth(double rows, double cols, bool token_rows) {
+    if (token_rows) return std::max(kMinSide, std::min(cols, kCellCap));
+    const double shape = cols / rows;  // width per height
+    const double least = std::max({std::min(cols, kCellCap), rows >= cols ? kMinSide : kMinSide * shape,
+                                   std::min(rows, kCellCap) * shape});
+    return std::min(least, 2 * kCellCap);
+}
+
+// The height a panel `width` pixels wide needs: its shape's (up to kTallest, or its width where
+// that is more), a line a token row, kMinSide at least.
+double leastHeight(double rows, double cols, bool token_rows, double width, double line) {
+    if (token_rows) return std::max(kMinSide, std::ceil(rows * line) + 1);
+    return std::max(kMinSide, std::min(width * rows / cols, std::max(width, kTallest)));
+}
 
 // "h0", "h1", ...; for key/value blocks of grouped-query attention "kv0: h0-1".
 QStringList blockLabels(int blocks, int group) {
@@ -51,29 +76,35 @@ FusedProjectionsView::FusedProjectionsView(QWidget* parent) : AttentionView(Foll
     plot_->plotLayout()->clear();
     title_ = new TypesetTitle(plot_, QStringLiteral("No analysis yet"));
     plot_->plotLayout()->addElement(0, 0, title_);
-    auto* grid = new QCPLayoutGrid;
+    // The weights over the activations, each row's four panels in a grid of their own (4 across
+    // or 2 x 2, arrange()) beside their colour bar, which spans them.
+    auto* grid = grid_ = new QCPLayoutGrid;
     plot_->plotLayout()->addElement(1, 0, grid);
     grid->setColumnSpacing(4);
     grid->setRowSpacing(8);
     for (int row = 0; row < 2; ++row) {
         scales_[row] = new QCPColorScale(plot_);
-        scales_[row]->setBarWidth(8);
         scales_[row]->setGradient(redBlueGradient());
         ColourBarTicker::install(scales_[row]);
+        groups_[row] = new QCPLayoutGrid;
+        grid->addElement(row, 0, groups_[row]);
+        groups_[row]->setColumnSpacing(4);
+        groups_[row]->setRowSpacing(8);
         auto* group = new QCPMarginGroup(plot_);
         for (int k = 0; k < 4; ++k) {
             const int m = 4 * row + k;
             panels_[m] = std::make_unique<MatrixPanel>(plot_, scales_[row]);
             panels_[m]->rect()->setMarginGroup(QCP::msTop | QCP::msBottom, group);
-            grid->addElement(row, k, panels_[m]->rect());
+            groups_[row]->addElement(0, k, panels_[m]->rect());
         }
         scales_[row]->setMarginGroup(QCP::msTop | QCP::msBottom, group);
-        grid->addElement(row, 4, scales_[row]);
+        grid->addElement(row, 1, scales_[row]);
     }
-    grid->setColumnStretchFactor(4, 0.01);
+    grid->setColumnStretchFactor(1, 0.01);
+    scroll_ = page::scrolling(this, plot_);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(plot_);
+    layout->addWidget(scroll_);
 }
 
 FusedProjectionsView::~FusedProjectionsView() = default;
@@ -121,6 +152,7 @@ void FusedProjectionsView::refresh() {
     const QStringList query_tokens = heatmap::queryLabels(a, 10, options_.token_positions),
                       kv_tokens = heatmap::keyLabels(a, 10, options_.token_positions);
     double extremes[2] = {0, 0};
+    token_rows_ = query_tokens.size() <= 40 && kv_tokens.size() <= 40;
     for (int m = 0; m < kCount; ++m) {
         const Spec& spec = specs[m];
         MatrixPanel& panel = *panels_[m];
@@ -145,6 +177,8 @@ void FusedProjectionsView::refresh() {
         scales_[row]->axis()->setTickLabelFont(tick_font);
         scales_[row]->axis()->setLabel(row == 0 ? QStringLiteral("weight") : QStringLiteral("activation"));
         scales_[row]->axis()->setLabelFont(tick_font);
+        // A bar as wide as a line of its numbers, so it reads as a bar beside them.
+        scales_[row]->setBarWidth(std::max(10, int(std::lround(0.8 * QFontMetricsF(tick_font).height()))));
     }
     // Whether each head reads only its own slice of the embedding (the identity initialiser) or
     // all of it: W_Q (d_model, h d_k), head i's block W_Q.middleCols(i d_k, d_k) zero outside rows
@@ -190,8 +224,59 @@ void FusedProjectionsView::fitToRoom() {
         text += QLatin1Char('\n') + (note.isEmpty() ? notes.back() : note);
     }
     title_->setText(text);
-    fit::layOut(plot_);
-    for (const auto& panel : panels_) panel->fitToRoom();  // the bars' numbers follow (ColourBarTicker)
+    // 4 across while every panel has its least width there, else 2 x 2; measured as if the scroll
+    // bar showed, so whether it shows does not change the arrangement or the page's height.
+    const double line = QFontMetricsF(heatmap::font(kTickPt, options_.font_scale)).height();
+    const int bar = scroll_->verticalScrollBar()->isVisible() ? 0 : scroll_->style()->pixelMetric(QStyle::PM_ScrollBarExtent);
+    QList<MatrixPanel*> panels;
+    for (const auto& panel : panels_) panels << panel.get();
+    for (const int columns : {4, 2}) {
+        arrange(columns);
+        MatrixPanel::layOutFree(plot_, panels);
+        bool fits = true;
+        for (int m = 0; m < kCount && fits; ++m) {
+            const QCPColorMapData* data = panels_[m]->map()->data();
+            fits = panels_[m]->rect()->rect().width() - double(bar) / columns >=
+                   leastWidth(data->valueSize(), data->keySize(), token_rows_ && m >= X);
+        }
+        if (fits) break;
+    }
+    page::fit(plot_, sizePage(line, bar), panels, kMinSide, line);
+}
+
+void FusedProjectionsView::arrange(int columns) {
+    if (columns == columns_) return;
+    columns_ = columns;
+    for (int row = 0; row < 2; ++row) {
+        for (int k = 0; k < 4; ++k) groups_[row]->take(panels_[4 * row + k]->rect());
+        groups_[row]->simplify();
+        for (int k = 0; k < 4; ++k) groups_[row]->addElement(k / columns, k % columns, panels_[4 * row + k]->rect());
+    }
+}
+
+int FusedProjectionsView::sizePage(double line, int scroll_bar) {
+    // Laid out free (MatrixPanel::layOutFree): each rect's width is its room's, its margins are
+    // the labels'. The title, then each row of panels: its labels, a line for a caption's
+    // "drawn a:b, true c:d", and its tallest panel's need; the rows share the page in proportion.
+    double needed = title_->outerRect().height() + plot_->plotLayout()->rowSpacing() + grid_->rowSpacing();
+    for (int row = 0; row < 2; ++row) {
+        double group = 0;
+        for (int first = 0; first < 4; first += columns_) {
+            double labels = 0, height = 0;
+            for (int m = 4 * row + first; m < 4 * row + first + columns_; ++m) {
+                const QCPAxisRect* rect = panels_[m]->rect();
+                const QCPColorMapData* data = panels_[m]->map()->data();
+                labels = std::max(labels, double(rect->outerRect().height() - rect->rect().height()));
+                const double width = rect->rect().width() - double(scroll_bar) / columns_;
+                height = std::max(height, leastHeight(data->valueSize(), data->keySize(), token_rows_ && m >= X, width, line));
+            }
+            groups_[row]->setRowStretchFactor(first / columns_, labels + line + height);
+            group += labels + line + height + groups_[row]->rowSpacing();
+        }
+        grid_->setRowStretchFactor(row, group);
+        needed += group;
+    }
+    return 8 * int(std::ceil(needed / 8));  // in steps of 8 px: a pixel's rounding leaves it alone
 }
 
 bool FusedProjectionsView::eventFilter(QObject* watched, QEvent* event) {
