@@ -183,9 +183,15 @@ void CircuitView::wrapTitle() {
     const int width = plot_->width() < 200 ? 1000 : plot_->width() - 12;
     // The sentences with their formulas while they wrap to a few lines; past that (a small
     // tab at large fonts) the ranks and counts alone, so the panels stay in sight.
+    // The same facts in fewer words ("rank", "params", as the status line has them) where
+    // that saves a line (lesson 1 at 2x: two lines, not three).
     const QString whole = fit::wrapLines(title_text_, title_->font(), width, false);
-    title_->setText(whole.count(QLatin1Char('\n')) + 1 <= kMaxTitleLines ? whole
-                                                                    : fit::wrapLines(compact_title_, title_->font(), width));
+    QString compact = fit::wrapLines(compact_title_, title_->font(), width);
+    QString tight = compact_title_;
+    tight = fit::wrapLines(tight.replace(QStringLiteral(" has rank "), QStringLiteral(" rank "))
+                               .replace(QStringLiteral(" parameters"), QStringLiteral(" params")), title_->font(), width);
+    if (tight.count(QLatin1Char('\n')) < compact.count(QLatin1Char('\n'))) compact = tight;
+    title_->setText(whole.count(QLatin1Char('\n')) + 1 <= kMaxTitleLines ? whole : compact);
     // The page: the wrapped title and about 9 lines of numbers per row of panels.
     const double line = QFontMetricsF(heatmap::font(kTickPt, options_.font_scale)).height();
     const int rows = rows_ == Rows::Both ? 2 : 1;
