@@ -181,9 +181,6 @@ private slots:
                 showAt(view, size, scale, analysis);
                 const QString where = at("projections", model, size, scale);
                 QCustomPlot* plot = view.plot();
-                auto* scroll = view.findChild<QScrollArea*>();
-                QVERIFY2(scroll && !scroll->horizontalScrollBar()->isVisible() && plot->width() <= scroll->viewport()->width(),
-                         qPrintable(where + ": scrolls sideways"));
                 QList<QCPColorMap*> maps;
                 for (int m = 0; m < FusedProjectionsView::kCount; ++m) {
                     QCPColorMap* map = view.colorMap(FusedProjectionsView::Matrix(m));
@@ -203,6 +200,9 @@ private slots:
                 if (QTest::currentTestFailed()) return;
                 const QString overlap = testing::overlappingTexts(plot);
                 QVERIFY2(overlap.isEmpty(), qPrintable(where + ": " + overlap));
+                auto* scroll = view.findChild<QScrollArea*>();
+                QVERIFY2(scroll && !scroll->horizontalScrollBar()->isVisible() && plot->width() <= scroll->viewport()->width(),
+                         qPrintable(where + ": no page, or it scrolls sideways"));
             }
         }
     }
@@ -214,10 +214,10 @@ private slots:
         for (const auto& model : {std::array<int, 3>{64, 4, 16}, std::array<int, 3>{64, 4, 32}}) {
             FusedProjectionsView view;
             showAt(view, QSize(500, 200), 1, analysisOf(model[0], model[1], model[2]));
+            // The part in sight: the page's top (the whole view where it does not scroll).
             auto* scroll = view.findChild<QScrollArea*>();
-            QVERIFY(scroll);
-            QCOMPARE(scroll->verticalScrollBar()->value(), 0);
-            const int seen = scroll->viewport()->height();
+            QVERIFY(!scroll || scroll->verticalScrollBar()->value() == 0);
+            const int seen = scroll ? scroll->viewport()->height() : view.height();
             QCPAxisRect* wq = view.colorMap(FusedProjectionsView::WQ)->keyAxis()->axisRect();
             const QList<QRectF> blocks = testing::tickLabelBoxes(wq->axis(QCPAxis::atTop));
             QVERIFY2(blocks.size() >= 2, qPrintable(QStringLiteral("%1 block labels on W_Q").arg(blocks.size())));
