@@ -6,6 +6,7 @@
 #include <QStyle>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "ColorMaps.h"
@@ -36,10 +37,12 @@ double leastWidth(double rows, double cols, bool token_rows) {
     return std::min(least, 2 * kCellCap);
 }
 
-// The height a panel `width` pixels wide needs: its shape's (up to kTallest, or its width where
-// that is more), a line a token row, kMinSide at least.
-double leastHeight(double rows, double cols, bool token_rows, double width, double line) {
+// The height a panel `width` pixels wide is drawn with when the page grants it: its shape's (up
+// to kTallest, or its width where that is more), a line a token row, kMinSide at least; at its
+// least (least), the height of its shape at its least width.
+double panelHeight(double rows, double cols, bool token_rows, double width, double line, bool least) {
     if (token_rows) return std::max(kMinSide, std::ceil(rows * line) + 1);
+    if (least) return std::max(kMinSide, std::min(leastWidth(rows, cols, false) * rows / cols, kTallest));
     return std::max(kMinSide, std::min(width * rows / cols, std::max(width, kTallest)));
 }
 
@@ -257,26 +260,51 @@ void FusedProjectionsView::arrange(int columns) {
 int FusedProjectionsView::sizePage(double line, int scroll_bar) {
     // Laid out free (MatrixPanel::layOutFree): each rect's width is its room's, its margins are
     // the labels'. The title, then each row of panels: its labels, a line for a caption's
-    // "drawn a:b, true c:d", and its tallest panel's need; the rows share the page in proportion.
-    double needed = title_->outerRect().height() + plot_->plotLayout()->rowSpacing() + grid_->rowSpacing();
+    // "drawn a:b, true c:d" where a panel will carry one, and its tallest panel. The page needs
+    // the panels at their least; where even that scrolls, as large as their columns allow (the
+    // page scrolls anyway). A page with room to spare gives it to the rows short of that first.
+    const double fixed = title_->outerRect().height() + plot_->plotLayout()->rowSpacing() + grid_->rowSpacing();
+    QList<std::array<double, 2>> rows;  // [least, full] of each row of panels, the weights' first
     for (int row = 0; row < 2; ++row) {
-        double group = 0;
         for (int first = 0; first < 4; first += columns_) {
-            double labels = 0, height = 0;
+            double labels = 0, heights[2] = {0, 0}, notes[2] = {0, 0};
             for (int m = 4 * row + first; m < 4 * row + first + columns_; ++m) {
                 const QCPAxisRect* rect = panels_[m]->rect();
                 const QCPColorMapData* data = panels_[m]->map()->data();
+                const double matrix_rows = data->valueSize(), cols = data->keySize();
+                const bool tokens = token_rows_ && m >= X;
                 labels = std::max(labels, double(rect->outerRect().height() - rect->rect().height()));
                 const double width = rect->rect().width() - double(scroll_bar) / columns_;
-                height = std::max(height, leastHeight(data->valueSize(), data->keySize(), token_rows_ && m >= X, width, line));
+                for (int k = 0; k < 2; ++k) {
+                    const double height = panelHeight(matrix_rows, cols, tokens, width, line, k == 0);
+                    const double drawn_width = k == 0 ? leastWidth(matrix_rows, cols, tokens) : width;
+                    heights[k] = std::max(heights[k], height);
+                    if (std::abs(drawn_width * matrix_rows / cols / height - 1) > 0.025) notes[k] = line;
+                }
             }
-            groups_[row]->setRowStretchFactor(first / columns_, labels + line + height);
-            group += labels + line + height + groups_[row]->rowSpacing();
+            const double spacing = groups_[row]->rowSpacing();
+            rows.append({labels + notes[0] + heights[0] + spacing, labels + notes[1] + heights[1] + spacing});
         }
-        grid_->setRowStretchFactor(row, group);
-        needed += group;
     }
-    return 8 * int(std::ceil(needed / 8));  // in steps of 8 px: a pixel's rounding leaves it alone
+    double least = fixed, full = fixed;
+    for (const auto& r : rows) least += r[0], full += r[1];
+    const double room = scroll_->viewport()->height();
+    const bool scrolls = least > room;
+    // The spare room shared in proportion to what each row lacks of its full height, then to its full height.
+    const double spare = room - least, lacking = full - least;
+    double groups[2] = {0, 0};
+    for (int i = 0; i < rows.size(); ++i) {
+        const int per_group = int(rows.size()) / 2, row = i / per_group;
+        double share = rows[i][1];
+        if (!scrolls)
+            share = spare <= lacking ? rows[i][0] + (lacking > 0 ? spare * (rows[i][1] - rows[i][0]) / lacking : 0)
+                                     : rows[i][1] * (room - fixed) / (full - fixed);
+        share = std::max(1.0, share);
+        groups_[row]->setRowStretchFactor(i % per_group, share);
+        groups[row] += share;
+    }
+    for (int row = 0; row < 2; ++row) grid_->setRowStretchFactor(row, groups[row]);
+    return 8 * int(std::ceil((scrolls ? full : least) / 8));  // in steps of 8 px: a pixel's rounding leaves it alone
 }
 
 bool FusedProjectionsView::eventFilter(QObject* watched, QEvent* event) {
