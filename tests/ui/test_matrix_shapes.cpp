@@ -229,6 +229,22 @@ private slots:
         }
     }
 
+    // Full HD at 1x, the tab beside the controls over the spectra dock (about 1030 x 540): the
+    // page has room for every panel at its least, so it does not scroll, and the activations
+    // keep all 11 words (as before the page scrolled at all).
+    void projectionsFitWithoutScrollingWhereTheyCan() {
+        FusedProjectionsView view;
+        showAt(view, QSize(1030, 540), 1, analysisOf(64, 8, 8));
+        auto* scroll = view.findChild<QScrollArea*>();
+        QVERIFY(scroll);
+        QVERIFY2(view.plot()->height() <= scroll->viewport()->height(),
+                 qPrintable(QStringLiteral("page %1 px in %2").arg(view.plot()->height()).arg(scroll->viewport()->height())));
+        for (int m = FusedProjectionsView::X; m < FusedProjectionsView::kCount; ++m) {
+            QCPAxis* rows = view.colorMap(FusedProjectionsView::Matrix(m))->keyAxis()->axisRect()->axis(QCPAxis::atLeft);
+            QCOMPARE(testing::tickLabelBoxes(rows).size(), 11);
+        }
+    }
+
     void productsKeepTheirShapes() {
         for (const auto& model : kModels)
             for (const QSize& size : kSizes)
