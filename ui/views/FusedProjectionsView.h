@@ -10,7 +10,8 @@
 // "drawn a:b, true c:d". A panel's least readable room (kMinSide in the .cpp): 1 px per row and
 // column up to 128, and 60 px on its short side; token rows a line of text each. The four panels
 // of a row stand side by side while each keeps that width there, else two by two; below the
-// height they then need the page scrolls vertically (never sideways).
+// height they then need the page scrolls vertically (never sideways), and once it scrolls each
+// panel is as large as its column allows.
 
 #include <memory>
 
