@@ -81,4 +81,70 @@ inline QRectF bottomLabelBox(QCPAxis* axis) {
     return QRectF(rect.left() + rect.width() / 2.0 - width / 2, top, width, lines.size() * label.height());
 }
 
+// The box of an axis' label on the other sides: the top axis' over its tick labels (a matrix
+// panel's title), the left and right axes' turned a quarter beside theirs, centred on the rect.
+// An empty box where the label is empty.
+inline QRectF sideLabelBox(QCPAxis* axis) {
+    if (axis->label().isEmpty() || !axis->visible()) return {};
+    const QFontMetricsF label(axis->labelFont());
+    const QRect rect = axis->axisRect()->rect();
+    double across = 0;  // the tick labels' extent away from the rect
+    for (const QRectF& box : tickLabelBoxes(axis))
+        across = std::max(across, axis->orientation() == Qt::Horizontal ? box.height() : box.width());
+    const QStringList lines = axis->label().split(QLatin1Char('\n'));
+    double along = 0;
+    for (const QString& line : lines) along = std::max(along, label.horizontalAdvance(line));
+    const double thick = lines.size() * label.height();
+    const double gap = axis->offset() + axis->tickLengthOut() + (across > 0 ? axis->tickLabelPadding() + across : 0) + axis->labelPadding();
+    switch (axis->axisType()) {
+        case QCPAxis::atTop: return QRectF(rect.left() + rect.width() / 2.0 - along / 2, rect.top() - gap - thick, along, thick);
+        case QCPAxis::atLeft: return QRectF(rect.left() - gap - thick, rect.top() + rect.height() / 2.0 - along / 2, thick, along);
+        case QCPAxis::atRight: return QRectF(rect.right() + gap, rect.top() + rect.height() / 2.0 - along / 2, thick, along);
+        default: return bottomLabelBox(axis);
+    }
+}
+
+// Every text of a plot with its box: each axis rect's and colour bar's tick labels and axis
+// labels, and each text element's lines (a title), for "no two texts overlap".
+inline QList<std::pair<QString, QRectF>> plotTexts(QCustomPlot* plot) {
+    QList<std::pair<QString, QRectF>> texts;
+    for (QCPLayoutElement* element : plot->plotLayout()->elements(true)) {
+        if (!element || !element->visible() || !element->layout()) continue;
+        if (auto* title = qobject_cast<QCPTextElement*>(element)) {
+            const QFontMetricsF metrics(title->font());
+            const QStringList lines = title->text().split(QLatin1Char('\n'));
+            double width = 0;
+            for (const QString& line : lines) width = std::max(width, metrics.horizontalAdvance(line));
+            const QRect r = title->rect();
+            const double height = lines.size() * metrics.height();
+            texts.append({title->text(), QRectF(r.center().x() - width / 2, r.center().y() - height / 2, width, height)});
+            continue;
+        }
+        QList<QCPAxis*> axes;
+        if (auto* rect = qobject_cast<QCPAxisRect*>(element); rect && !rect->rect().isEmpty()) axes = rect->axes();
+        if (auto* bar = qobject_cast<QCPColorScale*>(element); bar && !bar->rect().isEmpty()) axes = {bar->axis()};
+        for (QCPAxis* axis : axes) {
+            if (!axis->visible()) continue;
+            const QVector<double> ticks = axis->tickVector();
+            const QVector<QString> labels = axis->tickVectorLabels();
+            if (axis->tickLabels())
+                for (int t = 0; t < ticks.size() && t < labels.size(); ++t)
+                    if (axis->range().contains(ticks[t]) && !labels[t].isEmpty()) texts.append({labels[t], tickLabelBox(axis, ticks[t], labels[t])});
+            if (!axis->label().isEmpty()) texts.append({axis->label(), sideLabelBox(axis)});
+        }
+    }
+    return texts;
+}
+
+// The first two texts of plot whose boxes overlap, described; "" when none do.
+inline QString overlappingTexts(QCustomPlot* plot) {
+    const QList<std::pair<QString, QRectF>> texts = plotTexts(plot);
+    for (qsizetype i = 0; i < texts.size(); ++i)
+        for (qsizetype j = i + 1; j < texts.size(); ++j)
+            if (texts[i].second.intersects(texts[j].second))
+                return QStringLiteral("'%1' %2 and '%3' %4 overlap")
+                    .arg(texts[i].first, describe(texts[i].second), texts[j].first, describe(texts[j].second));
+    return {};
+}
+
 }  // namespace headscope::ui::testing

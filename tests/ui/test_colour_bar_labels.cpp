@@ -19,10 +19,13 @@
 #include "RotaryTestAnalysis.h"
 #include "RotaryView.h"
 #include "TextBoxes.h"
+#include "ViewTestSupport.h"
 
 using namespace headscope;
 using namespace headscope::ui;
+using testing::analysisOf;
 using testing::describe;
+using testing::showAt;
 
 namespace {
 
@@ -36,8 +39,9 @@ struct Case {
 const QList<Case> kCases = {{QSize(700, 560), 1}, {QSize(700, 560), 2}, {QSize(1000, 620), 1}, {QSize(1000, 620), 2},
                             {QSize(950, 520), 1}, {QSize(950, 520), 2}, {QSize(500, 260), 1},  {QSize(620, 240), 1}};
 
-// Every colour bar of the plot, each checked; returns how many bars were shown.
-int checkBars(QCustomPlot* plot, const QString& where, const QList<QCPAxisRect*>& maps = {}) {
+// Every colour bar of the plot, each checked, its bar at least `least` pixels (width x length);
+// returns how many bars were shown.
+int checkBars(QCustomPlot* plot, const QString& where, const QList<QCPAxisRect*>& maps = {}, const QSize& least = {}) {
     int shown = 0;
     for (QCPLayoutElement* element : plot->plotLayout()->elements(true)) {
         auto* bar = qobject_cast<QCPColorScale*>(element);
@@ -52,6 +56,11 @@ int checkBars(QCustomPlot* plot, const QString& where, const QList<QCPAxisRect*>
             return -1;
         }
         const QRect strip = axis->axisRect()->rect();
+        if (strip.width() < least.width() || strip.height() < least.height()) {
+            QTest::qFail(qPrintable(at + ": the bar " + describe(strip) + " is smaller than " + describe(QRect(QPoint(), least))),
+                         __FILE__, __LINE__);
+            return -1;
+        }
         for (const QRectF& box : testing::tickLabelBoxes(axis)) {
             if (box.intersects(strip)) {
                 QTest::qFail(qPrintable(at + ": a number " + describe(box) + " over its bar " + describe(strip)), __FILE__, __LINE__);
@@ -66,21 +75,6 @@ int checkBars(QCustomPlot* plot, const QString& where, const QList<QCPAxisRect*>
         }
     }
     return shown;
-}
-
-template <typename View>
-void showAt(View& view, const QSize& size) {
-    view.resize(size);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
-    view.replotNow();
-    QApplication::processEvents();
-}
-
-std::shared_ptr<const Analysis> analysisOf(int heads) {
-    Config c;
-    c.heads = heads;
-    return std::make_shared<const Analysis>(analyze(c, true));
 }
 
 QString at(const char* view, const QSize& size, double scale) {
@@ -120,7 +114,7 @@ private slots:
     void headGridBars() {
         QFETCH(bool, shared);
         QFETCH(int, heads);
-        const auto analysis = analysisOf(heads);
+        const auto analysis = analysisOf(64, heads);
         for (const auto& [size, scale] : kCases + QList<Case>{{QSize(420, 700), 1}, {QSize(420, 700), 2}, {QSize(1300, 520), 2}}) {
             HeadGridView grid;
             ViewOptions options;
@@ -136,14 +130,10 @@ private slots:
     }
 
     void headDetailBar() {
-        const auto analysis = analysisOf(4);
+        const auto analysis = analysisOf(64, 4);
         for (const auto& [size, scale] : kCases) {
             HeadDetailView view;
-            ViewOptions options;
-            options.font_scale = scale;
-            view.setOptions(options);
-            view.setAnalysis(analysis);
-            showAt(view, size);
+            showAt(view, size, scale, analysis);
             QCustomPlot* plot = view.findChild<QCustomPlot*>();
             QVERIFY(plot);
             QCOMPARE(checkBars(plot, at("head", size, scale)), 1);
@@ -151,40 +141,25 @@ private slots:
     }
 
     void circuitBars() {
-        const auto analysis = analysisOf(8);
+        const auto analysis = analysisOf(64, 8);
         for (const auto& [size, scale] : kCases) {
             CircuitView view;
-            ViewOptions options;
-            options.font_scale = scale;
-            view.setOptions(options);
-            view.setAnalysis(analysis);
             view.setCircuits(std::make_shared<const Circuits>(headCircuits(analysis->weights(), 0)));
-            showAt(view, size);
+            showAt(view, size, scale, analysis);
             QCOMPARE(checkBars(view.plot(), at("circuits", size, scale)), 6);
         }
     }
 
     void projectionBars() {
-        const auto analysis = analysisOf(8);
+        const auto analysis = analysisOf(64, 8);
         for (const auto& [size, scale] : kCases) {
             FusedProjectionsView fused;
             ProjectionProductView twice;
-            ViewOptions options;
-            options.font_scale = scale;
-            fused.setOptions(options);
-            twice.setOptions(options);
-            fused.setAnalysis(analysis);
-            twice.setAnalysis(analysis);
-            showAt(fused, size);
-            showAt(twice, size);
-            // The eight projection panels' words need more than 700 px at font scale 2 (their
-            // cells come out a few pixels wide, the bars' column squeezed with them): that
-            // layout is not this test's; where the room holds the panels, the bars are checked.
-            const QSize least = fused.plot()->plotLayout()->minimumOuterSizeHint();
-            if (least.width() <= fused.plot()->viewport().width())
-                QCOMPARE(checkBars(fused.plot(), at("projections", size, scale)), 2);
-            else
-                qInfo("projections %dx%d at %gx: the panels need %d px, not checked", size.width(), size.height(), scale, least.width());
+            showAt(fused, size, scale, analysis);
+            showAt(twice, size, scale, analysis);
+            // The projections' page scrolls below the room its panels need, so every size is
+            // checked, and each bar is seen as a bar: 10 px wide, as long as a panel's least side.
+            QCOMPARE(checkBars(fused.plot(), at("projections", size, scale), {}, QSize(10, 60)), 2);
             QCOMPARE(checkBars(twice.plot(), at("twice", size, scale)), 2);
         }
     }
@@ -194,12 +169,8 @@ private slots:
         for (const auto& [size, scale] : kCases) {
             RotaryDelta delta;
             RotaryView view;
-            ViewOptions options;
-            options.font_scale = scale;
-            view.setOptions(options);
             view.setRotaryDelta(&delta);
-            view.setAnalysis(analysis);
-            showAt(view, size);
+            showAt(view, size, scale, analysis);
             QCOMPARE(checkBars(view.sharesPlot(), at("rope shares", size, scale)), 1);
         }
     }

@@ -27,25 +27,15 @@
 #include "SpectrumView.h"
 #include "StatusPanel.h"
 #include "TextBoxes.h"
+#include "ViewTestSupport.h"
 #include "WindowTestSupport.h"
 
 using namespace headscope;
 using namespace headscope::ui;
 using headscope::ui::testing::checkTickLabels;
 using headscope::ui::testing::describe;
+using headscope::ui::testing::analysisOf;
 using headscope::ui::testing::tickLabelBox;
-
-namespace {
-
-std::shared_ptr<const Analysis> analysisOf(int d_model, int heads, int d_k) {
-    Config c;
-    c.d_model = d_model;
-    c.heads = heads;
-    c.d_k = c.d_v = d_k;
-    return std::make_shared<const Analysis>(analyze(c, true));
-}
-
-}  // namespace
 
 class TestLegibility : public QObject {
     Q_OBJECT
@@ -507,6 +497,19 @@ private slots:
                 if (QTest::currentTestFailed()) return;
             }
         }
+    }
+
+    // Lesson 1 step 1 at QT_SCALE_FACTOR 2 (the Circuits tab about 500 x 215 beside the lesson
+    // dock): the compact title keeps both ranks and both counts in two lines, not three.
+    void circuitsTitleTakesTwoLinesInLessonOneAt2x() {
+        const auto analysis = testing::analysisOf(64, 4, 16);
+        CircuitView view;
+        view.setCircuits(std::make_shared<const Circuits>(headCircuits(analysis->weights(), 0)));
+        testing::showAt(view, QSize(510, 215), 1, analysis);
+        const QString title = view.title();
+        QVERIFY2(title.count(QLatin1Char('\n')) == 1, qPrintable(title));
+        QVERIFY2(title.contains("W_QK,i") && title.contains("W_OV,i") && title.count("rank 16 ≤ 16") == 2 &&
+                     title.count("2,048 vs 4,096") == 2, qPrintable(title));
     }
 
     // View > Token positions on labels: "0 The", "1 animal" on the grid's axes (padded keys

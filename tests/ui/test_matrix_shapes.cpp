@@ -1,11 +1,15 @@
-// Shapes to scale (issue 21 item 5): every matrix panel of the Twice and Circuits views (the
-// Projections tab is not shaped yet: its eight panels need the room of item 2 first) is drawn with its cols:rows aspect ratio (cells square), within 3 % of it; where the room
+// Shapes to scale (issue 21 item 5): every matrix panel of the Projections, Twice and Circuits
+// views is drawn with its cols:rows aspect ratio (cells square), within 3 % of it; where the room
 // does not allow it (a 768 x 64 factor is 12:1), the panel's caption says both ratios, "drawn
 // 4.6:1, true 12:1", and the drawn one is the rect's own, within 3 %. Sizes and fonts are the
 // test's: the Projections and Circuits tabs of a 1024 x 768 window (about 700 x 560), a wide
 // one, and both at font scale 1 and 2; a small model (d_model 64, d_k 16: W_i^Q is 4:1 tall)
-// and a BERT-sized one (768, 12 heads of 64).
+// and a BERT-sized one (768, 12 heads of 64). The Projections tab also at QT_SCALE_FACTOR 2
+// (issue 21 item 3): its page scrolls, never sideways, rather than squeeze a panel below 60 px
+// a side; no two of its texts overlap; lesson 4's head blocks are in sight at the page's top.
 #include <QRegularExpression>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QtTest>
 #include <cmath>
 
@@ -14,20 +18,16 @@
 #include "Circuits.h"
 #include "MatrixPanel.h"
 #include "ProjectionProductView.h"
+#include "FusedProjectionsView.h"
 #include "TextBoxes.h"
+#include "ViewTestSupport.h"
 
 using namespace headscope;
 using namespace headscope::ui;
+using testing::analysisOf;
+using testing::showAt;
 
 namespace {
-
-std::shared_ptr<const Analysis> analysisOf(int d_model, int heads, int d_k) {
-    Config c;
-    c.d_model = d_model;
-    c.heads = heads;
-    c.d_k = c.d_v = d_k;
-    return std::make_shared<const Analysis>(analyze(c, true));
-}
 
 // "12:1" -> 12, "1:5.82" -> 1/5.82 (rows / cols); NaN when text is no ratio.
 double rowsPerCol(const QString& text) {
@@ -96,6 +96,16 @@ const QList<QSize> kSizes = {QSize(700, 560), QSize(1400, 800)};
 const QList<double> kScales = {1.0, 2.0};
 const QList<std::array<int, 3>> kModels = {{64, 4, 16}, {768, 12, 64}};
 
+// The Projections tab's room: at QT_SCALE_FACTOR 2 on 1024 x 768 and 1280 x 720 (512 x 384 and
+// 640 x 360 logical) the tab alone and beside the lesson dock; at 1x the tab beside the controls
+// on 1024 x 768 (at font scale 1 and 2), on 1280 x 720 and on full HD.
+const QList<std::pair<QSize, double>> kProjectionRooms = {
+    {QSize(500, 300), 1}, {QSize(500, 200), 1}, {QSize(620, 270), 1}, {QSize(620, 180), 1},
+    {QSize(700, 560), 1}, {QSize(700, 560), 2}, {QSize(1000, 620), 1}, {QSize(1550, 850), 1}};
+// d_model, heads, d_k: the Projections tab's default, lesson 4's steps 1 and 3 (W_Q 64 x 128), BERT-base.
+const QList<std::array<int, 3>> kProjectionModels = {{64, 8, 8}, {64, 4, 16}, {64, 4, 32}, {768, 12, 64}};
+constexpr int kLeastSide = 60;  // FusedProjectionsView's kMinSide
+
 QString at(const char* view, const std::array<int, 3>& m, QSize size, double scale) {
     return QStringLiteral("%1, d_model %2 h %3 d_k %4, %5 x %6 at %7x")
         .arg(QLatin1String(view)).arg(m[0]).arg(m[1]).arg(m[2]).arg(size.width()).arg(size.height()).arg(scale);
@@ -150,15 +160,8 @@ private slots:
                 for (double scale : kScales) {
                     const auto analysis = analysisOf(model[0], model[1], model[2]);
                     CircuitView view;
-                    ViewOptions options;
-                    options.font_scale = scale;
-                    view.setOptions(options);
-                    view.setAnalysis(analysis);
                     view.setCircuits(std::make_shared<const Circuits>(headCircuits(analysis->weights(), 0)));
-                    view.resize(size);
-                    view.show();
-                    QVERIFY(QTest::qWaitForWindowExposed(&view));
-                    view.replotNow();
+                    showAt(view, size, scale, analysis);
                     for (int m = 0; m < 6; ++m) {
                         checkShape(view.colorMap(CircuitView::Matrix(m)),
                                    at("circuits", model, size, scale) + QStringLiteral(" panel %1").arg(m));
@@ -167,19 +170,87 @@ private slots:
                 }
     }
 
+    // Issue 21 items 3 and 5 on the Projections tab: every panel to its shape or saying how it
+    // is drawn, none under 60 px a side (the page scrolls instead), no sideways scrolling, no
+    // two texts overlapping, every tick label and caption inside the page.
+    void projectionsKeepTheirShapes() {
+        for (const auto& model : kProjectionModels) {
+            const auto analysis = analysisOf(model[0], model[1], model[2]);
+            for (const auto& [size, scale] : kProjectionRooms) {
+                FusedProjectionsView view;
+                showAt(view, size, scale, analysis);
+                const QString where = at("projections", model, size, scale);
+                QCustomPlot* plot = view.plot();
+                QList<QCPColorMap*> maps;
+                for (int m = 0; m < FusedProjectionsView::kCount; ++m) {
+                    QCPColorMap* map = view.colorMap(FusedProjectionsView::Matrix(m));
+                    maps << map;
+                    const QString panel = where + QStringLiteral(" panel %1").arg(m);
+                    checkShape(map, panel);
+                    if (QTest::currentTestFailed()) return;
+                    const QRect r = map->keyAxis()->axisRect()->rect();
+                    QVERIFY2(std::min(r.width(), r.height()) >= kLeastSide - 1,
+                             qPrintable(panel + QStringLiteral(": drawn %1 x %2 px").arg(r.width()).arg(r.height())));
+                    for (QCPAxis* axis : map->keyAxis()->axisRect()->axes()) {
+                        testing::checkTickLabels(axis, plot->viewport(), panel);
+                        if (QTest::currentTestFailed()) return;
+                    }
+                }
+                checkCaptions(plot, maps, where);
+                if (QTest::currentTestFailed()) return;
+                const QString overlap = testing::overlappingTexts(plot);
+                QVERIFY2(overlap.isEmpty(), qPrintable(where + ": " + overlap));
+                auto* scroll = view.findChild<QScrollArea*>();
+                QVERIFY2(scroll && !scroll->horizontalScrollBar()->isVisible() && plot->width() <= scroll->viewport()->width(),
+                         qPrintable(where + ": no page, or it scrolls sideways"));
+            }
+        }
+    }
+
+    // Lesson 4 beside its dock at 2x (500 x 200): at the page's top, the head blocks named by its
+    // steps ("the head blocks marked on W_Q, W_K, W_V") are in sight, labelled, and W_Q is drawn
+    // to its shape, wider than tall in step 3 (d_k 32: 64 x 128).
+    void lessonFourSeesTheHeadBlocksAtTheTop() {
+        for (const auto& model : {std::array<int, 3>{64, 4, 16}, std::array<int, 3>{64, 4, 32}}) {
+            FusedProjectionsView view;
+            showAt(view, QSize(500, 200), 1, analysisOf(model[0], model[1], model[2]));
+            // The part in sight: the page's top (the whole view where it does not scroll).
+            auto* scroll = view.findChild<QScrollArea*>();
+            QVERIFY(!scroll || scroll->verticalScrollBar()->value() == 0);
+            const int seen = scroll ? scroll->viewport()->height() : view.height();
+            QCPAxisRect* wq = view.colorMap(FusedProjectionsView::WQ)->keyAxis()->axisRect();
+            const QList<QRectF> blocks = testing::tickLabelBoxes(wq->axis(QCPAxis::atTop));
+            QVERIFY2(blocks.size() >= 2, qPrintable(QStringLiteral("%1 block labels on W_Q").arg(blocks.size())));
+            for (const QRectF& box : blocks) QVERIFY2(box.bottom() <= seen, qPrintable(testing::describe(box)));
+            QVERIFY2(wq->rect().top() + kLeastSide <= seen, qPrintable(QStringLiteral("W_Q at %1 of %2 px").arg(wq->rect().top()).arg(seen)));
+            const double cols_per_row = double(wq->rect().width()) / wq->rect().height();
+            QVERIFY2(std::abs(cols_per_row / (model[1] * model[2] / double(model[0])) - 1) <= kTolerance,
+                     qPrintable(QStringLiteral("W_Q drawn %1 x %2").arg(wq->rect().height()).arg(wq->rect().width())));
+        }
+    }
+
+    // Full HD at 1x, the tab beside the controls over the spectra dock (about 1030 x 540): the
+    // page has room for every panel at its least, so it does not scroll, and the activations
+    // keep all 11 words (as before the page scrolled at all).
+    void projectionsFitWithoutScrollingWhereTheyCan() {
+        FusedProjectionsView view;
+        showAt(view, QSize(1030, 540), 1, analysisOf(64, 8, 8));
+        auto* scroll = view.findChild<QScrollArea*>();
+        QVERIFY(scroll);
+        QVERIFY2(view.plot()->height() <= scroll->viewport()->height(),
+                 qPrintable(QStringLiteral("page %1 px in %2").arg(view.plot()->height()).arg(scroll->viewport()->height())));
+        for (int m = FusedProjectionsView::X; m < FusedProjectionsView::kCount; ++m) {
+            QCPAxis* rows = view.colorMap(FusedProjectionsView::Matrix(m))->keyAxis()->axisRect()->axis(QCPAxis::atLeft);
+            QCOMPARE(testing::tickLabelBoxes(rows).size(), 11);
+        }
+    }
+
     void productsKeepTheirShapes() {
         for (const auto& model : kModels)
             for (const QSize& size : kSizes)
                 for (double scale : kScales) {
                     ProjectionProductView view;
-                    ViewOptions options;
-                    options.font_scale = scale;
-                    view.setOptions(options);
-                    view.setAnalysis(analysisOf(model[0], model[1], model[2]));
-                    view.resize(size);
-                    view.show();
-                    QVERIFY(QTest::qWaitForWindowExposed(&view));
-                    view.replotNow();
+                    showAt(view, size, scale, analysisOf(model[0], model[1], model[2]));
                     for (int m = 0; m < ProjectionProductView::kCount; ++m) {
                         checkShape(view.colorMap(ProjectionProductView::Matrix(m)),
                                    at("twice", model, size, scale) + QStringLiteral(" panel %1").arg(m));

@@ -12,6 +12,7 @@
 #include "ColourBarTicker.h"
 #include "DeltaSlider.h"
 #include "Heatmap.h"
+#include "MatrixPage.h"
 #include "RotaryDelta.h"
 #include "Spectrum.h"
 #include "TextFit.h"
@@ -68,11 +69,7 @@ CircuitView::CircuitView(QWidget* parent, Rows rows)
     }
     // The wrapped title and the panels need more height than a small tab at large fonts has:
     // then the page scrolls instead of squeezing them (fitToRoom sets the height it needs).
-    auto* scroll = new QScrollArea(this);
-    scroll->setWidget(plot_);
-    scroll->setWidgetResizable(true);
-    scroll->setFrameShape(QFrame::NoFrame);
-    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    QScrollArea* scroll = page::scrolling(this, plot_);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     delta_slider_ = new DeltaSlider(this);
@@ -186,20 +183,25 @@ void CircuitView::wrapTitle() {
     const int width = plot_->width() < 200 ? 1000 : plot_->width() - 12;
     // The sentences with their formulas while they wrap to a few lines; past that (a small
     // tab at large fonts) the ranks and counts alone, so the panels stay in sight.
+    // The same facts in fewer words ("rank", "params", as the status line has them) where
+    // that saves a line (lesson 1 at 2x: two lines, not three).
     const QString whole = fit::wrapLines(title_text_, title_->font(), width, false);
-    title_->setText(whole.count(QLatin1Char('\n')) + 1 <= kMaxTitleLines ? whole
-                                                                    : fit::wrapLines(compact_title_, title_->font(), width));
+    QString compact = fit::wrapLines(compact_title_, title_->font(), width);
+    QString tight = compact_title_;
+    tight = fit::wrapLines(tight.replace(QStringLiteral(" has rank "), QStringLiteral(" rank "))
+                               .replace(QStringLiteral(" parameters"), QStringLiteral(" params")), title_->font(), width);
+    if (tight.count(QLatin1Char('\n')) < compact.count(QLatin1Char('\n'))) compact = tight;
+    title_->setText(whole.count(QLatin1Char('\n')) + 1 <= kMaxTitleLines ? whole : compact);
     // The page: the wrapped title and about 9 lines of numbers per row of panels.
     const double line = QFontMetricsF(heatmap::font(kTickPt, options_.font_scale)).height();
     const int rows = rows_ == Rows::Both ? 2 : 1;
     const double title = QFontMetricsF(title_->font()).lineSpacing() * (title_->text().count(QLatin1Char('\n')) + 1);
     const int needed = std::max(240, static_cast<int>(title + rows * 9 * line + 16));
-    if (plot_->minimumHeight() != needed) plot_->setMinimumHeight(needed);
     // Matrices to their shape (cells square), or the largest ratio the room allows, said on the
     // panel; labels and numbers thinned to the panels' pixels.
     QList<MatrixPanel*> shaped;
     for (const auto& panel : panels_) shaped << panel.get();
-    MatrixPanel::layOutToShape(plot_, shaped, 2.5 * line, line);  // the bars' numbers follow (ColourBarTicker)
+    page::fit(plot_, needed, shaped, 2.5 * line, line);
 }
 
 bool CircuitView::eventFilter(QObject* watched, QEvent* event) {

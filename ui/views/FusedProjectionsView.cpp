@@ -1,13 +1,19 @@
 #include "FusedProjectionsView.h"
 
 #include <QResizeEvent>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QStyle>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <array>
+#include <cmath>
 
 #include "ColorMaps.h"
 #include "ColourBarTicker.h"
 #include "HeadNames.h"
 #include "Heatmap.h"
+#include "MatrixPage.h"
 #include "TextFit.h"
 #include "TypesetTitle.h"
 
@@ -17,6 +23,28 @@ namespace {
 constexpr double kTitlePt = 12, kPanelPt = 11, kTickPt = 9;
 // Block labels are thinned to at most this many per matrix.
 constexpr int kMaxBlockLabels = 16;
+// A panel's least readable room: 1 px per row and column up to kCellCap of them, kMinSide on its
+// short side; a matrix drawn taller than kTallest (and than it is wide) only where the room has it.
+constexpr double kMinSide = 60, kCellCap = 128, kTallest = 200;
+
+// The width a panel needs to be drawn to its shape at its least readable size (token rows: the
+// words take the height, the width alone counts), at most 2 kCellCap.
+double leastWidth(double rows, double cols, bool token_rows) {
+    if (token_rows) return std::max(kMinSide, std::min(cols, kCellCap));
+    const double shape = cols / rows;  // width per height
+    const double least = std::max({std::min(cols, kCellCap), rows >= cols ? kMinSide : kMinSide * shape,
+                                   std::min(rows, kCellCap) * shape});
+    return std::min(least, 2 * kCellCap);
+}
+
+// The height a panel `width` pixels wide is drawn with when the page grants it: its shape's (up
+// to kTallest, or its width where that is more), a line a token row, kMinSide at least; at its
+// least (least), the height of its shape at its least width.
+double panelHeight(double rows, double cols, bool token_rows, double width, double line, bool least) {
+    if (token_rows) return std::max(kMinSide, std::ceil(rows * line) + 1);
+    if (least) return std::max(kMinSide, std::min(leastWidth(rows, cols, false) * rows / cols, kTallest));
+    return std::max(kMinSide, std::min(width * rows / cols, std::max(width, kTallest)));
+}
 
 // "h0", "h1", ...; for key/value blocks of grouped-query attention "kv0: h0-1".
 QStringList blockLabels(int blocks, int group) {
@@ -51,29 +79,35 @@ FusedProjectionsView::FusedProjectionsView(QWidget* parent) : AttentionView(Foll
     plot_->plotLayout()->clear();
     title_ = new TypesetTitle(plot_, QStringLiteral("No analysis yet"));
     plot_->plotLayout()->addElement(0, 0, title_);
-    auto* grid = new QCPLayoutGrid;
+    // The weights over the activations, each row's four panels in a grid of their own (4 across
+    // or 2 x 2, arrange()) beside their colour bar, which spans them.
+    auto* grid = grid_ = new QCPLayoutGrid;
     plot_->plotLayout()->addElement(1, 0, grid);
     grid->setColumnSpacing(4);
     grid->setRowSpacing(8);
     for (int row = 0; row < 2; ++row) {
         scales_[row] = new QCPColorScale(plot_);
-        scales_[row]->setBarWidth(8);
         scales_[row]->setGradient(redBlueGradient());
         ColourBarTicker::install(scales_[row]);
+        groups_[row] = new QCPLayoutGrid;
+        grid->addElement(row, 0, groups_[row]);
+        groups_[row]->setColumnSpacing(4);
+        groups_[row]->setRowSpacing(8);
         auto* group = new QCPMarginGroup(plot_);
         for (int k = 0; k < 4; ++k) {
             const int m = 4 * row + k;
             panels_[m] = std::make_unique<MatrixPanel>(plot_, scales_[row]);
             panels_[m]->rect()->setMarginGroup(QCP::msTop | QCP::msBottom, group);
-            grid->addElement(row, k, panels_[m]->rect());
+            groups_[row]->addElement(0, k, panels_[m]->rect());
         }
         scales_[row]->setMarginGroup(QCP::msTop | QCP::msBottom, group);
-        grid->addElement(row, 4, scales_[row]);
+        grid->addElement(row, 1, scales_[row]);
     }
-    grid->setColumnStretchFactor(4, 0.01);
+    grid->setColumnStretchFactor(1, 0.01);
+    scroll_ = page::scrolling(this, plot_);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(plot_);
+    layout->addWidget(scroll_);
 }
 
 FusedProjectionsView::~FusedProjectionsView() = default;
@@ -121,6 +155,7 @@ void FusedProjectionsView::refresh() {
     const QStringList query_tokens = heatmap::queryLabels(a, 10, options_.token_positions),
                       kv_tokens = heatmap::keyLabels(a, 10, options_.token_positions);
     double extremes[2] = {0, 0};
+    token_rows_ = query_tokens.size() <= 40 && kv_tokens.size() <= 40;
     for (int m = 0; m < kCount; ++m) {
         const Spec& spec = specs[m];
         MatrixPanel& panel = *panels_[m];
@@ -145,6 +180,8 @@ void FusedProjectionsView::refresh() {
         scales_[row]->axis()->setTickLabelFont(tick_font);
         scales_[row]->axis()->setLabel(row == 0 ? QStringLiteral("weight") : QStringLiteral("activation"));
         scales_[row]->axis()->setLabelFont(tick_font);
+        // A bar as wide as a line of its numbers, so it reads as a bar beside them.
+        scales_[row]->setBarWidth(std::max(10, int(std::lround(0.8 * QFontMetricsF(tick_font).height()))));
     }
     // Whether each head reads only its own slice of the embedding (the identity initialiser) or
     // all of it: W_Q (d_model, h d_k), head i's block W_Q.middleCols(i d_k, d_k) zero outside rows
@@ -190,8 +227,84 @@ void FusedProjectionsView::fitToRoom() {
         text += QLatin1Char('\n') + (note.isEmpty() ? notes.back() : note);
     }
     title_->setText(text);
-    fit::layOut(plot_);
-    for (const auto& panel : panels_) panel->fitToRoom();  // the bars' numbers follow (ColourBarTicker)
+    // 4 across while every panel has its least width there, else 2 x 2; measured as if the scroll
+    // bar showed, so whether it shows does not change the arrangement or the page's height.
+    const double line = QFontMetricsF(heatmap::font(kTickPt, options_.font_scale)).height();
+    const int bar = scroll_->verticalScrollBar()->isVisible() ? 0 : scroll_->style()->pixelMetric(QStyle::PM_ScrollBarExtent);
+    QList<MatrixPanel*> panels;
+    for (const auto& panel : panels_) panels << panel.get();
+    for (const int columns : {4, 2}) {
+        arrange(columns);
+        MatrixPanel::layOutFree(plot_, panels);
+        bool fits = true;
+        for (int m = 0; m < kCount && fits; ++m) {
+            const QCPColorMapData* data = panels_[m]->map()->data();
+            fits = panels_[m]->rect()->rect().width() - double(bar) / columns >=
+                   leastWidth(data->valueSize(), data->keySize(), token_rows_ && m >= X);
+        }
+        if (fits) break;
+    }
+    page::fit(plot_, sizePage(line, bar), panels, kMinSide, line);
+}
+
+void FusedProjectionsView::arrange(int columns) {
+    if (columns == columns_) return;
+    columns_ = columns;
+    for (int row = 0; row < 2; ++row) {
+        for (int k = 0; k < 4; ++k) groups_[row]->take(panels_[4 * row + k]->rect());
+        groups_[row]->simplify();
+        for (int k = 0; k < 4; ++k) groups_[row]->addElement(k / columns, k % columns, panels_[4 * row + k]->rect());
+    }
+}
+
+int FusedProjectionsView::sizePage(double line, int scroll_bar) {
+    // Laid out free (MatrixPanel::layOutFree): each rect's width is its room's, its margins are
+    // the labels'. The title, then each row of panels: its labels, a line for a caption's
+    // "drawn a:b, true c:d" where a panel will carry one, and its tallest panel. The page needs
+    // the panels at their least; where even that scrolls, as large as their columns allow (the
+    // page scrolls anyway). A page with room to spare gives it to the rows short of that first.
+    const double fixed = title_->outerRect().height() + plot_->plotLayout()->rowSpacing() + grid_->rowSpacing();
+    QList<std::array<double, 2>> rows;  // [least, full] of each row of panels, the weights' first
+    for (int row = 0; row < 2; ++row) {
+        for (int first = 0; first < 4; first += columns_) {
+            double labels = 0, heights[2] = {0, 0}, notes[2] = {0, 0};
+            for (int m = 4 * row + first; m < 4 * row + first + columns_; ++m) {
+                const QCPAxisRect* rect = panels_[m]->rect();
+                const QCPColorMapData* data = panels_[m]->map()->data();
+                const double matrix_rows = data->valueSize(), cols = data->keySize();
+                const bool tokens = token_rows_ && m >= X;
+                labels = std::max(labels, double(rect->outerRect().height() - rect->rect().height()));
+                const double width = rect->rect().width() - double(scroll_bar) / columns_;
+                for (int k = 0; k < 2; ++k) {
+                    const double height = panelHeight(matrix_rows, cols, tokens, width, line, k == 0);
+                    const double drawn_width = k == 0 ? leastWidth(matrix_rows, cols, tokens) : width;
+                    heights[k] = std::max(heights[k], height);
+                    if (std::abs(drawn_width * matrix_rows / cols / height - 1) > 0.025) notes[k] = line;
+                }
+            }
+            const double spacing = groups_[row]->rowSpacing();
+            rows.append({labels + notes[0] + heights[0] + spacing, labels + notes[1] + heights[1] + spacing});
+        }
+    }
+    double least = fixed, full = fixed;
+    for (const auto& r : rows) least += r[0], full += r[1];
+    const double room = scroll_->viewport()->height();
+    const bool scrolls = least > room;
+    // The spare room shared in proportion to what each row lacks of its full height, then to its full height.
+    const double spare = room - least, lacking = full - least;
+    double groups[2] = {0, 0};
+    for (int i = 0; i < rows.size(); ++i) {
+        const int per_group = int(rows.size()) / 2, row = i / per_group;
+        double share = rows[i][1];
+        if (!scrolls)
+            share = spare <= lacking ? rows[i][0] + (lacking > 0 ? spare * (rows[i][1] - rows[i][0]) / lacking : 0)
+                                     : rows[i][1] * (room - fixed) / (full - fixed);
+        share = std::max(1.0, share);
+        groups_[row]->setRowStretchFactor(i % per_group, share);
+        groups[row] += share;
+    }
+    for (int row = 0; row < 2; ++row) grid_->setRowStretchFactor(row, groups[row]);
+    return 8 * int(std::ceil((scrolls ? full : least) / 8));  // in steps of 8 px: a pixel's rounding leaves it alone
 }
 
 bool FusedProjectionsView::eventFilter(QObject* watched, QEvent* event) {

@@ -6,10 +6,18 @@
 // Every head's block spans all d_model rows of W_Q: each head reads the whole embedding. The
 // selected head's blocks are outlined (for grouped-query attention, the key/value block it
 // shares). Token labels on the activations' rows. One diverging colour bar per row.
+// Shapes to scale (issue 21): each matrix keeps its rows:cols (cells square) or its caption says
+// "drawn a:b, true c:d". A panel's least readable room (kMinSide in the .cpp): 1 px per row and
+// column up to 128, and 60 px on its short side; token rows a line of text each. The four panels
+// of a row stand side by side while each keeps that width there, else two by two; below the
+// height they then need the page scrolls vertically (never sideways), and once it scrolls each
+// panel is as large as its column allows.
 
 #include <memory>
 
 #include <QWidget>
+
+class QScrollArea;
 
 #include "Analysis.h"
 #include "AttentionView.h"
@@ -40,11 +48,18 @@ protected:
 private:
     void refresh() override;
     void fitToRoom();  // titles and labels to the plot's size (after a refresh or a resize)
+    void arrange(int columns);  // each row's four panels 4 across or 2 x 2
+    int sizePage(double line, int scroll_bar);  // the page's least height as now arranged; the rows' shares of it
 
     QCustomPlot* plot_ = nullptr;
     QCPTextElement* title_ = nullptr;
     std::unique_ptr<MatrixPanel> panels_[kCount];
     QCPColorScale* scales_[2] = {};
+    QCPLayoutGrid* grid_ = nullptr;  // the weights over the activations, each beside its bar
+    QCPLayoutGrid* groups_[2] = {};  // the weights' and the activations' four panels
+    int columns_ = 4;
+    QScrollArea* scroll_ = nullptr;
+    bool token_rows_ = false;  // words on the activations' rows
     QList<int> boundaries_[kCount];
     QStringList title_variants_;  // longest first
     QString gqa_note_;            // a second title line for grouped-query attention

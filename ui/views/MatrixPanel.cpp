@@ -106,6 +106,9 @@ void MatrixPanel::setBlocks(bool along_columns, int width, const QStringList& la
     axis->setTickLabels(true);
     axis->setTickLength(0, 0);
     axis->setTickLabelFont(font);
+    // Above the columns, the first block's name reaches over the rect's corner: it stands clear
+    // of the row numbers, whose first sticks up half a line there.
+    if (along_columns) axis->setTickLabelPadding(int(std::ceil(QFontMetricsF(font).height() / 2)) + 1);
     if (outlined >= 0 && outlined * width < extent) {
         auto* frame = new QCPItemRect(plot_);
         frame->setClipAxisRect(rect_);
@@ -212,7 +215,7 @@ void MatrixPanel::chooseShape(double min_side, double min_row, bool note) {
         if (width / height > true_ratio) width = height * true_ratio;
         else height = width / true_ratio;
         // ... unless a side would be too thin to see, or token rows too low to read: then the room's.
-        const double rows_need = row_labels_.isEmpty() && !token_rows_ ? 0.0 : rows_ * min_row;
+        const double rows_need = row_labels_.isEmpty() && !token_rows_ ? 0.0 : std::ceil(rows_ * min_row);
         height = std::max(height, std::min<double>(room.height(), std::max(min_side, rows_need)));
         width = std::max(width, std::min<double>(room.width(), min_side));
         shape_ = QSize(std::max(1, int(std::lround(width))), std::max(1, int(std::lround(height))));
@@ -246,7 +249,7 @@ QString MatrixPanel::caption(const QString& cols) const {
 
 void MatrixPanel::captionRooms(QCustomPlot* plot, const QList<MatrixPanel*>& shown) {
     // A panel's column reaches halfway to its neighbours' cells in its row (the widget's edges
-    // where it has none); its caption, centred under it, takes twice the nearer side.
+    // where it has none, or a colour bar's); its caption, centred under it, takes twice the nearer side.
     for (MatrixPanel* panel : shown) {
         const QRect outer = panel->rect_->outerRect();
         double left = plot->viewport().left(), right = plot->viewport().right() + 1;
@@ -255,6 +258,15 @@ void MatrixPanel::captionRooms(QCustomPlot* plot, const QList<MatrixPanel*>& sho
             if (other == panel || o.bottom() < outer.top() || o.top() > outer.bottom()) continue;  // another row
             if (o.center().x() < outer.center().x()) left = std::max(left, (o.right() + 1 + outer.left()) / 2.0);
             else right = std::min(right, (outer.right() + 1 + o.left()) / 2.0);
+        }
+        // A colour bar beside the panel (its numbers fill its outer rect) ends the column too.
+        for (QCPLayoutElement* element : plot->plotLayout()->elements(true)) {
+            auto* bar = qobject_cast<QCPColorScale*>(element);
+            if (!bar || !bar->visible() || !bar->layout()) continue;
+            const QRect o = bar->outerRect();
+            if (o.bottom() < outer.top() || o.top() > outer.bottom()) continue;
+            if (o.center().x() < outer.center().x()) left = std::max(left, double(o.right() + 1));
+            else right = std::min(right, double(o.left()));
         }
         const double centre = panel->rect_->rect().left() + panel->rect_->rect().width() / 2.0;
         panel->caption_room_ = std::max(0.0, 2.0 * std::min(centre - left, right - centre));
@@ -271,7 +283,7 @@ void MatrixPanel::applyShape() {
     rect_->setMargins(QMargins(m.left() + reserve_ + dx / 2, m.top() + dy / 2, m.right() + dx - dx / 2, m.bottom() + dy - dy / 2));
 }
 
-void MatrixPanel::layOutToShape(QCustomPlot* plot, const QList<MatrixPanel*>& panels, double min_side, double min_row) {
+QList<MatrixPanel*> MatrixPanel::layOutFree(QCustomPlot* plot, const QList<MatrixPanel*>& panels) {
     QList<MatrixPanel*> shown;
     for (MatrixPanel* panel : panels) {
         panel->releaseShape();
@@ -280,6 +292,11 @@ void MatrixPanel::layOutToShape(QCustomPlot* plot, const QList<MatrixPanel*>& pa
     }
     fit::layOut(plot);
     for (MatrixPanel* panel : panels) panel->fitToRoom();
+    return shown;
+}
+
+void MatrixPanel::layOutToShape(QCustomPlot* plot, const QList<MatrixPanel*>& panels, double min_side, double min_row) {
+    const QList<MatrixPanel*> shown = layOutFree(plot, panels);
     captionRooms(plot, shown);
     // Twice: the notes take a line under the panel, which changes the room the shape is chosen in.
     for (int pass = 0; pass < 2; ++pass) {

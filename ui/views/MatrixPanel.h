@@ -51,6 +51,9 @@ public:
     // into their neighbours' or leave the plot and keep the lines they had. Lays plot out with every panel so shaped
     // (fit::layOut), then thins their labels (fitToRoom). Hidden or empty panels are left alone.
     static void layOutToShape(QCustomPlot* plot, const QList<MatrixPanel*>& panels, double min_side, double min_row);
+    // The panels' shapes released and plot laid out: each rect the whole room it has (a view
+    // measures the room before choosing its arrangement). Returns the panels shown.
+    static QList<MatrixPanel*> layOutFree(QCustomPlot* plot, const QList<MatrixPanel*>& panels);
     // rows:cols as a caption writes it: "12:1", "1:5.82", "1:1".
     static QString ratioText(double rows, double cols);
     // Rows that are tokens (words on this panel or on its neighbour's): each keeps min_row pixels.
