@@ -16,15 +16,11 @@
 
 #include "TrainingFrame.h"
 
-class QCheckBox;
-class QDoubleSpinBox;
-class QLabel;
 class QPushButton;
 class QScrollArea;
 class QSpinBox;
 class QSplitter;
 class QTabBar;
-class QGridLayout;
 class QThread;
 
 namespace headscope::ui {
@@ -33,6 +29,7 @@ class FittedLabel;
 class HeadScoresView;
 class ProbeAttentionView;
 class TrainingCurvesView;
+class TrainingSettings;
 class TrainingWorker;
 
 class TrainingTab : public QWidget {
@@ -55,7 +52,7 @@ public:
     QPushButton* pauseButton() const { return pause_; }
     QPushButton* stepButton() const { return step_; }
     QPushButton* resetButton() const { return reset_; }
-    QSpinBox* seedBox() const { return seed_; }
+    QSpinBox* seedBox() const;
 
     // How the tab uses its room: everything side by side; the plots beside each other with the
     // settings a page of their own; or one page each (curves, head scores, attention, settings).
@@ -79,11 +76,8 @@ signals:
 
 private:
     void showFrame(TrainingFramePtr frame);
-    void settingsChanged();
     void onSaved(const QString& directory, const QString& error);
-    QWidget* buildSettings();
-    void arrangeSettings(int columns);
-    QSize settingsNeeds() const;
+    void buildButtons();  // Start, Pause, Step, Reset and the readout
     void fitRoom();
     void showPage(int index);
 
@@ -100,16 +94,10 @@ private:
     TrainingCurvesView* curves_;
     HeadScoresView* scores_;
     ProbeAttentionView* attention_;
-    QSpinBox *layers_, *d_model_, *heads_, *vocab_, *context_, *min_repeat_, *max_repeat_, *batch_, *seed_, *warmup_;
-    QDoubleSpinBox* learning_rate_;
-    QCheckBox *mlp_, *fixed_repeat_, *random_start_, *two_copies_;
-    QPushButton *start_, *pause_, *step_, *reset_, *save_, *open_;
-    QLabel* problem_;
+    QPushButton *start_, *pause_, *step_, *reset_;
     FittedLabel* status_;
-    QWidget* side_ = nullptr;  // the settings, Save and Open
+    TrainingSettings* side_ = nullptr;  // the settings, Save and Open
     QScrollArea* settings_area_ = nullptr;
-    QGridLayout* form_ = nullptr;
-    std::vector<std::pair<QWidget*, QWidget*>> rows_;  // (label or null, field) in order
     QSplitter *plots_ = nullptr, *right_ = nullptr;
     QTabBar* pages_ = nullptr;
     Room room_ = Room::Wide;
