@@ -22,6 +22,7 @@
 #include "SpectrumView.h"
 #include "StatusPanel.h"
 #include "Teaching.h"
+#include "TrainingTab.h"
 #include "ViewRegistry.h"
 
 namespace headscope::ui {
@@ -46,6 +47,9 @@ void MainWindow::applyLessonStep(const lessons::LessonStep& step) {
     session_->setHead(step.head);
     // The rows the step names first (1024 x 768 at 2x has no room for the whole table).
     if (CostView* costs = costView()) costs->setNamedSection(step.show == "costs" ? QString::fromStdString(step.focus) : QString());
+    // The Training tab's page the step names, where the tab shows one at a time (lesson 7 at 2x).
+    if (auto* training = findChild<TrainingTab*>(); training && step.show == "training")
+        training->showPart(QString::fromStdString(step.focus));
     showView(step.show);
     arrangeForLesson(step.show);
 }

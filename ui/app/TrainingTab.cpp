@@ -10,6 +10,7 @@
 #include <QScrollBar>
 #include <QSignalBlocker>
 #include <QSplitter>
+#include <QStyle>
 #include <QTabBar>
 #include <QThread>
 #include <QVBoxLayout>
@@ -25,9 +26,6 @@
 namespace headscope::ui {
 
 namespace {
-
-// What the pages of the bar show (its tabs' data).
-enum Page { CurvesPage, ScoresPage, AttentionPage, SettingsPage, PlotsPage };
 
 // A widget's least size as a layout grants it.
 QSize least(const QWidget* w) { return w->minimumSize().expandedTo(w->minimumSizeHint()); }
@@ -57,22 +55,25 @@ TrainingTab::TrainingTab(QWidget* parent) : QWidget(parent) {
     // Above everything: the buttons a class needs and what the run has reached, on one line.
     side_ = new TrainingSettings(this);
     buildButtons();
-    auto* bar = new QHBoxLayout;
-    for (QPushButton* b : {start_, pause_, step_, reset_}) bar->addWidget(b);
-    bar->addWidget(status_, 1);
+    bar_ = new QHBoxLayout;
+    for (QPushButton* b : {start_, pause_, step_, reset_}) bar_->addWidget(b);
+    bar_->addWidget(status_, 1);
     pages_ = new QTabBar(this);
     pages_->setObjectName(QStringLiteral("training_pages"));
     pages_->setDocumentMode(true), pages_->setExpanding(false), pages_->setVisible(false);
     connect(pages_, &QTabBar::tabBarClicked, this, [this](int index) {
-        settings_chosen_ = index >= 0 && pages_->tabData(index).toInt() == SettingsPage;
+        if (index >= 0) chosen_ = Page(pages_->tabData(index).toInt());
     });
     connect(pages_, &QTabBar::currentChanged, this, &TrainingTab::showPage);
     settings_area_ = static_cast<QScrollArea*>(scrollable(side_));  // "training_settings_scroll"
     settings_area_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     auto* body = new QHBoxLayout;
     body->addWidget(settings_area_), body->addWidget(right_, 1);
-    auto* layout = new QVBoxLayout(this);
-    layout->addLayout(bar), layout->addWidget(pages_), layout->addLayout(body, 1);
+    column_ = new QVBoxLayout(this);
+    column_->addLayout(bar_), column_->addWidget(pages_), column_->addLayout(body, 1);
+    margins_ = column_->contentsMargins(), spacing_ = column_->spacing();
+    // What each plot asks for where it has the room (a compact room lowers their minimum heights).
+    least_ = {least(curves_), least(scores_), least(attention_)};
     if (parent) parent->installEventFilter(this);
     resetTraining();
 }
@@ -110,26 +111,30 @@ void TrainingTab::buildButtons() {
 void TrainingTab::fitRoom() {
     const QWidget* host = parentWidget();
     const QSize room = host ? host->contentsRect().size() : size();
-    const QMargins m = layout()->contentsMargins();
-    const int spacing = std::max(layout()->spacing(), 0);
+    const QMargins m = margins_;
+    const int spacing = std::max(spacing_, 0);
     const int bar = start_->sizeHint().height() + spacing + m.top() + m.bottom();
     const int scroll_bar = settings_area_->verticalScrollBar()->sizeHint().width();
     const QSize settings = side_->needs();
-    const QSize curves = least(curves_), scores = least(scores_), attention = least(attention_);
+    const auto [curves, scores, attention] = least_;
     const int handle = right_->handleWidth();
     // The loss plot beside others only where it is 360 px wide: an axis rect of 200 between two labelled axes.
     const QSize plots(std::max({curves.width(), scores.width(), 360}) + handle + attention.width(),
                       std::max(curves.height() + handle + scores.height(), attention.height()));
     const int across = m.left() + m.right() + spacing;
+    const int pages = pages_->sizeHint().height();
     Room wanted = Room::Pages;
     if (room.width() >= across + settings.width() + scroll_bar + plots.width() &&
         room.height() >= bar + std::max(plots.height(), std::min(settings.height(), 2 * plots.height())))
         wanted = Room::Wide;
-    else if (room.width() >= across + plots.width() && room.height() >= bar + pages_->sizeHint().height() + plots.height())
+    else if (room.width() >= across + plots.width() && room.height() >= bar + pages + plots.height())
         wanted = Room::Plots;
-    if (wanted == room_ && arranged_) return;
+    // One page under the buttons and the pages' bar not high enough for a plot (a lesson's strip
+    // under the tab at 2x: 182 of 384 px): the buttons, the readout and the bar share one line.
+    const bool compact = wanted == Room::Pages && room.height() < bar + pages + std::max({curves.height(), scores.height(), attention.height()});
+    if (wanted == room_ && compact == compact_ && arranged_) return;
     room_ = wanted, arranged_ = true;
-    const QSignalBlocker quiet(pages_);  // the pages of this room, the first or the Settings shown
+    const QSignalBlocker quiet(pages_);  // the pages of this room, the one chosen shown
     while (pages_->count() > 0) pages_->removeTab(0);
     if (room_ == Room::Plots) {
         pages_->setTabData(pages_->addTab(tr("Curves and heads")), PlotsPage);
@@ -140,13 +145,73 @@ void TrainingTab::fitRoom() {
     }
     if (room_ != Room::Wide) pages_->setTabData(pages_->addTab(tr("Settings")), SettingsPage);
     pages_->setVisible(room_ != Room::Wide);
+    setCompact(compact);
     // Two columns of settings where a page has the width for them, one beside the plots.
     const int two_columns = 2 * settings.width() + scroll_bar;
     side_->arrange(room_ != Room::Wide && room.width() >= two_columns ? 2 : 1);
     settings_area_->setMinimumWidth(room_ == Room::Wide ? settings.width() + scroll_bar : 0);
     settings_area_->setMaximumWidth(room_ == Room::Wide ? std::max(300, settings_area_->minimumWidth()) : QWIDGETSIZE_MAX);
-    pages_->setCurrentIndex(settings_chosen_ && room_ != Room::Wide ? pages_->count() - 1 : 0);
+    showChosen();
+}
+
+// The buttons as symbols (their tool tips name them) on the line of the pages' bar, the
+// readout between, narrow margins, and plots that take the height left; or as before.
+void TrainingTab::setCompact(bool compact) {
+    compact_ = compact;
+    bar_->removeWidget(pages_), column_->removeWidget(pages_);
+    if (compact) bar_->insertWidget(0, pages_);
+    else column_->insertWidget(1, pages_);
+    column_->setContentsMargins(compact ? QMargins(2, 2, 2, 0) : margins_);
+    column_->setSpacing(compact ? 2 : spacing_);
+    const struct {
+        QPushButton* button;
+        QString text;
+        QStyle::StandardPixmap icon;
+    } buttons[] = {{start_, tr("Start"), QStyle::SP_MediaPlay},
+                   {pause_, tr("Pause"), QStyle::SP_MediaPause},
+                   {step_, tr("Step"), QStyle::SP_MediaSkipForward},
+                   {reset_, tr("Reset"), QStyle::SP_BrowserReload}};
+    for (const auto& b : buttons) {
+        b.button->setText(compact ? QString() : b.text);
+        b.button->setIcon(compact ? style()->standardIcon(b.icon, nullptr, b.button) : QIcon());
+        b.button->setAccessibleName(b.text);
+    }
+    // A page's plot as high as the room leaves it: its axis rect is then what the class sees.
+    const int low = kCompactPlotHeight;
+    curves_->setMinimumHeight(compact ? std::min(low, least_[0].height()) : least_[0].height());
+    scores_->setMinimumHeight(compact ? std::min(low, least_[1].height()) : least_[1].height());
+    attention_->setMinimumHeight(compact ? 0 : least_[2].height());  // its own layout's least (heads in a row)
+}
+
+bool TrainingTab::showPart(const QString& part) {
+    static const std::pair<const char*, Page> parts[] = {
+        {"curves", CurvesPage}, {"scores", ScoresPage}, {"attention", AttentionPage}, {"settings", SettingsPage}};
+    chosen_ = NoPage;
+    for (const auto& [name, page] : parts)
+        if (part == QLatin1String(name)) chosen_ = page;
+    showChosen();
+    return chosen_ != NoPage || part.isEmpty();
+}
+
+// The page chosen (by a click or a lesson step) where this room has it, the plots' page for a
+// plot, else the first.
+void TrainingTab::showChosen() {
+    int index = 0;
+    for (int i = 0; i < pages_->count(); ++i) {
+        const int page = pages_->tabData(i).toInt();
+        if (page == chosen_ || (page == PlotsPage && chosen_ != SettingsPage)) index = i;
+        if (page == chosen_) break;
+    }
+    {
+        const QSignalBlocker quiet(pages_);
+        pages_->setCurrentIndex(pages_->count() > 0 ? index : -1);
+    }
     showPage(pages_->currentIndex());
+}
+
+TrainingTab::Page TrainingTab::shownPage() const {
+    if (room_ == Room::Wide || pages_->currentIndex() < 0) return NoPage;
+    return Page(pages_->tabData(pages_->currentIndex()).toInt());
 }
 
 void TrainingTab::showPage(int index) {
@@ -246,7 +311,7 @@ void TrainingTab::showFrame(TrainingFramePtr frame) {
                           tr("step %1 · loss %2 (repeated half %3) · accuracy %4%").arg(f.steps).arg(e.loss, 0, 'f', 3)
                               .arg(e.repeated_loss, 0, 'f', 3).arg(100 * e.repeated_accuracy, 0, 'f', 1),
                           tr("step %1 · loss %2 · repeated %3").arg(f.steps).arg(e.loss, 0, 'f', 2).arg(e.repeated_loss, 0, 'f', 2),
-                          tr("step %1 · loss %2").arg(f.steps).arg(e.loss, 0, 'f', 2)});
+                          tr("step %1 · loss %2").arg(f.steps).arg(e.loss, 0, 'f', 2), tr("step %1").arg(f.steps)});
     start_->setEnabled(!f.running);
     pause_->setEnabled(f.running);
     emit frameShown();

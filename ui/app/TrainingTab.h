@@ -9,7 +9,9 @@
 // to a temporary folder and asks the main window to open it (openModelRequested).
 
 #include <QTemporaryDir>
+#include <QMargins>
 #include <QWidget>
+#include <array>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -21,6 +23,8 @@ class QScrollArea;
 class QSpinBox;
 class QSplitter;
 class QTabBar;
+class QHBoxLayout;
+class QVBoxLayout;
 class QThread;
 
 namespace headscope::ui {
@@ -60,6 +64,18 @@ public:
     Room room() const { return room_; }
     // The pages' bar (hidden in the wide room) and the one-line step / loss readout.
     QTabBar* pages() const { return pages_; }
+    // What the pages show (the pages' tabs' data); a lesson step names one (showPart).
+    enum Page { NoPage = -1, CurvesPage, ScoresPage, AttentionPage, SettingsPage, PlotsPage };
+    // The part a lesson step names ("curves", "scores", "attention", "settings"; lessons::focusNames)
+    // shown where the room shows one page at a time, and kept there as the room changes; "" for
+    // the first page. False for a name not known.
+    bool showPart(const QString& part);
+    // The page shown now (NoPage in the wide room, which shows everything).
+    Page shownPage() const;
+    // The buttons, the readout and the pages' bar on one line (Pages room too low for two).
+    bool isCompact() const { return compact_; }
+    // The least height of a plot in that compact room (logical px); below it the tab scrolls.
+    static constexpr int kCompactPlotHeight = 100;
     FittedLabel* readout() const { return status_; }
 
 public slots:
@@ -79,6 +95,8 @@ private:
     void onSaved(const QString& directory, const QString& error);
     void buildButtons();  // Start, Pause, Step, Reset and the readout
     void fitRoom();
+    void setCompact(bool compact);
+    void showChosen();
     void showPage(int index);
 
 protected:
@@ -102,7 +120,13 @@ private:
     QTabBar* pages_ = nullptr;
     Room room_ = Room::Wide;
     bool arranged_ = false;  // fitRoom has laid the tab out once
-    bool settings_chosen_ = false;  // the user picked the Settings page: it stays while it can
+    Page chosen_ = NoPage;  // the page picked (a click, a lesson step): it stays while the room has it
+    bool compact_ = false;
+    QHBoxLayout* bar_ = nullptr;   // the buttons and the readout (and the pages' bar, compact)
+    QVBoxLayout* column_ = nullptr;
+    QMargins margins_;
+    int spacing_ = 0;
+    std::array<QSize, 3> least_;  // the curves', the head scores' and the attention's least sizes
     std::unique_ptr<QTemporaryDir> open_dir_;
     bool open_after_save_ = false;
 };
