@@ -236,6 +236,9 @@ bool TrainingTab::eventFilter(QObject* watched, QEvent* event) {
 void TrainingTab::resizeEvent(QResizeEvent* event) {
     QWidget::resizeEvent(event);
     fitRoom();
+    // A room made compact while the layout was invalid skips this resize (its pages stayed as
+    // high as before, under the window's edge): laid out at the new size now.
+    if (layout()->geometry().size() != size()) layout()->setGeometry(rect());
 }
 
 train::TrainConfig TrainingTab::settings() const { return side_->config(); }
