@@ -5,7 +5,8 @@
 //    the head scores, the probe attention, the settings) where the tab shows one page at a
 //    time; that part is on screen (the settings' form may scroll within its own area, never
 //    sideways), the tab scrolls in no direction, a plot's axis rect is at
-//    least kLessonAxisRect and each attention map at least kLessonMap (logical px);
+//    least kLessonAxisRect and each attention map at least kLessonMap (logical px); where the
+//    curves and the head scores stand one above the other, the named one is the higher;
 //  - every axis label of the curves and head scores is whole: each line no longer than its axis,
 //    the labelled rect within the plot, in every step and on every page of the plain tab;
 //  - the step's text fits its strip, or its scroll bar shows that it goes on (printed).
@@ -108,6 +109,13 @@ private slots:
             QVERIFY2(off.isEmpty(), qPrintable(where + QStringLiteral(": ") + part->objectName() + QStringLiteral(" ") + off +
                                                QStringLiteral("; the tab %1, its least %2x%3").arg(describe(tab->geometry()))
                                                    .arg(tab->minimumSizeHint().width()).arg(tab->minimumSizeHint().height())));
+            // Where the curves and the head scores share the height, the one named has the larger part.
+            if (tab->curves()->isVisible() && tab->scores()->isVisible() &&
+                (named == TrainingTab::CurvesPage || named == TrainingTab::ScoresPage)) {
+                QWidget* other = named == TrainingTab::CurvesPage ? static_cast<QWidget*>(tab->scores()) : static_cast<QWidget*>(tab->curves());
+                QVERIFY2(part->height() > other->height(), qPrintable(QStringLiteral("%1: %2 %3 px high, %4 %5").arg(where, part->objectName())
+                                                                          .arg(part->height()).arg(other->objectName()).arg(other->height())));
+            }
             QString measured;
             if (named == TrainingTab::SettingsPage) {  // the form, 15 rows, scrolls in its own area where it is low
                 auto* settings = static_cast<QScrollArea*>(part);

@@ -189,6 +189,12 @@ bool TrainingTab::showPart(const QString& part) {
     chosen_ = NoPage;
     for (const auto& [name, page] : parts)
         if (part == QLatin1String(name)) chosen_ = page;
+    // Where the curves and the head scores stand one above the other, the one named gets two
+    // thirds of their height (lesson 7 step 2 at 1x: the loss curves were the smaller).
+    if (chosen_ == CurvesPage || chosen_ == ScoresPage) {
+        const int total = std::max(plots_->height(), 3);
+        plots_->setSizes(chosen_ == CurvesPage ? QList<int>{2 * total / 3, total / 3} : QList<int>{total / 3, 2 * total / 3});
+    }
     showChosen();
     return chosen_ != NoPage || part.isEmpty();
 }
