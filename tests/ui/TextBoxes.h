@@ -2,7 +2,8 @@
 // Where a plot's texts stand, in plot pixels, as QCustomPlot draws them: the box of a tick label
 // on its tick, every tick label of an axis checked inside the plot and apart from its
 // neighbours, and the box of an axis' label (a matrix panel's caption, possibly on two lines).
-// Shared by the legibility, colour-bar and matrix-shape tests (views only: no window needed).
+// Shared by the legibility, colour-bar and matrix-shape tests (views only: no window needed), and
+// whether an axis' label is whole along its axis (the Training tab's plots, test_training_room).
 #include <QFontMetricsF>
 #include <QtTest>
 #include <cmath>
@@ -144,6 +145,23 @@ inline QString overlappingTexts(QCustomPlot* plot) {
             if (texts[i].second.intersects(texts[j].second))
                 return QStringLiteral("'%1' %2 and '%3' %4 overlap")
                     .arg(texts[i].first, describe(texts[i].second), texts[j].first, describe(texts[j].second));
+    return {};
+}
+
+// Empty when every line of the axis' label fits the length of its axis rect along the axis (its
+// height for a left or right axis, as QCustomPlot draws a vertical label turned) and the rect
+// with its labelled margins lies within the plot; else what is cut, in words.
+inline QString cutAxisLabel(QCPAxis* axis) {
+    if (!axis->visible() || axis->label().isEmpty()) return {};
+    const QFontMetricsF metrics(axis->labelFont());
+    const QRect rect = axis->axisRect()->rect();
+    const double room = axis->orientation() == Qt::Vertical ? rect.height() : rect.width();
+    for (const QString& line : axis->label().split(QLatin1Char('\n')))
+        if (metrics.horizontalAdvance(line) > room + 0.5)
+            return QStringLiteral("axis label line \"%1\" is %2 px long, its axis %3 px").arg(line).arg(metrics.horizontalAdvance(line)).arg(room);
+    const QRect outer = axis->axisRect()->outerRect();
+    if (!axis->parentPlot()->viewport().adjusted(-1, -1, 1, 1).contains(outer))
+        return QStringLiteral("the axis rect with its labels %1 leaves the plot %2").arg(describe(QRectF(outer)), describe(QRectF(axis->parentPlot()->viewport())));
     return {};
 }
 

@@ -1,9 +1,13 @@
 #pragma once
 // Helpers the window tests share: a window that ignores saved settings, typing into a spin
 // box as a user does, whether one rectangle lies inside another, and word labels on token axes;
-// a rectangle in words and pending layouts settled (test_screen_fit, test_classroom_ui, test_small_room).
+// a rectangle in words and pending layouts settled (test_screen_fit, test_classroom_ui, test_small_room);
+// a central tab's scroll area, whether it scrolls and whether a widget in it is on screen
+// (test_small_room, test_training_room).
 
 #include <QRect>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSpinBox>
 #include <QtTest>
 
@@ -52,6 +56,34 @@ inline bool isWordLabel(const QString& label, int i, const QStringList& words) {
     const bool elided = label.endsWith(QChar(0x2026)) && label.size() > prefix.size() + 1 &&
                         numbered.startsWith(label.left(label.size() - 1));
     return label == words[i] || label == numbered || elided;
+}
+
+// The scroll area a central tab's page sits in (MainWindow wraps Training and Ablation in one).
+inline QScrollArea* pageScroll(QWidget* page) {
+    for (QWidget* w = page; w; w = w->parentWidget())
+        if (auto* area = qobject_cast<QScrollArea*>(w)) return area;
+    return nullptr;
+}
+
+// Empty when neither of the area's scroll bars is shown; else which, and by how much.
+inline QString scrolled(QScrollArea* area) {
+    QStringList bars;
+    if (area->horizontalScrollBar()->isVisible())
+        bars << QStringLiteral("horizontal (%1 px more)").arg(area->horizontalScrollBar()->maximum());
+    if (area->verticalScrollBar()->isVisible())
+        bars << QStringLiteral("vertical (%1 px more)").arg(area->verticalScrollBar()->maximum());
+    return bars.join(QStringLiteral(", "));
+}
+
+// w shown, and drawn within the window and within the visible part of the tab's scroll area.
+inline QString offScreen(QWidget* w, MainWindow& window, QScrollArea* area) {
+    if (!w->isVisible()) return QStringLiteral("hidden");
+    const QRect in_window(w->mapTo(&window, QPoint(0, 0)), w->size());
+    const QRect viewport(area->viewport()->mapTo(&window, QPoint(0, 0)), area->viewport()->size());
+    if (!inside(window.rect(), in_window, 0) || !inside(viewport, in_window, 0))
+        return QStringLiteral("at %1, the tab shows %2 of the window %3")
+            .arg(describe(in_window), describe(viewport), describe(window.rect()));
+    return {};
 }
 
 }  // namespace headscope::ui::testing

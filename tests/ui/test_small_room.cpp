@@ -31,34 +31,6 @@ namespace {
 
 const QSize kAxisRect(200, 120);  // the loss plot's least axis rect, logical px
 
-// The scroll area a central tab's page sits in (MainWindow wraps Training and Ablation in one).
-QScrollArea* pageScroll(QWidget* page) {
-    for (QWidget* w = page; w; w = w->parentWidget())
-        if (auto* area = qobject_cast<QScrollArea*>(w)) return area;
-    return nullptr;
-}
-
-// Empty when neither of the area's scroll bars is shown; else which, and by how much.
-QString scrolled(QScrollArea* area) {
-    QStringList bars;
-    if (area->horizontalScrollBar()->isVisible())
-        bars << QStringLiteral("horizontal (%1 px more)").arg(area->horizontalScrollBar()->maximum());
-    if (area->verticalScrollBar()->isVisible())
-        bars << QStringLiteral("vertical (%1 px more)").arg(area->verticalScrollBar()->maximum());
-    return bars.join(QStringLiteral(", "));
-}
-
-// w shown, and drawn within the window and within the visible part of the tab's scroll area.
-QString offScreen(QWidget* w, MainWindow& window, QScrollArea* area) {
-    if (!w->isVisible()) return QStringLiteral("hidden");
-    const QRect in_window(w->mapTo(&window, QPoint(0, 0)), w->size());
-    const QRect viewport(area->viewport()->mapTo(&window, QPoint(0, 0)), area->viewport()->size());
-    if (!inside(window.rect(), in_window, 0) || !inside(viewport, in_window, 0))
-        return QStringLiteral("at %1, the tab shows %2 of the window %3")
-            .arg(describe(in_window), describe(viewport), describe(window.rect()));
-    return {};
-}
-
 // The distinct lines the panel's shown labels stand on.
 int shownLines(const StatusPanel* panel) {
     QList<int> tops;

@@ -22,6 +22,7 @@
 #include "SpectrumView.h"
 #include "StatusPanel.h"
 #include "Teaching.h"
+#include "TrainingTab.h"
 #include "ViewRegistry.h"
 
 namespace headscope::ui {
@@ -48,6 +49,9 @@ void MainWindow::applyLessonStep(const lessons::LessonStep& step) {
     if (CostView* costs = costView()) costs->setNamedSection(step.show == "costs" ? QString::fromStdString(step.focus) : QString());
     // "In the window the status line shows it": also on its one line in a low window.
     status_->setLeadingFact(step.focus == "equivalence" ? StatusPanel::Fact::Equivalence : StatusPanel::Fact::Parameters);
+    // The Training tab's page the step names, where the tab shows one at a time (lesson 7 at 2x).
+    if (auto* training = findChild<TrainingTab*>(); training && step.show == "training")
+        training->showPart(QString::fromStdString(step.focus));
     showView(step.show);
     arrangeForLesson(step.show);
 }

@@ -1,20 +1,16 @@
 #include "TrainingTab.h"
 
-#include <QCheckBox>
-#include <QDoubleSpinBox>
 #include <QEvent>
 #include <QFileDialog>
-#include <QGridLayout>
 #include <QHBoxLayout>
-#include <QLabel>
 #include <QMessageBox>
 #include <QKeySequence>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSignalBlocker>
-#include <QSpinBox>
 #include <QSplitter>
+#include <QStyle>
 #include <QTabBar>
 #include <QThread>
 #include <QVBoxLayout>
@@ -24,22 +20,12 @@
 #include "HeadScoresView.h"
 #include "ProbeAttentionView.h"
 #include "TrainingCurvesView.h"
+#include "TrainingSettings.h"
 #include "TrainingWorker.h"
 
 namespace headscope::ui {
 
 namespace {
-
-QSpinBox* spinBox(int low, int high, int value, const QString& tip, QWidget* parent) {
-    auto* box = new QSpinBox(parent);
-    box->setRange(low, high);
-    box->setValue(value);
-    box->setToolTip(tip);
-    return box;
-}
-
-// What the pages of the bar show (its tabs' data).
-enum Page { CurvesPage, ScoresPage, AttentionPage, SettingsPage, PlotsPage };
 
 // A widget's least size as a layout grants it.
 QSize least(const QWidget* w) { return w->minimumSize().expandedTo(w->minimumSizeHint()); }
@@ -67,24 +53,27 @@ TrainingTab::TrainingTab(QWidget* parent) : QWidget(parent) {
     right_->setStretchFactor(0, 3), right_->setStretchFactor(1, 2);
 
     // Above everything: the buttons a class needs and what the run has reached, on one line.
-    side_ = buildSettings();
-    auto* bar = new QHBoxLayout;
-    for (QPushButton* b : {start_, pause_, step_, reset_}) bar->addWidget(b);
-    bar->addWidget(status_, 1);
+    side_ = new TrainingSettings(this);
+    buildButtons();
+    bar_ = new QHBoxLayout;
+    for (QPushButton* b : {start_, pause_, step_, reset_}) bar_->addWidget(b);
+    bar_->addWidget(status_, 1);
     pages_ = new QTabBar(this);
     pages_->setObjectName(QStringLiteral("training_pages"));
     pages_->setDocumentMode(true), pages_->setExpanding(false), pages_->setVisible(false);
     connect(pages_, &QTabBar::tabBarClicked, this, [this](int index) {
-        settings_chosen_ = index >= 0 && pages_->tabData(index).toInt() == SettingsPage;
+        if (index >= 0) chosen_ = Page(pages_->tabData(index).toInt());
     });
     connect(pages_, &QTabBar::currentChanged, this, &TrainingTab::showPage);
     settings_area_ = static_cast<QScrollArea*>(scrollable(side_));  // "training_settings_scroll"
     settings_area_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     auto* body = new QHBoxLayout;
     body->addWidget(settings_area_), body->addWidget(right_, 1);
-    auto* layout = new QVBoxLayout(this);
-    layout->addLayout(bar), layout->addWidget(pages_), layout->addLayout(body, 1);
-    arrangeSettings(1);
+    column_ = new QVBoxLayout(this);
+    column_->addLayout(bar_), column_->addWidget(pages_), column_->addLayout(body, 1);
+    margins_ = column_->contentsMargins(), spacing_ = column_->spacing();
+    // What each plot asks for where it has the room (a compact room lowers their minimum heights).
+    least_ = {least(curves_), least(scores_), least(attention_)};
     if (parent) parent->installEventFilter(this);
     resetTraining();
 }
@@ -94,135 +83,27 @@ TrainingTab::~TrainingTab() {
     thread_->quit(), thread_->wait();
 }
 
-QWidget* TrainingTab::buildSettings() {
-    const train::TrainConfig d;
-    auto* panel = new QWidget(this);
-    panel->setObjectName(QStringLiteral("training_settings"));
-    layers_ = spinBox(1, train::TrainConfig::kMaxLayers, d.layers, tr("Layers: 2 can form an induction head, 1 cannot"), panel);
-    d_model_ = spinBox(2, 256, d.d_model, tr("Width of the residual stream"), panel);
-    heads_ = spinBox(1, 16, d.heads, tr("Heads per layer (must divide d_model)"), panel);
-    vocab_ = spinBox(4, train::TrainConfig::kMaxVocab, d.vocab, tr("Tokens in the vocabulary (saved as one character each)"), panel);
-    context_ = spinBox(4, 256, d.context, tr("Tokens per sequence"), panel);
-    min_repeat_ = spinBox(2, 128, d.min_repeat, tr("Shortest string that repeats"), panel);
-    max_repeat_ = spinBox(2, 128, d.max_repeat, tr("Longest string that repeats"), panel);
-    fixed_repeat_ = new QCheckBox(tr("fixed length (= longest)"), panel);
-    fixed_repeat_->setToolTip(tr("Every string the same length: a one-layer model can then copy from a fixed offset"));
-    random_start_ = new QCheckBox(tr("random start"), panel);
-    random_start_->setToolTip(tr("The copies after random filler tokens, not from the first position"));
-    two_copies_ = new QCheckBox(tr("two copies, distinct tokens"), panel);
-    two_copies_->setToolTip(tr("The string's tokens distinct and written only twice (padding after), not repeated to fill the context"));
-    mlp_ = new QCheckBox(tr("MLPs"), panel);
-    mlp_->setToolTip(tr("Add a GELU MLP to every layer (attention-only without)"));
-    learning_rate_ = new QDoubleSpinBox(panel);
-    learning_rate_->setDecimals(4), learning_rate_->setRange(0.0001, 1.0), learning_rate_->setSingleStep(0.0005);
-    learning_rate_->setValue(d.learning_rate);
-    learning_rate_->setToolTip(tr("Adam's learning rate"));
-    warmup_ = spinBox(0, 100'000, d.warmup_steps,
-                      tr("Steps over which the learning rate ramps up from 0 (0: the full rate from the first step)"), panel);
-    batch_ = spinBox(1, 512, d.batch, tr("Sequences per step"), panel);
-    seed_ = spinBox(0, 1'000'000, int(d.seed), tr("Weights and data follow from the seed: the same seed, the same run"), panel);
-    const auto row = [this, panel](const QString& label, QWidget* field) {
-        QLabel* text = nullptr;
-        if (!label.isEmpty()) {
-            text = new QLabel(label, panel);
-            text->setBuddy(field);
-            text->setToolTip(field->toolTip());
-        }
-        rows_.emplace_back(text, field);
-    };
-    row(tr("Layers"), layers_);
-    row(tr("d_model"), d_model_);
-    row(tr("Heads"), heads_);
-    row(tr("Vocabulary"), vocab_);
-    row(tr("Context"), context_);
-    row(tr("Shortest string"), min_repeat_);
-    row(tr("Longest string"), max_repeat_);
-    row(QString(), fixed_repeat_);
-    row(QString(), random_start_);
-    row(QString(), two_copies_);
-    row(QString(), mlp_);
-    row(tr("Learning rate"), learning_rate_);
-    row(tr("Warm-up steps"), warmup_);
-    row(tr("Batch"), batch_);
-    row(tr("Seed"), seed_);
-    const char* names[] = {"layers", "d_model", "heads", "vocab", "context", "min_repeat", "max_repeat", "batch", "seed", "warmup"};
-    int index = 0;
-    for (QSpinBox* box : {layers_, d_model_, heads_, vocab_, context_, min_repeat_, max_repeat_, batch_, seed_, warmup_}) {
-        box->setObjectName(QStringLiteral("training_") + QLatin1String(names[index++]));
-        connect(box, &QSpinBox::valueChanged, this, &TrainingTab::settingsChanged);
-    }
-    connect(learning_rate_, &QDoubleSpinBox::valueChanged, this, &TrainingTab::settingsChanged);
-    for (QCheckBox* box : {fixed_repeat_, random_start_, two_copies_, mlp_})
-        connect(box, &QCheckBox::toggled, this, &TrainingTab::settingsChanged);
-
+void TrainingTab::buildButtons() {
     start_ = new QPushButton(tr("Start"), this);
     pause_ = new QPushButton(tr("Pause"), this);
     step_ = new QPushButton(tr("Step"), this);
     reset_ = new QPushButton(tr("Reset"), this);
-    save_ = new QPushButton(tr("Save model..."), panel);
-    open_ = new QPushButton(tr("Open in HeadScope"), panel);
     // Keys for the class: shown in the tooltips, active while the tab is shown.
     start_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return));
     pause_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Period));
     start_->setToolTip(tr("Train until paused (%1)").arg(start_->shortcut().toString(QKeySequence::NativeText)));
     pause_->setToolTip(tr("Pause training (%1)").arg(pause_->shortcut().toString(QKeySequence::NativeText)));
     step_->setToolTip(tr("One training step"));
-    open_->setToolTip(tr("Open the model as trained so far in the other tabs (File > Open model)"));
     connect(start_, &QPushButton::clicked, this, &TrainingTab::startTraining);
     connect(pause_, &QPushButton::clicked, this, &TrainingTab::pauseTraining);
     connect(step_, &QPushButton::clicked, this, &TrainingTab::stepTraining);
     connect(reset_, &QPushButton::clicked, this, &TrainingTab::resetTraining);
-    connect(save_, &QPushButton::clicked, this, &TrainingTab::saveModelDialog);
-    connect(open_, &QPushButton::clicked, this, &TrainingTab::openInHeadScope);
-    auto* files = new QHBoxLayout;
-    files->addWidget(save_), files->addWidget(open_), files->addStretch(1);
-
-    problem_ = new QLabel(panel);
-    problem_->setWordWrap(true);
-    problem_->setStyleSheet(QStringLiteral("color: #b00020"));
+    connect(side_->saveButton(), &QPushButton::clicked, this, &TrainingTab::saveModelDialog);
+    connect(side_->openButton(), &QPushButton::clicked, this, &TrainingTab::openInHeadScope);
+    connect(side_, &TrainingSettings::changed, this, &TrainingTab::resetTraining);
     status_ = new FittedLabel(this);
     status_->setObjectName(QStringLiteral("training_readout"));
     status_->setExplanation(tr("The run so far: training steps, the model's parameters, the held-out loss and the accuracy on the repeated half"));
-    form_ = new QGridLayout;
-    auto* column = new QVBoxLayout(panel);
-    column->addLayout(form_);
-    column->addLayout(files);
-    column->addWidget(problem_);
-    column->addStretch(1);
-    return panel;
-}
-
-// The settings as `columns` pairs of label and field side by side, in reading order down each column.
-void TrainingTab::arrangeSettings(int columns) {
-    for (auto& [label, field] : rows_) {
-        if (label) form_->removeWidget(label);
-        form_->removeWidget(field);
-    }
-    const int n = int(rows_.size()), per_column = (n + columns - 1) / columns;
-    for (int i = 0; i < n; ++i) {
-        const auto& [label, field] = rows_[std::size_t(i)];
-        const int r = i % per_column, c = 2 * (i / per_column);
-        if (label) form_->addWidget(label, r, c);
-        form_->addWidget(field, r, c + 1);
-    }
-    for (int c = 0; c < 4; ++c) form_->setColumnStretch(c, 0);
-    form_->setColumnStretch(2 * columns - 1, 1);
-}
-
-// What one column of settings needs, from its widgets' own hints (a layout not shown yet counts
-// its widgets as hidden, and the settings may stand in two columns now).
-QSize TrainingTab::settingsNeeds() const {
-    int label = 0, field = 0, height = 0;
-    for (const auto& [text, box] : rows_) {
-        const QSize f = box->sizeHint().expandedTo(box->minimumSizeHint());
-        const QSize l = text ? text->sizeHint() : QSize();
-        label = std::max(label, l.width()), field = std::max(field, f.width());
-        height += std::max(l.height(), f.height()) + std::max(form_->verticalSpacing(), 0);
-    }
-    const QMargins m = side_->layout()->contentsMargins();
-    const int files = save_->sizeHint().width() + open_->sizeHint().width() + std::max(form_->horizontalSpacing(), 0);
-    return QSize(m.left() + m.right() + std::max(label + std::max(form_->horizontalSpacing(), 0) + field, files),
-                 m.top() + m.bottom() + height + save_->sizeHint().height());
 }
 
 // Which room the tab has: that of the scroll area or tab page holding it (its own size can be
@@ -230,26 +111,30 @@ QSize TrainingTab::settingsNeeds() const {
 void TrainingTab::fitRoom() {
     const QWidget* host = parentWidget();
     const QSize room = host ? host->contentsRect().size() : size();
-    const QMargins m = layout()->contentsMargins();
-    const int spacing = std::max(layout()->spacing(), 0);
+    const QMargins m = margins_;
+    const int spacing = std::max(spacing_, 0);
     const int bar = start_->sizeHint().height() + spacing + m.top() + m.bottom();
     const int scroll_bar = settings_area_->verticalScrollBar()->sizeHint().width();
-    const QSize settings = settingsNeeds();
-    const QSize curves = least(curves_), scores = least(scores_), attention = least(attention_);
+    const QSize settings = side_->needs();
+    const auto [curves, scores, attention] = least_;
     const int handle = right_->handleWidth();
     // The loss plot beside others only where it is 360 px wide: an axis rect of 200 between two labelled axes.
     const QSize plots(std::max({curves.width(), scores.width(), 360}) + handle + attention.width(),
                       std::max(curves.height() + handle + scores.height(), attention.height()));
     const int across = m.left() + m.right() + spacing;
+    const int pages = pages_->sizeHint().height();
     Room wanted = Room::Pages;
     if (room.width() >= across + settings.width() + scroll_bar + plots.width() &&
         room.height() >= bar + std::max(plots.height(), std::min(settings.height(), 2 * plots.height())))
         wanted = Room::Wide;
-    else if (room.width() >= across + plots.width() && room.height() >= bar + pages_->sizeHint().height() + plots.height())
+    else if (room.width() >= across + plots.width() && room.height() >= bar + pages + plots.height())
         wanted = Room::Plots;
-    if (wanted == room_ && arranged_) return;
+    // One page under the buttons and the pages' bar not high enough for a plot (a lesson's strip
+    // under the tab at 2x: 182 of 384 px): the buttons, the readout and the bar share one line.
+    const bool compact = wanted == Room::Pages && room.height() < bar + pages + std::max({curves.height(), scores.height(), attention.height()});
+    if (wanted == room_ && compact == compact_ && arranged_) return;
     room_ = wanted, arranged_ = true;
-    const QSignalBlocker quiet(pages_);  // the pages of this room, the first or the Settings shown
+    const QSignalBlocker quiet(pages_);  // the pages of this room, the one chosen shown
     while (pages_->count() > 0) pages_->removeTab(0);
     if (room_ == Room::Plots) {
         pages_->setTabData(pages_->addTab(tr("Curves and heads")), PlotsPage);
@@ -260,13 +145,79 @@ void TrainingTab::fitRoom() {
     }
     if (room_ != Room::Wide) pages_->setTabData(pages_->addTab(tr("Settings")), SettingsPage);
     pages_->setVisible(room_ != Room::Wide);
+    setCompact(compact);
     // Two columns of settings where a page has the width for them, one beside the plots.
     const int two_columns = 2 * settings.width() + scroll_bar;
-    arrangeSettings(room_ != Room::Wide && room.width() >= two_columns ? 2 : 1);
+    side_->arrange(room_ != Room::Wide && room.width() >= two_columns ? 2 : 1);
     settings_area_->setMinimumWidth(room_ == Room::Wide ? settings.width() + scroll_bar : 0);
     settings_area_->setMaximumWidth(room_ == Room::Wide ? std::max(300, settings_area_->minimumWidth()) : QWIDGETSIZE_MAX);
-    pages_->setCurrentIndex(settings_chosen_ && room_ != Room::Wide ? pages_->count() - 1 : 0);
+    showChosen();
+}
+
+// The buttons as symbols (their tool tips name them) on the line of the pages' bar, the
+// readout between, narrow margins, and plots that take the height left; or as before.
+void TrainingTab::setCompact(bool compact) {
+    compact_ = compact;
+    bar_->removeWidget(pages_), column_->removeWidget(pages_);
+    if (compact) bar_->insertWidget(0, pages_);
+    else column_->insertWidget(1, pages_);
+    column_->setContentsMargins(compact ? QMargins(2, 2, 2, 0) : margins_);
+    column_->setSpacing(compact ? 2 : spacing_);
+    const struct {
+        QPushButton* button;
+        QString text;
+        QStyle::StandardPixmap icon;
+    } buttons[] = {{start_, tr("Start"), QStyle::SP_MediaPlay},
+                   {pause_, tr("Pause"), QStyle::SP_MediaPause},
+                   {step_, tr("Step"), QStyle::SP_MediaSkipForward},
+                   {reset_, tr("Reset"), QStyle::SP_BrowserReload}};
+    for (const auto& b : buttons) {
+        b.button->setText(compact ? QString() : b.text);
+        b.button->setIcon(compact ? style()->standardIcon(b.icon, nullptr, b.button) : QIcon());
+        b.button->setAccessibleName(b.text);
+    }
+    // A page's plot as high as the room leaves it: its axis rect is then what the class sees.
+    const int low = kCompactPlotHeight;
+    curves_->setMinimumHeight(compact ? std::min(low, least_[0].height()) : least_[0].height());
+    scores_->setMinimumHeight(compact ? std::min(low, least_[1].height()) : least_[1].height());
+    attention_->setMinimumHeight(compact ? 0 : least_[2].height());  // its own layout's least (heads in a row)
+}
+
+bool TrainingTab::showPart(const QString& part) {
+    static const std::pair<const char*, Page> parts[] = {
+        {"curves", CurvesPage}, {"scores", ScoresPage}, {"attention", AttentionPage}, {"settings", SettingsPage}};
+    chosen_ = NoPage;
+    for (const auto& [name, page] : parts)
+        if (part == QLatin1String(name)) chosen_ = page;
+    // Where the curves and the head scores stand one above the other, the one named gets two
+    // thirds of their height (lesson 7 step 2 at 1x: the loss curves were the smaller).
+    if (chosen_ == CurvesPage || chosen_ == ScoresPage) {
+        const int total = std::max(plots_->height(), 3);
+        plots_->setSizes(chosen_ == CurvesPage ? QList<int>{2 * total / 3, total / 3} : QList<int>{total / 3, 2 * total / 3});
+    }
+    showChosen();
+    return chosen_ != NoPage || part.isEmpty();
+}
+
+// The page chosen (by a click or a lesson step) where this room has it, the plots' page for a
+// plot, else the first.
+void TrainingTab::showChosen() {
+    int index = 0;
+    for (int i = 0; i < pages_->count(); ++i) {
+        const int page = pages_->tabData(i).toInt();
+        if (page == chosen_ || (page == PlotsPage && chosen_ != SettingsPage)) index = i;
+        if (page == chosen_) break;
+    }
+    {
+        const QSignalBlocker quiet(pages_);
+        pages_->setCurrentIndex(pages_->count() > 0 ? index : -1);
+    }
     showPage(pages_->currentIndex());
+}
+
+TrainingTab::Page TrainingTab::shownPage() const {
+    if (room_ == Room::Wide || pages_->currentIndex() < 0) return NoPage;
+    return Page(pages_->tabData(pages_->currentIndex()).toInt());
 }
 
 void TrainingTab::showPage(int index) {
@@ -291,47 +242,25 @@ bool TrainingTab::eventFilter(QObject* watched, QEvent* event) {
 void TrainingTab::resizeEvent(QResizeEvent* event) {
     QWidget::resizeEvent(event);
     fitRoom();
+    // A room made compact while the layout was invalid skips this resize (its pages stayed as
+    // high as before, under the window's edge): laid out at the new size now.
+    if (layout()->geometry().size() != size()) layout()->setGeometry(rect());
 }
 
-train::TrainConfig TrainingTab::settings() const {
-    train::TrainConfig c;
-    c.layers = layers_->value(), c.d_model = d_model_->value(), c.heads = heads_->value();
-    c.vocab = vocab_->value(), c.context = context_->value();
-    c.max_repeat = max_repeat_->value();
-    c.min_repeat = fixed_repeat_->isChecked() ? c.max_repeat : min_repeat_->value();
-    c.random_start = random_start_->isChecked(), c.two_copies = two_copies_->isChecked(), c.mlp = mlp_->isChecked();
-    c.learning_rate = learning_rate_->value(), c.batch = batch_->value(), c.warmup_steps = warmup_->value();
-    c.seed = std::uint64_t(seed_->value());
-    return c;
-}
+train::TrainConfig TrainingTab::settings() const { return side_->config(); }
+
+QSpinBox* TrainingTab::seedBox() const { return side_->seedBox(); }
 
 void TrainingTab::setSettings(const train::TrainConfig& c) {
-    const QSignalBlocker blockers[] = {QSignalBlocker(layers_), QSignalBlocker(d_model_), QSignalBlocker(heads_),
-                                       QSignalBlocker(vocab_), QSignalBlocker(context_), QSignalBlocker(min_repeat_),
-                                       QSignalBlocker(max_repeat_), QSignalBlocker(batch_), QSignalBlocker(seed_), QSignalBlocker(warmup_),
-                                       QSignalBlocker(learning_rate_), QSignalBlocker(fixed_repeat_),
-                                       QSignalBlocker(random_start_), QSignalBlocker(two_copies_), QSignalBlocker(mlp_)};
-    layers_->setValue(c.layers), d_model_->setValue(c.d_model), heads_->setValue(c.heads);
-    vocab_->setValue(c.vocab), context_->setValue(c.context);
-    max_repeat_->setValue(c.max_repeat), min_repeat_->setValue(c.min_repeat);
-    fixed_repeat_->setChecked(c.min_repeat == c.max_repeat);
-    random_start_->setChecked(c.random_start), two_copies_->setChecked(c.two_copies), mlp_->setChecked(c.mlp);
-    learning_rate_->setValue(c.learning_rate), batch_->setValue(c.batch), seed_->setValue(int(c.seed));
-    warmup_->setValue(c.warmup_steps);
-    min_repeat_->setEnabled(!fixed_repeat_->isChecked());
-    resetTraining();
-}
-
-void TrainingTab::settingsChanged() {
-    min_repeat_->setEnabled(!fixed_repeat_->isChecked());
+    side_->setConfig(c);
     resetTraining();
 }
 
 void TrainingTab::resetTraining() {
     const train::TrainConfig c = settings();
     const std::string problem = c.problem();
-    problem_->setText(QString::fromStdString(problem));
-    for (QPushButton* b : {start_, pause_, step_, save_, open_}) b->setEnabled(problem.empty());
+    side_->setProblem(QString::fromStdString(problem));
+    for (QPushButton* b : {start_, pause_, step_, side_->saveButton(), side_->openButton()}) b->setEnabled(problem.empty());
     if (!problem.empty()) return;  // the last valid run stays on screen
     QMetaObject::invokeMethod(worker_, [w = worker_, c] { w->reset(c); }, Qt::QueuedConnection);
 }
@@ -391,7 +320,7 @@ void TrainingTab::showFrame(TrainingFramePtr frame) {
                           tr("step %1 · loss %2 (repeated half %3) · accuracy %4%").arg(f.steps).arg(e.loss, 0, 'f', 3)
                               .arg(e.repeated_loss, 0, 'f', 3).arg(100 * e.repeated_accuracy, 0, 'f', 1),
                           tr("step %1 · loss %2 · repeated %3").arg(f.steps).arg(e.loss, 0, 'f', 2).arg(e.repeated_loss, 0, 'f', 2),
-                          tr("step %1 · loss %2").arg(f.steps).arg(e.loss, 0, 'f', 2)});
+                          tr("step %1 · loss %2").arg(f.steps).arg(e.loss, 0, 'f', 2), tr("step %1").arg(f.steps)});
     start_->setEnabled(!f.running);
     pause_->setEnabled(f.running);
     emit frameShown();

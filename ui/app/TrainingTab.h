@@ -9,22 +9,22 @@
 // to a temporary folder and asks the main window to open it (openModelRequested).
 
 #include <QTemporaryDir>
+#include <QMargins>
 #include <QWidget>
+#include <array>
 #include <memory>
 #include <utility>
 #include <vector>
 
 #include "TrainingFrame.h"
 
-class QCheckBox;
-class QDoubleSpinBox;
-class QLabel;
 class QPushButton;
 class QScrollArea;
 class QSpinBox;
 class QSplitter;
 class QTabBar;
-class QGridLayout;
+class QHBoxLayout;
+class QVBoxLayout;
 class QThread;
 
 namespace headscope::ui {
@@ -33,6 +33,7 @@ class FittedLabel;
 class HeadScoresView;
 class ProbeAttentionView;
 class TrainingCurvesView;
+class TrainingSettings;
 class TrainingWorker;
 
 class TrainingTab : public QWidget {
@@ -55,7 +56,7 @@ public:
     QPushButton* pauseButton() const { return pause_; }
     QPushButton* stepButton() const { return step_; }
     QPushButton* resetButton() const { return reset_; }
-    QSpinBox* seedBox() const { return seed_; }
+    QSpinBox* seedBox() const;
 
     // How the tab uses its room: everything side by side; the plots beside each other with the
     // settings a page of their own; or one page each (curves, head scores, attention, settings).
@@ -63,6 +64,18 @@ public:
     Room room() const { return room_; }
     // The pages' bar (hidden in the wide room) and the one-line step / loss readout.
     QTabBar* pages() const { return pages_; }
+    // What the pages show (the pages' tabs' data); a lesson step names one (showPart).
+    enum Page { NoPage = -1, CurvesPage, ScoresPage, AttentionPage, SettingsPage, PlotsPage };
+    // The part a lesson step names ("curves", "scores", "attention", "settings"; lessons::focusNames)
+    // shown where the room shows one page at a time, and kept there as the room changes; "" for
+    // the first page. False for a name not known.
+    bool showPart(const QString& part);
+    // The page shown now (NoPage in the wide room, which shows everything).
+    Page shownPage() const;
+    // The buttons, the readout and the pages' bar on one line (Pages room too low for two).
+    bool isCompact() const { return compact_; }
+    // The least height of a plot in that compact room (logical px); below it the tab scrolls.
+    static constexpr int kCompactPlotHeight = 100;
     FittedLabel* readout() const { return status_; }
 
 public slots:
@@ -79,12 +92,11 @@ signals:
 
 private:
     void showFrame(TrainingFramePtr frame);
-    void settingsChanged();
     void onSaved(const QString& directory, const QString& error);
-    QWidget* buildSettings();
-    void arrangeSettings(int columns);
-    QSize settingsNeeds() const;
+    void buildButtons();  // Start, Pause, Step, Reset and the readout
     void fitRoom();
+    void setCompact(bool compact);
+    void showChosen();
     void showPage(int index);
 
 protected:
@@ -100,21 +112,21 @@ private:
     TrainingCurvesView* curves_;
     HeadScoresView* scores_;
     ProbeAttentionView* attention_;
-    QSpinBox *layers_, *d_model_, *heads_, *vocab_, *context_, *min_repeat_, *max_repeat_, *batch_, *seed_, *warmup_;
-    QDoubleSpinBox* learning_rate_;
-    QCheckBox *mlp_, *fixed_repeat_, *random_start_, *two_copies_;
-    QPushButton *start_, *pause_, *step_, *reset_, *save_, *open_;
-    QLabel* problem_;
+    QPushButton *start_, *pause_, *step_, *reset_;
     FittedLabel* status_;
-    QWidget* side_ = nullptr;  // the settings, Save and Open
+    TrainingSettings* side_ = nullptr;  // the settings, Save and Open
     QScrollArea* settings_area_ = nullptr;
-    QGridLayout* form_ = nullptr;
-    std::vector<std::pair<QWidget*, QWidget*>> rows_;  // (label or null, field) in order
     QSplitter *plots_ = nullptr, *right_ = nullptr;
     QTabBar* pages_ = nullptr;
     Room room_ = Room::Wide;
     bool arranged_ = false;  // fitRoom has laid the tab out once
-    bool settings_chosen_ = false;  // the user picked the Settings page: it stays while it can
+    Page chosen_ = NoPage;  // the page picked (a click, a lesson step): it stays while the room has it
+    bool compact_ = false;
+    QHBoxLayout* bar_ = nullptr;   // the buttons and the readout (and the pages' bar, compact)
+    QVBoxLayout* column_ = nullptr;
+    QMargins margins_;
+    int spacing_ = 0;
+    std::array<QSize, 3> least_;  // the curves', the head scores' and the attention's least sizes
     std::unique_ptr<QTemporaryDir> open_dir_;
     bool open_after_save_ = false;
 };

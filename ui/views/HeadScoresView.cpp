@@ -1,5 +1,7 @@
 #include "HeadScoresView.h"
 
+#include <algorithm>
+
 #include "HeadColors.h"
 #include "TextFit.h"
 
@@ -9,10 +11,32 @@ HeadScoresView::HeadScoresView(QWidget* parent) : QCustomPlot(parent) {
     setObjectName(QStringLiteral("head_scores"));
     setMinimumSize(260, 180);
     xAxis->setLabel(tr("step"));
-    yAxis->setLabel(tr("head score on the probe"));
+    // Whole in the height the axis has: one line, else two, else fewer words.
+    score_labels_ = {tr("head score on the probe"), tr("head score\non the probe"), tr("head\nscore"), tr("score")};
+    yAxis->setLabel(score_labels_.front());
     yAxis->setRange(0, 1);
     legend->setFont(font());
     fit::legendBelow(this, 4);
+}
+
+void HeadScoresView::resizeEvent(QResizeEvent* event) {
+    QCustomPlot::resizeEvent(event);
+    fitAxisLabels();
+}
+
+void HeadScoresView::changeEvent(QEvent* event) {
+    QCustomPlot::changeEvent(event);
+    if (event->type() == QEvent::FontChange) fitAxisLabels();
+}
+
+void HeadScoresView::fitAxisLabels() {
+    yAxis->setLabel(score_labels_.front());
+    fit::layOut(this);
+    fit::fitAxisLabel(yAxis, score_labels_);
+    // As many ticks as a low plot has room for (lesson 7 at 2x: 0 to 1 in 60 px), two at least.
+    const int tall = 2 * QFontMetrics(yAxis->tickLabelFont()).height();
+    const int ticks = std::clamp(axisRect()->rect().height() / std::max(tall, 1), 2, 5);
+    yAxis->ticker()->setTickCount(ticks);
 }
 
 QCPGraph* HeadScoresView::scoreGraph(int head, bool induction) const {

@@ -20,9 +20,18 @@ public:
     void setEvaluations(const std::vector<train::Evaluation>& evaluations, int heads_per_layer);
     // Head index layer * heads + head; previous-token or prefix-matching curve.
     QCPGraph* scoreGraph(int head, bool induction) const;
+    // The score axis' labels, longest first: it shows the first whose every line fits its height.
+    QStringList scoreLabels() const { return score_labels_; }
+
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+    void changeEvent(QEvent* event) override;
 
 private:
+    void fitAxisLabels();
+
     int heads_ = 0;
+    QStringList score_labels_;
 };
 
 }  // namespace headscope::ui

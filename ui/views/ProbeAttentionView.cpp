@@ -1,5 +1,7 @@
 #include "ProbeAttentionView.h"
 
+#include <QEvent>
+#include <QFontMetricsF>
 #include <QLabel>
 #include <QSlider>
 #include <QVBoxLayout>
@@ -14,7 +16,9 @@ namespace headscope::ui {
 ProbeAttentionView::ProbeAttentionView(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("probe_attention"));
     plot_ = new QCustomPlot(this);
-    plot_->setMinimumSize(240, 200);
+    // Low where the room is (the Training tab's compact room at 2x): the heads then stand in one row.
+    plot_->setMinimumSize(240, 80);
+    plot_->installEventFilter(this);
     slider_ = new QSlider(Qt::Horizontal, this);
     slider_->setObjectName(QStringLiteral("snapshot_slider"));
     slider_->setToolTip(tr("Scrub back through the saved snapshots of the attention on the probe"));
@@ -35,7 +39,7 @@ const train::AttentionSnapshot* ProbeAttentionView::shown() const {
 void ProbeAttentionView::rebuild(int layers, int heads, int n) {
     plot_->plotLayout()->clear();
     plot_->clearPlottables();
-    maps_.clear(), titles_.clear();
+    maps_.clear(), titles_.clear(), rects_.clear();
     layers_ = layers, heads_ = heads, n_ = n;
     for (int l = 0; l < layers; ++l)
         for (int h = 0; h < heads; ++h) {
@@ -44,8 +48,6 @@ void ProbeAttentionView::rebuild(int layers, int heads, int n) {
             heatmap::styleAxes(rect);
             heatmap::setCellRanges(rect, n, n);
             for (QCPAxis* axis : rect->axes()) axis->setTickLabels(false), axis->setTicks(false);
-            plot_->plotLayout()->addElement(2 * l, h, title);
-            plot_->plotLayout()->addElement(2 * l + 1, h, rect);
             auto* map = new CellColorMap(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
             map->data()->setSize(n, n);
             map->data()->setRange(QCPRange(0, n - 1), QCPRange(0, n - 1));
@@ -54,7 +56,41 @@ void ProbeAttentionView::rebuild(int layers, int heads, int n) {
             map->setInterpolate(false);
             maps_.push_back(map);
             titles_.push_back(title);
+            rects_.push_back(rect);
         }
+    placeMaps(true);
+}
+
+// The heads as a grid of layers by heads, or in one row where the plot is wide and low: whichever
+// draws each map larger.
+void ProbeAttentionView::placeMaps(bool force) {
+    const int count = int(maps_.size());
+    if (count == 0 || heads_ <= 0 || layers_ <= 0) return;
+    const double title = 2.4 * QFontMetricsF(titles_.front()->font()).height();
+    const double w = plot_->width(), h = plot_->height();
+    const double grid = std::min(w / heads_, h / layers_ - title), row = std::min(w / count, h - title);
+    const bool one_row = layers_ > 1 && row > grid;
+    if (one_row == one_row_ && !force) return;
+    one_row_ = one_row;
+    QCPLayoutGrid* layout = plot_->plotLayout();
+    for (int k = 0; k < count && !force; ++k) {
+        layout->take(titles_[std::size_t(k)]);
+        layout->take(rects_[std::size_t(k)]);
+    }
+    layout->simplify();
+    for (int k = 0; k < count; ++k) {
+        const int r = one_row ? 0 : 2 * (k / heads_), c = one_row ? k : k % heads_;
+        layout->addElement(r, c, titles_[std::size_t(k)]);
+        layout->addElement(r + 1, c, rects_[std::size_t(k)]);
+    }
+}
+
+bool ProbeAttentionView::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == plot_ && event->type() == QEvent::Resize) {
+        placeMaps(false);
+        plot_->replot(QCustomPlot::rpQueuedReplot);
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 void ProbeAttentionView::setRun(const std::vector<std::shared_ptr<const train::AttentionSnapshot>>& snapshots,

@@ -12,6 +12,7 @@
 #include "train/Trainer.h"
 
 class QCustomPlot;
+class QCPAxisRect;
 class QCPColorMap;
 class QCPTextElement;
 class QLabel;
@@ -30,9 +31,15 @@ public:
     // The snapshot on screen (nullptr before the first).
     const train::AttentionSnapshot* shown() const;
     QCPColorMap* map(int index) const { return index < int(maps_.size()) ? maps_[std::size_t(index)] : nullptr; }
+    // The heads in one row (a wide, low plot) rather than a row per layer.
+    bool inOneRow() const { return one_row_; }
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     void rebuild(int layers, int heads, int n);
+    void placeMaps(bool force);
     void show(int index);
 
     QCustomPlot* plot_;
@@ -40,6 +47,8 @@ private:
     QLabel* label_;
     std::vector<QCPColorMap*> maps_;
     std::vector<QCPTextElement*> titles_;
+    std::vector<QCPAxisRect*> rects_;
+    bool one_row_ = false;
     std::vector<std::shared_ptr<const train::AttentionSnapshot>> snapshots_;
     std::vector<train::Evaluation> evaluations_;
     int layers_ = 0, heads_ = 0, n_ = 0;

@@ -98,4 +98,23 @@ void legendBelow(QCustomPlot* plot, int per_row) {
     legend->setIconSize(18, 8);
 }
 
+QString fitAxisLabel(QCPAxis* axis, const QStringList& variants) {
+    if (variants.isEmpty()) return {};
+    const QFontMetricsF metrics(axis->labelFont());
+    const QRect rect = axis->axisRect()->rect();
+    const bool vertical = axis->orientation() == Qt::Vertical;
+    const double room = vertical ? rect.height() : rect.width();
+    QString chosen = variants.back();
+    for (const QString& v : variants) {
+        double widest = 0;
+        for (const QString& line : v.split(QLatin1Char('\n'))) widest = std::max(widest, metrics.horizontalAdvance(line));
+        if (widest <= room) {
+            chosen = v;
+            break;
+        }
+    }
+    if (axis->label() != chosen) axis->setLabel(chosen);
+    return chosen;
+}
+
 }  // namespace headscope::ui::fit

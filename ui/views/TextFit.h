@@ -7,6 +7,7 @@
 #include <QStringList>
 
 class QCustomPlot;
+class QCPAxis;
 class QCPTextElement;
 
 namespace headscope::ui::fit {
@@ -38,5 +39,10 @@ void setTitle(QCPTextElement* title, const QStringList& variants, const QString&
 // The legend moved from inside the axis rect to a band under the plot, `per_row` entries a
 // row, so the curves stay uncovered.
 void legendBelow(QCustomPlot* plot, int per_row);
+
+// The axis' label: the first of variants (lines split at '\n') whose every line fits the length
+// of its axis rect along the axis (its height for a left or right axis), else the last. The
+// plot must be laid out (layOut) at its size first. Returns the label set.
+QString fitAxisLabel(QCPAxis* axis, const QStringList& variants);
 
 }  // namespace headscope::ui::fit

@@ -25,9 +25,14 @@ TrainingCurvesView::TrainingCurvesView(QWidget* parent) : QCustomPlot(parent) {
         g->setPen(QPen(c.color, 2, c.style));
     }
     xAxis->setLabel(tr("step"));
-    yAxis->setLabel(tr("loss (nats)"));
+    // Each axis label whole in the height its axis has (fitAxisLabels): on one line, else on two
+    // or three, else fewer words (the legend names the accuracy's curve).
+    loss_labels_ = {tr("loss (nats)"), tr("loss\n(nats)"), tr("loss")};
+    accuracy_labels_ = {tr("accuracy, repeated half (%)"), tr("accuracy,\nrepeated half (%)"),
+                        tr("accuracy,\nrepeated\nhalf (%)"), tr("accuracy (%)"), tr("acc. (%)")};
+    yAxis->setLabel(loss_labels_.front());
     yAxis2->setVisible(true);
-    yAxis2->setLabel(tr("accuracy, repeated half (%)"));
+    yAxis2->setLabel(accuracy_labels_.front());
     yAxis2->setRange(0, 100);
     legend->setFont(font());
     fit::legendBelow(this, 2);
@@ -37,6 +42,7 @@ TrainingCurvesView::TrainingCurvesView(QWidget* parent) : QCustomPlot(parent) {
 void TrainingCurvesView::resizeEvent(QResizeEvent* event) {
     fitLegend(event->size().width());
     QCustomPlot::resizeEvent(event);
+    fitAxisLabels();
 }
 
 void TrainingCurvesView::changeEvent(QEvent* event) {
@@ -45,6 +51,20 @@ void TrainingCurvesView::changeEvent(QEvent* event) {
         fitLegend(width());
     }
     QCustomPlot::changeEvent(event);
+    if (event->type() == QEvent::FontChange) fitAxisLabels();
+}
+
+void TrainingCurvesView::fitAxisLabels() {
+    // The rect's height does not depend on the vertical labels: one layout at the longest.
+    yAxis->setLabel(loss_labels_.front()), yAxis2->setLabel(accuracy_labels_.front());
+    fit::layOut(this);
+    fit::fitAxisLabel(yAxis, loss_labels_);
+    fit::fitAxisLabel(yAxis2, accuracy_labels_);
+    // As many ticks as a low plot has room for (lesson 7 at 2x: 0 to 1 in 60 px), two at least.
+    const int tall = 2 * QFontMetrics(yAxis->tickLabelFont()).height();
+    const int ticks = std::clamp(axisRect()->rect().height() / std::max(tall, 1), 2, 5);
+    yAxis->ticker()->setTickCount(ticks);
+    yAxis2->ticker()->setTickCount(ticks);
 }
 
 void TrainingCurvesView::fitLegend(int width) {

@@ -28,6 +28,10 @@ public:
     QString curveName(Curve which) const { return names_[std::size_t(which)]; }
     // The legend's entries side by side (1 to 4) at the current width.
     int legendColumns() const { return legend->wrap(); }
+    // The vertical axes' labels, longest first: each axis shows the first whose every line fits
+    // its height (fit::fitAxisLabel).
+    QStringList lossLabels() const { return loss_labels_; }
+    QStringList accuracyLabels() const { return accuracy_labels_; }
 
 protected:
     void resizeEvent(QResizeEvent* event) override;
@@ -35,8 +39,10 @@ protected:
 
 private:
     void fitLegend(int width);
+    void fitAxisLabels();
 
     std::vector<QString> names_;
+    QStringList loss_labels_, accuracy_labels_;
 };
 
 }  // namespace headscope::ui
