@@ -2,6 +2,7 @@
 
 #include <QAbstractTextDocumentLayout>
 #include <QColor>
+#include <QLabel>
 #include <QPainter>
 #include <QStringList>
 #include <QTextDocument>
@@ -108,20 +109,40 @@ bool hasNotation(const QString& text) {
     return found;
 }
 
+QString lineHtml(const QString& line) {
+    QString body;
+    walk(line, [&](Kind kind, const QString& piece) {
+        const QString escaped = piece.toHtmlEscaped();
+        body += kind == Kind::Plain ? escaped
+                : kind == Kind::Sub ? QStringLiteral("<sub>%1</sub>").arg(escaped)
+                                    : QStringLiteral("<sup>%1</sup>").arg(escaped);
+    });
+    return body;
+}
+
 QString toHtml(const QString& text, Qt::Alignment align) {
     QString html;
     for (const QString& line : text.split(QLatin1Char('\n'))) {
-        QString body;
-        walk(line, [&](Kind kind, const QString& piece) {
-            const QString escaped = piece.toHtmlEscaped();
-            body += kind == Kind::Plain ? escaped
-                    : kind == Kind::Sub ? QStringLiteral("<sub>%1</sub>").arg(escaped)
-                                        : QStringLiteral("<sup>%1</sup>").arg(escaped);
-        });
+        const QString body = lineHtml(line);
         html += QStringLiteral("<p align=\"%1\" style=\"margin:0; white-space:pre\">%2</p>")
                     .arg(alignName(align), body.isEmpty() ? QStringLiteral("&nbsp;") : body);
     }
     return html;
+}
+
+QString richText(const QString& text) {
+    QStringList lines;
+    for (const QString& line : text.split(QLatin1Char('\n'))) lines << lineHtml(line);
+    return lines.join(QStringLiteral("<br>"));
+}
+
+QString richTextIfNotation(const QString& text) { return hasNotation(text) ? richText(text) : text; }
+
+void setLabelText(QLabel* label, const QString& text) {
+    const bool notation = hasNotation(text);
+    label->setTextFormat(notation ? Qt::RichText : Qt::AutoText);
+    label->setText(notation ? richText(text) : text);
+    label->setAccessibleName(notation ? text : QString());
 }
 
 QString plain(const QString& text) {
