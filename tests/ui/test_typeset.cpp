@@ -6,9 +6,27 @@
 //    and the head window, with the demo (weights and logits): none shows the raw notation ("_" or "^" followed by a
 //    letter or digit) -- each is drawn typeset (TypesetTitle / TypesetAxis) or has none, colour
 //    bars' labels, legend entries, notes on plots and the rank table's column titles included;
+//  - on the same walk, every other text a reader sees: labels (the Costs page, the RoPE note,
+//    the spectra dock's title bar, the controls' form labels), check boxes and buttons, tabs, dock
+//    titles, menu entries, and every tool tip as hovering shows it (widgets', tabs', header
+//    sections'): typeset or free of the notation; the Costs page's plain text keeps it as written;
 //  - the Circuits view's SVG keeps the typeset pieces as separate text runs (W, then i, then Q)
 //    and holds no bitmap.
+#include <QAbstractButton>
 #include <QAction>
+#include <QCheckBox>
+#include <QStyleOptionButton>
+#include <QApplication>
+#include <QGroupBox>
+#include <QHeaderView>
+#include <QHelpEvent>
+#include <QLabel>
+#include <QMainWindow>
+#include <QMenu>
+#include <QMenuBar>
+#include <QTabBar>
+#include <QTextDocument>
+#include <QToolTip>
 #include <QDockWidget>
 #include <QRegularExpression>
 #include <QTabWidget>
@@ -17,6 +35,7 @@
 #include <QXmlStreamReader>
 #include <QtTest>
 
+#include "CostView.h"
 #include "Export.h"
 #include "FittedLabel.h"
 #include "HeadDetailDialog.h"
@@ -100,6 +119,101 @@ QStringList rawTextsIn(QWidget* widget, const QString& where) {
     return found;
 }
 
+// What a label, a tool tip or a title bar shows: rich text as its words read (sub/superscripts
+// drawn as such), plain text as written, a mnemonic's "&" dropped; a FittedLabel draws its
+// notation typeset.
+QString shownText(const QString& text, bool rich) {
+    if (rich) {
+        QTextDocument doc;
+        doc.setHtml(text);
+        return doc.toPlainText();
+    }
+    return QString(text).remove(QRegularExpression(QStringLiteral("&(?=[^&])")));
+}
+QString shownText(const QLabel* label) {
+    if (qobject_cast<const FittedLabel*>(label)) return typeset::plain(label->text());
+    const bool rich = label->textFormat() == Qt::RichText || (label->textFormat() == Qt::AutoText && Qt::mightBeRichText(label->text()));
+    return shownText(label->text(), rich);
+}
+
+// Whether a check box draws its text typeset: its ink ends well short of where the text as
+// written would (a subscript is smaller and has no "_"), as the status line's facts are checked.
+bool drawsTypeset(QCheckBox* box) {
+    QImage image(box->size(), QImage::Format_ARGB32);
+    image.fill(Qt::white);
+    box->render(&image);
+    int right = -1;  // the rightmost column with ink
+    for (int x = 0; x < image.width(); ++x)
+        for (int y = 0; y < image.height(); ++y)
+            if (qGray(image.pixel(x, y)) < 128) right = x;
+    QStyleOptionButton option;
+    option.initFrom(box);
+    const int start = box->style()->subElementRect(QStyle::SE_CheckBoxContents, &option, box).left();
+    double raw = 0;
+    for (const QString& line : box->text().split(QLatin1Char('\n')))
+        raw = std::max(raw, QFontMetricsF(box->font()).horizontalAdvance(QString(line).remove(QLatin1Char('&'))));
+    return right > start + 0.5 * raw && right < start + 0.97 * raw;
+}
+
+// The tool tip shown when the pointer rests at pos in widget, as it reads ("" for none).
+QString hoverToolTip(QWidget* widget, const QPoint& pos) {
+    QToolTip::hideText();
+    QHelpEvent help(QEvent::ToolTip, pos, widget->mapToGlobal(pos));
+    QApplication::sendEvent(widget, &help);
+    const QString tip = QToolTip::isVisible() ? QToolTip::text() : QString();
+    QToolTip::hideText();
+    return shownText(tip, Qt::mightBeRichText(tip));
+}
+
+// Every text on the visible widgets of window with raw notation, described: labels (the Costs
+// page, the RoPE note, dock title bars included), buttons, group titles, tabs, menu entries,
+// and each tool tip as hovering shows it (widgets', tabs', header sections').
+QStringList rawWidgetTexts(QWidget* window) {
+    QStringList found;
+    // Raw: what is shown still holds notation the parser would typeset ("d_model"; not a name
+    // such as NumPy's "matrix_rank").
+    const auto check = [&](const QString& shown, const QString& what, const QString& text) {
+        if (typeset::hasNotation(shown)) found << QStringLiteral("%1 \"%2\"").arg(what, text);
+    };
+    for (QWidget* widget : window->findChildren<QWidget*>()) {
+        if (!widget->isVisible()) continue;
+        const QString name = QStringLiteral("%1 %2").arg(QLatin1String(widget->metaObject()->className()), widget->objectName());
+        if (auto* label = qobject_cast<QLabel*>(widget)) check(shownText(label), name + QStringLiteral(": text"), label->text());
+        if (auto* button = qobject_cast<QAbstractButton*>(widget)) {
+            auto* box = qobject_cast<QCheckBox*>(button);
+            const bool typeset_box = box && typeset::hasNotation(QString(box->text()).remove(QLatin1Char('&'))) && drawsTypeset(box);
+            if (!typeset_box) check(shownText(button->text(), false), name + QStringLiteral(": text"), button->text());
+        }
+        if (auto* group = qobject_cast<QGroupBox*>(widget)) check(shownText(group->title(), false), name + QStringLiteral(": title"), group->title());
+        if (auto* dock = qobject_cast<QDockWidget*>(widget); dock && !dock->titleBarWidget())  // Qt's own bar draws the title
+            check(dock->windowTitle(), name + QStringLiteral(": dock title"), dock->windowTitle());
+        if (auto* bar = qobject_cast<QTabBar*>(widget)) {
+            for (int i = 0; i < bar->count(); ++i) {
+                check(shownText(bar->tabText(i), false), name + QStringLiteral(": tab"), bar->tabText(i));
+                if (!bar->tabToolTip(i).isEmpty())
+                    check(hoverToolTip(bar, bar->tabRect(i).center()), name + QStringLiteral(": tab's tool tip"), bar->tabToolTip(i));
+            }
+        }
+        if (auto* header = qobject_cast<QHeaderView*>(widget); header && header->model()) {
+            for (int i = 0; i < header->count(); ++i) {
+                const QString tip = header->model()->headerData(i, header->orientation(), Qt::ToolTipRole).toString();
+                if (tip.isEmpty() || header->isSectionHidden(i)) continue;
+                const int middle = header->sectionViewportPosition(i) + header->sectionSize(i) / 2;
+                const QPoint at = header->orientation() == Qt::Horizontal ? QPoint(middle, header->height() / 2) : QPoint(header->width() / 2, middle);
+                check(hoverToolTip(header->viewport(), at), name + QStringLiteral(": section's tool tip"), tip);
+            }
+        }
+        if (!widget->toolTip().isEmpty())
+            check(hoverToolTip(widget, widget->rect().center()), name + QStringLiteral(": tool tip"), widget->toolTip());
+    }
+    if (auto* main = qobject_cast<QMainWindow*>(window); main && main->menuBar()) {
+        for (QMenu* menu : main->menuBar()->findChildren<QMenu*>())
+            for (QAction* action : menu->actions())
+                if (action->isVisible()) check(shownText(action->text(), false), QStringLiteral("menu entry"), action->text());
+    }
+    return found;
+}
+
 // The SVG's text runs in document order, and how many bitmaps over a tenth of the page each way
 // it embeds (a colour bar's gradient is a thin one; a view or a title as a bitmap is not).
 QStringList svgTextRuns(const QString& path, bool* ok, int* images) {
@@ -170,6 +284,38 @@ private slots:
         QCOMPARE(typeset::plain(QStringLiteral("tiny_gpt2")), QStringLiteral("tiny_gpt2"));
     }
 
+    // Rich text for labels and tool tips, and a label's mnemonic: the same parser's pieces.
+    void richTextAndMnemonics() {
+        QCOMPARE(typeset::richText(QStringLiteral("x_i W_QK,i x_j\nd_model < 2")),
+                 QStringLiteral("x<sub>i</sub> W<sub>QK,i</sub> x<sub>j</sub><br>d<sub>model</sub> &lt; 2"));
+        QCOMPARE(typeset::richTextIfNotation(QStringLiteral("tiny_gpt2 & co")), QStringLiteral("tiny_gpt2 & co"));
+        QCOMPARE(typeset::mnemonicRichText(QStringLiteral("d_&model")), QStringLiteral("d<sub><u>m</u>odel</sub>"));
+        QCOMPARE(typeset::mnemonicRichText(QStringLiteral("&d_v")), QStringLiteral("<u>d</u><sub>v</sub>"));
+        QCOMPARE(typeset::mnemonicRichText(QStringLiteral("Lo&ck d_k = d_v")),
+                 QStringLiteral("Lo<u>c</u>k d<sub>k</sub> = d<sub>v</sub>"));
+        QCOMPARE(typeset::mnemonicRichText(QStringLiteral("a && b_k, W\\_&i^Q")),
+                 QStringLiteral("a &amp; b<sub>k</sub>, W_<u>i</u><sup>Q</sup>"));  // "i^Q": i is a name
+        QCOMPARE(typeset::mnemonicRichText(QStringLiteral("W_{a b}^&Q")), QStringLiteral("W<sub>a b</sub><sup><u>Q</u></sup>"));
+    }
+
+    // The Costs page shows its notation typeset; its plain text (the clipboard's, the tests')
+    // keeps the notation as written.
+    void costsTypesetOnScreenPlainInCopies() {
+        Config config;
+        config.heads = 4;
+        const Analysis a = analyze(config, false);
+        CostView view;
+        view.setAnalysis(std::shared_ptr<const Analysis>(std::shared_ptr<const Analysis>(), &a));
+        view.replotNow();
+        QVERIFY2(view.html().contains(QStringLiteral("factored W<sub>i</sub><sup>Q</sup>, W<sub>i</sub><sup>K</sup>")), qPrintable(view.html()));
+        QVERIFY2(view.html().contains(QStringLiteral("d<sub>model</sub>")), qPrintable(view.html()));
+        QTextDocument shown;
+        shown.setHtml(view.html());
+        QVERIFY2(!looksRaw(shown.toPlainText()), qPrintable(shown.toPlainText()));
+        QVERIFY2(view.plainText().contains(QStringLiteral("factored W_i^Q, W_i^K")), qPrintable(view.plainText()));
+        QVERIFY2(view.plainText().contains(QStringLiteral("2 · d_model · d_k")), qPrintable(view.plainText()));
+    }
+
     // Typeset text is laid out by its letters (narrower than the raw marks) and its lines.
     void sizesFollowTheTypesetText() {
         QFont font(QStringLiteral("DejaVu Sans"));
@@ -196,7 +342,7 @@ private slots:
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         QVERIFY(window.waitForCompleteUpdate(60000));
-        QStringList raw;
+        QStringList raw, widget_texts;
         QTabWidget* tabs = window.centralTabs();
         for (int i = 0; i < tabs->count(); ++i) {
             tabs->setCurrentIndex(i);
@@ -204,6 +350,7 @@ private slots:
             QVERIFY(window.waitForCompleteUpdate(60000));
             settle();
             raw << rawTextsIn(tabs->currentWidget(), tabs->tabText(i).remove(QLatin1Char('&')));
+            widget_texts << rawWidgetTexts(&window);
         }
         // The logits (the registry's "logits" view, on the Heads tab): "logit / √d_k" on the bar.
         auto* logits = window.findChild<QAction*>(QStringLiteral("show_logits_action"));
@@ -227,6 +374,9 @@ private slots:
         settle();
         raw << rawTextsIn(dialog, QStringLiteral("head window"));
         QVERIFY2(raw.isEmpty(), qPrintable(raw.join(QLatin1Char('\n'))));
+        widget_texts << rawWidgetTexts(dialog);
+        widget_texts.removeDuplicates();
+        QVERIFY2(widget_texts.isEmpty(), qPrintable(widget_texts.join(QLatin1Char('\n'))));
     }
 
     // The status line's facts ("W_Q+W_K", "(2·d_model·d_k)", "min(d_k, d_model)") are drawn

@@ -1,16 +1,23 @@
 #include "FormWidgets.h"
 
+#include <QAbstractTextDocumentLayout>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QEvent>
 #include <QFontMetrics>
 #include <QFormLayout>
 #include <QLabel>
+#include <QPainter>
 #include <QPlainTextEdit>
 #include <QScrollArea>
+#include <QShortcut>
 #include <QSpinBox>
 #include <QStyle>
+#include <QStyleOptionButton>
 #include <QStyleOptionComboBox>
+#include <QTextDocument>
+
+#include "TypesetText.h"
 
 namespace headscope::ui {
 
@@ -38,7 +45,35 @@ protected:
             const QString text = wrapText(box->property(kFullText).toString(), box->fontMetrics(), room);
             if (text != box->text()) box->setText(text);
         }
+        if (event->type() == QEvent::Paint && typeset::hasNotation(QString(static_cast<QCheckBox*>(watched)->text()).remove(QLatin1Char('&'))))
+            return paintTypeset(static_cast<QCheckBox*>(watched));
         return false;
+    }
+
+private:
+    // The box as the style draws it without its text, then the text typeset ("d_k" with its
+    // subscript, issue 21), its mnemonic underlined; text() stays the notation (the Alt key,
+    // the accessible name).
+    static bool paintTypeset(QCheckBox* box) {
+        QStyleOptionButton option;
+        option.initFrom(box);
+        option.state |= box->isChecked() ? QStyle::State_On : QStyle::State_Off;
+        if (box->isDown()) option.state |= QStyle::State_Sunken;
+        QPainter painter(box);
+        box->style()->drawControl(QStyle::CE_CheckBox, &option, &painter, box);
+        QStringList lines;
+        for (const QString& line : box->text().split(QLatin1Char('\n'))) lines << typeset::mnemonicRichText(line);
+        QTextDocument doc;
+        doc.setDocumentMargin(0);
+        doc.setDefaultFont(box->font());
+        doc.setHtml(lines.join(QStringLiteral("<br>")));
+        const QRect room = box->style()->subElementRect(QStyle::SE_CheckBoxContents, &option, box);
+        painter.translate(room.left() + 1, room.center().y() + 0.5 - doc.size().height() / 2);
+        QAbstractTextDocumentLayout::PaintContext context;
+        context.palette.setColor(QPalette::Text, box->palette().color(box->isEnabled() ? QPalette::Active : QPalette::Disabled,
+                                                                      QPalette::WindowText));
+        doc.documentLayout()->draw(&painter, context);
+        return true;
     }
 };
 
@@ -104,9 +139,20 @@ void fitShownItem(QComboBox* combo) {
 }
 
 void addRow(QFormLayout* form, const QString& label, QWidget* field, QWidget* buddy) {
+    QWidget* target = buddy ? buddy : field;
     auto* text = new QLabel(label);
-    text->setBuddy(buddy ? buddy : field);
-    text->setToolTip((buddy ? buddy : field)->toolTip());
+    text->setBuddy(target);
+    text->setToolTip(target->toolTip());
+    if (typeset::hasNotation(QString(label).remove(QLatin1Char('&')))) {
+        // "d_&model" typeset (issue 21), m underlined. Rich text has no mnemonic of its own:
+        // the same Alt key focuses the field as the label's would.
+        text->setTextFormat(Qt::RichText);
+        text->setText(typeset::mnemonicRichText(label));
+        text->setAccessibleName(QString(label).remove(QLatin1Char('&')));
+        auto* key = new QShortcut(QKeySequence::mnemonic(label), text);
+        key->setObjectName(QStringLiteral("mnemonic"));
+        QObject::connect(key, &QShortcut::activated, target, [target]() { target->setFocus(Qt::ShortcutFocusReason); });
+    }
     form->addRow(text, field);
 }
 

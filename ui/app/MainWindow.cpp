@@ -222,6 +222,10 @@ void MainWindow::buildDocks() {
     spectrum_dock_ = new QDockWidget(tr("Spectra and ranks of W_QK and W_OV"), this);
     spectrum_dock_->setObjectName(QStringLiteral("spectrum_dock"));
     spectrum_dock_->setTitleBarWidget(new DockTitleBar(spectrum_dock_));  // its title typeset (issue 21)
+    // Its View menu entry: a menu cannot typeset, so the short name without notation, whatever the title.
+    const auto short_entry = [this]() { spectrum_dock_->toggleViewAction()->setText(tr("Spectra and ranks")); };
+    connect(spectrum_dock_, &QDockWidget::windowTitleChanged, this, short_entry);
+    short_entry();
     spectrum_dock_->setWidget(split);
     connect(spectrum_, &SpectrumView::arrangementChanged, this, &MainWindow::updateSpectrumTitle);
     // Below the grid: the two spectra side by side get a wide, log-friendly shape, and the

@@ -72,8 +72,6 @@ void MainWindow::updateSpectrumTitle() {
     const QString hidden = spectrum_->hiddenPanelNote();
     spectrum_dock_->setWindowTitle(hidden.isEmpty() ? tr("Spectra and ranks of W_QK and W_OV")
                                                     : tr("Spectrum of W_QK and ranks \u00B7 %1").arg(hidden));
-    // Its View menu entry: a menu cannot typeset, so the short name without notation.
-    spectrum_dock_->toggleViewAction()->setText(tr("Spectra and ranks"));
 }
 
 MainWindow::Room MainWindow::roomFor(const QSize& size) {

@@ -1,5 +1,6 @@
 #include "TrainingTab.h"
 
+
 #include <QCheckBox>
 #include <QDoubleSpinBox>
 #include <QEvent>
@@ -25,6 +26,7 @@
 #include "ProbeAttentionView.h"
 #include "TrainingCurvesView.h"
 #include "TrainingWorker.h"
+#include "TypesetText.h"
 
 namespace headscope::ui {
 
@@ -124,7 +126,8 @@ QWidget* TrainingTab::buildSettings() {
     const auto row = [this, panel](const QString& label, QWidget* field) {
         QLabel* text = nullptr;
         if (!label.isEmpty()) {
-            text = new QLabel(label, panel);
+            text = new QLabel(panel);
+            typeset::setLabelText(text, label);  // "d_model" typeset (issue 21)
             text->setBuddy(field);
             text->setToolTip(field->toolTip());
         }

@@ -30,6 +30,9 @@ QString lineHtml(const QString& line);
 // Rich text for a QLabel or a tool tip: lineHtml of each line, lines joined by <br>; it wraps
 // at spaces where the label does.
 QString richText(const QString& text);
+// A one-line label's text with a mnemonic ("d_&model", "Lo&ck d_k = d_v"): its "&" dropped
+// ("&&" is "&"), the notation typeset, the marked character underlined as Qt draws it.
+QString mnemonicRichText(const QString& text);
 // richText where text uses the notation; text itself (plain text, left to Qt) where not.
 QString richTextIfNotation(const QString& text);
 // Shows text on label: as richText where it uses the notation, as Qt's auto-detected text
