@@ -136,16 +136,22 @@ QString shownText(const QLabel* label) {
     return shownText(label->text(), rich);
 }
 
-// Whether a check box draws its text typeset: its ink ends well short of where the text as
-// written would (a subscript is smaller and has no "_"), as the status line's facts are checked.
-bool drawsTypeset(QCheckBox* box) {
-    QImage image(box->size(), QImage::Format_ARGB32);
+// The rightmost column of widget's ink, drawn on white (-1: none).
+int inkRight(QWidget* widget) {
+    QImage image(widget->size(), QImage::Format_ARGB32);
     image.fill(Qt::white);
-    box->render(&image);
-    int right = -1;  // the rightmost column with ink
+    widget->render(&image);
+    int right = -1;
     for (int x = 0; x < image.width(); ++x)
         for (int y = 0; y < image.height(); ++y)
             if (qGray(image.pixel(x, y)) < 128) right = x;
+    return right;
+}
+
+// Whether a check box draws its text typeset: its ink ends well short of where the text as
+// written would (a subscript is smaller and has no "_"), as the status line's facts are checked.
+bool drawsTypeset(QCheckBox* box) {
+    const int right = inkRight(box);
     QStyleOptionButton option;
     option.initFrom(box);
     const int start = box->style()->subElementRect(QStyle::SE_CheckBoxContents, &option, box).left();
@@ -395,13 +401,7 @@ private slots:
             QVERIFY(fact);
             QCOMPARE(fact->text(), fact->fullText());  // the whole fact, in the notation
             QVERIFY(fact->text().contains(QStringLiteral("d_k")));
-            QImage image(fact->size(), QImage::Format_ARGB32);
-            image.fill(Qt::white);
-            fact->render(&image);
-            int right = -1;  // the rightmost column with ink
-            for (int x = 0; x < image.width(); ++x)
-                for (int y = 0; y < image.height(); ++y)
-                    if (qGray(image.pixel(x, y)) < 128) right = x;
+            const int right = inkRight(fact);
             const double raw = QFontMetricsF(fact->font()).horizontalAdvance(fact->text());
             QVERIFY2(right > 0.5 * raw && right < 0.97 * raw,
                      qPrintable(QStringLiteral("%1: ink to x = %2, raw text %3 px").arg(QLatin1String(name)).arg(right).arg(raw)));
