@@ -36,6 +36,7 @@
 #include <QtTest>
 
 #include "CostView.h"
+#include "DockTitleBar.h"
 #include "Export.h"
 #include "FittedLabel.h"
 #include "HeadDetailDialog.h"
@@ -383,6 +384,34 @@ private slots:
         widget_texts << rawWidgetTexts(dialog);
         widget_texts.removeDuplicates();
         QVERIFY2(widget_texts.isEmpty(), qPrintable(widget_texts.join(QLatin1Char('\n'))));
+    }
+
+    // As on a full HD screen (the tests' offscreen screen is 800 x 600, where the spectra dock is
+    // a tab with a short title): the spectra dock's own title bar shows "Spectra and ranks of
+    // W_QK and W_OV" typeset, its title stays the notation, its View menu entry is the short name;
+    // nothing else in the window shows raw notation either.
+    void wideWindowTypesetsTheSpectraDockTitle() {
+        MainWindow window(noSettings());
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.layOutAsOnScreen(QSize(1920, 1080));
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        settle();
+        auto* dock = window.findChild<QDockWidget*>(QStringLiteral("spectrum_dock"));
+        QVERIFY(dock && dock->isVisible());
+        QVERIFY2(dock->windowTitle().contains(QStringLiteral("W_QK")), qPrintable(dock->windowTitle()));
+        auto* bar = qobject_cast<DockTitleBar*>(dock->titleBarWidget());
+        QVERIFY(bar && bar->isVisible() && bar->height() > 0);
+        QVERIFY2(bar->shownTitle().contains(QStringLiteral("W<sub>QK</sub>")), qPrintable(bar->shownTitle()));
+        QCOMPARE(dock->toggleViewAction()->text(), QStringLiteral("Spectra and ranks"));
+        const QStringList raw = rawWidgetTexts(&window);
+        QVERIFY2(raw.isEmpty(), qPrintable(raw.join(QLatin1Char('\n'))));
+        // Hidden above a lesson strip, the bar takes no room; shown again, it is back.
+        setDockTitleBarHidden(dock, true);
+        QCOMPARE(dock->titleBarWidget(), bar);
+        QCOMPARE(bar->sizeHint(), QSize(0, 0));
+        setDockTitleBarHidden(dock, false);
+        QVERIFY(bar->sizeHint().height() > 0);
     }
 
     // The status line's facts ("W_Q+W_K", "(2·d_model·d_k)", "min(d_k, d_model)") are drawn
