@@ -15,6 +15,7 @@
 #include <QAbstractButton>
 #include <QAction>
 #include <QCheckBox>
+#include <QSpinBox>
 #include <QStyleOptionButton>
 #include <QApplication>
 #include <QGroupBox>
@@ -35,6 +36,7 @@
 #include <QXmlStreamReader>
 #include <QtTest>
 
+#include "ControlsDock.h"
 #include "CostView.h"
 #include "DockTitleBar.h"
 #include "Export.h"
@@ -48,6 +50,7 @@
 #include "TypesetLegendItem.h"
 #include "TypesetText.h"
 #include "TypesetTitle.h"
+#include "TypesetToolTips.h"
 #include "WindowTestSupport.h"
 
 using namespace headscope;
@@ -305,6 +308,24 @@ private slots:
         QCOMPARE(typeset::mnemonicRichText(QStringLiteral("W_{a b}^&Q")), QStringLiteral("W<sub>a b</sub><sup><u>Q</u></sup>"));
     }
 
+    // A tool tip in the notation shows typeset; toolTip() keeps it as written; one marked as data
+    // (a model's path) shows as written.
+    void toolTipsTypesetUnlessVerbatim() {
+        TypesetToolTips::install();
+        QWidget window;
+        auto* formula = new QLabel(QStringLiteral("formula"), &window);
+        auto* path = new QLabel(QStringLiteral("path"), &window);
+        path->move(0, 40);
+        formula->setToolTip(QStringLiteral("rank of W_QK,i ≤ min(d_k, d_model)"));
+        path->setToolTip(QStringLiteral("/models/a_b"));
+        TypesetToolTips::setVerbatim(path);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QCOMPARE(hoverToolTip(formula, formula->rect().center()), QStringLiteral("rank of WQK,i ≤ min(dk, dmodel)"));
+        QCOMPARE(formula->toolTip(), QStringLiteral("rank of W_QK,i ≤ min(d_k, d_model)"));
+        QCOMPARE(hoverToolTip(path, path->rect().center()), QStringLiteral("/models/a_b"));
+    }
+
     // The Costs page shows its notation typeset; its plain text (the clipboard's, the tests')
     // keeps the notation as written.
     void costsTypesetOnScreenPlainInCopies() {
@@ -412,6 +433,15 @@ private slots:
         QCOMPARE(bar->sizeHint(), QSize(0, 0));
         setDockTitleBarHidden(dock, false);
         QVERIFY(bar->sizeHint().height() > 0);
+        // A configuration that cannot be computed: its message ("d_model 64 is not divisible by
+        // 7 heads") typeset in the controls, as written in shownProblems().
+        typeIntoSpinBox(window.findChild<QSpinBox*>(QStringLiteral("heads")), QStringLiteral("7"));
+        settle();
+        auto* problems = window.findChild<QLabel*>(QStringLiteral("problems"));
+        QVERIFY(problems && problems->isVisible());
+        QVERIFY2(window.controls()->shownProblems().join(QLatin1Char(' ')).contains(QStringLiteral("d_model 64")),
+                 qPrintable(window.controls()->shownProblems().join(QLatin1Char(' '))));
+        QVERIFY2(!typeset::hasNotation(shownText(problems)), qPrintable(problems->text()));
     }
 
     // The status line's facts ("W_Q+W_K", "(2·d_model·d_k)", "min(d_k, d_model)") are drawn

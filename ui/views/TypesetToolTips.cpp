@@ -14,6 +14,12 @@
 
 namespace headscope::ui {
 
+namespace {
+constexpr const char* kVerbatim = "headscope_verbatim_tool_tip";
+}
+
+void TypesetToolTips::setVerbatim(QWidget* widget) { widget->setProperty(kVerbatim, true); }
+
 void TypesetToolTips::install() {
     if (!qApp || qApp->findChild<TypesetToolTips*>(QString(), Qt::FindDirectChildrenOnly)) return;
     qApp->installEventFilter(new TypesetToolTips(qApp));
@@ -39,7 +45,7 @@ QString TypesetToolTips::toolTipAt(QWidget* widget, const QPoint& pos) {
         if (index.isValid()) return index.data(Qt::ToolTipRole).toString();
         return {};
     }
-    return widget->toolTip();
+    return widget->property(kVerbatim).toBool() ? QString() : widget->toolTip();  // verbatim: Qt's own
 }
 
 bool TypesetToolTips::eventFilter(QObject* watched, QEvent* event) {

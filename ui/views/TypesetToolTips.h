@@ -20,6 +20,8 @@ class TypesetToolTips : public QObject {
 public:
     // Installs the filter on the application, once (later calls do nothing).
     static void install();
+    // widget's own tool tip is data (a path, a file name: "/models/a_b"), shown as written.
+    static void setVerbatim(QWidget* widget);
     // The tool tip Qt would show at pos, in widget's coordinates, as written.
     static QString toolTipAt(QWidget* widget, const QPoint& pos);
 
