@@ -27,6 +27,7 @@
 #include <QMenuBar>
 #include <QTabBar>
 #include <QTextDocument>
+#include <QTextEdit>
 #include <QToolTip>
 #include <QDockWidget>
 #include <QRegularExpression>
@@ -42,6 +43,7 @@
 #include "Export.h"
 #include "FittedLabel.h"
 #include "HeadDetailDialog.h"
+#include "LessonDock.h"
 #include "MainWindow.h"
 #include "StatusPanel.h"
 #include "TypesetAxis.h"
@@ -140,7 +142,7 @@ QString shownText(const QLabel* label) {
     return shownText(label->text(), rich);
 }
 
-// The rightmost column of widget's ink, drawn on white (-1: none).
+// The rightmost column of widget's ink, drawn on white (-1: none); a disabled widget's grey counts.
 int inkRight(QWidget* widget) {
     QImage image(widget->size(), QImage::Format_ARGB32);
     image.fill(Qt::white);
@@ -148,7 +150,7 @@ int inkRight(QWidget* widget) {
     int right = -1;
     for (int x = 0; x < image.width(); ++x)
         for (int y = 0; y < image.height(); ++y)
-            if (qGray(image.pixel(x, y)) < 128) right = x;
+            if (qGray(image.pixel(x, y)) < 200) right = x;
     return right;
 }
 
@@ -177,8 +179,8 @@ QString hoverToolTip(QWidget* widget, const QPoint& pos) {
 
 // Every text on the visible widgets of window with raw notation, described: labels (the Costs
 // page, the RoPE note, dock title bars included), buttons, group titles, tabs, menu entries,
-// and each tool tip as hovering shows it (widgets', tabs', header sections').
-QStringList rawWidgetTexts(QWidget* window) {
+// and, with hover, each tool tip as hovering shows it (widgets', tabs', header sections').
+QStringList rawWidgetTexts(QWidget* window, bool hover = true) {
     QStringList found;
     // Raw: what is shown still holds notation the parser would typeset ("d_model"; not a name
     // such as NumPy's "matrix_rank").
@@ -194,17 +196,19 @@ QStringList rawWidgetTexts(QWidget* window) {
             const bool typeset_box = box && typeset::hasNotation(QString(box->text()).remove(QLatin1Char('&'))) && drawsTypeset(box);
             if (!typeset_box) check(shownText(button->text(), false), name + QStringLiteral(": text"), button->text());
         }
+        if (auto* page = qobject_cast<QTextEdit*>(widget); page && page->isReadOnly())  // rich text pages the program writes
+            check(page->toPlainText(), name + QStringLiteral(": page"), page->toPlainText().left(120));
         if (auto* group = qobject_cast<QGroupBox*>(widget)) check(shownText(group->title(), false), name + QStringLiteral(": title"), group->title());
         if (auto* dock = qobject_cast<QDockWidget*>(widget); dock && !dock->titleBarWidget())  // Qt's own bar draws the title
             check(dock->windowTitle(), name + QStringLiteral(": dock title"), dock->windowTitle());
         if (auto* bar = qobject_cast<QTabBar*>(widget)) {
             for (int i = 0; i < bar->count(); ++i) {
                 check(shownText(bar->tabText(i), false), name + QStringLiteral(": tab"), bar->tabText(i));
-                if (!bar->tabToolTip(i).isEmpty())
+                if (hover && !bar->tabToolTip(i).isEmpty())
                     check(hoverToolTip(bar, bar->tabRect(i).center()), name + QStringLiteral(": tab's tool tip"), bar->tabToolTip(i));
             }
         }
-        if (auto* header = qobject_cast<QHeaderView*>(widget); header && header->model()) {
+        if (auto* header = qobject_cast<QHeaderView*>(widget); hover && header && header->model()) {
             for (int i = 0; i < header->count(); ++i) {
                 const QString tip = header->model()->headerData(i, header->orientation(), Qt::ToolTipRole).toString();
                 if (tip.isEmpty() || header->isSectionHidden(i)) continue;
@@ -213,7 +217,7 @@ QStringList rawWidgetTexts(QWidget* window) {
                 check(hoverToolTip(header->viewport(), at), name + QStringLiteral(": section's tool tip"), tip);
             }
         }
-        if (!widget->toolTip().isEmpty())
+        if (hover && !widget->toolTip().isEmpty())
             check(hoverToolTip(widget, widget->rect().center()), name + QStringLiteral(": tool tip"), widget->toolTip());
     }
     if (auto* main = qobject_cast<QMainWindow*>(window); main && main->menuBar()) {
@@ -403,6 +407,18 @@ private slots:
         raw << rawTextsIn(dialog, QStringLiteral("head window"));
         QVERIFY2(raw.isEmpty(), qPrintable(raw.join(QLatin1Char('\n'))));
         widget_texts << rawWidgetTexts(dialog);
+        dialog->close();
+        // Every lesson step (the lesson's text, the step's view and the docks it arranges).
+        for (int n = 1; n <= 7; ++n) {
+            QString error;
+            QVERIFY2(window.openLesson(n, &error), qPrintable(error));
+            for (int k = 0; k < window.lessonDock()->stepCount(); ++k) {
+                window.lessonDock()->goToStep(k);
+                QCoreApplication::processEvents();  // shown and hidden as the step says (no layout needed to read texts)
+                widget_texts << rawWidgetTexts(&window, false).replaceInStrings(QRegularExpression(QStringLiteral("^")),
+                                                                         QStringLiteral("lesson %1 step %2: ").arg(n).arg(k + 1));
+            }
+        }
         widget_texts.removeDuplicates();
         QVERIFY2(widget_texts.isEmpty(), qPrintable(widget_texts.join(QLatin1Char('\n'))));
     }
