@@ -15,7 +15,9 @@
 #include <QStyle>
 #include <QStyleOptionButton>
 #include <QStyleOptionComboBox>
+#include <QStyleOptionFocusRect>
 #include <QTextDocument>
+#include <cmath>
 
 #include "TypesetText.h"
 
@@ -68,7 +70,14 @@ private:
         doc.setDefaultFont(box->font());
         doc.setHtml(lines.join(QStringLiteral("<br>")));
         const QRect room = box->style()->subElementRect(QStyle::SE_CheckBoxContents, &option, box);
-        painter.translate(room.left() + 1, room.center().y() + 0.5 - doc.size().height() / 2);
+        const double top = room.center().y() + 0.5 - doc.size().height() / 2;
+        if (option.state & QStyle::State_HasFocus) {  // the keyboard focus around the text, as the style draws it
+            QStyleOptionFocusRect focus;
+            focus.initFrom(box);
+            focus.rect = QRect(room.left(), int(top), int(std::ceil(doc.idealWidth())) + 2, int(std::ceil(doc.size().height())));
+            box->style()->drawPrimitive(QStyle::PE_FrameFocusRect, &focus, &painter, box);
+        }
+        painter.translate(room.left() + 1, top);
         QAbstractTextDocumentLayout::PaintContext context;
         context.palette.setColor(QPalette::Text, box->palette().color(box->isEnabled() ? QPalette::Active : QPalette::Disabled,
                                                                       QPalette::WindowText));
