@@ -147,6 +147,12 @@ void fitShownItem(QComboBox* combo) {
     combo->setMinimumWidth(combo->style()->sizeFromContents(QStyle::CT_ComboBox, &option, text, combo).width());
 }
 
+QLabel* makeTypesetLabel(const QString& text, QWidget* parent) {
+    auto* label = new QLabel(parent);
+    typeset::setLabelText(label, text);
+    return label;
+}
+
 void addRow(QFormLayout* form, const QString& label, QWidget* field, QWidget* buddy) {
     QWidget* target = buddy ? buddy : field;
     auto* text = new QLabel(label);

@@ -1,6 +1,5 @@
 #include "TrainingTab.h"
 
-
 #include <QCheckBox>
 #include <QDoubleSpinBox>
 #include <QEvent>
@@ -26,7 +25,6 @@
 #include "ProbeAttentionView.h"
 #include "TrainingCurvesView.h"
 #include "TrainingWorker.h"
-#include "TypesetText.h"
 
 namespace headscope::ui {
 
@@ -126,8 +124,7 @@ QWidget* TrainingTab::buildSettings() {
     const auto row = [this, panel](const QString& label, QWidget* field) {
         QLabel* text = nullptr;
         if (!label.isEmpty()) {
-            text = new QLabel(panel);
-            typeset::setLabelText(text, label);  // "d_model" typeset (issue 21)
+            text = makeTypesetLabel(label, panel);  // "d_model" typeset (issue 21)
             text->setBuddy(field);
             text->setToolTip(field->toolTip());
         }
