@@ -15,6 +15,7 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QSpinBox>
+#include <QShortcut>
 #include <QtTest>
 
 #include "WindowTestSupport.h"
@@ -87,6 +88,9 @@ private slots:
         };
         for (QLabel* label : window.controls()->findChildren<QLabel*>())
             if (label->buddy()) check(label->text());
+        // A typeset label ("d_&model" as rich text) gives its Alt key to a QShortcut of its own.
+        for (QShortcut* key : window.controls()->findChildren<QShortcut*>(QStringLiteral("mnemonic")))
+            check(QStringLiteral("&") + key->key().toString().section(QLatin1Char('+'), -1).toLower());
         for (QAbstractButton* button : window.controls()->findChildren<QAbstractButton*>()) check(button->text());
         QVERIFY2(clashes.isEmpty(), qPrintable(clashes.join(QStringLiteral("; "))));
     }

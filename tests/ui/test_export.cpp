@@ -146,9 +146,10 @@ private slots:
         bool ok = false;
         const QString texts = svgTexts(svg, &ok).join(QLatin1Char(' '));
         QVERIFY(ok);
-        for (const char* row : {"factored W_i^Q, W_i^K", "merged W_QK,i", "one head", "one full-width head",
-                                "parameters of W_Q, W_K, W_V, W_O and biases"})
-            QVERIFY2(texts.contains(QLatin1String(row)), row);
+        // The notation typeset (issue 21): "W_i^Q" is the runs W, i, Q.
+        for (const char* row : {"factored W i Q , W i K", "merged W QK,i", "one head", "one full-width head",
+                                "parameters of W Q , W K , W V , W O and biases"})
+            QVERIFY2(texts.contains(QLatin1String(row)), qPrintable(QStringLiteral("%1 in %2").arg(QLatin1String(row), texts)));
     }
 
     void pdfStartsWithTheSignature() {

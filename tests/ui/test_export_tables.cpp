@@ -8,6 +8,7 @@
 #include <QStandardPaths>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
+#include <QTextBlock>
 #include <QTextDocument>
 #include <QXmlStreamReader>
 #include <QtTest>
@@ -75,6 +76,17 @@ bool wordsInOrder(const QString& text, const QString& phrase) {
     return true;
 }
 
+// A cell's text as its runs read it ("factored W_i^Q" typeset -> "factored W i Q"): a sub- or
+// superscript is a run of its own, in SVG and PDF as on screen.
+QString typesetRuns(const QString& html) {
+    QTextDocument doc;
+    doc.setHtml(html);
+    QStringList runs;
+    for (QTextBlock block = doc.begin(); block.isValid(); block = block.next())
+        for (auto it = block.begin(); !it.atEnd(); ++it) runs << it.fragment().text();
+    return runs.join(QLatin1Char(' ')).remove(QChar(0x200B)).simplified();
+}
+
 // The ruled lines of a table drawn in grey across at least 90% of the picture's width.
 int ruledLines(const QImage& image) {
     int lines = 0;
@@ -139,7 +151,7 @@ private slots:
         QVERIFY2(text.contains(QRegularExpression(QStringLiteral("W ?OV"))), qPrintable(text.left(400)));  // typeset
     }
 
-    // The costs page: every row of its table (its first cell and its count) in the SVG and the
+    // The costs page: every row of its table (its first cell, typeset, and its count) in the SVG and the
     // PDF, and all three pictures as wide as the page is laid out for export (900 px at 1x): they
     // were cut to about 330 px when the page's scroll area sized it back to its viewport.
     void costsHoldEveryRow() {
@@ -151,12 +163,11 @@ private slots:
         const QRegularExpression cell(QStringLiteral("<tr><td>(.*?)</td><td><i>.*?</i></td><td align=right><b>(.*?)</b>"));
         for (auto it = cell.globalMatch(view.html()); it.hasNext();) {
             const QRegularExpressionMatch m = it.next();
-            QTextDocument doc;
-            doc.setHtml(m.captured(1));
-            firsts << doc.toPlainText().remove(QChar(0x200B)).simplified();
+            firsts << typesetRuns(m.captured(1));
             counts << m.captured(2);
         }
         QVERIFY2(firsts.size() >= 8, qPrintable(firsts.join(QStringLiteral(" | "))));
+        QVERIFY2(firsts.contains(QStringLiteral("factored W i Q , W i K")), qPrintable(firsts.join(QStringLiteral(" | "))));
         QTemporaryDir dir;
         QString error;
         const QString png = dir.filePath(QStringLiteral("costs.png")), svg = dir.filePath(QStringLiteral("costs.svg")),
@@ -171,6 +182,8 @@ private slots:
         const QString texts = svgText(svg, &images, &ok).simplified();
         QVERIFY(ok);
         QCOMPARE(images, 0);
+        // The notation typeset (issue 21): "W_i^Q" is W, i, Q, each a text run; no raw mark left.
+        QVERIFY2(!texts.contains(QRegularExpression(QStringLiteral("[_^][\\p{L}\\p{N}]"))), qPrintable(texts));
         QString problem;
         const QString text = pdfText(pdf, &problem);
         QVERIFY2(problem.isEmpty(), qPrintable(problem));

@@ -134,7 +134,7 @@ private slots:
         QVERIFY(findControl<QCheckBox>(window, "lock_dims")->isChecked());
         typeIntoSpinBox(heads, QStringLiteral("3"));  // 64 / 3 with d_k locked to d_model / heads
         QVERIFY(!problems->isHidden());
-        QVERIFY2(problems->text().contains(QLatin1String("d_model 64 is not divisible by 3 heads")),
+        QVERIFY2(problems->text().contains(QLatin1String("d<sub>model</sub> 64 is not divisible by 3 heads")),  // typeset
                  qPrintable(problems->text()));
         QTest::qWait(100);
         QVERIFY(!window.session()->busy());

@@ -411,9 +411,9 @@ private slots:
         const bool small = window.room() == MainWindow::Room::Small;
         const QSize screen = window.screen()->geometry().size();
         if (screen.width() <= 1280 && screen.height() <= 768) QVERIFY2(small, qPrintable(describe(QRect(QPoint(0, 0), screen))));
-        // The last row of each section a step may name.
-        const QMap<QString, QString> last_row = {{QStringLiteral("parameters"), QStringLiteral("merged W_QK,i")},
-                                                 {QStringLiteral("logits"), QStringLiteral("merged X W_QK X")},
+        // The last row of each section a step may name, as the page shows it (typeset: "W_QK,i" reads "WQK,i").
+        const QMap<QString, QString> last_row = {{QStringLiteral("parameters"), QStringLiteral("merged WQK,i")},
+                                                 {QStringLiteral("logits"), QStringLiteral("merged X WQK X")},
                                                  {QStringLiteral("attention"), QStringLiteral("one full-width head")}};
         for (int n = 1; n <= 6; ++n) {
             QVERIFY2(window.openLesson(n, &error), qPrintable(error));

@@ -6,9 +6,29 @@
 //    and the head window, with the demo (weights and logits): none shows the raw notation ("_" or "^" followed by a
 //    letter or digit) -- each is drawn typeset (TypesetTitle / TypesetAxis) or has none, colour
 //    bars' labels, legend entries, notes on plots and the rank table's column titles included;
+//  - on the same walk, every other text a reader sees: labels (the Costs page, the RoPE note,
+//    the spectra dock's title bar, the controls' form labels), check boxes and buttons, tabs, dock
+//    titles, menu entries, and every tool tip as hovering shows it (widgets', tabs', header
+//    sections'): typeset or free of the notation; the Costs page's plain text keeps it as written;
 //  - the Circuits view's SVG keeps the typeset pieces as separate text runs (W, then i, then Q)
 //    and holds no bitmap.
+#include <QAbstractButton>
 #include <QAction>
+#include <QCheckBox>
+#include <QSpinBox>
+#include <QStyleOptionButton>
+#include <QApplication>
+#include <QGroupBox>
+#include <QHeaderView>
+#include <QHelpEvent>
+#include <QLabel>
+#include <QMainWindow>
+#include <QMenu>
+#include <QMenuBar>
+#include <QTabBar>
+#include <QTextDocument>
+#include <QTextEdit>
+#include <QToolTip>
 #include <QDockWidget>
 #include <QRegularExpression>
 #include <QTabWidget>
@@ -17,9 +37,13 @@
 #include <QXmlStreamReader>
 #include <QtTest>
 
+#include "ControlsDock.h"
+#include "CostView.h"
+#include "DockTitleBar.h"
 #include "Export.h"
 #include "FittedLabel.h"
 #include "HeadDetailDialog.h"
+#include "LessonDock.h"
 #include "MainWindow.h"
 #include "StatusPanel.h"
 #include "TypesetAxis.h"
@@ -28,6 +52,7 @@
 #include "TypesetLegendItem.h"
 #include "TypesetText.h"
 #include "TypesetTitle.h"
+#include "TypesetToolTips.h"
 #include "WindowTestSupport.h"
 
 using namespace headscope;
@@ -96,6 +121,109 @@ QStringList rawTextsIn(QWidget* widget, const QString& where) {
             if (looksRaw(typeset_header ? typeset::plain(text) : text))
                 found << QStringLiteral("%1/%2: column title \"%3\"").arg(where, table->objectName(), text);
         }
+    }
+    return found;
+}
+
+// What a label, a tool tip or a title bar shows: rich text as its words read (sub/superscripts
+// drawn as such), plain text as written, a mnemonic's "&" dropped; a FittedLabel draws its
+// notation typeset.
+QString shownText(const QString& text, bool rich) {
+    if (rich) {
+        QTextDocument doc;
+        doc.setHtml(text);
+        return doc.toPlainText();
+    }
+    return QString(text).remove(QRegularExpression(QStringLiteral("&(?=[^&])")));
+}
+QString shownText(const QLabel* label) {
+    if (qobject_cast<const FittedLabel*>(label)) return typeset::plain(label->text());
+    const bool rich = label->textFormat() == Qt::RichText || (label->textFormat() == Qt::AutoText && Qt::mightBeRichText(label->text()));
+    return shownText(label->text(), rich);
+}
+
+// The rightmost column of widget's ink, drawn on white (-1: none); a disabled widget's grey counts.
+int inkRight(QWidget* widget) {
+    QImage image(widget->size(), QImage::Format_ARGB32);
+    image.fill(Qt::white);
+    widget->render(&image);
+    int right = -1;
+    for (int x = 0; x < image.width(); ++x)
+        for (int y = 0; y < image.height(); ++y)
+            if (qGray(image.pixel(x, y)) < 200) right = x;
+    return right;
+}
+
+// Whether a check box draws its text typeset: its ink ends well short of where the text as
+// written would (a subscript is smaller and has no "_"), as the status line's facts are checked.
+bool drawsTypeset(QCheckBox* box) {
+    const int right = inkRight(box);
+    QStyleOptionButton option;
+    option.initFrom(box);
+    const int start = box->style()->subElementRect(QStyle::SE_CheckBoxContents, &option, box).left();
+    double raw = 0;
+    for (const QString& line : box->text().split(QLatin1Char('\n')))
+        raw = std::max(raw, QFontMetricsF(box->font()).horizontalAdvance(QString(line).remove(QLatin1Char('&'))));
+    return right > start + 0.5 * raw && right < start + 0.97 * raw;
+}
+
+// The tool tip shown when the pointer rests at pos in widget, as it reads ("" for none).
+QString hoverToolTip(QWidget* widget, const QPoint& pos) {
+    QToolTip::hideText();
+    QHelpEvent help(QEvent::ToolTip, pos, widget->mapToGlobal(pos));
+    QApplication::sendEvent(widget, &help);
+    const QString tip = QToolTip::isVisible() ? QToolTip::text() : QString();
+    QToolTip::hideText();
+    return shownText(tip, Qt::mightBeRichText(tip));
+}
+
+// Every text on the visible widgets of window with raw notation, described: labels (the Costs
+// page, the RoPE note, dock title bars included), buttons, group titles, tabs, menu entries,
+// and, with hover, each tool tip as hovering shows it (widgets', tabs', header sections').
+QStringList rawWidgetTexts(QWidget* window, bool hover = true) {
+    QStringList found;
+    // Raw: what is shown still holds notation the parser would typeset ("d_model"; not a name
+    // such as NumPy's "matrix_rank").
+    const auto check = [&](const QString& shown, const QString& what, const QString& text) {
+        if (typeset::hasNotation(shown)) found << QStringLiteral("%1 \"%2\"").arg(what, text);
+    };
+    for (QWidget* widget : window->findChildren<QWidget*>()) {
+        if (!widget->isVisible()) continue;
+        const QString name = QStringLiteral("%1 %2").arg(QLatin1String(widget->metaObject()->className()), widget->objectName());
+        if (auto* label = qobject_cast<QLabel*>(widget)) check(shownText(label), name + QStringLiteral(": text"), label->text());
+        if (auto* button = qobject_cast<QAbstractButton*>(widget)) {
+            auto* box = qobject_cast<QCheckBox*>(button);
+            const bool typeset_box = box && typeset::hasNotation(QString(box->text()).remove(QLatin1Char('&'))) && drawsTypeset(box);
+            if (!typeset_box) check(shownText(button->text(), false), name + QStringLiteral(": text"), button->text());
+        }
+        if (auto* page = qobject_cast<QTextEdit*>(widget); page && page->isReadOnly())  // rich text pages the program writes
+            check(page->toPlainText(), name + QStringLiteral(": page"), page->toPlainText().left(120));
+        if (auto* group = qobject_cast<QGroupBox*>(widget)) check(shownText(group->title(), false), name + QStringLiteral(": title"), group->title());
+        if (auto* dock = qobject_cast<QDockWidget*>(widget); dock && !dock->titleBarWidget())  // Qt's own bar draws the title
+            check(dock->windowTitle(), name + QStringLiteral(": dock title"), dock->windowTitle());
+        if (auto* bar = qobject_cast<QTabBar*>(widget)) {
+            for (int i = 0; i < bar->count(); ++i) {
+                check(shownText(bar->tabText(i), false), name + QStringLiteral(": tab"), bar->tabText(i));
+                if (hover && !bar->tabToolTip(i).isEmpty())
+                    check(hoverToolTip(bar, bar->tabRect(i).center()), name + QStringLiteral(": tab's tool tip"), bar->tabToolTip(i));
+            }
+        }
+        if (auto* header = qobject_cast<QHeaderView*>(widget); hover && header && header->model()) {
+            for (int i = 0; i < header->count(); ++i) {
+                const QString tip = header->model()->headerData(i, header->orientation(), Qt::ToolTipRole).toString();
+                if (tip.isEmpty() || header->isSectionHidden(i)) continue;
+                const int middle = header->sectionViewportPosition(i) + header->sectionSize(i) / 2;
+                const QPoint at = header->orientation() == Qt::Horizontal ? QPoint(middle, header->height() / 2) : QPoint(header->width() / 2, middle);
+                check(hoverToolTip(header->viewport(), at), name + QStringLiteral(": section's tool tip"), tip);
+            }
+        }
+        if (hover && !widget->toolTip().isEmpty())
+            check(hoverToolTip(widget, widget->rect().center()), name + QStringLiteral(": tool tip"), widget->toolTip());
+    }
+    if (auto* main = qobject_cast<QMainWindow*>(window); main && main->menuBar()) {
+        for (QMenu* menu : main->menuBar()->findChildren<QMenu*>())
+            for (QAction* action : menu->actions())
+                if (action->isVisible()) check(shownText(action->text(), false), QStringLiteral("menu entry"), action->text());
     }
     return found;
 }
@@ -170,6 +298,56 @@ private slots:
         QCOMPARE(typeset::plain(QStringLiteral("tiny_gpt2")), QStringLiteral("tiny_gpt2"));
     }
 
+    // Rich text for labels and tool tips, and a label's mnemonic: the same parser's pieces.
+    void richTextAndMnemonics() {
+        QCOMPARE(typeset::richText(QStringLiteral("x_i W_QK,i x_j\nd_model < 2")),
+                 QStringLiteral("x<sub>i</sub> W<sub>QK,i</sub> x<sub>j</sub><br>d<sub>model</sub> &lt; 2"));
+        QCOMPARE(typeset::richTextIfNotation(QStringLiteral("tiny_gpt2 & co")), QStringLiteral("tiny_gpt2 & co"));
+        QCOMPARE(typeset::mnemonicRichText(QStringLiteral("d_&model")), QStringLiteral("d<sub><u>m</u>odel</sub>"));
+        QCOMPARE(typeset::mnemonicRichText(QStringLiteral("&d_v")), QStringLiteral("<u>d</u><sub>v</sub>"));
+        QCOMPARE(typeset::mnemonicRichText(QStringLiteral("Lo&ck d_k = d_v")),
+                 QStringLiteral("Lo<u>c</u>k d<sub>k</sub> = d<sub>v</sub>"));
+        QCOMPARE(typeset::mnemonicRichText(QStringLiteral("a && b_k, W\\_&i^Q")),
+                 QStringLiteral("a &amp; b<sub>k</sub>, W_<u>i</u><sup>Q</sup>"));  // "i^Q": i is a name
+        QCOMPARE(typeset::mnemonicRichText(QStringLiteral("W_{a b}^&Q")), QStringLiteral("W<sub>a b</sub><sup><u>Q</u></sup>"));
+    }
+
+    // A tool tip in the notation shows typeset; toolTip() keeps it as written; one marked as data
+    // (a model's path) shows as written.
+    void toolTipsTypesetUnlessVerbatim() {
+        TypesetToolTips::install();
+        QWidget window;
+        auto* formula = new QLabel(QStringLiteral("formula"), &window);
+        auto* path = new QLabel(QStringLiteral("path"), &window);
+        path->move(0, 40);
+        formula->setToolTip(QStringLiteral("rank of W_QK,i ≤ min(d_k, d_model)"));
+        path->setToolTip(QStringLiteral("/models/a_b"));
+        TypesetToolTips::setVerbatim(path);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QCOMPARE(hoverToolTip(formula, formula->rect().center()), QStringLiteral("rank of WQK,i ≤ min(dk, dmodel)"));
+        QCOMPARE(formula->toolTip(), QStringLiteral("rank of W_QK,i ≤ min(d_k, d_model)"));
+        QCOMPARE(hoverToolTip(path, path->rect().center()), QStringLiteral("/models/a_b"));
+    }
+
+    // The Costs page shows its notation typeset; its plain text (the clipboard's, the tests')
+    // keeps the notation as written.
+    void costsTypesetOnScreenPlainInCopies() {
+        Config config;
+        config.heads = 4;
+        const Analysis a = analyze(config, false);
+        CostView view;
+        view.setAnalysis(std::shared_ptr<const Analysis>(std::shared_ptr<const Analysis>(), &a));
+        view.replotNow();
+        QVERIFY2(view.html().contains(QStringLiteral("factored W<sub>i</sub><sup>Q</sup>, W<sub>i</sub><sup>K</sup>")), qPrintable(view.html()));
+        QVERIFY2(view.html().contains(QStringLiteral("d<sub>model</sub>")), qPrintable(view.html()));
+        QTextDocument shown;
+        shown.setHtml(view.html());
+        QVERIFY2(!looksRaw(shown.toPlainText()), qPrintable(shown.toPlainText()));
+        QVERIFY2(view.plainText().contains(QStringLiteral("factored W_i^Q, W_i^K")), qPrintable(view.plainText()));
+        QVERIFY2(view.plainText().contains(QStringLiteral("2 · d_model · d_k")), qPrintable(view.plainText()));
+    }
+
     // Typeset text is laid out by its letters (narrower than the raw marks) and its lines.
     void sizesFollowTheTypesetText() {
         QFont font(QStringLiteral("DejaVu Sans"));
@@ -196,7 +374,7 @@ private slots:
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         QVERIFY(window.waitForCompleteUpdate(60000));
-        QStringList raw;
+        QStringList raw, widget_texts;
         QTabWidget* tabs = window.centralTabs();
         for (int i = 0; i < tabs->count(); ++i) {
             tabs->setCurrentIndex(i);
@@ -204,6 +382,7 @@ private slots:
             QVERIFY(window.waitForCompleteUpdate(60000));
             settle();
             raw << rawTextsIn(tabs->currentWidget(), tabs->tabText(i).remove(QLatin1Char('&')));
+            widget_texts << rawWidgetTexts(&window);
         }
         // The logits (the registry's "logits" view, on the Heads tab): "logit / √d_k" on the bar.
         auto* logits = window.findChild<QAction*>(QStringLiteral("show_logits_action"));
@@ -227,6 +406,58 @@ private slots:
         settle();
         raw << rawTextsIn(dialog, QStringLiteral("head window"));
         QVERIFY2(raw.isEmpty(), qPrintable(raw.join(QLatin1Char('\n'))));
+        widget_texts << rawWidgetTexts(dialog);
+        dialog->close();
+        // Every lesson step (the lesson's text, the step's view and the docks it arranges).
+        for (int n = 1; n <= 7; ++n) {
+            QString error;
+            QVERIFY2(window.openLesson(n, &error), qPrintable(error));
+            for (int k = 0; k < window.lessonDock()->stepCount(); ++k) {
+                window.lessonDock()->goToStep(k);
+                QCoreApplication::processEvents();  // shown and hidden as the step says (no layout needed to read texts)
+                widget_texts << rawWidgetTexts(&window, false).replaceInStrings(QRegularExpression(QStringLiteral("^")),
+                                                                         QStringLiteral("lesson %1 step %2: ").arg(n).arg(k + 1));
+            }
+        }
+        widget_texts.removeDuplicates();
+        QVERIFY2(widget_texts.isEmpty(), qPrintable(widget_texts.join(QLatin1Char('\n'))));
+    }
+
+    // As on a full HD screen (the tests' offscreen screen is 800 x 600, where the spectra dock is
+    // a tab with a short title): the spectra dock's own title bar shows "Spectra and ranks of
+    // W_QK and W_OV" typeset, its title stays the notation, its View menu entry is the short name;
+    // nothing else in the window shows raw notation either.
+    void wideWindowTypesetsTheSpectraDockTitle() {
+        MainWindow window(noSettings());
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.layOutAsOnScreen(QSize(1920, 1080));
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        settle();
+        auto* dock = window.findChild<QDockWidget*>(QStringLiteral("spectrum_dock"));
+        QVERIFY(dock && dock->isVisible());
+        QVERIFY2(dock->windowTitle().contains(QStringLiteral("W_QK")), qPrintable(dock->windowTitle()));
+        auto* bar = qobject_cast<DockTitleBar*>(dock->titleBarWidget());
+        QVERIFY(bar && bar->isVisible() && bar->height() > 0);
+        QVERIFY2(bar->shownTitle().contains(QStringLiteral("W<sub>QK</sub>")), qPrintable(bar->shownTitle()));
+        QCOMPARE(dock->toggleViewAction()->text(), QStringLiteral("Spectra and ranks"));
+        const QStringList raw = rawWidgetTexts(&window);
+        QVERIFY2(raw.isEmpty(), qPrintable(raw.join(QLatin1Char('\n'))));
+        // Hidden above a lesson strip, the bar takes no room; shown again, it is back.
+        setDockTitleBarHidden(dock, true);
+        QCOMPARE(dock->titleBarWidget(), bar);
+        QCOMPARE(bar->sizeHint(), QSize(0, 0));
+        setDockTitleBarHidden(dock, false);
+        QVERIFY(bar->sizeHint().height() > 0);
+        // A configuration that cannot be computed: its message ("d_model 64 is not divisible by
+        // 7 heads") typeset in the controls, as written in shownProblems().
+        typeIntoSpinBox(window.findChild<QSpinBox*>(QStringLiteral("heads")), QStringLiteral("7"));
+        settle();
+        auto* problems = window.findChild<QLabel*>(QStringLiteral("problems"));
+        QVERIFY(problems && problems->isVisible());
+        QVERIFY2(window.controls()->shownProblems().join(QLatin1Char(' ')).contains(QStringLiteral("d_model 64")),
+                 qPrintable(window.controls()->shownProblems().join(QLatin1Char(' '))));
+        QVERIFY2(!typeset::hasNotation(shownText(problems)), qPrintable(problems->text()));
     }
 
     // The status line's facts ("W_Q+W_K", "(2·d_model·d_k)", "min(d_k, d_model)") are drawn
@@ -245,13 +476,7 @@ private slots:
             QVERIFY(fact);
             QCOMPARE(fact->text(), fact->fullText());  // the whole fact, in the notation
             QVERIFY(fact->text().contains(QStringLiteral("d_k")));
-            QImage image(fact->size(), QImage::Format_ARGB32);
-            image.fill(Qt::white);
-            fact->render(&image);
-            int right = -1;  // the rightmost column with ink
-            for (int x = 0; x < image.width(); ++x)
-                for (int y = 0; y < image.height(); ++y)
-                    if (qGray(image.pixel(x, y)) < 128) right = x;
+            const int right = inkRight(fact);
             const double raw = QFontMetricsF(fact->font()).horizontalAdvance(fact->text());
             QVERIFY2(right > 0.5 * raw && right < 0.97 * raw,
                      qPrintable(QStringLiteral("%1: ink to x = %2, raw text %3 px").arg(QLatin1String(name)).arg(right).arg(raw)));

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "FormWidgets.h"
+#include "TypesetText.h"
 
 namespace headscope::ui {
 
@@ -366,7 +367,7 @@ void ControlsDock::showProblems(const QStringList& reported) {
                     "Decoders leave cross-attention unmasked: set Mask to none.");
     const QString note = notes.join(QLatin1Char(' '));
     if (problems.isEmpty() && !note.isEmpty()) {
-        problems_label_->setText(tr("<b>Note.</b> %1").arg(note.toHtmlEscaped()));
+        problems_label_->setText(tr("<b>Note.</b> %1").arg(typeset::lineHtml(note)));  // escaped, the notation typeset
         problems_label_->show();
         return;
     }
@@ -377,9 +378,10 @@ void ControlsDock::showProblems(const QStringList& reported) {
     }
     QString html = tr("<b>Cannot compute this configuration.</b> The views still show the last valid one.<ul "
                       "style=\"margin-left: 12px; -qt-list-indent: 0;\">");
-    for (const QString& problem : problems) html += QStringLiteral("<li>%1</li>").arg(problem.toHtmlEscaped());
+    // Escaped, "d_model" typeset (issue 21); shownProblems() keeps the notation as written.
+    for (const QString& problem : problems) html += QStringLiteral("<li>%1</li>").arg(typeset::lineHtml(problem));
     html += QStringLiteral("</ul>");
-    if (!note.isEmpty()) html += tr("<b>Note.</b> %1").arg(note.toHtmlEscaped());
+    if (!note.isEmpty()) html += tr("<b>Note.</b> %1").arg(typeset::lineHtml(note));
     problems_label_->setText(html);
     problems_label_->show();
 }

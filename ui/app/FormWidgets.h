@@ -8,6 +8,7 @@ class QCheckBox;
 class QComboBox;
 class QFontMetrics;
 class QFormLayout;
+class QLabel;
 class QPlainTextEdit;
 class QSpinBox;
 class QWidget;
@@ -28,6 +29,9 @@ QString wrapText(const QString& text, const QFontMetrics& fm, int width);
 void keepNarrow(QComboBox* combo);
 // ... but never narrower than the item it shows: its row wraps under the label first.
 void fitShownItem(QComboBox* combo);
+
+// A label showing text, its notation typeset ("d_model" with its subscript: TypesetText).
+QLabel* makeTypesetLabel(const QString& text, QWidget* parent);
 
 // A form row whose label carries a mnemonic (&Heads) and points at its field.
 void addRow(QFormLayout* form, const QString& label, QWidget* field, QWidget* buddy = nullptr);

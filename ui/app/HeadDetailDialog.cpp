@@ -21,7 +21,8 @@ HeadDetailDialog::HeadDetailDialog(QWidget* parent) : QDialog(parent) {
     view_ = new HeadDetailView(tabs);
     circuits_ = new CircuitView(tabs);
     tabs->addTab(view_, tr("&Attention"));
-    tabs->addTab(circuits_, tr("&Circuits W_QK, W_OV"));
+    // A tab's text cannot be typeset: its name in words; "W_QK" and "W_OV" in its titles and tool tip.
+    tabs->addTab(circuits_, tr("&Circuits"));
     tabs->setTabToolTip(1, tr("The head's slices of the fused W_Q, W_K, W_V, W_O and their products W_QK and "
                               "W_OV: d_model x d_model, but of rank at most d_k (d_v)."));
     auto* layout = new QVBoxLayout(this);
@@ -72,7 +73,7 @@ QString HeadDetailDialog::circuitsTabText() const { return tabs_->tabText(1); }
 void HeadDetailDialog::updateCircuitsTab() {
     // The rotary layer's W_QK depends on the distance: the tab names the Delta it shows.
     const bool rotary = delta_ && delta_->rotary() && analysis_ && analysis_->rotary.enabled();
-    tabs_->setTabText(1, rotary ? tr("&Circuits W_QK(Δ = %1), W_OV").arg(delta_->delta()) : tr("&Circuits W_QK, W_OV"));
+    tabs_->setTabText(1, rotary ? tr("&Circuits at Δ = %1").arg(delta_->delta()) : tr("&Circuits"));
 }
 
 void HeadDetailDialog::updateTitle() {

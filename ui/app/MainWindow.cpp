@@ -30,6 +30,7 @@
 #include "ControlsDock.h"
 #include "FormWidgets.h"
 #include "Export.h"
+#include "DockTitleBar.h"
 #include "HeadDetailDialog.h"
 #include "LoadProgressBar.h"
 #include "HeadDetailView.h"
@@ -47,6 +48,7 @@
 #include "StatusPanel.h"
 #include "Teaching.h"
 #include "TrainingTab.h"
+#include "TypesetToolTips.h"
 #include "ViewRegistry.h"
 #include "io/SessionFile.h"
 
@@ -60,6 +62,7 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     setWindowTitle(QStringLiteral("HeadScope[*]"));  // [*]: the session is modified
     setWindowIcon(QIcon(QStringLiteral(":/icons/headscope.svg")));
     base_point_size_ = font().pointSizeF();
+    TypesetToolTips::install();  // tool tips in the notation shown typeset (issue 21)
 
     session_ = new Session(this);
     tabs_ = new QTabWidget(this);
@@ -219,6 +222,11 @@ void MainWindow::buildDocks() {
     model_dock_->hide();  // shown when a model or layer is opened
     spectrum_dock_ = new QDockWidget(tr("Spectra and ranks of W_QK and W_OV"), this);
     spectrum_dock_->setObjectName(QStringLiteral("spectrum_dock"));
+    spectrum_dock_->setTitleBarWidget(new DockTitleBar(spectrum_dock_));  // its title typeset (issue 21)
+    // Its View menu entry: a menu cannot typeset, so the short name without notation, whatever the title.
+    const auto short_entry = [this]() { spectrum_dock_->toggleViewAction()->setText(tr("Spectra and ranks")); };
+    connect(spectrum_dock_, &QDockWidget::windowTitleChanged, this, short_entry);
+    short_entry();
     spectrum_dock_->setWidget(split);
     connect(spectrum_, &SpectrumView::arrangementChanged, this, &MainWindow::updateSpectrumTitle);
     connect(spectrum_dock_, &QDockWidget::visibilityChanged, this, [this](bool shown) {

@@ -23,6 +23,7 @@
 #include "StatusPanel.h"
 #include "Teaching.h"
 #include "TrainingTab.h"
+#include "TypesetText.h"
 #include "ViewRegistry.h"
 
 namespace headscope::ui {
@@ -43,7 +44,12 @@ void MainWindow::applyLessonStep(const lessons::LessonStep& step) {
     o = applyViewSettings(o, step.session.view);
     if (presentation_) o.font_scale = std::max(o.font_scale, options_.font_scale);
     setViewOptions(o);
-    setConfig(step.session.config, tr("lesson step: %1").arg(QString::fromStdString(lessons::plainText(step.title))));
+    // The Edit menu's "Undo ..." names the step; a menu cannot typeset, so a title in the
+    // notation ("2 d_model d_k against d_model^2") gives way to the step's number.
+    const QString title = QString::fromStdString(lessons::plainText(step.title));
+    const bool numbered = typeset::hasNotation(title) && lesson_dock_ && lesson_dock_->lesson();
+    setConfig(step.session.config, numbered ? tr("lesson %1, step %2").arg(lesson_dock_->lesson()->number).arg(lesson_dock_->step() + 1)
+                                            : tr("lesson step: %1").arg(title));
     session_->setHead(step.head);
     // The rows the step names first (1024 x 768 at 2x has no room for the whole table).
     if (CostView* costs = costView()) costs->setNamedSection(step.show == "costs" ? QString::fromStdString(step.focus) : QString());

@@ -11,6 +11,8 @@
 #include "AblationList.h"
 #include "FormWidgets.h"
 #include "Session.h"
+#include "TypesetText.h"
+#include "TypesetToolTips.h"
 
 namespace headscope::ui {
 namespace {
@@ -35,6 +37,7 @@ ModelDock::ModelDock(Session* session, QWidget* parent) : QDockWidget(tr("Loaded
     name_ = new QLabel(body);
     name_->setObjectName(QStringLiteral("model_name"));
     name_->setWordWrap(true);
+    TypesetToolTips::setVerbatim(name_);  // its tool tip is the model's path or name
     layer_ = new QSpinBox(body);
     layer_->setObjectName(QStringLiteral("model_layer"));
     layer_->setToolTip(tr("The layer whose heads every view shows; the model overview shows them all."));
@@ -67,20 +70,22 @@ void ModelDock::refreshSource() {
     const QSignalBlocker block(layer_);
     if (source.model) {
         const model::ModelConfig& c = source.model->config;
-        name_->setText(tr("<b>%1</b> %2<br>%3 layers × %4 heads, d_model %5, %6 parameters (%7)<br>%8")
+        name_->setText(tr("<b>%1</b> %2<br>%3 layers × %4 heads, %9 %5, %6 parameters (%7)<br>%8")
                            .arg(QString::fromStdString(c.familyName()))
                            .arg(breakable(QString::fromStdString(source.model->directory).toHtmlEscaped()))
                            .arg(c.n_layer).arg(c.n_head).arg(c.n_embd)
                            .arg(source.model->parameterCount()).arg(QString::fromStdString(source.model->dtype))
-                           .arg(breakable(QString::fromStdString(model::describeArchitecture(*source.model)).toHtmlEscaped())));
-        name_->setToolTip(QString::fromStdString(source.model->directory));  // the path whole
+                           .arg(breakable(QString::fromStdString(model::describeArchitecture(*source.model)).toHtmlEscaped()))
+                           .arg(typeset::lineHtml(QStringLiteral("d_model"))));  // typeset (issue 21)
+        name_->setToolTip(QString::fromStdString(source.model->directory));  // the path whole, as written
         layer_->setRange(0, c.n_layer - 1);
         layer_->setValue(source.layer);
         layer_->setEnabled(true);
     } else if (source.loaded) {
-        name_->setText(tr("<b>%1</b><br>%2 heads, d_model %3")
+        name_->setText(tr("<b>%1</b><br>%2 heads, %4 %3")
                            .arg(breakable(QString::fromStdString(source.loaded->name).toHtmlEscaped()))
-                           .arg(source.loaded->weights.heads).arg(source.loaded->weights.dModel()));
+                           .arg(source.loaded->weights.heads).arg(source.loaded->weights.dModel())
+                           .arg(typeset::lineHtml(QStringLiteral("d_model"))));
         layer_->setRange(0, 0);
         layer_->setEnabled(false);
         name_->setToolTip(QString::fromStdString(source.loaded->name));

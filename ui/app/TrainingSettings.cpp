@@ -11,6 +11,8 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
+#include "FormWidgets.h"
+
 namespace headscope::ui {
 
 namespace {
@@ -54,7 +56,7 @@ TrainingSettings::TrainingSettings(QWidget* parent) : QWidget(parent) {
     const auto row = [this](const QString& label, QWidget* field) {
         QLabel* text = nullptr;
         if (!label.isEmpty()) {
-            text = new QLabel(label, this);
+            text = makeTypesetLabel(label, this);  // "d_model" typeset (issue 21)
             text->setBuddy(field);
             text->setToolTip(field->toolTip());
         }

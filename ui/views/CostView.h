@@ -29,23 +29,26 @@ public:
 
     explicit CostView(QWidget* parent = nullptr);
 
-    QString html() const;       // the rich text shown
+    QString html() const;       // the rich text shown (its notation typeset)
     QWidget* page() const;      // the text itself, at its natural size (for export)
     // The section a lesson step names (one of lessons::focusNames(), "" for none): first, shaded.
     void setNamedSection(const QString& section);
     QString namedSection() const { return named_; }
-    QString plainText() const;  // the same, one line per row, for tests and the clipboard
+    // The same, one line per row, its notation as written ("W_i^Q"): for tests and the clipboard.
+    QString plainText() const;
 
 protected:
     void resizeEvent(QResizeEvent* event) override;
 
 private:
     void refresh() override;
+    QString pageHtml(bool typeset_notation) const;  // the page; its notation typeset or as written
     void fitToRoom();  // shown: the font made smaller (to kSmallestFontShare) until no row needs scrolling
 
     QLabel* label_ = nullptr;
     QScrollArea* scroll_ = nullptr;
     QString named_;
+    QString plain_html_;  // the page with its notation as written (plainText)
 };
 
 }  // namespace headscope::ui

@@ -17,6 +17,7 @@
 #include "TokenThinning.h"
 #include "TextFit.h"
 #include "TypesetAxis.h"
+#include "TypesetText.h"
 #include "TypesetTitle.h"
 
 namespace headscope::ui {
@@ -45,23 +46,24 @@ const Spectrum* logitSpectrumOf(const Analysis& a, int head) {
     return &a.logits[static_cast<std::size_t>(head)];
 }
 
-QString infoHtml(const Analysis& a, int head) {
+// The side panel: its notation typeset (shown, issue 21) or as written (its plain-text copy).
+QString infoHtml(const Analysis& a, int head, bool shown) {
+    const auto cell = [shown](const QString& text) { return shown ? typeset::lineHtml(text) : text.toHtmlEscaped(); };
     const int d_model = a.config.d_model, d_k = a.config.headDimK(), d_v = a.config.headDimV();
     QString html = QStringLiteral("<h3>head %1 of %2</h3><table cellspacing='3'>").arg(head).arg(a.config.heads);
-    auto row = [&html](const QString& name, const QString& value) {
-        html += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(name, value);
+    auto row = [&html, &cell](const QString& name, const QString& value) {
+        html += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(cell(name), cell(value));
     };
     row(QStringLiteral("d_model"), QString::number(d_model));
     row(QStringLiteral("d_k, d_v"), QStringLiteral("%1, %2").arg(d_k).arg(d_v));
     if (a.config.kvHeads() != a.config.heads)
         row(QStringLiteral("key/value head"), QString::number(a.weights().kvHeadOf(head)));
     if (const HeadSpectra* s = spectraOf(a, head)) {
-        row(QStringLiteral("rank W<sub>QK</sub>"),
-            QStringLiteral("%1 (≤ d_k = %2, of %3×%3)").arg(s->qk.rank).arg(d_k).arg(d_model));
-        row(QStringLiteral("σ(W<sub>QK</sub>)"), valueList(s->qk.singular_values, kShownSingularValues));
+        row(QStringLiteral("rank W_QK"), QStringLiteral("%1 (≤ d_k = %2, of %3×%3)").arg(s->qk.rank).arg(d_k).arg(d_model));
+        row(QStringLiteral("σ(W_QK)"), valueList(s->qk.singular_values, kShownSingularValues));
         row(QStringLiteral("rank tolerance"), number(s->qk.tolerance));
-        row(QStringLiteral("rank W<sub>OV</sub>"), QStringLiteral("%1 (≤ d_v = %2)").arg(s->ov.rank).arg(d_v));
-        row(QStringLiteral("σ(W<sub>OV</sub>)"), valueList(s->ov.singular_values, kShownSingularValues));
+        row(QStringLiteral("rank W_OV"), QStringLiteral("%1 (≤ d_v = %2)").arg(s->ov.rank).arg(d_v));
+        row(QStringLiteral("σ(W_OV)"), valueList(s->ov.singular_values, kShownSingularValues));
     }
     if (const Spectrum* l = logitSpectrumOf(a, head)) {
         row(QStringLiteral("rank of logits"),
@@ -70,11 +72,11 @@ QString infoHtml(const Analysis& a, int head) {
                 .arg(std::min({a.nQuery(), a.nKeyValue(), d_k})));
     }
     html += QStringLiteral("</table>");
-    html += QStringLiteral("<p>W<sub>QK</sub> = W<sup>Q</sup><sub>i</sub> (W<sup>K</sup><sub>i</sub>)<sup>T</sup> "
-                           "is %1×%1 but a product through d_k = %2 dimensions, so at most %2 of its "
-                           "singular values are non-zero.</p>")
-                .arg(d_model)
-                .arg(d_k);
+    html += QStringLiteral("<p>%1</p>")
+                .arg(cell(QStringLiteral("W_QK = W_i^Q (W_i^K)^T is %1×%1 but a product through d_k = %2 "
+                                                      "dimensions, so at most %2 of its singular values are non-zero.")
+                                           .arg(d_model)
+                                           .arg(d_k)));
     return html;
 }
 
@@ -170,8 +172,9 @@ void HeadDetailView::setOptions(const ViewOptions& options) {
 
 QString HeadDetailView::infoText() const {
     QTextDocument doc;
-    doc.setHtml(info_->text());
-    return doc.toPlainText();
+    const bool shown = analysis_ && !analysis_->results.heads.empty() && !info_->text().isEmpty();
+    doc.setHtml(shown ? infoHtml(*analysis_, head_, false) : info_->text());
+    return doc.toPlainText();  // the notation as written ("d_k"): data, not display
 }
 
 void HeadDetailView::replotNow() {
@@ -216,7 +219,7 @@ void HeadDetailView::refresh() {
     }
     if (masked) subtitle += QStringLiteral(" · grey cells are masked");
     subtitle_->setText(fit::wrapLines(subtitle, subtitle_->font(), width));
-    info_->setText(infoHtml(a, head_));
+    info_->setText(infoHtml(a, head_, true));
     updateLabels();
 }
 

@@ -16,6 +16,7 @@
 #include "RotaryDelta.h"
 #include "ScoreBreakdown.h"
 #include "TextFit.h"
+#include "TypesetText.h"
 #include "TypesetTitle.h"
 
 namespace headscope::ui {
@@ -129,7 +130,10 @@ void RotaryView::fitTexts() {
     for (int p = 0; p < columns; p += step) ticks->addTick(p, pair_labels_[p]);
     shares_plot_->xAxis->setTicker(ticks);
 }
-QString RotaryView::note() const { return note_->isVisibleTo(this) ? note_->text() : QString(); }
+QString RotaryView::note() const {
+    if (!note_->isVisibleTo(this)) return {};
+    return note_->accessibleName().isEmpty() ? note_->text() : note_->accessibleName();  // the notation as written
+}
 
 void RotaryView::applyFonts() {
     const double s = options_.font_scale;
@@ -154,10 +158,10 @@ void RotaryView::refresh() {
     shares_plot_->setVisible(rotary);
     if (!rotary) {
         curve_ = {};
-        note_->setText(analysis_ ? tr("This layer has no rotary positions: its score x_i W_QK,i x_jᵀ uses one W_QK,i "
-                                      "for every pair of tokens, so the logit does not depend on the distance Δ = j − i "
-                                      "(positions, if any, were added to the embeddings before the layer).")
-                                 : tr("No analysis yet"));
+        typeset::setLabelText(note_, analysis_ ? tr("This layer has no rotary positions: its score x_i W_QK,i x_jᵀ uses one W_QK,i "
+                                                     "for every pair of tokens, so the logit does not depend on the distance "
+                                                     "Δ = j − i (positions, if any, were added to the embeddings before the layer).")
+                                                : tr("No analysis yet"));  // the notation typeset
         return;
     }
     head_ = std::clamp(head_, 0, analysis_->weights().heads - 1);

@@ -2,6 +2,7 @@
 
 #include <QAbstractTextDocumentLayout>
 #include <QColor>
+#include <QLabel>
 #include <QPainter>
 #include <QStringList>
 #include <QTextDocument>
@@ -55,34 +56,69 @@ bool script(const QString& text, qsizetype i, bool super, QString* run, qsizetyp
     return true;
 }
 
-// Calls out(kind, piece) for each plain run and each script of one line, in order.
+// Calls out(kind, piece, at) for each plain run and each script of one line, in order; each
+// piece is text.mid(at, piece.size()) (an escaped character is a piece of its own).
 template <typename Emit>
 void walk(const QString& text, Emit out) {
-    QString plain_run;
+    qsizetype plain_start = 0;
+    const auto flush = [&](qsizetype i) {
+        if (i > plain_start) out(Kind::Plain, text.mid(plain_start, i - plain_start), plain_start);
+    };
     bool after_script = false;
     for (qsizetype i = 0; i < text.size();) {
         const QChar c = text[i];
         if (c == QLatin1Char('\\') && i + 1 < text.size() && (isMark(text[i + 1]) || text[i + 1] == QLatin1Char('\\'))) {
-            plain_run += text[i + 1];  // an escaped mark or backslash: the character itself
+            flush(i);
+            out(Kind::Plain, QString(text[i + 1]), i + 1);  // an escaped mark or backslash: the character itself
             i += 2;
+            plain_start = i;
             after_script = false;
             continue;
         }
         QString run;
         qsizetype end = 0;
         if (isMark(c) && scriptMayFollow(text, i, after_script) && script(text, i, c == QLatin1Char('^'), &run, &end)) {
-            if (!plain_run.isEmpty()) out(Kind::Plain, plain_run);
-            plain_run.clear();
-            out(c == QLatin1Char('_') ? Kind::Sub : Kind::Sup, run);
+            flush(i);
+            out(c == QLatin1Char('_') ? Kind::Sub : Kind::Sup, run, text[i + 1] == QLatin1Char('{') ? i + 2 : i + 1);
             i = end;
+            plain_start = i;
             after_script = true;
             continue;
         }
-        plain_run += c;
         ++i;
         after_script = false;
     }
-    if (!plain_run.isEmpty()) out(Kind::Plain, plain_run);
+    flush(text.size());
+}
+
+// A mnemonic's "&" dropped ("&&" is one "&"): the text, and where the marked character is (-1: none).
+QString withoutMnemonic(const QString& text, qsizetype* marked) {
+    QString out;
+    *marked = -1;
+    for (qsizetype i = 0; i < text.size(); ++i) {
+        if (text[i] == QLatin1Char('&') && i + 1 < text.size()) {
+            if (text[i + 1] != QLatin1Char('&') && *marked < 0) *marked = out.size();
+            ++i;
+        }
+        out += text[i];
+    }
+    return out;
+}
+
+// lineHtml with the character at `marked` underlined (a mnemonic, as Qt draws it).
+QString lineHtmlMarked(const QString& line, qsizetype marked) {
+    QString body;
+    walk(line, [&](Kind kind, const QString& piece, qsizetype at) {
+        QString escaped;
+        for (qsizetype k = 0; k < piece.size(); ++k) {
+            const QString one = QString(piece[k]).toHtmlEscaped();
+            escaped += at + k == marked ? QStringLiteral("<u>%1</u>").arg(one) : one;
+        }
+        body += kind == Kind::Plain ? escaped
+                : kind == Kind::Sub ? QStringLiteral("<sub>%1</sub>").arg(escaped)
+                                    : QStringLiteral("<sup>%1</sup>").arg(escaped);
+    });
+    return body;
 }
 
 QString alignName(Qt::Alignment align) {
@@ -104,31 +140,48 @@ void prepare(QTextDocument* doc, const QString& text, const QFont& font, const Q
 
 bool hasNotation(const QString& text) {
     bool found = false;
-    walk(text, [&](Kind kind, const QString&) { found = found || kind != Kind::Plain; });
+    walk(text, [&](Kind kind, const QString&, qsizetype) { found = found || kind != Kind::Plain; });
     return found;
+}
+
+QString lineHtml(const QString& line) { return lineHtmlMarked(line, -1); }
+
+QString mnemonicRichText(const QString& text) {
+    qsizetype marked = -1;
+    const QString shown = withoutMnemonic(text, &marked);
+    return lineHtmlMarked(shown, marked);
 }
 
 QString toHtml(const QString& text, Qt::Alignment align) {
     QString html;
     for (const QString& line : text.split(QLatin1Char('\n'))) {
-        QString body;
-        walk(line, [&](Kind kind, const QString& piece) {
-            const QString escaped = piece.toHtmlEscaped();
-            body += kind == Kind::Plain ? escaped
-                    : kind == Kind::Sub ? QStringLiteral("<sub>%1</sub>").arg(escaped)
-                                        : QStringLiteral("<sup>%1</sup>").arg(escaped);
-        });
+        const QString body = lineHtml(line);
         html += QStringLiteral("<p align=\"%1\" style=\"margin:0; white-space:pre\">%2</p>")
                     .arg(alignName(align), body.isEmpty() ? QStringLiteral("&nbsp;") : body);
     }
     return html;
 }
 
+QString richText(const QString& text) {
+    QStringList lines;
+    for (const QString& line : text.split(QLatin1Char('\n'))) lines << lineHtml(line);
+    return lines.join(QStringLiteral("<br>"));
+}
+
+QString richTextIfNotation(const QString& text) { return hasNotation(text) ? richText(text) : text; }
+
+void setLabelText(QLabel* label, const QString& text) {
+    const bool notation = hasNotation(text);
+    label->setTextFormat(notation ? Qt::RichText : Qt::AutoText);
+    label->setText(notation ? richText(text) : text);
+    label->setAccessibleName(notation ? text : QString());
+}
+
 QString plain(const QString& text) {
     QStringList lines;
     for (const QString& line : text.split(QLatin1Char('\n'))) {
         QString out;
-        walk(line, [&](Kind, const QString& piece) { out += piece; });
+        walk(line, [&](Kind, const QString& piece, qsizetype) { out += piece; });
         lines << out;
     }
     return lines.join(QLatin1Char('\n'));

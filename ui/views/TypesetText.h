@@ -15,6 +15,7 @@
 
 class QPainter;
 class QColor;
+class QLabel;
 
 namespace headscope::ui::typeset {
 
@@ -23,6 +24,20 @@ bool hasNotation(const QString& text);
 // The HTML of text: escaped (< & > ' "), sub/superscripts as <sub>/<sup>, spaces kept, one
 // paragraph per line aligned as `align` says (left, centre or right).
 QString toHtml(const QString& text, Qt::Alignment align = Qt::AlignHCenter);
+// One line's HTML (no paragraph): escaped, sub/superscripts as <sub>/<sup>, for a table cell
+// or a run inside other rich text.
+QString lineHtml(const QString& line);
+// Rich text for a QLabel or a tool tip: lineHtml of each line, lines joined by <br>; it wraps
+// at spaces where the label does.
+QString richText(const QString& text);
+// A one-line label's text with a mnemonic ("d_&model", "Lo&ck d_k = d_v"): its "&" dropped
+// ("&&" is "&"), the notation typeset, the marked character underlined as Qt draws it.
+QString mnemonicRichText(const QString& text);
+// richText where text uses the notation; text itself (plain text, left to Qt) where not.
+QString richTextIfNotation(const QString& text);
+// Shows text on label: as richText where it uses the notation, as Qt's auto-detected text
+// where not. The label's accessible name is the text as written ("x_i W_QK,i"): data, not display.
+void setLabelText(QLabel* label, const QString& text);
 // What a reader sees: the notation's marks and escapes dropped ("W_i^Q" -> "WiQ").
 QString plain(const QString& text);
 
