@@ -28,7 +28,7 @@ SpectrumView::SpectrumView(QWidget* parent, Panels panels) : QWidget(parent), pa
     plot_->setObjectName(QStringLiteral("spectrum_plot"));
     plot_->setInteractions(QCP::Interactions());
     plot_->setAutoAddPlottableToLegend(false);
-    plot_->setMinimumSize(kMinimumWidth, 220);
+    plot_->setMinimumSize(kMinimumWidth, kMinimumHeight);
     plot_->setMouseTracking(true);
     plot_->installEventFilter(this);
     plot_->plotLayout()->clear();  // drops the default axis rect and its legend
@@ -129,7 +129,7 @@ void SpectrumView::setHead(int head) {
 }
 
 void SpectrumView::setNarrowAllowed(bool narrow) {
-    plot_->setMinimumWidth(narrow ? kNarrowMinimumWidth : kMinimumWidth);
+    plot_->setMinimumSize(narrow ? kNarrowMinimumWidth : kMinimumWidth, narrow ? kNarrowMinimumHeight : kMinimumHeight);
 }
 
 void SpectrumView::replotNow() {

@@ -33,10 +33,10 @@ public:
     void setAnalysis(std::shared_ptr<const Analysis> analysis);
     std::shared_ptr<const Analysis> analysis() const { return analysis_; }
     void setOptions(const ViewOptions& options);  // uses font_scale
-    // Narrower than is comfortable (kNarrowMinimumWidth), so that the dock fits beside the
-    // heads in a small room (512 px at 2x) rather than pushing the window off the screen.
+    // Smaller than is comfortable (kNarrow...), so that the dock fits beside the heads in a
+    // small room (512 x 384 at 2x) rather than pushing the window off the screen.
     void setNarrowAllowed(bool narrow);
-    static constexpr int kMinimumWidth = 320, kNarrowMinimumWidth = 180;
+    static constexpr int kMinimumWidth = 320, kMinimumHeight = 220, kNarrowMinimumWidth = 180, kNarrowMinimumHeight = 180;
     void setHead(int head);                       // the bold curve
     void setRotaryDelta(RotaryDelta* delta);      // rotary layers: W_QK at the shared Delta
     // The W_QK spectrum drawn for a head: W_QK,i(Delta) on a rotary layer once computed.
