@@ -199,6 +199,13 @@ private slots:
                          qPrintable(where + ": the spectra are closed"));
                 const QSize view = !in_dock ? window.centralTabs()->size()
                                    : ranks_alone ? window.rankTable()->size() : window.spectrumView()->size();
+                if (ranks_alone) {
+                    // The rank table a step names shows every head's row (lesson 6 at 2x cut head 7).
+                    RankTableView* table = window.rankTable();
+                    const QRect last = table->visualItemRect(table->item(table->rowCount() - 1, 0));
+                    QVERIFY2(table->viewport()->rect().contains(last),
+                             qPrintable(QStringLiteral("%1: the rank table's last row ends at %2 px, outside its %3 px").arg(where).arg(last.bottom()).arg(table->viewport()->height())));
+                }
                 if (small && in_dock) {
                     // Open (issue 21): at 512 x 384 (1024 x 768 at 2x) the strip grows to its text and the
                     // steps on the spectra and the rank table show them alone above it, yet not every step

@@ -89,7 +89,7 @@ void RankTableView::setOptions(const ViewOptions& options) {
     horizontalHeader()->setFont(heatmap::font(10, options.font_scale, true));
     // Rows as tall as their text and a little air, not the style's 30 px: 8 heads in the
     // spectra dock's 250 px below the heads at full HD.
-    const int row = QFontMetrics(font()).height() + 6;
+    const int row = QFontMetrics(font()).height() + 3;
     verticalHeader()->setMinimumSectionSize(row);
     verticalHeader()->setDefaultSectionSize(row);
     fitColumns();
