@@ -205,6 +205,7 @@ void LessonDock::setStrip(bool strip) {
     reset_->setText(strip ? tr("Reset") : tr("Reset this step"));
     sizeStripParts();
     updateButtons();
+    if (!strip) scrollOnlyWhereCut();  // a column scrolls as it needs
     fitStrip();
 }
 
@@ -240,7 +241,7 @@ int LessonDock::stripHeightForText() const {
 void LessonDock::fitStrip() {
     if (!strip_ || fitting_ || isFloating() || !isVisible()) return;
     const int wanted = std::min(stripHeightForText(), int(window_->height() * kMaxStripShare));
-    if (std::abs(wanted - height()) <= 1) return;
+    if (wanted == height()) return scrollOnlyWhereCut();
     fitting_ = true;
     window_->resizeDocks({this}, {wanted}, Qt::Vertical);
     // The main window counts its separators and the dock's frame in the size it is asked for, and
@@ -248,12 +249,21 @@ void LessonDock::fitStrip() {
     // text at 2x: asked once more for the shortfall, once the layout settled.
     QTimer::singleShot(0, this, [this, wanted]() {
         const int short_by = wanted - height();
-        if (!strip_ || fitting_ || short_by <= 1) return;
+        if (!strip_ || fitting_ || short_by <= 0) return scrollOnlyWhereCut();
         fitting_ = true;
         window_->resizeDocks({this}, {wanted + short_by}, Qt::Vertical);
         fitting_ = false;
+        QTimer::singleShot(0, this, &LessonDock::scrollOnlyWhereCut);
     });
     fitting_ = false;
+}
+
+void LessonDock::scrollOnlyWhereCut() {
+    // A scroll bar once shown narrows the text, which then wraps taller and keeps the bar even
+    // where the strip holds the whole text without it (F5 at 1280 x 720: 154 px of text in 129,
+    // 129 without the bar): a strip that holds its text shows none.
+    const bool whole = !strip_ || height() + 1 >= stripHeightForText();
+    text_->setVerticalScrollBarPolicy(strip_ && whole ? Qt::ScrollBarAlwaysOff : Qt::ScrollBarAsNeeded);
 }
 
 void LessonDock::resizeEvent(QResizeEvent* event) {

@@ -78,6 +78,7 @@ protected:
     bool eventFilter(QObject* watched, QEvent* event) override;  // the window's resize: the strip's share
 
 private:
+    void scrollOnlyWhereCut();  // the text's scroll bar only where the strip cuts its text
     void fill(std::shared_ptr<const Analysis> analysis);
     void applyToViews(const std::shared_ptr<const Analysis>& analysis);
     void updateButtons();
