@@ -33,10 +33,7 @@ void HeadScoresView::fitAxisLabels() {
     yAxis->setLabel(score_labels_.front());
     fit::layOut(this);
     fit::fitAxisLabel(yAxis, score_labels_);
-    // As many ticks as a low plot has room for (lesson 7 at 2x: 0 to 1 in 60 px), two at least.
-    const int tall = 2 * QFontMetrics(yAxis->tickLabelFont()).height();
-    const int ticks = std::clamp(axisRect()->rect().height() / std::max(tall, 1), 2, 5);
-    yAxis->ticker()->setTickCount(ticks);
+    fit::fitTickCount(yAxis);
 }
 
 QCPGraph* HeadScoresView::scoreGraph(int head, bool induction) const {

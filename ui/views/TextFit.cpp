@@ -1,5 +1,6 @@
 #include "TextFit.h"
 
+#include <QFontMetrics>
 #include <QFontMetricsF>
 #include <QRegularExpression>
 #include <algorithm>
@@ -115,6 +116,11 @@ QString fitAxisLabel(QCPAxis* axis, const QStringList& variants) {
     }
     if (axis->label() != chosen) axis->setLabel(chosen);
     return chosen;
+}
+
+void fitTickCount(QCPAxis* axis) {
+    const int tall = 2 * QFontMetrics(axis->tickLabelFont()).height();
+    axis->ticker()->setTickCount(std::clamp(axis->axisRect()->rect().height() / std::max(tall, 1), 2, 5));
 }
 
 }  // namespace headscope::ui::fit

@@ -45,4 +45,8 @@ void legendBelow(QCustomPlot* plot, int per_row);
 // plot must be laid out (layOut) at its size first. Returns the label set.
 QString fitAxisLabel(QCPAxis* axis, const QStringList& variants);
 
+// As many ticks (2 to 5) as a vertical axis' laid-out rect has room for, two tick-label lines
+// apart (lesson 7 at 2x: 0 to 1 in 60 px), set on axis' ticker.
+void fitTickCount(QCPAxis* axis);
+
 }  // namespace headscope::ui::fit

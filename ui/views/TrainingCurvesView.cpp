@@ -60,11 +60,8 @@ void TrainingCurvesView::fitAxisLabels() {
     fit::layOut(this);
     fit::fitAxisLabel(yAxis, loss_labels_);
     fit::fitAxisLabel(yAxis2, accuracy_labels_);
-    // As many ticks as a low plot has room for (lesson 7 at 2x: 0 to 1 in 60 px), two at least.
-    const int tall = 2 * QFontMetrics(yAxis->tickLabelFont()).height();
-    const int ticks = std::clamp(axisRect()->rect().height() / std::max(tall, 1), 2, 5);
-    yAxis->ticker()->setTickCount(ticks);
-    yAxis2->ticker()->setTickCount(ticks);
+    fit::fitTickCount(yAxis);
+    fit::fitTickCount(yAxis2);
 }
 
 void TrainingCurvesView::fitLegend(int width) {
