@@ -14,7 +14,6 @@
 
 #include "ColourBarTicker.h"
 #include "Heatmap.h"
-#include "TokenThinning.h"
 #include "TextFit.h"
 #include "TypesetAxis.h"
 #include "TypesetText.h"
@@ -23,7 +22,6 @@
 namespace headscope::ui {
 namespace {
 
-constexpr double kTitlePt = 14, kSubtitlePt = 10, kTickPt = 10, kAxisPt = 11, kInfoPt = 10;
 constexpr int kShownSingularValues = 8;
 
 QString number(double v) { return QString::number(v, 'g', 3); }
@@ -87,7 +85,7 @@ HeadDetailView::HeadDetailView(QWidget* parent) : QWidget(parent) {
     plot_->setMouseTracking(true);
     plot_->setInteractions(QCP::Interactions());
     plot_->setAutoAddPlottableToLegend(false);
-    plot_->setMinimumSize(320, 280);
+    plot_->setMinimumSize(160, 140);  // the compact layout's; HeadsTab holds the full one's
     plot_->plotLayout()->clear();
 
     title_ = new TypesetTitle(plot_, QStringLiteral("No analysis yet"));
@@ -112,9 +110,9 @@ HeadDetailView::HeadDetailView(QWidget* parent) : QWidget(parent) {
     ColourBarTicker::install(scale_);
     body->addElement(0, 1, scale_);
     body->setColumnSpacing(12);
-    auto* group = new QCPMarginGroup(plot_);
-    rect_->setMarginGroup(QCP::msTop | QCP::msBottom, group);
-    scale_->setMarginGroup(QCP::msTop | QCP::msBottom, group);
+    margin_group_ = new QCPMarginGroup(plot_);
+    rect_->setMarginGroup(QCP::msTop | QCP::msBottom, margin_group_);
+    scale_->setMarginGroup(QCP::msTop | QCP::msBottom, margin_group_);
     map_ = new CellColorMap(rect_->axis(QCPAxis::atBottom), rect_->axis(QCPAxis::atLeft));
     map_->setInterpolate(false);
     map_->setTightBoundary(false);
@@ -146,7 +144,10 @@ HeadDetailView::HeadDetailView(QWidget* parent) : QWidget(parent) {
 }
 
 void HeadDetailView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
+    const auto tokens = [](const Analysis* a) { return a ? std::pair(a->nQuery(), a->nKeyValue()) : std::pair(0, 0); };
+    const bool new_tokens = tokens(analysis_.get()) != tokens(analysis.get());
     analysis_ = std::move(analysis);
+    if (new_tokens) emit tokenCountChanged();
     refresh();
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -200,16 +201,18 @@ void HeadDetailView::refresh() {
     scale_->setDataRange(heatmap::dataRange(a, options_.shared_scale ? -1 : head_, logits,
                                             options_.shared_scale));
     const bool masked = heatmap::anyMasked(a);
-    QString bar = heatmap::valueName(a, logits);
-    if (masked) bar += QStringLiteral("\n(grey = masked)");
+    chooseLabelFit();
+    // Compact: the thumbnails' colour bar beside names the values; this one keeps its numbers.
+    QString bar = compact_ ? QString() : heatmap::valueName(a, logits);
+    if (masked && !compact_) bar += QStringLiteral("\n(grey = masked)");
     scale_->setLabel(bar);
+    title_->setFont(heatmap::font(compact_ ? kCompactTitlePt : kTitlePt, options_.font_scale, true));
 
     const int width = std::max(200, plot_->width() < 200 ? 1000 : plot_->width()) - 12;
-    title_->setText(fit::wrapLines(QStringLiteral("head %1 · %2")
-                                       .arg(head_)
-                                       .arg(logits ? QStringLiteral("attention logits (before softmax)")
-                                                   : QStringLiteral("attention weights (softmax)")),
-                                   title_->font(), width));
+    const QString what = compact_ ? (logits ? QStringLiteral("logits") : QStringLiteral("weights"))
+                                  : (logits ? QStringLiteral("attention logits (before softmax)")
+                                            : QStringLiteral("attention weights (softmax)"));
+    title_->setText(fit::wrapLines(QStringLiteral("head %1 · %2").arg(head_).arg(what), title_->font(), width));
     QString subtitle;
     if (const HeadSpectra* s = spectraOf(a, head_)) {
         subtitle = QStringLiteral("rank W_QK = %1 ≤ d_k = %2 · σ = %3")
@@ -223,47 +226,12 @@ void HeadDetailView::refresh() {
     updateLabels();
 }
 
-void HeadDetailView::updateLabels() {
-    const Analysis& a = *analysis_;
-    const QStringList q = heatmap::queryLabels(a, 16, options_.token_positions),
-                      k = heatmap::keyLabels(a, 16, options_.token_positions);
-    const QFont tick = heatmap::font(kTickPt, options_.font_scale);
-    const int text_h = QFontMetrics(tick).height();
-    const int query_w = heatmap::maxLabelWidth(q, tick), key_w = heatmap::maxLabelWidth(k, tick);
-    // Not laid out yet (a hidden child is 100 x 30): judge by the token count alone until
-    // the resize that follows.
-    QSize size = plot_->viewport().size();
-    if (size.width() < 200 || size.height() < 150) size = QSize(1600, 1400);
-    const double px_col = double(size.width() - query_w - 170) / std::max(1, a.nKeyValue());
-    const bool rotate = key_w + 6 > px_col;
-    const double px_row =
-        double(size.height() - 4 * text_h - (rotate ? key_w : text_h) - 40) / std::max(1, a.nQuery());
-    // A word per cell where they fit 0.8 lines apart; else every k-th word with its position
-    // ("12:the", the axis title says "every 3rd key"); bare positions only where not even two
-    // words fit.
-    using heatmap::TickMode;
-    const auto stride = [&](double px) { return px <= 0 ? 1000 : std::max(1, int(std::ceil(0.8 * text_h / px))); };
-    const int x_stride = stride(px_col), y_stride = stride(px_row);
-    const TickMode x = x_stride > std::max(1, a.nKeyValue() - 1) ? TickMode::Positions : TickMode::Tokens;
-    const TickMode y = y_stride > std::max(1, a.nQuery() - 1) ? TickMode::Positions : TickMode::Tokens;
-    const bool numbered = options_.token_positions;
-    heatmap::setTicks(rect_->axis(QCPAxis::atBottom), x, thinnedWithPositions(k, x_stride, numbered));
-    heatmap::setTicks(rect_->axis(QCPAxis::atLeft), y, thinnedWithPositions(q, y_stride, numbered));
-    rect_->axis(QCPAxis::atBottom)->setTickLabelRotation(x == TickMode::Tokens && rotate ? -90 : 0);
-    rect_->axis(QCPAxis::atBottom)->setLabel(x == TickMode::Tokens && x_stride > 1
-                                                 ? QStringLiteral("key · ") + everyKth(x_stride, QStringLiteral("key"))
-                                                 : QStringLiteral("key"));
-    rect_->axis(QCPAxis::atLeft)->setLabel(y == TickMode::Tokens && y_stride > 1
-                                               ? QStringLiteral("query · ") + everyKth(y_stride, QStringLiteral("query"))
-                                               : QStringLiteral("query"));
-}
-
 void HeadDetailView::applyFonts() {
     const double s = options_.font_scale;
     title_->setFont(heatmap::font(kTitlePt, s, true));
     subtitle_->setFont(heatmap::font(kSubtitlePt, s));
     for (QCPAxis* axis : rect_->axes()) {
-        axis->setTickLabelFont(heatmap::font(kTickPt, s));
+        axis->setTickLabelFont(heatmap::font(label_fit_.tick_pt, s));
         axis->setLabelFont(heatmap::font(kAxisPt, s, true));
     }
     rect_->axis(QCPAxis::atBottom)->setPadding(static_cast<int>(2 + 6 * s));

@@ -34,21 +34,55 @@ public:
     QCustomPlot* plot() const { return plot_; }  // the heatmap, with a title and the key numbers
     QString infoText() const;                    // the side panel, as plain text
     void setInfoShown(bool on);                  // the side panel (off in the Heads tab's large head)
+    // In a low room: a one-line title, no subtitle or axis titles, words down to 8 pt, where that
+    // keeps a word on every row and column which the full layout would thin.
+    bool compact() const { return compact_; }
+    void setCompactAllowed(bool on);  // the Heads tab's large head; the head window keeps its numbers
+    // The width at which the compact layout, `height` pixels high, draws a word on every row and
+    // column (the largest words that fit); 0 where no size fits or nothing is shown.
+    int widthForEveryWord(int height) const;
+    // The full layout's minimum (plot and margins); a lower room takes the compact layout only
+    // where widthForEveryWord() fits (HeadsTab decides).
+    static constexpr int kFullMinWidth = 328, kFullMinHeight = 288;
+    double tickPointSize() const { return label_fit_.tick_pt; }
 
     void replotNow();
 
 signals:
     void cellHovered(QString text);
+    void tokenCountChanged();  // widthForEveryWord() changed
 
 protected:
     void resizeEvent(QResizeEvent* event) override;
 
 private:
+    // How the token words fit: the tick size, the compact layout (one-line title, no subtitle
+    // or axis titles) and every k-th word on each axis.
+    struct LabelFit {
+        double tick_pt = 10;
+        bool compact = false;
+        bool rotate = false;
+        int x_stride = 1, y_stride = 1;
+        bool every() const { return x_stride == 1 && y_stride == 1; }
+    };
+    LabelFit fitLabels(double tick_pt, bool compact) const;  // HeadDetailLabels.cpp, as the next four
+    void chooseLabelFit();
+    int compactBarWidth() const;
+    int compactChromeHeight() const;  // sets label_fit_ and compact_, and the layout that follows
+
     void refresh();
     void updateLabels();
     void applyFonts();
     void fitInfoWidth();
     void onMouseMove(QMouseEvent* event);
+
+    static constexpr double kTitlePt = 14, kSubtitlePt = 10, kTickPt = 10, kAxisPt = 11, kInfoPt = 10;
+    // In a low room (a lesson strip below the Heads tab at 2x) the words may shrink to this size
+    // before they thin: 8 pt at 2x is still 1.6 times the 1x words.
+    static constexpr double kSmallestTickPt = 8, kCompactTitlePt = 12;
+    // Words stand 0.8 lines apart; compact, 0.7 (lower-case words touch only where a descender
+    // meets an ascender; seen legible at 1024 x 768, 2x).
+    static constexpr double kLineSpacing = 0.8, kCompactLineSpacing = 0.7;
 
     std::shared_ptr<const Analysis> analysis_;
     ViewOptions options_;
@@ -59,9 +93,13 @@ private:
     QCPAxisRect* rect_ = nullptr;
     QCPColorMap* map_ = nullptr;
     QCPColorScale* scale_ = nullptr;
+    QCPMarginGroup* margin_group_ = nullptr;
     QLabel* info_ = nullptr;
     QScrollArea* info_scroll_ = nullptr;
     QString hover_text_;
+    LabelFit label_fit_;
+    bool compact_ = false;
+    bool compact_allowed_ = false;
 };
 
 }  // namespace headscope::ui

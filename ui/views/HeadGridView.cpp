@@ -26,7 +26,7 @@ HeadGridView::HeadGridView(QWidget* parent) : QCustomPlot(parent) {
     setMouseTracking(true);
     setInteractions(QCP::Interactions());
     setAutoAddPlottableToLegend(false);
-    setMinimumSize(240, 160);  // 1280 x 720 at 2x (640 x 360) has room for it
+    setMinimumSize(kMinWidth, 160);  // 1280 x 720 at 2x (640 x 360) has room for it
     // The colour maps live on "main"; buffering it alone lets a numbers-only update redraw
     // just that layer (a few ms for 12 heads) instead of every axis and label.
     layer(QStringLiteral("main"))->setMode(QCPLayer::lmBuffered);
@@ -66,6 +66,7 @@ void HeadGridView::setOptions(const ViewOptions& options) {
 void HeadGridView::setThumbnails(bool on) {
     if (on == thumbnails_) return;
     thumbnails_ = on;
+    setMinimumWidth(on ? kThumbnailsMinWidth : kMinWidth);
     label_layout_.reset();
     structure_.clear();
     if (!analysis_) return;

@@ -80,6 +80,9 @@ public:
     // its title, one shared colour bar, no words on the axes (the large head carries them) and a
     // one-line subtitle. A click still selects a head.
     void setThumbnails(bool on);
+    // The narrowest grid: with words, and as thumbnails (two columns of kMinThumbnail squares
+    // beside their colour bar), which leaves a low tab's large head the width for its words.
+    static constexpr int kMinWidth = 240, kThumbnailsMinWidth = 200;
     bool thumbnails() const { return thumbnails_; }
     // The narrowest width at which `height` pixels hold the heads' thumbnails with at least
     // `side` pixels each (kMinThumbnail), however many columns that takes; 0 without heads.
