@@ -46,6 +46,32 @@ private slots:
         view.replotNow();
     }
 
+    // Lesson 5 step 4 says "Row 0, hatched": the large head hatches a row whose keys are all
+    // masked (causal + padded key 0) as the grid does, and only that row (it drew none).
+    void hatchesTheFullyMaskedRow() {
+        Config config;
+        config.heads = 4;
+        config.mask = MaskKind::Causal;
+        config.padded_keys = {0};
+        const auto a = std::make_shared<const Analysis>(analyze(config, false));
+        HeadDetailView view;
+        view.resize(600, 500);
+        view.setAnalysis(a);
+        const auto hatched = [&view]() {
+            QList<double> rows;
+            for (int i = 0; i < view.plot()->itemCount(); ++i)
+                if (auto* rect = qobject_cast<QCPItemRect*>(view.plot()->item(i)); rect && rect->brush().style() == Qt::BDiagPattern)
+                    rows << (rect->topLeft->coords().y() + rect->bottomRight->coords().y()) / 2;
+            return rows;
+        };
+        QCOMPARE(hatched(), QList<double>{0.0});
+        view.setHead(3);  // redrawn, not added again
+        QCOMPARE(hatched(), QList<double>{0.0});
+        config.padded_keys.clear();
+        view.setAnalysis(std::make_shared<const Analysis>(analyze(config, false)));
+        QVERIFY(hatched().isEmpty());
+    }
+
     void headIsClampedWhenHeadsDisappear() {
         Config config;
         config.heads = 8;

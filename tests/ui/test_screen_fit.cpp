@@ -10,7 +10,8 @@
 //  - on every screen, 1024 x 768 and 1280 x 720 at 2x included, the Heads tab shows the selected
 //    head large with every one of the demo's 11 words on both axes (focus and context; at 2x
 //    its compact layout), never a large head cut by the window's edge; so do lesson 2's first
-//    two steps, the self- and cross-attention maps, below their lesson strip;
+//    two steps, the self- and cross-attention maps, below their lesson strip, and in presentation
+//    mode lesson 5 step 4 and lesson 1 step 6, whose long texts leave the tab lowest;
 //  - where 1400 x 900 fits with a frame (full HD), the first window is centred on the screen;
 //  - every lesson step keeps the window within the screen where its minimum fits;
 //  - the Training tab's legend is whole: every entry's name in full within its entry, the
@@ -191,6 +192,28 @@ private slots:
                  qPrintable(QStringLiteral("%1: rows %2 px apart for %3 px words").arg(when).arg(row_px).arg(line)));
         qInfo("%s: large head %dx%d%s, axis rect %dx%d, words %g pt", qPrintable(when), focus->width(), focus->height(),
               focus->compact() ? " (compact)" : "", rect->width(), rect->height(), focus->tickPointSize());
+    }
+
+    // Presentation mode on lesson 5 step 4 ("Row 0, hatched") and lesson 1 step 6 (the heatmaps
+    // redrawn), whose long texts leave the Heads tab lowest: the large head keeps every word
+    // (compact, its title beside the colour bar where the room is lowest; the grid alone showed
+    // every 4th key and every 5th query at 1024 x 768, 2x).
+    void presentationModeShowsEveryWordOfTheLowestSteps() {
+        MainWindow window(noSettings());
+        window.fitToScreen();
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QString error;
+        QVERIFY2(window.waitForCompleteUpdate(60000, &error), qPrintable(error));
+        window.setPresentationMode(true);
+        for (const auto& [lesson, step] : {std::pair(5, 3), std::pair(1, 5)}) {
+            QVERIFY2(window.openLesson(lesson, &error), qPrintable(error));
+            window.lessonDock()->goToStep(step);
+            settle();
+            QVERIFY2(window.waitForCompleteUpdate(60000, &error), qPrintable(error));
+            settle();
+            checkLargeHeadWords(window, QStringLiteral("F5, lesson %1 step %2").arg(lesson).arg(step + 1));
+        }
     }
 
     // Lesson 2's self- and cross-attention steps ("both axes carry the same words", "rows are

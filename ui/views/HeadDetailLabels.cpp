@@ -7,11 +7,12 @@
 #include <cmath>
 
 #include "Heatmap.h"
+#include "TextFit.h"
 #include "TokenThinning.h"
 
 namespace headscope::ui {
 
-HeadDetailView::LabelFit HeadDetailView::fitLabels(double tick_pt, bool compact) const {
+HeadDetailView::LabelFit HeadDetailView::fitLabels(double tick_pt, bool compact, bool titled) const {
     const Analysis& a = *analysis_;
     const QStringList q = heatmap::queryLabels(a, 16, options_.token_positions),
                       k = heatmap::keyLabels(a, 16, options_.token_positions);
@@ -25,14 +26,16 @@ HeadDetailView::LabelFit HeadDetailView::fitLabels(double tick_pt, bool compact)
     if (size.width() < 200 || size.height() < 150) size = QSize(1600, 1400);
     // What the plot spends beside the cells. Full: a title and a subtitle above, axis titles, a
     // labelled colour bar (170 px). Compact: a one-line title, no axis titles (unless thinned),
-    // the colour bar's own widths (bar, tick words, label) and the layout's paddings.
-    const int bar_w = compact ? compactBarWidth() : 170;
-    const int chrome_h = compact ? compactChromeHeight() : 4 * text_h + 40;
+    // the colour bar's own widths (bar, tick words) and the layout's paddings; untitled, the
+    // title stands vertically beside the colour bar.
+    const int bar_w = compact ? compactBarWidth(titled) : 170;
+    const int chrome_h = compact ? compactChromeHeight(titled) : fullChromeHeight();
     const int side_w = compact ? query_w + 14 : query_w;
     const double px_col = double(size.width() - side_w - bar_w) / std::max(1, a.nKeyValue());
     LabelFit fit;
     fit.tick_pt = tick_pt;
     fit.compact = compact;
+    fit.titled = titled || !compact;
     fit.rotate = key_w + 6 > px_col;
     const double px_row =
         double(size.height() - chrome_h - (fit.rotate ? key_w : text_h)) / std::max(1, a.nQuery());
@@ -44,6 +47,22 @@ HeadDetailView::LabelFit HeadDetailView::fitLabels(double tick_pt, bool compact)
     return fit;
 }
 
+int HeadDetailView::titleWidth() const { return std::max(200, plot_->width() < 200 ? 1000 : plot_->width()) - 12; }
+
+int HeadDetailView::fullChromeHeight() const {
+    // The title and subtitle as they wrap, the axis titles, and the paddings of the compact
+    // layout (F5 at 1x, fonts 1.75x: a two-line title and a three-line subtitle took the rows
+    // the old estimate of four tick lines gave them, and the query words overlapped).
+    const double s = options_.font_scale;
+    const auto lines = [this](const QString& text, const QFont& font) {
+        return text.isEmpty() ? 0 : int(fit::wrapLines(text, font, titleWidth()).count(QLatin1Char('\n'))) + 1;
+    };
+    const QFont title = heatmap::font(kTitlePt, s, true), subtitle = heatmap::font(kSubtitlePt, s);
+    return lines(full_title_, title) * QFontMetrics(title).height() + 6 +
+           lines(subtitle_text_, subtitle) * QFontMetrics(subtitle).height() + 6 +
+           QFontMetrics(heatmap::font(kAxisPt, s, true)).height() + 4 + compactChromeHeight(false);
+}
+
 void HeadDetailView::setCompactAllowed(bool on) {
     compact_allowed_ = on;
     if (analysis_) refresh();
@@ -51,60 +70,56 @@ void HeadDetailView::setCompactAllowed(bool on) {
 
 int HeadDetailView::widthForEveryWord(int height) const {
     if (!compact_allowed_ || !analysis_ || analysis_->results.heads.empty()) return 0;
-    // The compact layout's width at the largest words whose rows fit `height` (plot and margins).
+    // The compact layout's width at the largest words whose rows fit `height` (plot and margins),
+    // with its title above, else beside the colour bar.
     const Analysis& a = *analysis_;
     const QStringList q = heatmap::queryLabels(a, 16, options_.token_positions);
     const double s = options_.font_scale;
-    for (double pt = kTickPt; pt >= kSmallestTickPt; pt -= 1) {
-        const QFont tick = heatmap::font(pt, s);
-        const int text_h = QFontMetrics(tick).height();
-        const int key_w = heatmap::maxLabelWidth(heatmap::keyLabels(a, 16, options_.token_positions), tick);
-        const int plot_h = height - 8;
-        if (compactChromeHeight() + key_w + kCompactLineSpacing * text_h * a.nQuery() > plot_h) continue;
-        return heatmap::maxLabelWidth(q, tick) + 14 + compactBarWidth() +
-               int(std::ceil(kCompactLineSpacing * text_h * a.nKeyValue())) + 8 + 2;
+    for (const bool titled : {true, false}) {
+        for (double pt = kTickPt; pt >= kSmallestTickPt; pt -= 1) {
+            const QFont tick = heatmap::font(pt, s);
+            const int text_h = QFontMetrics(tick).height();
+            const int key_w = heatmap::maxLabelWidth(heatmap::keyLabels(a, 16, options_.token_positions), tick);
+            const int plot_h = height - 8;
+            if (compactChromeHeight(titled) + key_w + kCompactLineSpacing * text_h * a.nQuery() > plot_h) continue;
+            return heatmap::maxLabelWidth(q, tick) + 14 + compactBarWidth(titled) +
+                   int(std::ceil(kCompactLineSpacing * text_h * a.nKeyValue())) + 8 + 2;
+        }
     }
     return 0;
 }
 
-int HeadDetailView::compactBarWidth() const {
-    // The colour bar without its label: the bar, the column spacing, its numbers and paddings.
+int HeadDetailView::compactBarWidth(bool titled) const {
+    // The colour bar: the bar, the column spacing, its numbers and paddings, and untitled the
+    // title as its label.
     const double s = options_.font_scale;
     const QFontMetrics bar_text(heatmap::font(kTickPt, s));
-    return int(16 * s) + 12 + bar_text.horizontalAdvance(QStringLiteral("0.25")) + 14 + 12;
+    return int(16 * s) + 12 + bar_text.horizontalAdvance(QStringLiteral("0.25")) + 14 + 12 +
+           (titled ? 0 : bar_text.height() + 6);
 }
 
-int HeadDetailView::compactChromeHeight() const {
+int HeadDetailView::compactChromeHeight(bool titled) const {
     // A one-line title and its margin, the axis rect's top margin, and below the heatmap the
     // ticks, their padding and the axis padding (measured: 45 px above, 16 below, at 2x).
     const double s = options_.font_scale;
-    return QFontMetrics(heatmap::font(kCompactTitlePt, s, true)).height() + 6 + 12 + int(8 * s) + 16;
+    const int title_h = titled ? QFontMetrics(heatmap::font(kCompactTitlePt, s, true)).height() + 6 : 0;
+    return title_h + 12 + int(8 * s) + 16;
 }
 
 void HeadDetailView::chooseLabelFit() {
     // The full layout where it keeps every word; else, in a low room, the compact one with the
-    // largest words (10 down to 8 pt) that still keep every word; else the full layout thinned.
-    label_fit_ = fitLabels(kTickPt, false);
-    for (double pt = kTickPt; compact_allowed_ && !label_fit_.every() && pt >= kSmallestTickPt; pt -= 1) {
-        const LabelFit compact = fitLabels(pt, true);
-        if (compact.every()) {
-            label_fit_ = compact;
-            break;
+    // largest words (10 down to 8 pt) that still keep every word, its title above, else beside
+    // the colour bar; else the full layout thinned.
+    label_fit_ = fitLabels(kTickPt, false, true);
+    for (const bool titled : {true, false}) {
+        for (double pt = kTickPt; compact_allowed_ && !label_fit_.every() && pt >= kSmallestTickPt; pt -= 1) {
+            const LabelFit compact = fitLabels(pt, true, titled);
+            if (compact.every()) label_fit_ = compact;
         }
     }
     const bool compact = label_fit_.compact;
     for (QCPAxis* axis : rect_->axes()) axis->setTickLabelFont(heatmap::font(label_fit_.tick_pt, options_.font_scale));
-    const bool has_subtitle = plot_->plotLayout()->hasElement(1, 0) && plot_->plotLayout()->element(1, 0) == subtitle_;
-    // Taken out of the layout, the subtitle is still a layerable of the plot: hidden too.
-    if (compact && has_subtitle) {
-        plot_->plotLayout()->take(subtitle_);
-        plot_->plotLayout()->simplify();
-        subtitle_->setVisible(false);
-    } else if (!compact && !has_subtitle) {
-        plot_->plotLayout()->insertRow(1);
-        plot_->plotLayout()->addElement(1, 0, subtitle_);
-        subtitle_->setVisible(true);
-    }
+    arrangeRows(label_fit_.titled, !compact);
     // The colour bar ends with the heatmap; compact, it runs on beside the key words (sharing
     // the bottom margin there gave both 104 px where the words took 66: the heatmap lost rows).
     if (compact != compact_) {
@@ -115,6 +130,21 @@ void HeadDetailView::chooseLabelFit() {
         scale_->setMarginGroup(sides, margin_group_);
     }
     compact_ = compact;
+}
+
+void HeadDetailView::arrangeRows(bool title, bool subtitle) {
+    // Taken out of the layout, a title is still a layerable of the plot: hidden too.
+    QCPLayoutGrid* layout = plot_->plotLayout();
+    for (QCPLayoutElement* element : {static_cast<QCPLayoutElement*>(title_), static_cast<QCPLayoutElement*>(subtitle_),
+                                      static_cast<QCPLayoutElement*>(body_)})
+        layout->take(element);
+    layout->simplify();
+    int row = 0;
+    if (title) layout->addElement(row++, 0, title_);
+    if (subtitle) layout->addElement(row++, 0, subtitle_);
+    layout->addElement(row, 0, body_);
+    title_->setVisible(title);
+    subtitle_->setVisible(subtitle);
 }
 
 void HeadDetailView::updateLabels() {

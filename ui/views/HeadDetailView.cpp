@@ -95,21 +95,21 @@ HeadDetailView::HeadDetailView(QWidget* parent) : QWidget(parent) {
     subtitle_->setMargins(QMargins(0, 2, 0, 4));
     plot_->plotLayout()->addElement(0, 0, title_);
     plot_->plotLayout()->addElement(1, 0, subtitle_);
-    auto* body = new QCPLayoutGrid;
-    plot_->plotLayout()->addElement(2, 0, body);
+    body_ = new QCPLayoutGrid;
+    plot_->plotLayout()->addElement(2, 0, body_);
     rect_ = new QCPAxisRect(plot_, true);
     heatmap::styleAxes(rect_);
     rect_->axis(QCPAxis::atBottom)->setLabel(QStringLiteral("key"));
     rect_->axis(QCPAxis::atLeft)->setLabel(QStringLiteral("query"));
-    body->addElement(0, 0, rect_);
+    body_->addElement(0, 0, rect_);
     scale_ = new QCPColorScale(plot_);
     TypesetAxis::adopt(scale_);  // "logit / √d_k" typeset
     scale_->setType(QCPAxis::atRight);
     scale_->setRangeDrag(false);
     scale_->setRangeZoom(false);
     ColourBarTicker::install(scale_);
-    body->addElement(0, 1, scale_);
-    body->setColumnSpacing(12);
+    body_->addElement(0, 1, scale_);
+    body_->setColumnSpacing(12);
     margin_group_ = new QCPMarginGroup(plot_);
     rect_->setMarginGroup(QCP::msTop | QCP::msBottom, margin_group_);
     scale_->setMarginGroup(QCP::msTop | QCP::msBottom, margin_group_);
@@ -197,31 +197,40 @@ void HeadDetailView::refresh() {
     const bool logits = options_.show_logits;
 
     heatmap::fill(map_, a, head_, logits);
+    for (QCPAbstractItem* mark : row_marks_) plot_->removeItem(mark);
+    row_marks_.clear();
+    for (int row : heatmap::fullyMaskedRows(a)) row_marks_.push_back(heatmap::hatchRow(plot_, rect_, row, a.nKeyValue()));
     heatmap::setCellRanges(rect_, a.nQuery(), a.nKeyValue());
     scale_->setDataRange(heatmap::dataRange(a, options_.shared_scale ? -1 : head_, logits,
                                             options_.shared_scale));
     const bool masked = heatmap::anyMasked(a);
+    const auto title_of = [&](bool compact) {
+        const QString what = compact ? (logits ? QStringLiteral("logits") : QStringLiteral("weights"))
+                                     : (logits ? QStringLiteral("attention logits (before softmax)")
+                                               : QStringLiteral("attention weights (softmax)"));
+        return QStringLiteral("head %1 · %2").arg(head_).arg(what);
+    };
+    full_title_ = title_of(false);
+    subtitle_text_.clear();
+    if (const HeadSpectra* s = spectraOf(a, head_)) {
+        subtitle_text_ = QStringLiteral("rank W_QK = %1 ≤ d_k = %2 · σ = %3")
+                             .arg(s->qk.rank)
+                             .arg(a.config.headDimK())
+                             .arg(valueList(s->qk.singular_values, 4));
+    }
+    if (masked) subtitle_text_ += QStringLiteral(" · grey cells are masked");
     chooseLabelFit();
-    // Compact: the thumbnails' colour bar beside names the values; this one keeps its numbers.
-    QString bar = compact_ ? QString() : heatmap::valueName(a, logits);
+    const QString title = title_of(compact_);
+    // Compact: the thumbnails' colour bar beside names the values; this one keeps its numbers,
+    // and in the lowest room carries the title.
+    QString bar = compact_ ? (label_fit_.titled ? QString() : title) : heatmap::valueName(a, logits);
     if (masked && !compact_) bar += QStringLiteral("\n(grey = masked)");
     scale_->setLabel(bar);
     title_->setFont(heatmap::font(compact_ ? kCompactTitlePt : kTitlePt, options_.font_scale, true));
 
-    const int width = std::max(200, plot_->width() < 200 ? 1000 : plot_->width()) - 12;
-    const QString what = compact_ ? (logits ? QStringLiteral("logits") : QStringLiteral("weights"))
-                                  : (logits ? QStringLiteral("attention logits (before softmax)")
-                                            : QStringLiteral("attention weights (softmax)"));
-    title_->setText(fit::wrapLines(QStringLiteral("head %1 · %2").arg(head_).arg(what), title_->font(), width));
-    QString subtitle;
-    if (const HeadSpectra* s = spectraOf(a, head_)) {
-        subtitle = QStringLiteral("rank W_QK = %1 ≤ d_k = %2 · σ = %3")
-                       .arg(s->qk.rank)
-                       .arg(a.config.headDimK())
-                       .arg(valueList(s->qk.singular_values, 4));
-    }
-    if (masked) subtitle += QStringLiteral(" · grey cells are masked");
-    subtitle_->setText(fit::wrapLines(subtitle, subtitle_->font(), width));
+    const int width = titleWidth();
+    title_->setText(fit::wrapLines(title, title_->font(), width));
+    subtitle_->setText(fit::wrapLines(subtitle_text_, subtitle_->font(), width));
     info_->setText(infoHtml(a, head_, true));
     updateLabels();
 }

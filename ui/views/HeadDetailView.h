@@ -6,6 +6,7 @@
 
 #include <QWidget>
 #include <memory>
+#include <vector>
 #include <qcustomplot.h>
 
 #include "Analysis.h"
@@ -61,14 +62,18 @@ private:
     struct LabelFit {
         double tick_pt = 10;
         bool compact = false;
+        bool titled = true;  // compact and untitled: the title stands beside the colour bar
         bool rotate = false;
         int x_stride = 1, y_stride = 1;
         bool every() const { return x_stride == 1 && y_stride == 1; }
     };
-    LabelFit fitLabels(double tick_pt, bool compact) const;  // HeadDetailLabels.cpp, as the next four
+    LabelFit fitLabels(double tick_pt, bool compact, bool titled) const;  // HeadDetailLabels.cpp, as the next four
     void chooseLabelFit();
-    int compactBarWidth() const;
-    int compactChromeHeight() const;  // sets label_fit_ and compact_, and the layout that follows
+    int fullChromeHeight() const;
+    int titleWidth() const;  // what the title and subtitle wrap to
+    int compactBarWidth(bool titled) const;
+    int compactChromeHeight(bool titled) const;
+    void arrangeRows(bool title, bool subtitle);  // the plot's rows above the heatmap  // sets label_fit_ and compact_, and the layout that follows
 
     void refresh();
     void updateLabels();
@@ -93,6 +98,9 @@ private:
     QCPAxisRect* rect_ = nullptr;
     QCPColorMap* map_ = nullptr;
     QCPColorScale* scale_ = nullptr;
+    QCPLayoutGrid* body_ = nullptr;  // the heatmap and its colour bar
+    std::vector<QCPAbstractItem*> row_marks_;  // hatched fully masked rows
+    QString full_title_, subtitle_text_;        // the full layout's texts, before wrapping
     QCPMarginGroup* margin_group_ = nullptr;
     QLabel* info_ = nullptr;
     QScrollArea* info_scroll_ = nullptr;

@@ -50,23 +50,9 @@ void HeadGridView::markSelection() {
 void HeadGridView::markFullyMaskedRows() {
     for (QCPAbstractItem* item : row_marks_) removeItem(item);
     row_marks_.clear();
-    fully_masked_rows_.clear();
-    const MaskMatrix& allowed = analysis_->results.allowed;
-    for (Eigen::Index r = 0; r < allowed.rows(); ++r)
-        if (allowed.cols() > 0 && !allowed.row(r).any()) fully_masked_rows_ << static_cast<int>(r);
-    for (const Cell& cell : cells_) {
-        for (int r : fully_masked_rows_) {
-            auto* mark = new QCPItemRect(this);
-            mark->setClipAxisRect(cell.rect);
-            for (QCPItemPosition* p : {mark->topLeft, mark->bottomRight})
-                p->setAxes(cell.rect->axis(QCPAxis::atBottom), cell.rect->axis(QCPAxis::atLeft));
-            mark->topLeft->setCoords(-0.5, r - 0.5);
-            mark->bottomRight->setCoords(allowed.cols() - 0.5, r + 0.5);
-            mark->setPen(QPen(QColor(120, 0, 0), 1.5));
-            mark->setBrush(QBrush(QColor(120, 0, 0, 140), Qt::BDiagPattern));
-            row_marks_.push_back(mark);
-        }
-    }
+    fully_masked_rows_ = heatmap::fullyMaskedRows(*analysis_);
+    for (const Cell& cell : cells_)
+        for (int r : fully_masked_rows_) row_marks_.push_back(heatmap::hatchRow(this, cell.rect, r, analysis_->nKeyValue()));
 }
 
 // --- numbers in the cells (tiny configurations, worked by hand) ------------------------------

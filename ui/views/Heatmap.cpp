@@ -254,4 +254,24 @@ int maxLabelWidth(const QStringList& labels, const QFont& font) {
     return widest;
 }
 
+QList<int> fullyMaskedRows(const Analysis& analysis) {
+    QList<int> rows;
+    const MaskMatrix& allowed = analysis.results.allowed;
+    for (Eigen::Index r = 0; r < allowed.rows(); ++r)
+        if (allowed.cols() > 0 && !allowed.row(r).any()) rows << static_cast<int>(r);
+    return rows;
+}
+
+QCPItemRect* hatchRow(QCustomPlot* plot, QCPAxisRect* rect, int row, int n_kv) {
+    auto* mark = new QCPItemRect(plot);
+    mark->setClipAxisRect(rect);
+    for (QCPItemPosition* p : {mark->topLeft, mark->bottomRight})
+        p->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+    mark->topLeft->setCoords(-0.5, row - 0.5);
+    mark->bottomRight->setCoords(n_kv - 0.5, row + 0.5);
+    mark->setPen(QPen(QColor(120, 0, 0), 1.5));
+    mark->setBrush(QBrush(QColor(120, 0, 0, 140), Qt::BDiagPattern));
+    return mark;
+}
+
 }  // namespace headscope::ui::heatmap

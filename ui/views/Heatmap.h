@@ -59,6 +59,12 @@ QCPColorGradient gradient(bool logits);
 // What the colour bar measures: "attention weight (softmax)" / "logit q·k / √d_k".
 QString valueName(const Analysis& analysis, bool logits);
 
+// The query rows whose keys are all masked (softmax would be 0/0; HeadScope shows 0), and a
+// hatched frame over one of them on `rect` (owned by the plot), as the grid and the large head
+// draw them.
+QList<int> fullyMaskedRows(const Analysis& analysis);
+QCPItemRect* hatchRow(QCustomPlot* plot, QCPAxisRect* rect, int row, int n_kv);
+
 // Where the weights come from, for every picture of them: "trained weights: GPT-2 nano-sort,
 // layer 1 of 3", "random, untrained weights (Xavier
 // uniform, seed 3): patterns are not learned" or "identity weights: no projection".
