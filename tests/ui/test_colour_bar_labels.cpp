@@ -10,6 +10,7 @@
 #include "Analysis.h"
 #include "CircuitView.h"
 #include "Circuits.h"
+#include "ColourBarLabel.h"
 #include "ColourBarTicker.h"
 #include "FusedProjectionsView.h"
 #include "HeadDetailView.h"
@@ -53,6 +54,12 @@ int checkBars(QCustomPlot* plot, const QString& where, const QList<QCPAxisRect*>
         if (QTest::currentTestFailed()) return -1;
         if (numbers < 1) {
             QTest::qFail(qPrintable(at + ": no number"), __FILE__, __LINE__);
+            return -1;
+        }
+        // The label along the bar: every line within the bar's length (shortened or left out, never cut).
+        const QString cut = testing::cutAxisLabel(axis);
+        if (!cut.isEmpty()) {
+            QTest::qFail(qPrintable(at + ": " + cut), __FILE__, __LINE__);
             return -1;
         }
         const QRect strip = axis->axisRect()->rect();
@@ -105,18 +112,44 @@ private slots:
         QCOMPARE(ColourBarTicker::ticksFor(range, 20, 20), (QVector<double>{0.8}));        // the upper end alone
     }
 
+    // The label gives way line by line: the parenthesis, the part after " · ", words from the
+    // end; a parenthesised note whole or not at all; a line whose first word does not fit, left out.
+    void barLabelGivesWay() {
+        const QFont font(QStringLiteral("DejaVu Sans"), 10);
+        const QFontMetricsF fm(font);
+        const QString whole = QStringLiteral("attention weight (softmax)\n(grey = masked)");
+        const auto at = [&](const QString& text) { return fm.horizontalAdvance(text) + 1; };  // just long enough
+        QCOMPARE(ColourBarLabel::fitted(whole, fm, at(QStringLiteral("attention weight (softmax)"))), whole);
+        QCOMPARE(ColourBarLabel::fitted(whole, fm, at(QStringLiteral("attention weight (softmax)")) - 2),
+                 QStringLiteral("attention weight\n(grey = masked)"));
+        QCOMPARE(ColourBarLabel::fitted(whole, fm, at(QStringLiteral("attention weight"))), QStringLiteral("attention weight"));
+        QCOMPARE(ColourBarLabel::fitted(whole, fm, at(QStringLiteral("attention"))), QStringLiteral("attention"));
+        QCOMPARE(ColourBarLabel::fitted(whole, fm, at(QStringLiteral("attention")) - 2), QString());
+        QCOMPARE(ColourBarLabel::fitted(QStringLiteral("head 10 · weights"), fm, at(QStringLiteral("head 10 · weig"))),
+                 QStringLiteral("head 10"));
+        QCOMPARE(ColourBarLabel::fitted(QString(), fm, 100), QString());
+    }
+
     void headGridBars_data() {
         QTest::addColumn<bool>("shared");
         QTest::addColumn<int>("heads");
         QTest::newRow("a bar per head, 4 heads") << false << 4;
         QTest::newRow("one shared bar, 8 heads") << true << 8;
+        QTest::newRow("thumbnails, 8 heads") << true << -8;
     }
     void headGridBars() {
         QFETCH(bool, shared);
         QFETCH(int, heads);
+        // Thumbnails (negative: beside the large head) are narrow and share one bar, whose label
+        // must give way where the heads' titles leave it short (F5 cut "attention weight (softma").
+        const bool thumbnails = heads < 0;
+        heads = std::abs(heads);
         const auto analysis = analysisOf(64, heads);
-        for (const auto& [size, scale] : kCases + QList<Case>{{QSize(420, 700), 1}, {QSize(420, 700), 2}, {QSize(1300, 520), 2}}) {
+        const QList<Case> cases = thumbnails ? QList<Case>{{QSize(200, 260), 1}, {QSize(240, 205), 1}, {QSize(260, 480), 1.75}, {QSize(300, 330), 2}, {QSize(200, 560), 1}}
+                                             : kCases + QList<Case>{{QSize(420, 700), 1}, {QSize(420, 700), 2}, {QSize(1300, 520), 2}};
+        for (const auto& [size, scale] : cases) {
             HeadGridView grid;
+            grid.setThumbnails(thumbnails);
             ViewOptions options;
             options.shared_scale = shared;
             options.font_scale = scale;

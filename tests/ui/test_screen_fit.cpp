@@ -34,10 +34,12 @@
 #include <QTextDocument>
 #include <QtTest>
 
+#include "TextBoxes.h"
 #include "WindowTestSupport.h"
 #include "ControlsDock.h"
 #include "CostView.h"
 #include "HeadDetailView.h"
+#include "HeadGridView.h"
 #include "HeadsTab.h"
 #include "LessonDock.h"
 #include "MainWindow.h"
@@ -190,6 +192,15 @@ private slots:
         const int line = QFontMetrics(rect->axis(QCPAxis::atLeft)->tickLabelFont()).height();
         QVERIFY2(row_px >= 0.7 * line - 0.5,
                  qPrintable(QStringLiteral("%1: rows %2 px apart for %3 px words").arg(when).arg(row_px).arg(line)));
+        // The colour bars' labels beside it, the thumbnails' and its own: shortened to their bars,
+        // never cut (F5 at 1x cut the thumbnails' "attention weight (softma").
+        window.headGrid()->replot(QCustomPlot::rpImmediateRefresh);
+        for (QCustomPlot* plot : {static_cast<QCustomPlot*>(window.headGrid()), focus->plot()})
+            for (QCPLayoutElement* element : plot->plotLayout()->elements(true))
+                if (auto* bar = qobject_cast<QCPColorScale*>(element); bar && bar->visible() && bar->layout()) {
+                    const QString cut = cutAxisLabel(bar->axis());
+                    QVERIFY2(cut.isEmpty(), qPrintable(when + QStringLiteral(", a colour bar's label: ") + cut));
+                }
         qInfo("%s: large head %dx%d%s, axis rect %dx%d, words %g pt", qPrintable(when), focus->width(), focus->height(),
               focus->compact() ? " (compact)" : "", rect->width(), rect->height(), focus->tickPointSize());
     }

@@ -1,5 +1,7 @@
 #include "ColourBarTicker.h"
 
+#include "ColourBarLabel.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -39,6 +41,7 @@ bool vertical(const QCPColorScale* scale) {
 void ColourBarTicker::install(QCPColorScale* scale) {
     scale->axis()->setTicker(QSharedPointer<ColourBarTicker>::create(scale));
     scale->axis()->setSubTicks(false);
+    ColourBarLabel::install(scale);
 }
 
 QVector<double> ColourBarTicker::ticksFor(const QCPRange& range, double length, double line) {

@@ -6,8 +6,8 @@
 // ends (a line and a quarter apart at least); one too short for those, its upper end alone.
 // The bar keeps half a line of its font above and below it (its minimum margins), so the
 // numbers at its ends stay inside the plot; its width follows the widest number (QCustomPlot's
-// margin for the axis' labels). Installed once per bar (install()), it reads the bar's length
-// at each layout.
+// margin for the axis' labels). Installed once per bar (install(), which also fits the bar's
+// label to its length: ColourBarLabel), it reads the bar's length at each layout.
 
 #include <qcustomplot.h>
 

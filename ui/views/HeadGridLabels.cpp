@@ -169,21 +169,6 @@ void HeadGridView::updateLabels(const QSize& laid_out) {
         px_row = rows_measured_ ? double(shortest) / std::max(1, n_q) : std::min(px_row, double(shortest) / std::max(1, n_q));
         px_col = std::min(px_col, double(narrowest) / std::max(1, n_kv));
     }
-    // The shared bar's label runs along the bar: shorten it ("attention weight (softmax)" ->
-    // "attention weight" -> "attention") rather than let the bar's height cut it.
-    if (shared_scale_) {
-        const QFontMetrics bar_fm(shared_scale_->axis()->labelFont());
-        const double bar_h = body_h - text_h;
-        QStringList lines = shared_scale_->label().split(QLatin1Char('\n'));
-        for (QString& line : lines) {
-            if (bar_fm.horizontalAdvance(line) > bar_h && line.contains(QStringLiteral(" (")))
-                line = line.left(line.indexOf(QStringLiteral(" (")));
-            while (bar_fm.horizontalAdvance(line) > bar_h && line.contains(QLatin1Char(' ')))
-                line = line.left(line.lastIndexOf(QLatin1Char(' ')));
-        }
-        shared_scale_->setLabel(lines.join(QLatin1Char('\n')));
-    }
-
     // Words stay on the axes when they fit one per cell; when they do not, every k-th word is
     // shown with its position (while at least two words fit, however long the sequence) before
     // falling back to bare positions: a projector at 1024 x 768 and 2x fonts keeps words.
