@@ -5,6 +5,7 @@
 
 #include <QDockWidget>
 #include <QLabel>
+#include <QPushButton>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QTabWidget>
@@ -306,6 +307,48 @@ private slots:
                              qPrintable(QStringLiteral("%1: the view has %2 x %3").arg(where).arg(view.width()).arg(view.height())));
                 qInfo("%s: text %d px in %d px, strip %d px, view %d x %d", qPrintable(where),
                       int(text->document()->size().height()), text->viewport()->height(), dock->height(), view.width(), view.height());
+            }
+        }
+    }
+
+    // A strip's buttons beside its text at 512 x 384 (1024 x 768 at 2x): in a row (Previous,
+    // "2 of 4", Next over Reset) beside a short text, stacked narrow (the arrows over the counter
+    // over Reset) beside a long one, whichever leaves the strip lower: lesson 5 step 4's seven
+    // lines became six and gave the Heads tab the height of the large head's words.
+    void stripButtonsStackBesideALongText() {
+        MainWindow window(noSettings());
+        window.layOutAsOnScreen(QSize(512, 384));
+        window.show();
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        QString error;
+        for (int n = 1; n <= 6; ++n) {
+            QVERIFY2(window.openLesson(n, &error), qPrintable(error));
+            LessonDock* dock = window.lessonDock();
+            for (int k = 0; k < dock->stepCount(); ++k) {
+                dock->goToStep(k);
+                QVERIFY2(window.waitForCompleteUpdate(60000, &error), qPrintable(error));
+                QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+                QTest::qWait(50);
+                auto* counter = dock->findChild<QLabel*>(QStringLiteral("lesson_counter"));
+                QVERIFY(counter);
+                const bool stacked = counter->geometry().top() >= dock->previousButton()->geometry().bottom();
+                qInfo("lesson %d step %d: %s, strip %d px, text %d px wide", n, k + 1, stacked ? "stacked" : "row",
+                      dock->height(), dock->textBrowser()->width());
+                const QString where = QStringLiteral("lesson %1 step %2").arg(n).arg(k + 1);
+                // The long texts stack, the shortest keep the row.
+                if ((n == 5 && k == 3) || (n == 1 && k == 5)) QVERIFY2(stacked, qPrintable(where + ": the buttons in a row"));
+                if ((n == 5 && k == 0) || (n == 2 && k == 3)) QVERIFY2(!stacked, qPrintable(where + ": the buttons stacked"));
+                // Either way every button lies within the strip, none over another or the text.
+                QList<QWidget*> parts{dock->previousButton(), counter, dock->nextButton(), dock->textBrowser()};
+                parts << dock->findChild<QPushButton*>(QStringLiteral("lesson_reset"));
+                for (int i = 0; i < parts.size(); ++i) {
+                    QVERIFY(parts[i] && parts[i]->isVisible());
+                    const QRect box(parts[i]->mapTo(dock, QPoint(0, 0)), parts[i]->size());
+                    QVERIFY2(inside(dock->rect(), box, 0), qPrintable(where + ": " + parts[i]->objectName() + " leaves the strip"));
+                    for (int j = 0; j < i; ++j)
+                        QVERIFY2(!box.intersects(QRect(parts[j]->mapTo(dock, QPoint(0, 0)), parts[j]->size())),
+                                 qPrintable(where + ": " + parts[i]->objectName() + " over " + parts[j]->objectName()));
+                }
             }
         }
     }

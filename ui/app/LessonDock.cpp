@@ -203,6 +203,7 @@ void LessonDock::setStrip(bool strip) {
     previous_->setText(strip ? tr("\u25c0") : tr("\u25c0 Previous"));
     next_->setText(strip ? tr("\u25b6") : tr("Next \u25b6"));
     reset_->setText(strip ? tr("Reset") : tr("Reset this step"));
+    if (!strip) arrangeButtons(false);  // a column: the buttons in a row under the text
     sizeStripParts();
     updateButtons();
     if (!strip) scrollOnlyWhereCut();  // a column scrolls as it needs
@@ -229,17 +230,52 @@ void LessonDock::changeEvent(QEvent* event) {
     QTimer::singleShot(0, this, &LessonDock::fitStrip);
 }
 
-int LessonDock::stripHeightForText() const {
-    // The document laid out at the text box's width without a scroll bar, plus the frame,
-    // plus what the dock holds around the text box.
+int LessonDock::textHeightAt(int width) const {
+    // The document laid out at that width without a scroll bar, plus the frame.
     std::unique_ptr<QTextDocument> copy(text_->document()->clone());
-    copy->setTextWidth(std::max(1, text_->width() - 2 * text_->frameWidth()));
-    const int text = int(std::ceil(copy->size().height())) + 2 * text_->frameWidth();
-    return height() - text_->height() + text;
+    copy->setTextWidth(std::max(1, width - 2 * text_->frameWidth()));
+    return int(std::ceil(copy->size().height())) + 2 * text_->frameWidth();
+}
+
+int LessonDock::stripHeightForText() const {
+    // The whole text at the text box's width, plus what the dock holds around the text box.
+    return height() - text_->height() + textHeightAt(text_->width());
+}
+
+bool LessonDock::arrangeButtons(bool narrow) {
+    if (narrow == narrow_buttons_) return false;
+    narrow_buttons_ = narrow;
+    buttons_->removeWidget(counter_);
+    button_column_->removeWidget(counter_);
+    if (narrow)
+        button_column_->insertWidget(1, counter_);
+    else
+        buttons_->insertWidget(1, counter_, 1);
+    button_column_->invalidate();
+    return true;
+}
+
+bool LessonDock::chooseButtonColumn() {
+    // Beside a long text the buttons stack narrow, so that the text is wider and a line or two
+    // lower (at 1024 x 768, 2x, lesson 5 step 4's seven lines left the Heads tab 5 px short of
+    // the large head with every word); beside a short one they stay in a row, lower than the
+    // stack. Each arrangement measured at the width it leaves the text.
+    const int both = text_->width() + button_column_->geometry().width();
+    const bool was = narrow_buttons_;
+    int strip_h[2] = {};
+    for (const bool narrow : {false, true}) {
+        arrangeButtons(narrow);
+        const QSize column = button_column_->sizeHint();
+        strip_h[narrow] = std::max(textHeightAt(both - column.width()), column.height());
+    }
+    arrangeButtons(was);
+    return arrangeButtons(strip_h[true] < strip_h[false]);
 }
 
 void LessonDock::fitStrip() {
     if (!strip_ || fitting_ || isFloating() || !isVisible()) return;
+    // A new arrangement of the buttons: the text's width follows once laid out, then its height.
+    if (chooseButtonColumn()) return void(QTimer::singleShot(0, this, &LessonDock::fitStrip));
     const int wanted = std::min(stripHeightForText(), int(window_->height() * kMaxStripShare));
     if (wanted == height()) return scrollOnlyWhereCut();
     fitting_ = true;

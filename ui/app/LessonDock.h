@@ -83,6 +83,11 @@ private:
     void applyToViews(const std::shared_ptr<const Analysis>& analysis);
     void updateButtons();
     void sizeStripParts();  // the arrows' width and the text's least height, for the font
+    // A strip's buttons: in a row (Previous, counter, Next over Reset) or narrow (the arrows over
+    // the counter over Reset), whichever leaves the strip lower; returns whether it changed.
+    bool arrangeButtons(bool narrow);
+    bool chooseButtonColumn();
+    int textHeightAt(int width) const;  // the text box's height for its whole text at that width
 
     MainWindow* window_;
     std::optional<lessons::Lesson> lesson_;
@@ -94,10 +99,11 @@ private:
     QPushButton* next_ = nullptr;
     QPushButton* reset_ = nullptr;
     QBoxLayout* layout_ = nullptr;   // the text over the buttons
-    QBoxLayout* buttons_ = nullptr;  // Previous, Step k of n, Next
+    QBoxLayout* buttons_ = nullptr;  // Previous, Step k of n, Next (narrow: the arrows alone)
     QVBoxLayout* text_column_ = nullptr;
     QBoxLayout* button_column_ = nullptr;  // the buttons over Reset, or (a strip) beside it
     bool strip_ = false;
+    bool narrow_buttons_ = false;  // arrangeButtons()
     bool fitting_ = false;  // fitStrip's resize must not start another
     QAction* previous_action_ = nullptr;
     QAction* next_action_ = nullptr;
