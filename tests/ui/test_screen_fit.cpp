@@ -9,9 +9,10 @@
 //  - every shown dock's title (a title bar, or a tab beside another dock) is whole, never "Co...";
 //  - on every screen, 1024 x 768 and 1280 x 720 at 2x included, the Heads tab shows the selected
 //    head large with every one of the demo's 11 words on both axes (focus and context; at 2x
-//    its compact layout), never a large head cut by the window's edge; so do lesson 2's first
-//    two steps, the self- and cross-attention maps, below their lesson strip, and in presentation
-//    mode lesson 5 step 4 and lesson 1 step 6, whose long texts leave the tab lowest;
+//    its compact layout), never a large head cut by the window's edge, its thumbnails whole and
+//    no strips, its colour bars' labels whole; so do lesson 2's first two steps, the self- and
+//    cross-attention maps, and lesson 5 step 4 and lesson 1 step 6, whose long texts leave the
+//    tab lowest, below their lesson strip and in presentation mode;
 //  - where 1400 x 900 fits with a frame (full HD), the first window is centred on the screen;
 //  - every lesson step keeps the window within the screen where its minimum fits;
 //  - the Training tab's legend is whole: every entry's name in full within its entry, the
@@ -151,11 +152,8 @@ private slots:
 
     void firstWindowFits() {
         MainWindow window(noSettings());
-        window.fitToScreen();
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
-        QString error;
-        QVERIFY2(window.waitForCompleteUpdate(60000, &error), qPrintable(error));
+        QString error = showFitted(window);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
         checkFits(window, QStringLiteral("first window"));
         qInfo("first window %dx%d", window.frameGeometry().width(), window.frameGeometry().height());
 
@@ -192,6 +190,14 @@ private slots:
         const int line = QFontMetrics(rect->axis(QCPAxis::atLeft)->tickLabelFont()).height();
         QVERIFY2(row_px >= 0.7 * line - 0.5,
                  qPrintable(QStringLiteral("%1: rows %2 px apart for %3 px words").arg(when).arg(row_px).arg(line)));
+        // The thumbnails beside it: whole and no strips (a low tab at 2x left 10 px strips under
+        // six lines of the grid's titles).
+        HeadGridView* grid = window.headGrid();
+        for (int h = 0; h < grid->headCount(); ++h) {
+            const QRect cell = grid->headRect(h)->rect();
+            QVERIFY2(cell.height() >= 24 && cell.width() >= 24 && inside(grid->viewport(), cell, 1),
+                     qPrintable(QStringLiteral("%1: thumbnail %2 is %3 in %4").arg(when).arg(h).arg(describe(cell), describe(grid->viewport()))));
+        }
         // The colour bars' labels beside it, the thumbnails' and its own: shortened to their bars,
         // never cut (F5 at 1x cut the thumbnails' "attention weight (softma").
         window.headGrid()->replot(QCustomPlot::rpImmediateRefresh);
@@ -211,11 +217,8 @@ private slots:
     // every 4th key and every 5th query at 1024 x 768, 2x).
     void presentationModeShowsEveryWordOfTheLowestSteps() {
         MainWindow window(noSettings());
-        window.fitToScreen();
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
-        QString error;
-        QVERIFY2(window.waitForCompleteUpdate(60000, &error), qPrintable(error));
+        QString error = showFitted(window);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
         window.setPresentationMode(true);
         for (const auto& [lesson, step] : {std::pair(5, 3), std::pair(1, 5)}) {
             QVERIFY2(window.openLesson(lesson, &error), qPrintable(error));
@@ -227,23 +230,23 @@ private slots:
         }
     }
 
-    // Lesson 2's self- and cross-attention steps ("both axes carry the same words", "rows are
-    // English words, columns French ones"): the large head below the lesson strip carries them
-    // all (at 1024 x 768, 2x, the grid showed every 4th word).
-    void lessonTwoShowsEveryWord() {
+    // Lesson steps on the heatmaps, in the window: lesson 2's self- and cross-attention ("both
+    // axes carry the same words", "rows are English words, columns French ones"), lesson 5 step 4
+    // ("Row 0, hatched") and lesson 1 step 6 (the heatmaps redrawn): the large head below the
+    // lesson strip carries every word (at 1024 x 768, 2x, the grid showed every 4th word; with
+    // the two long texts, every 4th key and 9th query, 5 px short, until the strip's buttons
+    // stacked narrow beside a long text).
+    void lessonHeatmapStepsShowEveryWord() {
         MainWindow window(noSettings());
-        window.fitToScreen();
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
-        QString error;
-        QVERIFY2(window.waitForCompleteUpdate(60000, &error), qPrintable(error));
-        QVERIFY2(window.openLesson(2, &error), qPrintable(error));
-        for (int k = 0; k < 2; ++k) {
-            window.lessonDock()->goToStep(k);
+        QString error = showFitted(window);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        for (const auto& [lesson, step] : {std::pair(2, 0), std::pair(2, 1), std::pair(5, 3), std::pair(1, 5)}) {
+            QVERIFY2(window.openLesson(lesson, &error), qPrintable(error));
+            window.lessonDock()->goToStep(step);
             settle();
             QVERIFY2(window.waitForCompleteUpdate(60000, &error), qPrintable(error));
             settle();
-            checkLargeHeadWords(window, QStringLiteral("lesson 2 step %1").arg(k + 1));
+            checkLargeHeadWords(window, QStringLiteral("lesson %1 step %2").arg(lesson).arg(step + 1));
         }
     }
 
@@ -253,11 +256,8 @@ private slots:
     // minimum exceeds the screen are printed, not hidden.
     void everyLessonStepKeepsTheWindowToTheScreen() {
         MainWindow window(noSettings());
-        window.fitToScreen();
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
-        QString error;
-        QVERIFY2(window.waitForCompleteUpdate(60000, &error), qPrintable(error));
+        QString error = showFitted(window);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
         QStringList grown, too_large;
         for (int n = 1; n <= 6; ++n) {
             QVERIFY2(window.openLesson(n, &error), qPrintable(error));
@@ -394,11 +394,8 @@ private slots:
 
     void fitsAtTwiceTheFontSize() {
         MainWindow window(noSettings());
-        window.fitToScreen();
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
-        QString error;
-        QVERIFY2(window.waitForCompleteUpdate(60000, &error), qPrintable(error));
+        QString error = showFitted(window);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
         QAction* larger = menuAction(window, QStringLiteral("View"), QStringLiteral("Larger"));
         QVERIFY(larger);
         while (window.viewOptions().font_scale < 1.99) larger->trigger();  // 1.25^3 = 1.95, then 2.44
@@ -438,11 +435,8 @@ private slots:
     // within the screen.
     void statusLineStaysOnScreen() {
         MainWindow window(noSettings());
-        window.fitToScreen();
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
-        QString error;
-        QVERIFY2(window.waitForCompleteUpdate(60000, &error), qPrintable(error));
+        QString error = showFitted(window);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
         QTabWidget* tabs = window.centralTabs();
         int token_lines = -1;
         for (int i = 0; i < tabs->count(); ++i)
@@ -465,11 +459,8 @@ private slots:
     // same is printed, not asserted.
     void presentationModeShowsWhatEachStepNames() {
         MainWindow window(noSettings());
-        window.fitToScreen();
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
-        QString error;
-        QVERIFY2(window.waitForCompleteUpdate(60000, &error), qPrintable(error));
+        QString error = showFitted(window);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
         window.setPresentationMode(true);
         // F5's 1.75x fonts make 1024 x 768 and 1280 x 720 at 1x small rooms too (585 x 439, 731 x 411).
         const bool small = window.room() == MainWindow::Room::Small;

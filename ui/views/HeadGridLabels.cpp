@@ -107,9 +107,34 @@ void HeadGridView::wrapTitles(const QSize& laid_out) {
     // QCPTextElement does not wrap: long lines break at " · ", then at spaces, so that nothing
     // is cut at 2x fonts.
     const int width = (laid_out.width() < 200 ? 1920 : laid_out.width()) - 16;
+    const QString title = title_ ? title_->text() : QString(), subtitle = subtitle_ ? subtitle_->text() : QString();
     for (QCPTextElement* element : {title_, subtitle_})
         if (element) element->setText(fit::wrapLines(element->text(), element->font(), width));
+    if (thumbnails_ && title_ && subtitle_) fitThumbnailTexts(laid_out, width, title, subtitle);
     if (subtitle_) subtitle_text_ = subtitle_->text();
+}
+
+void HeadGridView::fitThumbnailTexts(const QSize& laid_out, int width, const QString& title, QString subtitle) {
+    // Beside the large head the texts are context: where their lines would squash the
+    // thumbnails below kMinThumbnail (a low tab at 2x: two title lines and four subtitle lines
+    // left 10 px strips), the subtitle loses its parts from the end (the large head's own
+    // picture shows grey and hatching), then the title its words ("4 heads").
+    if (laid_out.width() < 200 || laid_out.height() < 150) return;
+    const int columns = std::max(1, columns_);
+    const int rows = (headCount() + columns - 1) / columns;
+    const auto height_of = [](const QCPTextElement* element) {
+        return element->text().isEmpty() ? 0 : int(element->text().count(QLatin1Char('\n')) + 1) * QFontMetrics(element->font()).height();
+    };
+    const auto side = [&]() {
+        const int texts = height_of(title_) + height_of(subtitle_) + 16;
+        return (laid_out.height() - texts) / rows - thumbnailTitleHeight() - kThumbnailGap;
+    };
+    while (side() < kMinThumbnail && subtitle.contains(QStringLiteral(" · "))) {
+        subtitle.truncate(subtitle.lastIndexOf(QStringLiteral(" · ")));
+        subtitle_->setText(fit::wrapLines(subtitle, subtitle_->font(), width));
+    }
+    if (side() < kMinThumbnail && title.contains(QStringLiteral(" · ")))
+        title_->setText(fit::wrapLines(title.section(QStringLiteral(" · "), 1), title_->font(), width));
 }
 
 void HeadGridView::updateLabels(const QSize& laid_out) {

@@ -145,6 +145,8 @@ private:
     void updateTexts();
     void updateLabels(const QSize& size);
     void wrapTitles(const QSize& size);
+    // wrapTitles(), beside the large head: the texts (unwrapped) give way to the thumbnails.
+    void fitThumbnailTexts(const QSize& size, int width, const QString& title, QString subtitle);
     void setThinningNote(const QString& note);  // "words: every 3rd key ..." under the subtitle
     void applyFonts();
     void equalizeRows(const QSize& size);  // the same heatmap height in every row
