@@ -48,6 +48,16 @@ inline bool inside(const QRect& outer, const QRect& inner, int slack = 1) {
            inner.right() <= outer.right() + slack && inner.bottom() <= outer.bottom() + slack;
 }
 
+// The window as headscope opens it on this screen (MainWindow::fitToScreen), shown, exposed and
+// with its first analysis drawn: empty, else what went wrong.
+inline QString showFitted(MainWindow& window) {
+    window.fitToScreen();
+    window.show();
+    if (!QTest::qWaitForWindowExposed(&window)) return QStringLiteral("the window was never exposed");
+    QString error;
+    return window.waitForCompleteUpdate(60000, &error) ? QString() : error;
+}
+
 // Token i's label on a token axis: its word, or, on a thinned axis, "i:word" (issue 21), its
 // word elided where the room is short ("10:tir…": at least one letter of it, then "…").
 inline bool isWordLabel(const QString& label, int i, const QStringList& words) {

@@ -64,11 +64,8 @@ class TestTrainingRoom : public QObject {
 
 private:
     void open(MainWindow& window) {
-        window.fitToScreen();
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
-        QString error;
-        QVERIFY2(window.waitForCompleteUpdate(60000, &error), qPrintable(error));
+        const QString error = showFitted(window);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
     }
 
 private slots:
