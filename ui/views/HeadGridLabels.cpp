@@ -1,6 +1,6 @@
 // HeadGridView's texts and token labels: the title and subtitle (wrapped to the width), which
-// words each axis shows and how (every k-th, rotated, or positions), the rows' heights made
-// equal, and the label layout a new analysis keeps when nothing it depends on changed.
+// words each axis shows and how (every k-th, rotated, or positions), and the label layout a new
+// analysis keeps when nothing it depends on changed.
 #include "HeadGridView.h"
 
 #include <QFontMetrics>
@@ -112,29 +112,6 @@ void HeadGridView::wrapTitles(const QSize& laid_out) {
         if (element) element->setText(fit::wrapLines(element->text(), element->font(), width));
     if (thumbnails_ && title_ && subtitle_) fitThumbnailTexts(laid_out, width, title, subtitle);
     if (subtitle_) subtitle_text_ = subtitle_->text();
-}
-
-void HeadGridView::fitThumbnailTexts(const QSize& laid_out, int width, const QString& title, QString subtitle) {
-    // Beside the large head the texts are context: where their lines would squash the
-    // thumbnails below kMinThumbnail (a low tab at 2x: two title lines and four subtitle lines
-    // left 10 px strips), the subtitle loses its parts from the end (the large head's own
-    // picture shows grey and hatching), then the title its words ("4 heads").
-    if (laid_out.width() < 200 || laid_out.height() < 150) return;
-    const int columns = std::max(1, columns_);
-    const int rows = (headCount() + columns - 1) / columns;
-    const auto height_of = [](const QCPTextElement* element) {
-        return element->text().isEmpty() ? 0 : int(element->text().count(QLatin1Char('\n')) + 1) * QFontMetrics(element->font()).height();
-    };
-    const auto side = [&]() {
-        const int texts = height_of(title_) + height_of(subtitle_) + 16;
-        return (laid_out.height() - texts) / rows - thumbnailTitleHeight() - kThumbnailGap;
-    };
-    while (side() < kMinThumbnail && subtitle.contains(QStringLiteral(" · "))) {
-        subtitle.truncate(subtitle.lastIndexOf(QStringLiteral(" · ")));
-        subtitle_->setText(fit::wrapLines(subtitle, subtitle_->font(), width));
-    }
-    if (side() < kMinThumbnail && title.contains(QStringLiteral(" · ")))
-        title_->setText(fit::wrapLines(title.section(QStringLiteral(" · "), 1), title_->font(), width));
 }
 
 void HeadGridView::updateLabels(const QSize& laid_out) {
@@ -304,35 +281,6 @@ void HeadGridView::updateLabels(const QSize& laid_out) {
     }
 }
 
-QSize HeadGridView::thumbnailRoom(const QSize& laid_out) const {
-    // The grid less its one-line title and subtitle, and the shared colour bar.
-    const QSize size = laid_out.width() < 200 || laid_out.height() < 150 ? QSize(400, 800) : laid_out;
-    const double s = options_.font_scale;
-    const int titles = QFontMetrics(heatmap::font(kTitlePt, s, true)).height() +
-                       QFontMetrics(heatmap::font(kSubtitlePt, std::min(s, 1.4))).height() + 16;
-    return QSize(std::max(1, size.width() - kBarSpace), std::max(1, size.height() - titles));
-}
-
-int HeadGridView::thumbnailTitleHeight() const {
-    // The head title, its padding (half a line for query words: none here, but kept) and the
-    // paddings around a heatmap.
-    const double s = options_.font_scale;
-    return QFontMetrics(heatmap::font(kHeadTitlePt, s, true)).height() +
-           int(4 + 0.5 * QFontMetrics(heatmap::font(kTickPt, s)).height()) + 8;
-}
-
-int HeadGridView::thumbnailsWidth(int height, int side) const {
-    const int heads = headCount();
-    if (heads == 0) return 0;
-    const QSize room = thumbnailRoom(QSize(4000, height));
-    const int title_h = thumbnailTitleHeight();
-    for (int columns = 1; columns <= heads; ++columns) {
-        const int rows = (heads + columns - 1) / columns;
-        if (room.height() / rows - title_h - kThumbnailGap >= side) return columns * (side + kThumbnailGap) + kBarSpace;
-    }
-    return heads * (side + kThumbnailGap) + kBarSpace;
-}
-
 void HeadGridView::setThinningNote(const QString& note) {
     // The subtitle as updateTexts() wrote it, then the note on its last line or a line of its own.
     const QString text = subtitle_text_;
@@ -347,29 +295,6 @@ void HeadGridView::setThinningNote(const QString& note) {
     if (!fits(last) && compact_texts_ && last.contains(QStringLiteral(" (")) && fits(last.left(last.indexOf(QStringLiteral(" (")))))
         last = last.left(last.indexOf(QStringLiteral(" (")));
     subtitle_->setText(fits(last) ? head + last + QStringLiteral(" · ") + note : text + QLatin1Char('\n') + note);
-}
-
-void HeadGridView::equalizeRows(const QSize& size) {
-    // The rows' stretch factors above are estimates; measured on a layout pass they become
-    // exact: every row's heatmaps get the same height, whatever words and titles take.
-    const int columns = std::max(1, columns_);
-    const int rows = (headCount() + columns - 1) / columns;
-    // Only the shared bar's grid puts the key words under the last row alone; with a bar per
-    // head every row carries the same words and is the same height already.
-    if (!heads_grid_ || rows < 2 || !layout_shared_ || size != viewport().size()) return;
-    fit::layOut(this);
-    double total = 0, overhead = 0;
-    std::vector<double> margins(std::size_t(rows), 0.0);
-    for (int r = 0; r < rows; ++r) {
-        const QCPAxisRect* rect = cells_[std::size_t(r * columns)].rect;
-        margins[std::size_t(r)] = rect->outerRect().height() - rect->rect().height();  // title, words, paddings
-        total += rect->outerRect().height();
-        overhead += margins[std::size_t(r)];
-    }
-    const double inner = (total - overhead) / rows;
-    if (inner <= 1) return;
-    for (int r = 0; r < rows; ++r) heads_grid_->setRowStretchFactor(r, inner + margins[std::size_t(r)]);
-    fit::layOut(this);  // the cells' heights as they will be drawn
 }
 
 }  // namespace headscope::ui

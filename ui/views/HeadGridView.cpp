@@ -19,7 +19,6 @@ namespace {
 
 constexpr double kOwnBarPx = 7;  // a per-head colour bar's width at font scale 1
 
-
 }  // namespace
 
 HeadGridView::HeadGridView(QWidget* parent) : QCustomPlot(parent) {
@@ -224,51 +223,6 @@ QString HeadGridView::structure() const {
         if (cell.scale) out << ',' << cell.scale->dataRange().lower << ',' << cell.scale->dataRange().upper;
     }
     return s;
-}
-
-int HeadGridView::fittingColumns(int heads, const QSize& laid_out, int columns) const {
-    // gridColumns() weighs cell sizes; here the texts that must fit: every row's head title
-    // (QCustomPlot squeezes the plot's titles over the heads when the rows' minimum heights
-    // exceed the widget), and every column wide enough for its head title ("▶ h63").
-    if (laid_out.width() < 200 || laid_out.height() < 150) return columns;
-    const double s = options_.font_scale;
-    const int head_h = QFontMetrics(heatmap::font(kHeadTitlePt, s, true)).height();
-    const int tick_h = QFontMetrics(heatmap::font(kTickPt, s)).height();
-    const int titles_h = QFontMetrics(heatmap::font(kTitlePt, s, true)).height() +
-                         3 * QFontMetrics(heatmap::font(kSubtitlePt, std::min(s, 1.4))).height() + 16;
-    const double row_h = head_h + 0.5 * tick_h + 14 + tick_h;  // title, paddings, a heatmap a word high at least
-    const int rows_fit = std::max(1, int((laid_out.height() - titles_h - tick_h) / row_h));
-    const int at_least = (heads + rows_fit - 1) / rows_fit;
-    const int title_w = QFontMetrics(heatmap::font(kHeadTitlePt, s, true)).horizontalAdvance(QStringLiteral("▶ h%1").arg(heads - 1));
-    const int at_most = std::max(1, (laid_out.width() - kBarSpace - 6 * tick_h) / (title_w + 12));
-    const int fitted = std::clamp(std::max(columns, at_least), 1, std::max(at_least, std::min(heads, at_most)));
-    // A full last row if a few more columns give one: a short last row puts key words under
-    // two rows, and both pay their height.
-    for (int c = fitted; c <= std::min({heads, at_most, fitted + fitted / 3}); ++c)
-        if (heads % c == 0) return c;
-    return fitted;
-}
-
-int HeadGridView::ownBarWidth() const {
-    // A per-head bar, its ticks and numbers ("0.25"), and the gap to its heatmap.
-    const QFontMetrics fm(heatmap::font(kBarPt - 1, options_.font_scale));
-    return int(kOwnBarPx * options_.font_scale) + 3 + 3 + fm.horizontalAdvance(QStringLiteral("0.00")) + 8;
-}
-
-bool HeadGridView::perHeadBarsFit(int heads, const QSize& laid_out) const {
-    if (heads >= kMaxHeadBars) return false;
-    const QSize size = laid_out.width() < 200 || laid_out.height() < 150 ? QSize(1920, 1400) : laid_out;
-    const double s = options_.font_scale;
-    const int columns = fixed_columns_ > 0 ? std::min(fixed_columns_, heads)
-                                           : gridColumns(heads, analysis_->nQuery(), analysis_->nKeyValue(), size, s, 0);
-    const int rows = (heads + columns - 1) / columns;
-    const int text_h = QFontMetrics(heatmap::font(kTickPt, s)).height();
-    const int bar_text_h = QFontMetrics(heatmap::font(kBarPt - 1, s)).height();
-    // As updateLabels() estimates it: titles above, a head title and a line of key words a row.
-    const double bar_h = double(size.height() - 3 * text_h - 16) / rows - (1.8 * text_h + 24) - text_h;
-    const double heatmap_w = double(size.width()) / columns - ownBarWidth() - 10;
-    // At least three numbers along each bar, and each heatmap wider than its bar.
-    return bar_h >= 3 * 1.6 * bar_text_h && heatmap_w >= 2 * ownBarWidth();
 }
 
 void HeadGridView::clearLayout() {
