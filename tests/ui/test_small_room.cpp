@@ -16,6 +16,7 @@
 
 #include "AblationTab.h"
 #include "FittedLabel.h"
+#include "LessonDock.h"
 #include "MainWindow.h"
 #include "OutputChangeView.h"
 #include "Session.h"
@@ -113,6 +114,25 @@ private slots:
         qInfo("%s: loss axis rect %dx%d; settings %d in %d (needs %d), seed box right edge %d", qPrintable(where), axes.width(), axes.height(),
               settings_area->widget()->width(), settings_area->viewport()->width(), settings_area->widget()->minimumSizeHint().width(),
               tab->seedBox()->geometry().right());
+    }
+
+    // The status line's first fact keeps both its numbers whole at 2x fonts: lesson 2 step 3
+    // (d_k = d_model, the merged matrix half the factors) printed "W_Q+W_K 8,192 vs W_QK 4,096
+    // params (0.5…" at 1024 x 768, 2x.
+    void statusFactKeepsItsNumbersWhole() {
+        MainWindow window(noSettings());
+        open(window, QStringLiteral("Heads"));
+        QString error;
+        QVERIFY2(window.openLesson(2, &error), qPrintable(error));
+        window.lessonDock()->goToStep(2);
+        QVERIFY2(window.waitForCompleteUpdate(60000, &error), qPrintable(error));
+        settle();
+        auto* fact = window.statusPanel()->findChild<FittedLabel*>(QStringLiteral("status_params"));
+        QVERIFY(fact && fact->isVisible());
+        QVERIFY2(fact->text().contains(QStringLiteral("8,192")) && fact->text().contains(QStringLiteral("4,096")) &&
+                     !fact->text().endsWith(QChar(0x2026)),
+                 qPrintable(QStringLiteral("the status line shows \"%1\" in %2 px").arg(fact->text()).arg(fact->width())));
+        qInfo("status fact: %s", qPrintable(fact->text()));
     }
 
     void statusPanelLinesFollowTheHeight() {

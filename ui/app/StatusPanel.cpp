@@ -155,7 +155,8 @@ void StatusPanel::showAnalysis(const Analysis& a, double update_ms) {
         {tr("Params per head: W_Q+W_K %1 (2\u00B7d_model\u00B7d_k) vs merged W_QK %2 (d_model\u00B2, %3\u00D7)"
             " \u2022 layer %4").arg(factored, merged, times, layer),
          tr("Params per head: W_Q+W_K %1 vs merged W_QK %2 (%3\u00D7) \u2022 layer %4").arg(factored, merged, times, layer),
-         tr("W_Q+W_K %1 vs W_QK %2 params (%3\u00D7)").arg(factored, merged, times)});
+         tr("W_Q+W_K %1 vs W_QK %2 params (%3\u00D7)").arg(factored, merged, times),
+         tr("W_Q+W_K %1 vs W_QK %2").arg(factored, merged)});  // 2x fonts: both numbers whole, not "(0.5…"
     const int d = a.weights().dModel();
     const int bound = rankBound(a.weights().d_k, d, d);
     QString range = QStringLiteral("-");
