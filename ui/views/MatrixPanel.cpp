@@ -56,6 +56,10 @@ void MatrixPanel::setAxisNames(const QString& rows, const QString& cols, const Q
         axis->setLabelFont(font);
         axis->setTickLabelFont(font);
     }
+    // Nothing on the right but the overhang of the last column's number (half of it, about a
+    // digit): QCustomPlot's 15 px there cost a panel of a row of three 9 px at 2x (issue 21).
+    const int overhang = int(std::ceil(QFontMetricsF(font).horizontalAdvance(QLatin1Char('0'))));
+    rect_->setMinimumMargins(QMargins(15, 15, overhang, 15));
 }
 
 void MatrixPanel::setRowLabels(const QStringList& labels, const QFont& font, bool numbered) {
