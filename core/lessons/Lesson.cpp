@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "RankTable.h"
+#include "Strings.h"
 #include "io/IoError.h"
 #include "io/JsonText.h"
 #include "io/Quote.h"
@@ -304,8 +305,7 @@ Lesson parseLesson(const std::string& text, const std::string& name) {
             throw IoError(where + ": \"apply\" " + io::quote(step.apply) + " is not known (reparametrize_qk)");
         step.focus = requireString(s, "focus", where, false);
         if (!step.focus.empty() && std::find(focusNames().begin(), focusNames().end(), step.focus) == focusNames().end())
-            throw IoError(where + ": \"focus\" " + io::quote(step.focus) + " is not known (parameters, logits, projections, attention, " +
-                          "layer, curves, scores, settings, equivalence)");
+            throw IoError(where + ": \"focus\" " + io::quote(step.focus) + " is not known (" + joinStrings(focusNames(), ", ") + ")");
         step.session = s.contains("config") ? applyObject(base, s["config"], where) : base;
         checkConfig(step.session.config, where);
         if (s.contains("head")) {

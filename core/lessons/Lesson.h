@@ -54,10 +54,11 @@ const std::vector<std::string>& applyNames();
 // The parts of a view a step may name as its "focus", which the view shows first where it has
 // no room for all of it (1024 x 768 at 2x): the sections of the Costs table; the Training tab's
 // loss curves, head scores, probe attention ("attention") and settings, one page at a time there;
-// "equivalence", the status line's logits residuals (its one line in a low window).
+// "equivalence", the status line's logits residuals (its one line in a low window); "activations",
+// the Projections tab's Q, K, V (its first row of panels).
 inline const std::vector<std::string>& focusNames() {
     static const std::vector<std::string> names = {"parameters", "logits", "projections", "attention", "layer",
-                                                   "curves", "scores", "settings", "equivalence"};
+                                                   "curves", "scores", "settings", "equivalence", "activations"};
     return names;
 }
 

@@ -25,7 +25,7 @@ headscope_screen_test(test_screen_fit SCREENS 1024x768x1 1024x768x2 1280x720x1 1
 # Full HD and 1400 x 900 (issue 21): the first window centred where it fits, the Training tab's
 # legend whole, the rank table showing every head.
 headscope_screen_test(test_screen_fit SCREENS 1400x900x1 1400x900x2 1920x1080x1 1920x1080x2
-                      FUNCTIONS firstWindowFits lessonHeatmapStepsShowEveryWord presentationModeShowsEveryWordOfTheLowestSteps firstWindowIsCentredWhereItFits trainingLegendIsWhole rankTableShowsEveryHead)
+                      FUNCTIONS firstWindowFits lessonHeatmapStepsShowEveryWord presentationModeShowsEveryWordOfTheLowestSteps projectionStepsShowThePanelsTheyName firstWindowIsCentredWhereItFits trainingLegendIsWhole rankTableShowsEveryHead)
 # The Training tab, the Ablation tab and the status panel in a small room (issue 21 item 1/3):
 # no scroll bar, the loss plot's axis rect at least 200 x 120, one status line under 450 px high.
 add_executable(test_small_room test_small_room.cpp)

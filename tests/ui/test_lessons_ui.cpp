@@ -17,6 +17,8 @@
 #include "WindowTestSupport.h"
 #include "Analysis.h"
 #include "ControlsDock.h"
+#include "CostView.h"
+#include "FusedProjectionsView.h"
 #include "HeadDetailView.h"
 #include "HeadsTab.h"
 #include "HeadGridView.h"
@@ -390,11 +392,11 @@ private slots:
         }
     }
 
-    // A step that says "the status line shows it" (lesson 1 step 5, lesson 4 step 2) puts the
+    // A step that says "the status line shows it" (lesson 1 step 5, lesson 4 step 3) puts the
     // logits residuals on the status panel's one line in a low window (512 x 384: 1024 x 768 at
     // 2x), where the parameters stood; the next step gives the parameters back.
     void statusLineShowsTheResidualsTheStepNames() {
-        for (const auto& [lesson, step] : {std::pair{1, 5}, std::pair{4, 2}}) {
+        for (const auto& [lesson, step] : {std::pair{1, 5}, std::pair{4, 3}}) {
             MainWindow window(noSettings());
             window.layOutAsOnScreen(QSize(512, 384));
             window.show();
@@ -416,6 +418,36 @@ private slots:
             QVERIFY2(window.waitForCompleteUpdate(60000, &error), qPrintable(error));
             QVERIFY2(params->isVisible() && !residuals->isVisible(), qPrintable(where + QStringLiteral(" + 1: the parameters are not back")));
         }
+    }
+
+    // A step whose focus is "activations" (lesson 4 step 2: "the head blocks marked on Q, K and
+    // V") puts the Projections page's activations first; the next step and closing the lesson
+    // give the weights back their place, as closing gives the Costs table its own order.
+    void focusedPartsGoBackWhenTheLessonCloses() {
+        MainWindow window(noSettings());
+        window.layOutAsOnScreen(QSize(512, 384));
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QString error;
+        QVERIFY2(window.openLesson(4, &error), qPrintable(error));
+        FusedProjectionsView* projections = window.projectionsView();
+        QVERIFY(projections && !projections->activationsFirst());
+        window.lessonDock()->goToStep(1);
+        QVERIFY(projections->activationsFirst());
+        window.lessonDock()->goToStep(3);
+        QVERIFY(!projections->activationsFirst());
+        QVERIFY2(window.openLesson(3, &error), qPrintable(error));
+        QVERIFY(!projections->activationsFirst());  // lesson 3's first step names W_Q
+        window.lessonDock()->goToStep(3);           // the costs' attention rows
+        QCOMPARE(window.costView()->namedSection(), QStringLiteral("attention"));
+        window.lessonDock()->close();
+        QTRY_VERIFY(!window.lessonDock()->isVisible());
+        QCOMPARE(window.costView()->namedSection(), QString());
+        QVERIFY2(window.openLesson(4, &error), qPrintable(error));
+        window.lessonDock()->goToStep(1);
+        window.lessonDock()->close();
+        QTRY_VERIFY(!window.lessonDock()->isVisible());
+        QVERIFY(!projections->activationsFirst());
     }
 };
 

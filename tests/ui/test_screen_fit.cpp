@@ -23,6 +23,7 @@
 #include <QDockWidget>
 #include <QFileInfo>
 #include <QMenuBar>
+#include <QRegularExpression>
 #include <QScreen>
 #include <QStyle>
 #include <QAbstractTextDocumentLayout>
@@ -39,6 +40,7 @@
 #include "WindowTestSupport.h"
 #include "ControlsDock.h"
 #include "CostView.h"
+#include "FusedProjectionsView.h"
 #include "HeadDetailView.h"
 #include "HeadGridView.h"
 #include "HeadsTab.h"
@@ -248,6 +250,77 @@ private slots:
             settle();
             checkLargeHeadWords(window, QStringLiteral("lesson %1 step %2").arg(lesson).arg(step + 1));
         }
+    }
+
+    // The Projections panels a step names in its "Look at" (W_Q, W_K, W_V, W_O; X, Q, K, V) are
+    // in sight without scrolling, in the window and in presentation mode: each one's matrix, its
+    // title, its head-block labels and its row labels (the words) within the part of the page the
+    // tab shows; where the tab is lower than the panel, its title, block labels and the matrix's
+    // top 60 px. At 1024 x 768, 2x, lesson 4 step 1 named W_V and Q, K, V, which the page showed
+    // only after scrolling (two by two, weights first: W_Q and W_K in sight).
+    void projectionStepsShowThePanelsTheyName() {
+        MainWindow window(noSettings());
+        QString error = showFitted(window);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        const QMap<QString, FusedProjectionsView::Matrix> panels = {
+            {QStringLiteral("WQ"), FusedProjectionsView::WQ}, {QStringLiteral("WK"), FusedProjectionsView::WK},
+            {QStringLiteral("WV"), FusedProjectionsView::WV}, {QStringLiteral("WO"), FusedProjectionsView::WO},
+            {QStringLiteral("X"), FusedProjectionsView::X},   {QStringLiteral("Q"), FusedProjectionsView::Q},
+            {QStringLiteral("K"), FusedProjectionsView::K},   {QStringLiteral("V"), FusedProjectionsView::V}};
+        const QRegularExpression name(QStringLiteral("\\b(W[QKVO]|[XQKV])\\b"));
+        int checked = 0;
+        for (const bool present : {false, true}) {
+            window.setPresentationMode(present);
+            for (int n = 1; n <= 6; ++n) {
+                QVERIFY2(window.openLesson(n, &error), qPrintable(error));
+                LessonDock* dock = window.lessonDock();
+                for (int k = 0; k < dock->stepCount(); ++k) {
+                    const headscope::lessons::LessonStep& step = dock->lesson()->steps[std::size_t(k)];
+                    if (step.show != "projections") continue;
+                    dock->goToStep(k);
+                    settle();
+                    QVERIFY2(window.waitForCompleteUpdate(60000, &error), qPrintable(error));
+                    settle();
+                    const QString where = QStringLiteral("%1lesson %2 step %3").arg(present ? "F5, " : "").arg(n).arg(k + 1);
+                    FusedProjectionsView* view = window.projectionsView();
+                    QVERIFY2(view && view->isVisible(), qPrintable(where));
+                    auto* scroll = view->findChild<QScrollArea*>();
+                    QVERIFY(scroll);
+                    // The part of the page in sight, in the plot's pixels.
+                    const QRectF seen(0, scroll->verticalScrollBar()->value(), scroll->viewport()->width(), scroll->viewport()->height());
+                    QTextDocument look_at;
+                    look_at.setHtml(QString::fromStdString(step.look_at));
+                    QStringList named;
+                    for (auto it = name.globalMatch(look_at.toPlainText()); it.hasNext();) named << it.next().captured(1);
+                    QVERIFY2(!named.isEmpty(), qPrintable(where + QStringLiteral(": names no panel")));
+                    for (const QString& panel : named) {
+                        QCPAxisRect* rect = view->colorMap(panels.value(panel))->keyAxis()->axisRect();
+                        // Whole where the tab could hold the whole panel; else (1280 x 720 at 2x: 218 px
+                        // for 11 words and three lines of labels) its title, block labels and top 60 px.
+                        const bool whole = rect->outerRect().height() <= seen.height();
+                        QRectF matrix(rect->rect());
+                        if (!whole) matrix.setHeight(std::min(matrix.height(), 60.0));
+                        QList<std::pair<QString, QRectF>> boxes = {{QStringLiteral("matrix"), matrix},
+                                                                   {QStringLiteral("title"), sideLabelBox(rect->axis(QCPAxis::atTop))}};
+                        for (const QRectF& box : tickLabelBoxes(rect->axis(QCPAxis::atTop))) boxes.append({QStringLiteral("block label"), box});
+                        if (whole)
+                            for (const QRectF& box : tickLabelBoxes(rect->axis(QCPAxis::atLeft))) boxes.append({QStringLiteral("row label"), box});
+                        for (const auto& [what, box] : boxes)
+                            QVERIFY2(seen.adjusted(-1, -1, 1, 1).contains(box),
+                                     qPrintable(QStringLiteral("%1: %2's %3 at %4, the tab shows %5 of the page (%6 columns%7)")
+                                                    .arg(where, panel, what, describe(box), describe(seen))
+                                                    .arg(view->columns())
+                                                    .arg(view->activationsFirst() ? QStringLiteral(", activations first") : QString())));
+                        ++checked;
+                        if (!whole) qInfo("%s: %s's top in sight (the panel is %d px, the tab %d)", qPrintable(where), qPrintable(panel),
+                                          rect->outerRect().height(), int(seen.height()));
+                    }
+                    qInfo("%s: %s in sight, %d columns", qPrintable(where), qPrintable(named.join(QStringLiteral(", "))), view->columns());
+                }
+            }
+        }
+        window.setPresentationMode(false);
+        QVERIFY(checked >= 10);
     }
 
     // Every step of lessons 1 to 6 running in the window keeps the window within the screen

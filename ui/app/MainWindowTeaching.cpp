@@ -14,6 +14,7 @@
 
 #include "ControlsDock.h"
 #include "CostView.h"
+#include "FusedProjectionsView.h"
 #include "DockTitleBar.h"
 #include "HeadGridView.h"
 #include "LessonDock.h"
@@ -53,6 +54,9 @@ void MainWindow::applyLessonStep(const lessons::LessonStep& step) {
     session_->setHead(step.head);
     // The rows the step names first (1024 x 768 at 2x has no room for the whole table).
     if (CostView* costs = costView()) costs->setNamedSection(step.show == "costs" ? QString::fromStdString(step.focus) : QString());
+    // Q, K and V, which a small room shows only as the page's first row.
+    if (FusedProjectionsView* projections = projectionsView())
+        projections->setActivationsFirst(step.show == "projections" && step.focus == "activations");
     // "In the window the status line shows it": also on its one line in a low window.
     status_->setLeadingFact(step.focus == "equivalence" ? StatusPanel::Fact::Equivalence : StatusPanel::Fact::Parameters);
     // The Training tab's page the step names, where the tab shows one at a time (lesson 7 at 2x).
@@ -132,6 +136,8 @@ bool MainWindow::openLesson(int number, QString* error) {
             setDockTitleBarHidden(spectrum_dock_, false);
             setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
             status_->setLeadingFact(StatusPanel::Fact::Parameters);
+            if (CostView* costs = costView()) costs->setNamedSection(QString());  // the table in its own order
+            if (FusedProjectionsView* projections = projectionsView()) projections->setActivationsFirst(false);
         });
     }
     lesson_dock_->show();

@@ -98,7 +98,7 @@ FusedProjectionsView::FusedProjectionsView(QWidget* parent) : AttentionView(Foll
             const int m = 4 * row + k;
             panels_[m] = std::make_unique<MatrixPanel>(plot_, scales_[row]);
             panels_[m]->rect()->setMarginGroup(QCP::msTop | QCP::msBottom, group);
-            groups_[row]->addElement(0, k, panels_[m]->rect());
+            groups_[row]->addElement(0, k, panels_[m]->rect());  // 4 across
         }
         scales_[row]->setMarginGroup(QCP::msTop | QCP::msBottom, group);
         grid->addElement(row, 1, scales_[row]);
@@ -227,53 +227,96 @@ void FusedProjectionsView::fitToRoom() {
         text += QLatin1Char('\n') + (note.isEmpty() ? notes.back() : note);
     }
     title_->setText(text);
-    // 4 across while every panel has its least width there, else 2 x 2; measured as if the scroll
+    // 4 across while every panel has its least width there, else 3 and 1 or 2 x 2; measured as if the scroll
     // bar showed, so whether it shows does not change the arrangement or the page's height.
     const double line = QFontMetricsF(heatmap::font(kTickPt, options_.font_scale)).height();
     const int bar = scroll_->verticalScrollBar()->isVisible() ? 0 : scroll_->style()->pixelMetric(QStyle::PM_ScrollBarExtent);
     QList<MatrixPanel*> panels;
     for (const auto& panel : panels_) panels << panel.get();
-    for (const int columns : {4, 2}) {
-        arrange(columns);
+    // Laid out in `columns`: whether every panel keeps its least width there.
+    const auto fitsAcross = [&](int columns) {
+        arrange(columns, activations_first_);
         MatrixPanel::layOutFree(plot_, panels);
-        bool fits = true;
-        for (int m = 0; m < kCount && fits; ++m) {
+        for (int m = 0; m < kCount; ++m) {
             const QCPColorMapData* data = panels_[m]->map()->data();
-            fits = panels_[m]->rect()->rect().width() - double(bar) / columns >=
-                   leastWidth(data->valueSize(), data->keySize(), token_rows_ && m >= X);
+            if (panels_[m]->rect()->rect().width() - double(bar) / columns <
+                leastWidth(data->valueSize(), data->keySize(), token_rows_ && m >= X))
+                return false;
         }
-        if (fits) break;
+        return true;
+    };
+    // 3 and 1 where two by two shows less than three panels at the page's top (1024 x 768 at 2x:
+    // W_Q and W_K, not W_V): the three that belong together are then in sight at once. Where two
+    // by two shows more, its panels are the larger.
+    if (!fitsAcross(4)) {
+        int seen[2] = {0, 0};  // panels in sight, 3 and 1 / two by two
+        const bool three = fitsAcross(3);
+        if (three) sizePage(line, bar, &seen[0]);
+        fitsAcross(2);
+        sizePage(line, bar, &seen[1]);
+        if (three && seen[1] < 3 && seen[0] >= 3) fitsAcross(3);
     }
     page::fit(plot_, sizePage(line, bar), panels, kMinSide, line);
 }
 
-void FusedProjectionsView::arrange(int columns) {
-    if (columns == columns_) return;
-    columns_ = columns;
+FusedProjectionsView::Matrix FusedProjectionsView::panelAt(int row, int slot) const {
+    // Side by side as computed (X, then Q, K, V made from it); in fewer columns the three that
+    // share their rows first and the odd one (W_O, X) under them.
+    static constexpr Matrix kActivations[2][4] = {{X, Q, K, V}, {Q, K, V, X}};
+    return row == 0 ? Matrix(WQ + slot) : kActivations[columns_ < 4][slot];
+}
+
+void FusedProjectionsView::arrange(int columns, bool activations_first) {
+    if (columns == columns_ && activations_first == activations_first_) return;
     for (int row = 0; row < 2; ++row) {
         for (int k = 0; k < 4; ++k) groups_[row]->take(panels_[4 * row + k]->rect());
         groups_[row]->simplify();
-        for (int k = 0; k < 4; ++k) groups_[row]->addElement(k / columns, k % columns, panels_[4 * row + k]->rect());
+        grid_->take(groups_[row]);
+        grid_->take(scales_[row]);
     }
+    grid_->simplify();
+    columns_ = columns;
+    activations_first_ = activations_first;
+    for (int row = 0; row < 2; ++row) {
+        for (int k = 0; k < 4; ++k) groups_[row]->addElement(k / columns, k % columns, panels_[panelAt(row, k)]->rect());
+        grid_->addElement(gridRow(row), 0, groups_[row]);
+        grid_->addElement(gridRow(row), 1, scales_[row]);
+    }
+    grid_->setColumnStretchFactor(1, 0.01);
 }
 
-int FusedProjectionsView::sizePage(double line, int scroll_bar) {
+void FusedProjectionsView::setActivationsFirst(bool first) {
+    if (first == activations_first_) return;
+    arrange(columns_, first);
+    fitToRoom();
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+int FusedProjectionsView::sizePage(double line, int scroll_bar, int* panels_seen) {
     // Laid out free (MatrixPanel::layOutFree): each rect's width is its room's, its margins are
     // the labels'. The title, then each row of panels: its labels, a line for a caption's
     // "drawn a:b, true c:d" where a panel will carry one, and its tallest panel. The page needs
     // the panels at their least; where even that scrolls, as large as their columns allow (the
     // page scrolls anyway). A page with room to spare gives it to the rows short of that first.
     const double fixed = title_->outerRect().height() + plot_->plotLayout()->rowSpacing() + grid_->rowSpacing();
-    QList<std::array<double, 2>> rows;  // [least, full] of each row of panels, the weights' first
-    for (int row = 0; row < 2; ++row) {
+    struct RowOfPanels {
+        int group, index, panels;  // its group (0 weights, 1 activations), its row there, its panels
+        double least, full;
+        double sighted[2];  // least, full: down to the matrices' bottom (the labels under them need not be in sight)
+    };
+    QList<RowOfPanels> rows;  // top to bottom
+    for (const int row : {gridRow(0) == 0 ? 0 : 1, gridRow(0) == 0 ? 1 : 0}) {
         for (int first = 0; first < 4; first += columns_) {
-            double labels = 0, heights[2] = {0, 0}, notes[2] = {0, 0};
-            for (int m = 4 * row + first; m < 4 * row + first + columns_; ++m) {
+            double labels = 0, above = 0, heights[2] = {0, 0}, notes[2] = {0, 0};
+            const int last = std::min(4, first + columns_);
+            for (int slot = first; slot < last; ++slot) {
+                const Matrix m = panelAt(row, slot);
                 const QCPAxisRect* rect = panels_[m]->rect();
                 const QCPColorMapData* data = panels_[m]->map()->data();
                 const double matrix_rows = data->valueSize(), cols = data->keySize();
                 const bool tokens = token_rows_ && m >= X;
                 labels = std::max(labels, double(rect->outerRect().height() - rect->rect().height()));
+                above = std::max(above, double(rect->rect().top() - rect->outerRect().top()));
                 const double width = rect->rect().width() - double(scroll_bar) / columns_;
                 for (int k = 0; k < 2; ++k) {
                     const double height = panelHeight(matrix_rows, cols, tokens, width, line, k == 0);
@@ -283,27 +326,36 @@ int FusedProjectionsView::sizePage(double line, int scroll_bar) {
                 }
             }
             const double spacing = groups_[row]->rowSpacing();
-            rows.append({labels + notes[0] + heights[0] + spacing, labels + notes[1] + heights[1] + spacing});
+            rows.append({row, first / columns_, last - first, labels + notes[0] + heights[0] + spacing,
+                         labels + notes[1] + heights[1] + spacing, {above + heights[0], above + heights[1]}});
         }
     }
     double least = fixed, full = fixed;
-    for (const auto& r : rows) least += r[0], full += r[1];
+    for (const RowOfPanels& r : rows) least += r.least, full += r.full;
     const double room = scroll_->viewport()->height();
     const bool scrolls = least > room;
+    if (panels_seen) {  // the panels of the rows that fit the room from the top
+        *panels_seen = 0;
+        double top = fixed;
+        for (const RowOfPanels& r : rows) {
+            if (top + r.sighted[scrolls] > room + 0.5) break;
+            *panels_seen += r.panels;
+            top += scrolls ? r.full : r.least;
+        }
+    }
     // The spare room shared in proportion to what each row lacks of its full height, then to its full height.
     const double spare = room - least, lacking = full - least;
     double groups[2] = {0, 0};
-    for (int i = 0; i < rows.size(); ++i) {
-        const int per_group = int(rows.size()) / 2, row = i / per_group;
-        double share = rows[i][1];
+    for (const RowOfPanels& r : rows) {
+        double share = r.full;
         if (!scrolls)
-            share = spare <= lacking ? rows[i][0] + (lacking > 0 ? spare * (rows[i][1] - rows[i][0]) / lacking : 0)
-                                     : rows[i][1] * (room - fixed) / (full - fixed);
+            share = spare <= lacking ? r.least + (lacking > 0 ? spare * (r.full - r.least) / lacking : 0)
+                                     : r.full * (room - fixed) / (full - fixed);
         share = std::max(1.0, share);
-        groups_[row]->setRowStretchFactor(i % per_group, share);
-        groups[row] += share;
+        groups_[r.group]->setRowStretchFactor(r.index, share);
+        groups[r.group] += share;
     }
-    for (int row = 0; row < 2; ++row) grid_->setRowStretchFactor(row, groups[row]);
+    for (int row = 0; row < 2; ++row) grid_->setRowStretchFactor(gridRow(row), groups[row]);
     return 8 * int(std::ceil((scrolls ? full : least) / 8));  // in steps of 8 px: a pixel's rounding leaves it alone
 }
 

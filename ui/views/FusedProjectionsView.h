@@ -9,9 +9,11 @@
 // Shapes to scale (issue 21): each matrix keeps its rows:cols (cells square) or its caption says
 // "drawn a:b, true c:d". A panel's least readable room (kMinSide in the .cpp): 1 px per row and
 // column up to 128, and 60 px on its short side; token rows a line of text each. The four panels
-// of a row stand side by side while each keeps that width there, else two by two; below the
-// height they then need the page scrolls vertically (never sideways), and once it scrolls each
-// panel is as large as its column allows.
+// of a row stand side by side while each keeps that width there, else two by two, or where that
+// shows fewer than three panels at the page's top, the three that share their rows side by side
+// (W_Q, W_K, W_V; Q, K, V) over the fourth (W_O; X). A lesson step naming Q, K, V puts the
+// activations first. Below the height they then need the page scrolls vertically (never
+// sideways), and once it scrolls each panel is as large as its column allows.
 
 #include <memory>
 
@@ -41,6 +43,11 @@ public:
     QString title() const;
 
     void replotNow() override;
+    // The activations over the weights (a lesson step whose focus is "activations": at 1024 x 768
+    // and 2x the page shows one row of panels); false: the weights first, as computed.
+    void setActivationsFirst(bool first);
+    bool activationsFirst() const { return activations_first_; }
+    int columns() const { return columns_; }
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -48,8 +55,11 @@ protected:
 private:
     void refresh() override;
     void fitToRoom();  // titles and labels to the plot's size (after a refresh or a resize)
-    void arrange(int columns);  // each row's four panels 4 across or 2 x 2
-    int sizePage(double line, int scroll_bar);  // the page's least height as now arranged; the rows' shares of it
+    void arrange(int columns, bool activations_first);  // each row's four panels 4 across, 3 and 1 or 2 x 2
+    Matrix panelAt(int row, int slot) const;  // the panel of row (0 weights, 1 activations) at slot, row-major
+    int gridRow(int row) const { return activations_first_ ? 1 - row : row; }
+    // The page's least height as now arranged (and the panels wholly in sight at its top); the rows' shares of it.
+    int sizePage(double line, int scroll_bar, int* panels_seen = nullptr);
 
     QCustomPlot* plot_ = nullptr;
     QCPTextElement* title_ = nullptr;
@@ -58,6 +68,7 @@ private:
     QCPLayoutGrid* grid_ = nullptr;  // the weights over the activations, each beside its bar
     QCPLayoutGrid* groups_[2] = {};  // the weights' and the activations' four panels
     int columns_ = 4;
+    bool activations_first_ = false;
     QScrollArea* scroll_ = nullptr;
     bool token_rows_ = false;  // words on the activations' rows
     QList<int> boundaries_[kCount];
