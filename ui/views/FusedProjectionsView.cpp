@@ -246,8 +246,8 @@ void FusedProjectionsView::fitToRoom() {
         return true;
     };
     // 3 and 1 where two by two shows less than three panels at the page's top (1024 x 768 at 2x:
-    // W_Q and W_K, not W_V): the three that belong together are then in sight at once. Where two
-    // by two shows more, its panels are the larger.
+    // W_Q and W_K, not W_V) and 3 and 1 shows three: the three that belong together are then in
+    // sight at once. Where two by two shows more, its panels are the larger.
     if (!fitsAcross(4)) {
         int seen[2] = {0, 0};  // panels in sight, 3 and 1 / two by two
         const bool three = fitsAcross(3);
@@ -302,7 +302,7 @@ int FusedProjectionsView::sizePage(double line, int scroll_bar, int* panels_seen
     struct RowOfPanels {
         int group, index, panels;  // its group (0 weights, 1 activations), its row there, its panels
         double least, full;
-        double sighted[2];  // least, full: down to the matrices' bottom (the labels under them need not be in sight)
+        double sighted[2];  // least, full: its titles, block labels and matrices' top kMinSide px
     };
     QList<RowOfPanels> rows;  // top to bottom
     for (const int row : {gridRow(0) == 0 ? 0 : 1, gridRow(0) == 0 ? 1 : 0}) {
@@ -327,14 +327,15 @@ int FusedProjectionsView::sizePage(double line, int scroll_bar, int* panels_seen
             }
             const double spacing = groups_[row]->rowSpacing();
             rows.append({row, first / columns_, last - first, labels + notes[0] + heights[0] + spacing,
-                         labels + notes[1] + heights[1] + spacing, {above + heights[0], above + heights[1]}});
+                         labels + notes[1] + heights[1] + spacing,
+                         {above + std::min(heights[0], kMinSide), above + std::min(heights[1], kMinSide)}});
         }
     }
     double least = fixed, full = fixed;
     for (const RowOfPanels& r : rows) least += r.least, full += r.full;
     const double room = scroll_->viewport()->height();
     const bool scrolls = least > room;
-    if (panels_seen) {  // the panels of the rows that fit the room from the top
+    if (panels_seen) {  // the panels of the rows in sight from the top (their matrices' tops at least)
         *panels_seen = 0;
         double top = fixed;
         for (const RowOfPanels& r : rows) {
