@@ -10,6 +10,7 @@
 #include <set>
 
 #include "Analysis.h"
+#include "HeadColors.h"
 #include "RankTable.h"
 #include "RankTableView.h"
 
@@ -145,6 +146,32 @@ private slots:
         QCOMPARE(table.item(0, 1)->text().toInt(), 7);
         QVERIFY(table.item(0, 1)->toolTip().contains("below its bound"));
         QVERIFY(table.item(0, 2)->toolTip().isEmpty());
+    }
+
+    // Every head's number stands out from the table's background, on the light palette and on
+    // presentation mode's near-black one (head 6 is Okabe & Ito's black: it vanished there).
+    // WCAG's ratio from its closed form: black on white 21, a colour on itself 1.
+    void headNumbersStandOutOnDarkAndLight() {
+        QCOMPARE(contrastRatio(Qt::black, Qt::white), 21.0);
+        QCOMPARE(contrastRatio(QColor(0, 114, 178), QColor(0, 114, 178)), 1.0);
+        Config c = small("one two three");
+        c.heads = 8;
+        c.d_k = 4;
+        RankTableView table;
+        table.setAnalysis(analysisOf(c));
+        for (const QColor& base : {QColor(255, 255, 255), QColor(16, 16, 16)}) {
+            QPalette palette = table.palette();
+            palette.setColor(QPalette::Base, base);
+            palette.setColor(QPalette::Text, base.lightness() > 128 ? Qt::black : QColor(235, 235, 235));
+            table.setPalette(palette);
+            QCOMPARE(table.rowCount(), 8);
+            for (int r = 0; r < table.rowCount(); ++r) {
+                const QColor shown = table.item(r, 0)->foreground().color();
+                QVERIFY2(contrastRatio(shown, base) >= 3.0,
+                         qPrintable(QStringLiteral("head %1: %2 on %3, contrast %4").arg(r).arg(shown.name(), base.name())
+                                        .arg(contrastRatio(shown, base))));
+            }
+        }
     }
 };
 

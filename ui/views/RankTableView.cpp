@@ -125,7 +125,7 @@ void RankTableView::markHeadsOff() {
     for (int r = 0; r < rowCount(); ++r) {
         const bool off = r < int(heads_off_.size()) && heads_off_[std::size_t(r)];
         setTextIfChanged(item(r, 0), headLabel(r));
-        item(r, 0)->setForeground(off ? QColor(190, 30, 30) : headColor(r));
+        item(r, 0)->setForeground(off ? QColor(190, 30, 30) : headTextColor(r, palette().base().color()));
         for (int c = 1; c < columnCount(); ++c) item(r, c)->setForeground(off ? QColor(150, 150, 150) : palette().text().color());
     }
 }
@@ -153,6 +153,11 @@ void RankTableView::spreadColumns() {
         horizontalHeader()->resizeSection(c, content_widths_[std::size_t(c)] + share);
         extra -= share;
     }
+}
+
+void RankTableView::changeEvent(QEvent* event) {
+    QTableWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange) markHeadsOff();  // presentation mode's dark table
 }
 
 void RankTableView::resizeEvent(QResizeEvent* event) {
@@ -184,7 +189,7 @@ void RankTableView::refresh() {
     setRowCount(static_cast<int>(rows.size()));
     for (int r = old_rows; r < rowCount(); ++r) {  // new rows: their items once
         auto* head = new QTableWidgetItem(QStringLiteral("■%1").arg(r));
-        head->setForeground(headColor(r));
+        head->setForeground(headTextColor(r, palette().base().color()));
         setItem(r, 0, head);
         for (int c = 1; c < 4; ++c) {
             auto* cell = new QTableWidgetItem;

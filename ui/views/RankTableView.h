@@ -63,6 +63,7 @@ private:
     void fitColumns();  // columns to their contents, the table at least as wide as they are
     void spreadColumns();  // the width over the contents shared by the columns
     void resizeEvent(QResizeEvent* event) override;
+    void changeEvent(QEvent* event) override;
 
     std::shared_ptr<const Analysis> analysis_;
     RotaryDelta* delta_ = nullptr;
