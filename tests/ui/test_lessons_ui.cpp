@@ -414,6 +414,15 @@ private slots:
             const QString where = QStringLiteral("lesson %1 step %2").arg(lesson).arg(step);
             QVERIFY2(residuals->isVisible() && !params->isVisible(),
                      qPrintable(where + QStringLiteral(": the one status line shows the %1").arg(residuals->isVisible() ? "parameters too" : "parameters")));
+            // Both residuals under their names, as the steps quote them (lesson 4: "0", the
+            // per-head one; lesson 1: the merged one); one number, their maximum, read 7.5e-07
+            // under lesson 4's "0".
+            const auto& equivalence = *window.session()->analysis()->equivalence;
+            const QString shown = static_cast<QLabel*>(residuals)->text();
+            const auto number = [](double v) { return v == 0 ? QStringLiteral("0") : QString::number(v, 'e', 1); };
+            QVERIFY2(shown.contains(QStringLiteral("per-head ") + number(equivalence.fused_vs_per_head)) &&
+                         shown.contains(QStringLiteral("merged ")) && shown.contains(number(equivalence.factored_vs_merged)),
+                     qPrintable(where + QStringLiteral(": the status line reads \"%1\"").arg(shown)));
             window.lessonDock()->goToStep(step);  // a step that names no status fact
             QVERIFY2(window.waitForCompleteUpdate(60000, &error), qPrintable(error));
             QVERIFY2(params->isVisible() && !residuals->isVisible(), qPrintable(where + QStringLiteral(" + 1: the parameters are not back")));

@@ -188,11 +188,16 @@ void StatusPanel::showEquivalence(const Analysis& a) {
         return;
     }
     const QString per_head = residual(e.fused_vs_per_head), merged = residual(e.factored_vs_merged);
+    // Each residual under its own name down to the shortest form: lesson 4 says "0" of the
+    // per-head one, lesson 1 quotes the merged one (one number, their maximum, read 7.5e-07 under
+    // lesson 4's "0").
+    const auto bare = [](double value) { return value == 0 ? QStringLiteral("0") : QString::number(value, 'e', 1); };
     equivalence_->setVariants(
         {tr("Logits agree: fused vs per-head %1, vs merged W_QK %2 (|logit| \u2264 %3)")
              .arg(per_head, merged, QString::number(e.max_abs_logit, 'g', 3)),
          tr("Logits agree: per-head %1, merged W_QK %2").arg(per_head, merged),
-         tr("Logits agree to %1").arg(residual(std::max(e.fused_vs_per_head, e.factored_vs_merged)))});
+         tr("Logits: per-head %1, merged %2").arg(bare(e.fused_vs_per_head), bare(e.factored_vs_merged)),
+         tr("per-head %1 \u00b7 merged %2").arg(bare(e.fused_vs_per_head), bare(e.factored_vs_merged))});
     updateTip();
 }
 
