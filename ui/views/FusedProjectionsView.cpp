@@ -227,8 +227,8 @@ void FusedProjectionsView::fitToRoom() {
         text += QLatin1Char('\n') + (note.isEmpty() ? notes.back() : note);
     }
     title_->setText(text);
-    // 4 across while every panel has its least width there, else 3 and 1 or 2 x 2; measured as if the scroll
-    // bar showed, so whether it shows does not change the arrangement or the page's height.
+    // 4 across while every panel has its least width there, else 3 and 1 or 2 x 2; measured as if
+    // the scroll bar showed, so whether it shows does not change the arrangement or the page's height.
     const double line = QFontMetricsF(heatmap::font(kTickPt, options_.font_scale)).height();
     const int bar = scroll_->verticalScrollBar()->isVisible() ? 0 : scroll_->style()->pixelMetric(QStyle::PM_ScrollBarExtent);
     QList<MatrixPanel*> panels;
@@ -305,7 +305,8 @@ int FusedProjectionsView::sizePage(double line, int scroll_bar, int* panels_seen
         double sighted[2];  // least, full: its titles, block labels and matrices' top kMinSide px
     };
     QList<RowOfPanels> rows;  // top to bottom
-    for (const int row : {gridRow(0) == 0 ? 0 : 1, gridRow(0) == 0 ? 1 : 0}) {
+    // The group shown first, then the other (gridRow is its own inverse).
+    for (const int row : {gridRow(0), gridRow(1)}) {
         for (int first = 0; first < 4; first += columns_) {
             double labels = 0, above = 0, heights[2] = {0, 0}, notes[2] = {0, 0};
             const int last = std::min(4, first + columns_);
