@@ -135,9 +135,14 @@ bool MainWindow::openLesson(int number, QString* error) {
             rank_table_->show();
             setDockTitleBarHidden(spectrum_dock_, false);
             setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
-            status_->setLeadingFact(StatusPanel::Fact::Parameters);
-            if (CostView* costs = costView()) costs->setNamedSection(QString());  // the table in its own order
-            if (FusedProjectionsView* projections = projectionsView()) projections->setActivationsFirst(false);
+            // The parts the step named go back once the dock stays closed: F5 in a room it makes
+            // small re-docks the lesson, hiding it for a moment (the step's focus was lost there).
+            QTimer::singleShot(0, this, [this] {
+                if (lesson_dock_->isVisible()) return;
+                status_->setLeadingFact(StatusPanel::Fact::Parameters);
+                if (CostView* costs = costView()) costs->setNamedSection(QString());  // the table in its own order
+                if (FusedProjectionsView* projections = projectionsView()) projections->setActivationsFirst(false);
+            });
         });
     }
     lesson_dock_->show();
