@@ -70,10 +70,21 @@ std::vector<Spectrum> logitsSpectra(const Weights& w, const Results& r, const At
     return spectra;
 }
 
+AttentionOptions Analysis::attentionOptions() const {
+    AttentionOptions options = AttentionOptions::from(config);
+    options.rotary = rotary;
+    options.window = sliding_window;
+    options.scale_base = scale_base;
+    options.softcap = softcap;
+    return options;
+}
+
 void addEquivalence(Analysis& a) {
+    // q and k normalised before the score (Qwen3, Gemma 3, OLMo 2): the per-head and merged
+    // paths through W_i^Q and W_QK,i leave the norm out, so they cannot give these logits.
+    if (!a.qk_norm.empty()) return;
     a.equivalence_ms = timedMs([&] {
-        AttentionOptions options = AttentionOptions::from(a.config);
-        options.rotary = a.rotary;
+        const AttentionOptions options = a.attentionOptions();
         a.equivalence = checkEquivalence(options, a.weights(), a.input.query.X,
                                          a.input.key_value.X, a.results);
     });

@@ -35,11 +35,24 @@ struct Analysis {
     // A rotary model's layer: the rotation its results were computed with (Results.Q and K
     // are rotated); addEquivalence applies it too. Empty for everything else.
     Rotary rotary;
+    // A model layer's attention beyond the config, as its results were computed (0: none):
+    // a sliding window (Mistral, Gemma's local layers; results.allowed holds it), the number
+    // under the score's square root (Gemma's query_pre_attn_scalar; 0: d_k) and the logits'
+    // softcap (Gemma 2). qk_norm names how q and k were normalised before the score (Qwen3,
+    // Gemma 3: per head; OLMo 2: over the whole projection), "" when they were not: then no
+    // W_QK,i alone gives the logits, and the equivalence is not checked.
+    int sliding_window = 0;
+    double scale_base = 0;
+    double softcap = 0;
+    std::string qk_norm;
 
     // Wall-clock milliseconds of each stage.
     double weights_ms = 0, input_ms = 0, forward_ms = 0, spectra_ms = 0, equivalence_ms = 0;
 
     const Weights& weights() const { return *shared_weights; }
+    // The options the results were computed with: config's mask, padding, scale and temperature,
+    // with the rotary, window, scale base and softcap above.
+    AttentionOptions attentionOptions() const;
     void setWeights(Weights w) { shared_weights = std::make_shared<const Weights>(std::move(w)); }
 
     int nQuery() const { return static_cast<int>(input.query.tokens.size()); }

@@ -30,6 +30,13 @@ double maxAllowedDiff(const Eigen::MatrixXf& a, const Eigen::MatrixXf& b, const 
             if (allowed(r, c)) worst = worse(worst, double(std::abs(a(r, c) - b(r, c))));
     return worst;
 }
+
+// Gemma 2's softcap on scaled logits, as attendProjected applies it; unchanged without one.
+Eigen::MatrixXf softcapped(Eigen::MatrixXf logits, const AttentionOptions& options) {
+    if (options.softcap <= 0) return logits;
+    const float cap = static_cast<float>(options.softcap);
+    return ((logits.array() / cap).tanh() * cap).matrix();
+}
 }  // namespace
 
 AttentionOptions AttentionOptions::from(const Config& config) {
@@ -56,8 +63,8 @@ void rotateHeads(const Rotary& rotary, const std::vector<int>& positions, int d_
         const float t = static_cast<float>(positions.empty() ? r : positions[r]);
         for (Eigen::Index p = 0; p < m; ++p) {
             const float angle = t * rotary.inverse_frequencies(p);
-            cosine(r, p) = std::cos(angle);
-            sine(r, p) = std::sin(angle);
+            cosine(r, p) = std::cos(angle) * rotary.attention_scaling;
+            sine(r, p) = std::sin(angle) * rotary.attention_scaling;
         }
     }
     // Each head's halves a = dims [0, m), b = [m, 2m): a' = a cos - b sin, b' = b cos + a sin.
@@ -71,15 +78,18 @@ void rotateHeads(const Rotary& rotary, const std::vector<int>& positions, int d_
 }
 
 float AttentionOptions::logitFactor(int d_k) const {
-    const double scale_factor = scale ? 1.0 / std::sqrt(double(d_k)) : 1.0;
+    const double scale_factor = scale ? 1.0 / std::sqrt(scale_base > 0 ? scale_base : double(d_k)) : 1.0;
     return static_cast<float>(scale_factor / temperature);
 }
 
 MaskMatrix makeAllowed(const AttentionOptions& options, int n_q, int n_kv) {
     MaskMatrix allowed = MaskMatrix::Constant(n_q, n_kv, true);  // (n_q, n_kv)
     if (options.mask == MaskKind::Causal)
-        for (int q = 0; q < n_q; ++q)
+        for (int q = 0; q < n_q; ++q) {
             for (int k = q + 1; k < n_kv; ++k) allowed(q, k) = false;
+            if (options.window > 0)
+                for (int k = 0; k <= q - options.window && k < n_kv; ++k) allowed(q, k) = false;
+        }
     for (int key : options.padded_keys)
         if (key >= 0 && key < n_kv) allowed.col(key).setConstant(false);
     return allowed;
@@ -117,9 +127,13 @@ std::pair<Eigen::Index, Eigen::Index> half(Eigen::Index n, int which) {
     return which == 0 ? std::pair{Eigen::Index(0), first} : std::pair{first, n - first};
 }
 
-// Sets masked logits to -inf: causal (key k > query q) and padded key columns.
+// Sets masked logits to -inf: causal (key k > query q), outside a sliding window (k <= q - window)
+// and padded key columns.
 void applyMask(const AttentionOptions& options, Eigen::MatrixXf& logits) {
     if (options.mask == MaskKind::Causal) logits.triangularView<Eigen::StrictlyUpper>().setConstant(kMinusInf);
+    if (options.mask == MaskKind::Causal && options.window > 0)
+        for (Eigen::Index q = options.window; q < logits.rows(); ++q)
+            logits.row(q).head(std::min<Eigen::Index>(q - options.window + 1, logits.cols())).setConstant(kMinusInf);
     for (int key : options.padded_keys)
         if (key >= 0 && key < logits.cols()) logits.col(key).setConstant(kMinusInf);
 }
@@ -146,6 +160,7 @@ void attendProjected(const AttentionOptions& options, int heads, int kv_heads, i
         // Q_i (n_q, d_k) K_g^T (d_k, n_kv) -> logits_i (n_q, n_kv)
         head.logits.noalias() = r.Q.middleCols(i * d_k, d_k) * r.K.middleCols(g * d_k, d_k).transpose();
         head.logits *= factor;
+        if (options.softcap > 0) head.logits = softcapped(std::move(head.logits), options);  // cap tanh(logits / cap)
         applyMask(options, head.logits);
         head.weights = softmaxRows(head.logits);
         // weights_i (n_q, n_kv) V_g (n_kv, d_v) -> out_i (n_q, d_v)
@@ -211,7 +226,7 @@ Eigen::MatrixXf perHeadLogitsOf(const AttentionOptions& options, const Weights& 
     rotateHeads(options.rotary, options.rotary.query_positions, d_k, q);
     rotateHeads(options.rotary, options.rotary.key_positions, d_k, k);
     Eigen::MatrixXf logits = q * k.transpose();  // (n_q, n_kv)
-    return logits * options.logitFactor(d_k);
+    return softcapped(logits * options.logitFactor(d_k), options);
 }
 
 // Head i's logits through the merged bilinear form X_q W_QK,i X_kv^T plus the bias terms.
@@ -232,7 +247,7 @@ Eigen::MatrixXf mergedLogitsOf(const AttentionOptions& options, const Weights& w
         logits.rowwise() += (x_kv * v).transpose();
         logits.array() += b_q.dot(b_k);
     }
-    return logits * options.logitFactor(d_k);
+    return softcapped(logits * options.logitFactor(d_k), options);
 }
 
 // Head i's logits through the merged form with the rotation between the two positions:
@@ -270,7 +285,7 @@ Eigen::MatrixXf mergedRotaryLogitsOf(const AttentionOptions& options, const Weig
             logits(r, c) = score;
         }
     }
-    return logits * options.logitFactor(d_k);
+    return softcapped(logits * options.logitFactor(d_k), options);
 }
 
 // Multiply-adds of mergedRotaryLogitsOf over every head: one (d, d) product per distance, d^2 a cell.

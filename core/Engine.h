@@ -32,6 +32,8 @@ struct Rotary {
     Eigen::VectorXf inverse_frequencies;  // (m) theta_p in radians per position; empty: no rotation
     std::vector<int> query_positions;     // position of each query row; empty: 0 .. n_q - 1
     std::vector<int> key_positions;       // position of each key row; empty: 0 .. n_kv - 1
+    // cos and sin multiplied by it (LongRoPE's attention factor, Phi-3.5 and Phi-4-mini); 1: none.
+    float attention_scaling = 1;
 
     bool enabled() const { return inverse_frequencies.size() > 0; }
     int dims() const { return 2 * static_cast<int>(inverse_frequencies.size()); }  // rotated dims of a head
@@ -44,8 +46,15 @@ void rotateHeads(const Rotary& rotary, const std::vector<int>& positions, int d_
 
 struct AttentionOptions {
     MaskKind mask = MaskKind::None;
+    // Sliding window (Mistral, Gemma's local layers): with the causal mask, query q sees only
+    // keys q - window < k <= q (transformers' sliding_window_overlay). 0: no window.
+    int window = 0;
     std::vector<int> padded_keys;  // key positions no query may attend to
     bool scale = true;             // multiply logits by 1/sqrt(d_k)
+    double scale_base = 0;         // with scale: 1/sqrt(scale_base) instead (Gemma's query_pre_attn_scalar); 0: d_k
+    // Gemma 2's attention softcap: logits = softcap * tanh(logits / softcap) after the scale, before
+    // the mask (eager_attention_forward); 0: none.
+    double softcap = 0;
     double temperature = 1.0;      // divide logits by T
     Rotary rotary;                 // none by default; a rotary model's layers set it
 
@@ -68,7 +77,7 @@ struct Results {
     Eigen::MatrixXf output;        // (n_q, d_model)
 };
 
-// (n_q, n_kv) visibility from causal / key-padding options.
+// (n_q, n_kv) visibility from causal / sliding-window / key-padding options.
 MaskMatrix makeAllowed(const AttentionOptions& options, int n_q, int n_kv);
 
 // Stable row softmax of masked logits; fully masked rows become zeros. (n_q, n_kv)

@@ -26,7 +26,7 @@ QueryKeyMap queryKeyMap(const Analysis& a, int head) {
     m.head = head;
     m.kv_head = g;
     m.d_k = d_k;
-    m.factor = AttentionOptions::from(a.config).logitFactor(d_k);
+    m.factor = a.attentionOptions().logitFactor(d_k);
     m.query_tokens = a.input.query.tokens;
     m.key_tokens = a.input.key_value.tokens;
     m.most_attended.resize(std::size_t(n_q));

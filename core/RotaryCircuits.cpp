@@ -161,7 +161,7 @@ CellLogitCurve cellLogitCurve(const Analysis& a, int head, int row, int col) {
             lo = std::min(lo, cellDelta(a.rotary, i, j));
             hi = std::max(hi, cellDelta(a.rotary, i, j));
         }
-    const double factor = AttentionOptions::from(a.config).logitFactor(d_k);
+    const double factor = a.attentionOptions().logitFactor(d_k);
     c.curve = logitAgainstDelta(a.rotary, q, k, t_q, t_k, factor, lo, hi);
     c.engine_logit = a.results.heads[std::size_t(head)].logits(row, col);
     return c;

@@ -25,6 +25,9 @@ std::string maskReason(const Analysis& a, int row, int col) {
     const std::string key = "key " + std::to_string(col), query = "query " + std::to_string(row);
     if (std::find(padded.begin(), padded.end(), col) != padded.end()) return key + " is padded";
     if (a.config.mask == MaskKind::Causal && col > row) return key + " is after " + query + " (causal mask)";
+    if (a.sliding_window > 0 && col <= row - a.sliding_window)
+        return key + " is outside " + query + "'s sliding window of " + std::to_string(a.sliding_window) + " keys (" +
+               std::to_string(row - a.sliding_window + 1) + " to " + std::to_string(row) + ")";
     return key + " is masked for " + query;
 }
 
@@ -52,11 +55,13 @@ ScoreBreakdown scoreBreakdown(const Analysis& a, int head, int row, int col, con
     b.k = a.results.K.row(col).segment(Eigen::Index(b.kv_head) * d_k, d_k).transpose();  // (d_k)
     b.product = b.q.cwiseProduct(b.k);                                                    // (d_k)
     b.dot = b.product.cast<double>().sum();
-    const AttentionOptions options = AttentionOptions::from(a.config);
-    b.scale = options.scale ? 1.0 / std::sqrt(double(d_k)) : 1.0;
+    const AttentionOptions options = a.attentionOptions();
+    b.scale = options.scale ? 1.0 / std::sqrt(options.scale_base > 0 ? options.scale_base : double(d_k)) : 1.0;
     b.temperature = options.temperature;
     b.factor = options.logitFactor(d_k);  // float, as the engine multiplies
     b.logit = b.dot * b.factor;
+    b.softcap = options.softcap;
+    b.capped_logit = b.softcap > 0 ? b.softcap * std::tanh(b.logit / b.softcap) : b.logit;
     b.engine_logit = hr.logits(row, col);
 
     if (a.rotary.enabled()) {
@@ -78,7 +83,7 @@ ScoreBreakdown scoreBreakdown(const Analysis& a, int head, int row, int col, con
     }
     // With rotary positions the merged form needs the rotation between the positions
     // (RotaryCircuits.h W_QK,i(Delta)): the plain W_QK,i would not give this logit, so no bilinear split.
-    if (!a.rotary.enabled() && w_qk && w_qk->rows() == w.dModel() && w_qk->cols() == w.dModel()) {
+    if (!a.rotary.enabled() && a.qk_norm.empty() && w_qk && w_qk->rows() == w.dModel() && w_qk->cols() == w.dModel()) {
         // x_i (d_model), x_j (d_model); W_QK,i (d_model, d_model)
         const Eigen::RowVectorXf x_i = a.input.query.X.row(row), x_j = a.input.key_value.X.row(col);
         BilinearScore s;

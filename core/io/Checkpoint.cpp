@@ -1,11 +1,14 @@
 #include "io/Checkpoint.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <stdexcept>
 
 #include "io/CheckpointFiles.h"
 #include "io/Gpt2Checkpoint.h"
+#include "io/HubCache.h"
 #include "io/IoError.h"
+#include "io/LlamaFamily.h"
 #include "io/Quote.h"
 
 namespace headscope::io {
@@ -14,8 +17,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-model::ModelPtr loadFamily(const std::string& path, const LoadProgress& progress) {
+model::ModelPtr loadFamily(const std::string& given, const LoadProgress& progress) {
     std::error_code error;
+    const std::string path = resolveModelPath(given);  // a repo id: its snapshot in the Hugging Face cache
     std::string directory = path;
     if (fs::is_regular_file(path, error) && fs::path(path).filename() == "config.json")
         directory = fs::path(path).has_parent_path() ? fs::path(path).parent_path().string() : fs::current_path().string();
@@ -30,10 +34,14 @@ model::ModelPtr loadFamily(const std::string& path, const LoadProgress& progress
     const nlohmann::json config = checkpoint::readConfigJson(config_path, "model");
     if (!config.contains("model_type") || config["model_type"] == "gpt2") return loadGpt2Checkpoint(directory, progress);
     const nlohmann::json& type = config["model_type"];
-    if (type == "llama" || type == "mistral" || type == "qwen2") return loadLlamaCheckpoint(directory, progress);
+    const std::vector<std::string>& llama_like = llamaFamilyTypes();
+    if (type.is_string() && std::find(llama_like.begin(), llama_like.end(), type.get<std::string>()) != llama_like.end())
+        return loadLlamaCheckpoint(directory, progress);
     if (type == "gpt_neox") return loadNeoxCheckpoint(directory, progress);
+    std::string supported = "gpt2";
+    for (const std::string& t : llama_like) supported += ", " + t;
     throw IoError("cannot open checkpoint '" + directory + "': its model_type " + quote(type.is_string() ? type.get<std::string>() : type.dump(), 40) +
-                  " is not supported (supported: gpt2, llama, mistral, qwen2, gpt_neox)");
+                  " is not supported (supported: " + supported + ", gpt_neox)");
 }
 
 }  // namespace

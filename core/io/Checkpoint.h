@@ -1,13 +1,16 @@
 #pragma once
-// Opening any supported Hugging Face model folder: config.json's "model_type" picks the loader.
+// Opening any supported Hugging Face model folder, or a repo id in the local Hugging Face cache
+// (io/HubCache.h): config.json's "model_type" picks the loader.
 //   gpt2 (or no model_type)     io/Gpt2Checkpoint.h
-//   llama, mistral, qwen2       io/LlamaCheckpoint.cpp: RoPE (rope_theta, rope_scaling "llama3"),
-//                               grouped-query attention, RMSNorm, SwiGLU, q/k/v biases (Qwen2)
+//   llama, mistral, qwen2, qwen3, smollm3, olmo2, gemma2, gemma3_text, phi3
+//                               io/LlamaCheckpoint.cpp (what each family changes: io/LlamaFamily.h;
+//                               config.json in transformers 4's and 5's keys: io/LlamaConfig.cpp)
 //   gpt_neox                    io/NeoxCheckpoint.cpp: fused per-head query_key_value, partial
-//                               rotary (rotary_pct), parallel residual, LayerNorm, GELU
-// Weights: model.safetensors or the shards of model.safetensors.index.json, F32, F16 or BF16,
-// names with or without the family's prefix (io/CheckpointFiles.h). Tokenizer:
-// io/FolderTokenizer.h. Every problem is one IoError naming the file and the problem.
+//                               rotary, parallel residual, LayerNorm, GELU
+// The rotation's keys in both forms: io/RopeConfig.h. Weights: model.safetensors or the shards
+// of model.safetensors.index.json, F32, F16 or BF16, names with or without the family's prefix
+// (io/CheckpointFiles.h). Tokenizer: io/FolderTokenizer.h (none: the model reads ids). Every
+// problem is one IoError naming the file and the problem.
 
 #include <string>
 
@@ -16,7 +19,7 @@
 
 namespace headscope::io {
 
-// `path` is the folder or its config.json. `progress` (optional) hears every stage and may cancel
+// `path` is the folder, its config.json or a repo id in the Hugging Face cache. `progress` (optional) hears every stage and may cancel
 // (io/LoadProgress.h). `cache_layers`: how many layers of F16/BF16 weights stay converted (the
 // model's ConversionCache, model/LinearWeight.h; 0: every layer converted each time it is used);
 // std::invalid_argument when negative. F32 models have no cache and ignore it.

@@ -5,6 +5,7 @@
 #include "io/IoError.h"
 #include "io/Quote.h"
 #include "text/Gpt2Tokenizer.h"
+#include "text/IdsOnlyTokenizer.h"
 #include "text/TokenizerJson.h"
 
 namespace headscope::io {
@@ -27,9 +28,8 @@ std::shared_ptr<const text::Tokenizer> loadFolderTokenizer(const std::string& di
         } catch (const std::invalid_argument& e) {
             throw IoError("cannot read vocabulary '" + (dir / "vocab.json").string() + "': " + e.what());
         }
-    } else {
-        throw IoError("cannot open checkpoint '" + directory +
-                      "': it has no tokenizer (tokenizer.json, or vocab.json and merges.txt)");
+    } else {  // save_pretrained of a model alone: read from ids, labelled by them
+        return std::make_shared<const text::IdsOnlyTokenizer>(vocab_size);
     }
     if (tokenizer->idLimit() > vocab_size) {
         const int id = tokenizer->idLimit() - 1;

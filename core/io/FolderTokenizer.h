@@ -2,8 +2,8 @@
 // The tokenizer of a Hugging Face model folder, whatever family it belongs to:
 //   tokenizer.json            -> text::loadTokenizerJson (text/TokenizerJson.h)
 //   vocab.json + merges.txt   -> text::Gpt2Tokenizer (byte-level BPE)
-// IoError when the folder has neither, when the files are damaged, or when the tokenizer
-// has ids beyond the model's vocab_size.
+//   neither                   -> text::IdsOnlyTokenizer: the model reads ids, labelled by them
+// IoError when the files are damaged, or when the tokenizer has ids beyond the model's vocab_size.
 
 #include <memory>
 #include <string>

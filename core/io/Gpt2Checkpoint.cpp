@@ -10,6 +10,8 @@
 #include "io/CheckpointFiles.h"
 #include "io/IoError.h"
 #include "io/Quote.h"
+#include "io/RopeConfig.h"
+#include "io/FolderTokenizer.h"
 #include "text/Gpt2Tokenizer.h"
 
 namespace headscope::io {
@@ -76,6 +78,7 @@ model::ModelConfig readGpt2Config(const std::string& path) {
                " is not supported (supported: gelu_new, gelu_pytorch_tanh, gelu, relu)");
     c.scale_attn_weights = f.boolean("scale_attn_weights", true);
     c.tie_word_embeddings = f.boolean("tie_word_embeddings", true);
+    c.stored_dtype = checkpoint::readDtype(f);
     if (f.boolean("scale_attn_by_inverse_layer_idx", false))
         f.fail("\"scale_attn_by_inverse_layer_idx\" is true, which is not supported");
     if (f.boolean("add_cross_attention", false))
@@ -93,8 +96,10 @@ model::ModelPtr loadGpt2Checkpoint(const std::string& directory, const LoadProgr
         throw IoError("cannot open GPT-2 checkpoint '" + directory +
                       "': it is not a directory (give the folder holding config.json and model.safetensors)");
     const fs::path dir(directory);
+    // vocab.json and merges.txt come as a pair; a folder with neither reads tokenizer.json or ids.
+    const bool vocabulary = fs::exists(dir / "vocab.json", error) || fs::exists(dir / "merges.txt", error);
     for (const char* name : {"config.json", "vocab.json", "merges.txt"})
-        if (!fs::exists(dir / name, error))
+        if ((vocabulary || std::string(name) == "config.json") && !fs::exists(dir / name, error))
             throw IoError("cannot open GPT-2 checkpoint '" + directory + "': it has no " + name);
 
     auto model = std::make_shared<model::Model>();
@@ -186,6 +191,11 @@ model::ModelPtr loadGpt2Checkpoint(const std::string& directory, const LoadProgr
     }
 
     reporter.report(0.9, "reading the tokenizer");
+    if (!vocabulary) {  // tokenizer.json, or none: read from ids
+        model->tokenizer = loadFolderTokenizer(directory, c.vocab_size);
+        reporter.report(1, "ready");
+        return model;
+    }
     std::shared_ptr<const text::Gpt2Tokenizer> tokenizer;
     try {
         tokenizer = std::make_shared<const text::Gpt2Tokenizer>(

@@ -1,15 +1,15 @@
-// Llama, Mistral and Qwen2 folders (Hugging Face LlamaForCausalLM, MistralForCausalLM,
-// Qwen2ForCausalLM; modeling_llama.py is the specification):
-//   config.json   hidden_size, intermediate_size, num_hidden_layers, num_attention_heads,
-//                 num_key_value_heads (num_attention_heads), head_dim (hidden / heads),
-//                 hidden_act (silu), max_position_embeddings, rms_norm_eps (1e-6),
-//                 rope_theta (10000), rope_scaling (null or type "llama3"), attention_bias
-//                 (false; Qwen2: q, k, v biases always), mlp_bias (false), tie_word_embeddings
-//                 (false), vocab_size, sliding_window (Mistral; Qwen2 with use_sliding_window)
-//   tensors       model.embed_tokens.weight (vocab, d); model.layers.{i}.input_layernorm.weight,
-//                 .self_attn.{q,k,v,o}_proj.{weight, bias}, .post_attention_layernorm.weight,
-//                 .mlp.{gate,up,down}_proj.weight; model.norm.weight; lm_head.weight (vocab, d)
-//                 unless tied; nn.Linear layout (out, in); "model." optional; rotary_emb.inv_freq skipped.
+// The Llama-like families' folders (io/LlamaFamily.h says what each changes; config.json in
+// io/LlamaConfig.cpp). Each family's modeling_*.py in transformers is the specification.
+//   tensors       model.embed_tokens.weight (vocab, d); per layer model.layers.{i}.
+//                 self_attn.{q,k,v,o}_proj.{weight, bias} (Phi-3: self_attn.qkv_proj.weight, rows
+//                 [Q | K | V]), self_attn.{q,k}_norm.weight (Qwen3, Gemma 3: (d_k); OLMo 2: (h*d_k),
+//                 (kv*d_k)), mlp.{gate,up,down}_proj.weight (Phi-3: mlp.gate_up_proj.weight, rows
+//                 [gate | up]), and the norms: input_layernorm and post_attention_layernorm (before
+//                 the MLP); Gemma: input_, post_attention_, pre_feedforward_ and
+//                 post_feedforward_layernorm; OLMo 2: post_attention_ and post_feedforward_layernorm
+//                 only; model.norm.weight; lm_head.weight (vocab, d) unless tied. nn.Linear layout
+//                 (out, in); "model." optional; rotary_emb.inv_freq skipped. Gemma's norms hold w
+//                 for (1 + w): 1 + w is stored.
 #include <filesystem>
 #include <new>
 
@@ -18,7 +18,9 @@
 #include "io/CheckpointFiles.h"
 #include "io/FolderTokenizer.h"
 #include "io/IoError.h"
+#include "io/LlamaFamily.h"
 #include "io/Quote.h"
+#include "io/RopeConfig.h"
 
 namespace headscope::io {
 
@@ -26,74 +28,6 @@ namespace fs = std::filesystem;
 using checkpoint::ConfigFields;
 using checkpoint::Source;
 using checkpoint::TensorTable;
-
-namespace {
-
-model::Activation activationOf(const ConfigFields& f, const std::string& key, const std::string& fallback,
-                               std::string& name) {
-    name = f.string(key, fallback);
-    if (name == "silu" || name == "swish") return model::Activation::Silu;
-    if (name == "gelu") return model::Activation::GeluErf;
-    if (name == "gelu_new" || name == "gelu_pytorch_tanh") return model::Activation::GeluTanh;
-    if (name == "relu") return model::Activation::Relu;
-    f.fail("\"" + key + "\" " + quote(name, 40) + " is not supported (supported: silu, gelu, gelu_new, gelu_pytorch_tanh, relu)");
-}
-
-}  // namespace
-
-model::ModelConfig readLlamaConfig(const std::string& path) {
-    const nlohmann::json config = checkpoint::readConfigJson(path, "Llama");
-    const ConfigFields f(config, path, "Llama");
-    model::ModelConfig c;
-    c.family = f.string("model_type");
-    if (c.family != "llama" && c.family != "mistral" && c.family != "qwen2")
-        f.fail("\"model_type\" is " + quote(c.family, 40) + "; this reader takes llama, mistral and qwen2");
-    c.n_layer = f.integer("num_hidden_layers", 1, 256);
-    c.n_head = f.integer("num_attention_heads", 1, Limits::kMaxHeads);
-    c.n_kv_head = f.integer("num_key_value_heads", 1, c.n_head, c.n_head);
-    if (c.n_head % c.n_kv_head != 0)
-        f.fail("num_attention_heads " + std::to_string(c.n_head) + " is not a multiple of num_key_value_heads " +
-               std::to_string(c.n_kv_head));
-    c.n_embd = f.integer("hidden_size", 1, Limits::kMaxDModel);
-    if (!f.has("head_dim") && c.n_embd % c.n_head != 0)
-        f.fail("hidden_size " + std::to_string(c.n_embd) + " is not divisible by num_attention_heads " +
-               std::to_string(c.n_head));
-    c.head_dim = f.integer("head_dim", 2, Limits::kMaxDModel, c.n_embd / c.n_head);
-    if (c.head_dim % 2 != 0) f.fail("head_dim " + std::to_string(c.head_dim) + " is odd: rotary needs pairs");
-    c.n_positions = f.integer("max_position_embeddings", 1, 1 << 24, 2048);
-    c.n_positions = std::min(c.n_positions, Limits::kMaxSeqLen);  // longer inputs are refused anyway
-    c.vocab_size = f.integer("vocab_size", 1, 10'000'000);
-    c.n_inner = f.integer("intermediate_size", 1, 16 * Limits::kMaxDModel);
-    c.layer_norm_epsilon = f.number("rms_norm_eps", 0, 1, 1e-6);
-    c.activation = activationOf(f, "hidden_act", "silu", c.activation_name);
-    c.tie_word_embeddings = f.boolean("tie_word_embeddings", false);
-    c.norm = model::NormKind::RmsNorm;
-    c.mlp = model::MlpKind::Gated;
-    c.position_embedding = false;
-    c.rotary_dims = c.head_dim;
-    c.rope_theta = f.number("rope_theta", 0, 1e12, 10000.0);
-    if (f.has("rope_scaling")) {
-        const nlohmann::json& scaling = config["rope_scaling"];
-        if (!scaling.is_object()) f.fail("\"rope_scaling\" is not an object");
-        const ConfigFields s(scaling, path + " rope_scaling", "Llama");
-        const std::string type = s.string(s.has("rope_type") ? "rope_type" : "type");
-        if (type == "llama3") {
-            c.rope_scaling = type;
-            c.rope_factor = s.number("factor", 0, 1e6);
-            c.rope_low_freq_factor = s.number("low_freq_factor", 0, 1e6);
-            c.rope_high_freq_factor = s.number("high_freq_factor", 0, 1e6);
-            c.rope_original_max_positions = s.integer("original_max_position_embeddings", 1, 1 << 24);
-            if (!(c.rope_high_freq_factor > c.rope_low_freq_factor))
-                f.fail("rope_scaling's high_freq_factor must exceed its low_freq_factor");
-        } else if (type != "default") {
-            f.fail("\"rope_scaling\" of type " + quote(type, 40) + " is not supported (supported: llama3, default)");
-        }
-    }
-    const bool sliding = c.family == "mistral" || f.boolean("use_sliding_window", false);
-    if (sliding && f.has("sliding_window")) c.sliding_window = f.integer("sliding_window", 1, 1 << 24);
-    if (f.boolean("mlp_bias", false)) f.fail("\"mlp_bias\" is true, which is not supported");
-    return c;
-}
 
 model::ModelPtr loadLlamaCheckpoint(const std::string& directory, const LoadProgress& progress) {
     ProgressReporter reporter(progress);
@@ -103,11 +37,18 @@ model::ModelPtr loadLlamaCheckpoint(const std::string& directory, const LoadProg
     model->directory = directory;
     model::ModelConfig& c = model->config;
     c = readLlamaConfig((dir / "config.json").string());
-    const bool qwen = c.family == "qwen2";
+    const LlamaFamily family = llamaFamily(c.family);
     const nlohmann::json config = checkpoint::readConfigJson((dir / "config.json").string(), "Llama");
-    const bool attention_bias = qwen || (config.contains("attention_bias") && config["attention_bias"] == true);
-    const bool output_bias = !qwen && attention_bias;
+    const bool attention_bias = family.qkv_biases || (config.contains("attention_bias") && config["attention_bias"] == true);
+    const bool output_bias = !family.qkv_biases && attention_bias;
     model->inverse_frequencies = model::rotaryInverseFrequencies(c);
+    if (c.rope_scaling == "longrope") model->long_inverse_frequencies = model::rotaryInverseFrequencies(c, true);
+    if (c.local_rope_theta > 0) {  // Gemma 3's sliding layers: default RoPE with their own theta
+        model::ModelConfig local = c;
+        local.rope_theta = c.local_rope_theta;
+        local.rope_scaling.clear();
+        model->local_inverse_frequencies = model::rotaryInverseFrequencies(local);
+    }
 
     checkpoint::TableLayout layout;
     layout.family = c.familyName();
@@ -130,27 +71,57 @@ model::ModelPtr loadLlamaCheckpoint(const std::string& directory, const LoadProg
                                  " and " + std::to_string(c.kvHeads()) + " key/value of head_dim " + std::to_string(d_k) +
                                  ", intermediate_size " + std::to_string(inner) + ", vocab_size " + std::to_string(vocab) + ")";
         struct BlockSources {
-            const Source *ln_1, *q, *k, *v, *o, *q_b, *k_b, *v_b, *o_b, *ln_2, *gate, *up, *down;
+            const Source *ln_1 = nullptr, *q = nullptr, *k = nullptr, *v = nullptr, *qkv = nullptr, *o = nullptr;
+            const Source *q_b = nullptr, *k_b = nullptr, *v_b = nullptr, *o_b = nullptr, *q_norm = nullptr, *k_norm = nullptr;
+            const Source *ln_2 = nullptr, *attention_out = nullptr, *mlp_out = nullptr;
+            const Source *gate = nullptr, *up = nullptr, *gate_up = nullptr, *down = nullptr;
         };
         // Every shape is checked before any data is read or any matrix allocated.
         const Source& embed = table.get("embed_tokens.weight", {vocab, d}, says);
         std::vector<BlockSources> blocks;
         for (int l = 0; l < c.n_layer; ++l) {
             const std::string p = "layers." + std::to_string(l) + ".";
+            const auto get = [&](const std::string& name, std::vector<std::int64_t> shape) { return &table.get(p + name, shape, says); };
+            BlockSources b;
             const auto bias = [&](const char* name, std::int64_t size, bool present) {
-                return present ? &table.get(p + "self_attn." + name + "_proj.bias", {size}, says) : nullptr;
+                return present ? get(std::string("self_attn.") + name + "_proj.bias", {size}) : nullptr;
             };
-            blocks.push_back({&table.get(p + "input_layernorm.weight", {d}, says),
-                              &table.get(p + "self_attn.q_proj.weight", {q_width, d}, says),
-                              &table.get(p + "self_attn.k_proj.weight", {kv_width, d}, says),
-                              &table.get(p + "self_attn.v_proj.weight", {kv_width, d}, says),
-                              &table.get(p + "self_attn.o_proj.weight", {d, q_width}, says),
-                              bias("q", q_width, attention_bias), bias("k", kv_width, attention_bias),
-                              bias("v", kv_width, attention_bias), bias("o", d, output_bias),
-                              &table.get(p + "post_attention_layernorm.weight", {d}, says),
-                              &table.get(p + "mlp.gate_proj.weight", {inner, d}, says),
-                              &table.get(p + "mlp.up_proj.weight", {inner, d}, says),
-                              &table.get(p + "mlp.down_proj.weight", {d, inner}, says)});
+            if (family.fused) {
+                b.qkv = get("self_attn.qkv_proj.weight", {q_width + 2 * kv_width, d});
+                b.gate_up = get("mlp.gate_up_proj.weight", {2 * inner, d});
+            } else {
+                b.q = get("self_attn.q_proj.weight", {q_width, d});
+                b.k = get("self_attn.k_proj.weight", {kv_width, d});
+                b.v = get("self_attn.v_proj.weight", {kv_width, d});
+                b.gate = get("mlp.gate_proj.weight", {inner, d});
+                b.up = get("mlp.up_proj.weight", {inner, d});
+            }
+            b.o = get("self_attn.o_proj.weight", {d, q_width});
+            b.down = get("mlp.down_proj.weight", {d, inner});
+            b.q_b = bias("q", q_width, attention_bias);
+            b.k_b = bias("k", kv_width, attention_bias);
+            b.v_b = bias("v", kv_width, attention_bias);
+            b.o_b = bias("o", d, output_bias);
+            if (family.qk_norm == LlamaFamily::QkNorm::PerHead) {
+                b.q_norm = get("self_attn.q_norm.weight", {d_k});
+                b.k_norm = get("self_attn.k_norm.weight", {d_k});
+            } else if (family.qk_norm == LlamaFamily::QkNorm::Whole) {
+                b.q_norm = get("self_attn.q_norm.weight", {q_width});
+                b.k_norm = get("self_attn.k_norm.weight", {kv_width});
+            }
+            if (family.post_norms) {  // OLMo 2
+                b.attention_out = get("post_attention_layernorm.weight", {d});
+                b.mlp_out = get("post_feedforward_layernorm.weight", {d});
+            } else if (family.gemma) {
+                b.ln_1 = get("input_layernorm.weight", {d});
+                b.attention_out = get("post_attention_layernorm.weight", {d});
+                b.ln_2 = get("pre_feedforward_layernorm.weight", {d});
+                b.mlp_out = get("post_feedforward_layernorm.weight", {d});
+            } else {
+                b.ln_1 = get("input_layernorm.weight", {d});
+                b.ln_2 = get("post_attention_layernorm.weight", {d});
+            }
+            blocks.push_back(b);
         }
         const Source& norm = table.get("norm.weight", {d}, says);
         const Source* lm_head = nullptr;
@@ -164,20 +135,41 @@ model::ModelPtr loadLlamaCheckpoint(const std::string& directory, const LoadProg
         table.open();
         using Layout = model::LinearWeight::Layout;
         if (embed.type != checkpoint::DType::F32) model->conversion_cache = std::make_shared<model::ConversionCache>();
-        model->wte = table.linear(embed, Layout::OutIn, -1, model->conversion_cache);
+        const auto& cache = model->conversion_cache;
+        model->wte = table.linear(embed, Layout::OutIn, -1, cache);
+        // A norm's weight; Gemma keeps w for (1 + w) (Gemma2RMSNorm), so 1 + w is stored, in float as it adds.
+        const auto normWeight = [&](const Source* s, Eigen::RowVectorXf& out) {
+            if (!s) return;
+            table.vector(*s, out);
+            if (family.gemma) out.array() += 1.0f;
+        };
+        // Rows [first, first + count) of a (rows, d) tensor, as a tensor of its own (Phi-3's fused halves).
+        const auto rows = [](const Source& s, std::int64_t first, std::int64_t count) {
+            Source part = s;
+            const std::uint64_t row_bytes = s.bytes / std::uint64_t(s.shape[0]);
+            part.offset += row_bytes * std::uint64_t(first);
+            part.bytes = row_bytes * std::uint64_t(count);
+            part.shape[0] = count;
+            return part;
+        };
         int layer = 0;
         for (const BlockSources& s : blocks) {
             model::Block block;
-            table.vector(*s.ln_1, block.ln_1.weight);
+            normWeight(s.ln_1, block.ln_1.weight);
             model::AttentionWeights& w = block.attention;
             w.heads = c.n_head;
             w.kv_heads = c.kvHeads();
             w.d_k = w.d_v = static_cast<int>(d_k);
             // nn.Linear (out, in), used where they are: q (h*d_k, d), k, v (kv*d_k, d), o (d, h*d_k).
-            w.W_Q = table.linear(*s.q, Layout::OutIn, layer, model->conversion_cache);
-            w.W_K = table.linear(*s.k, Layout::OutIn, layer, model->conversion_cache);
-            w.W_V = table.linear(*s.v, Layout::OutIn, layer, model->conversion_cache);
-            w.W_O = table.linear(*s.o, Layout::OutIn, layer, model->conversion_cache);
+            if (s.qkv) {
+                w.packing = model::QkvPacking::Fused;
+                w.W_QKV = table.linear(*s.qkv, Layout::OutIn, layer, cache);
+            } else {
+                w.W_Q = table.linear(*s.q, Layout::OutIn, layer, cache);
+                w.W_K = table.linear(*s.k, Layout::OutIn, layer, cache);
+                w.W_V = table.linear(*s.v, Layout::OutIn, layer, cache);
+            }
+            w.W_O = table.linear(*s.o, Layout::OutIn, layer, cache);
             if (attention_bias) {
                 table.vector(*s.q_b, w.b_Q);
                 table.vector(*s.k_b, w.b_K);
@@ -189,17 +181,30 @@ model::ModelPtr loadLlamaCheckpoint(const std::string& directory, const LoadProg
                     model->zero_biases += d;
                 }
             }
-            table.vector(*s.ln_2, block.ln_2.weight);
+            if (s.q_norm) {
+                normWeight(s.q_norm, w.q_norm);
+                normWeight(s.k_norm, w.k_norm);
+                w.qk_norm_per_head = family.qk_norm == LlamaFamily::QkNorm::PerHead;
+                w.qk_norm_epsilon = c.layer_norm_epsilon;
+            }
+            normWeight(s.ln_2, block.ln_2.weight);
+            normWeight(s.attention_out, block.attention_out_norm.weight);
+            normWeight(s.mlp_out, block.mlp_out_norm.weight);
             // nn.Linear (out, in), used where they are: gate, up (inner, d), down (d, inner).
-            block.W_gate = table.linear(*s.gate, Layout::OutIn, layer, model->conversion_cache);
-            block.W_fc = table.linear(*s.up, Layout::OutIn, layer, model->conversion_cache);
-            block.W_proj = table.linear(*s.down, Layout::OutIn, layer, model->conversion_cache);
+            if (s.gate_up) {
+                block.W_gate = table.linear(rows(*s.gate_up, 0, inner), Layout::OutIn, layer, cache);
+                block.W_fc = table.linear(rows(*s.gate_up, inner, inner), Layout::OutIn, layer, cache);
+            } else {
+                block.W_gate = table.linear(*s.gate, Layout::OutIn, layer, cache);
+                block.W_fc = table.linear(*s.up, Layout::OutIn, layer, cache);
+            }
+            block.W_proj = table.linear(*s.down, Layout::OutIn, layer, cache);
             model->blocks.push_back(std::move(block));
             ++layer;
             reporter.step(0.05, 0.9, layer, c.n_layer, "mapping layer " + std::to_string(layer) + " of " + std::to_string(c.n_layer));
         }
-        table.vector(norm, model->ln_f.weight);
-        if (lm_head) model->lm_head = table.linear(*lm_head, Layout::OutIn, -1, model->conversion_cache);
+        normWeight(&norm, model->ln_f.weight);
+        if (lm_head) model->lm_head = table.linear(*lm_head, Layout::OutIn, -1, cache);
     } catch (const std::bad_alloc&) {
         throw IoError("cannot load '" + weights_path + "': not enough memory for its weights");
     }

@@ -1,7 +1,8 @@
 // GPT-NeoX folders (Pythia; Hugging Face GPTNeoXForCausalLM, modeling_gpt_neox.py is the
 // specification):
 //   config.json   hidden_size, intermediate_size, num_hidden_layers, num_attention_heads,
-//                 rotary_pct (0.25), rotary_emb_base (or rope_theta; 10000), max_position_embeddings,
+//                 rope_parameters (transformers 5: partial_rotary_factor, rope_theta) or rotary_pct
+//                 (0.25), rotary_emb_base (or rope_theta; 10000) (io/RopeConfig.h), max_position_embeddings,
 //                 layer_norm_eps (1e-5), use_parallel_residual (true), hidden_act (gelu),
 //                 attention_bias (true), tie_word_embeddings (false), vocab_size
 //   tensors       gpt_neox.embed_in.weight (vocab, d); gpt_neox.layers.{i}.{input,post_attention}_layernorm.{weight,bias},
@@ -19,6 +20,7 @@
 #include "io/FolderTokenizer.h"
 #include "io/IoError.h"
 #include "io/Quote.h"
+#include "io/RopeConfig.h"
 
 namespace headscope::io {
 
@@ -58,12 +60,12 @@ model::ModelConfig readNeoxConfig(const std::string& path) {
     c.norm = model::NormKind::LayerNorm;
     c.mlp = model::MlpKind::Plain;
     c.position_embedding = false;
-    const double rotary_pct = f.has("partial_rotary_factor") ? f.number("partial_rotary_factor", 0, 1.000001)
-                                                             : f.number("rotary_pct", 0, 1.000001, 0.25);
-    c.rotary_dims = static_cast<int>(c.headDim() * rotary_pct);  // int(head_size * rotary_pct), as HF
-    c.rotary_dims -= c.rotary_dims % 2;
-    c.rope_theta = f.has("rotary_emb_base") ? f.number("rotary_emb_base", 0, 1e12) : f.number("rope_theta", 0, 1e12, 10000.0);
-    if (f.has("rope_scaling")) f.fail("\"rope_scaling\" is set, which is not supported for gpt_neox");
+    checkpoint::RopeDefaults rope;
+    rope.partial_rotary_factor = 0.25;
+    rope.neox_keys = true;
+    rope.partial_allowed = true;
+    checkpoint::applyRope(checkpoint::readRope(f, rope), c, f);
+    c.stored_dtype = checkpoint::readDtype(f);
     if (!f.boolean("attention_bias", true)) f.fail("\"attention_bias\" is false, which is not supported for gpt_neox");
     return c;
 }

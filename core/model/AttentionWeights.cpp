@@ -6,7 +6,7 @@ namespace headscope::model {
 
 long long AttentionWeights::parameterCount() const {
     return W_QKV.size() + W_Q.size() + W_K.size() + W_V.size() + W_O.size() + b_Q.size() + b_K.size() + b_V.size() +
-           b_O.size();
+           b_O.size() + q_norm.size() + k_norm.size();
 }
 
 bool AttentionWeights::inPlace() const {
@@ -106,6 +106,20 @@ Results attend(const AttentionOptions& options, const AttentionWeights& w, const
     // Below about a million multiply-adds, threads cost more than they save (as core's forward()).
     const bool parallel = 2.0 * double(x.rows()) * w.dModel() * (double(w.heads) * w.d_k + double(w.kv_heads) * w.d_v) > 1e6;
     w.project(x, r, parallel);                                          // Q, K, V (n, *)
+    if (w.hasQkNorm()) {
+        // RMSNorm in float: per head over d_k (one weight for all heads), or over the whole width.
+        const auto norm = [&](Eigen::MatrixXf& m, const Eigen::RowVectorXf& weight) {
+            const Eigen::Index width = w.qk_norm_per_head ? w.d_k : m.cols();
+            for (Eigen::Index from = 0; from < m.cols(); from += width) {
+                auto block = m.middleCols(from, width);  // (n, width)
+                const Eigen::VectorXf inverse = (block.array().square().rowwise().mean() + float(w.qk_norm_epsilon)).rsqrt();
+                block.array().colwise() *= inverse.array();
+                block.array().rowwise() *= weight.array();
+            }
+        };
+        norm(r.Q, w.q_norm);  // (n, h*d_k)
+        norm(r.K, w.k_norm);  // (n, kv*d_k)
+    }
     attendProjected(options, w.heads, w.kv_heads, w.d_k, w.d_v, r, parallel);  // concat (n, h*d_v)
     w.W_O.apply(r.concat, w.b_O, r.output, parallel);                    // (n, h*d_v) -> (n, d)
     return r;

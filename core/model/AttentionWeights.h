@@ -32,9 +32,16 @@ struct AttentionWeights {
     LinearWeight W_Q, W_K, W_V;  // Separate only
     LinearWeight W_O;            // (d, h*d_v)
     Eigen::RowVectorXf b_Q, b_K, b_V, b_O;  // empty when the layer has no biases
+    // RMSNorm of q and k after the projection, before RoPE (empty: none): per head over d_k, one
+    // weight (d_k) for every head (Qwen3, Gemma 3, its (1 + w) stored as such), or over the whole
+    // projection, weights (h*d_k) and (kv*d_k) (OLMo 2).
+    Eigen::RowVectorXf q_norm, k_norm;
+    bool qk_norm_per_head = true;
+    double qk_norm_epsilon = 1e-6;
 
     int dModel() const { return static_cast<int>(W_O.rows()); }
     bool hasBias() const { return b_Q.size() > 0; }
+    bool hasQkNorm() const { return q_norm.size() > 0; }
     long long parameterCount() const;
     // Every matrix used in place from the memory map (an F32 checkpoint).
     bool inPlace() const;

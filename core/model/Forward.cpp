@@ -59,7 +59,25 @@ Eigen::MatrixXf rmsNorm(const Eigen::Ref<const Eigen::MatrixXf>& x, const LayerN
 }
 
 Eigen::MatrixXf normalize(const ModelConfig& c, const Eigen::Ref<const Eigen::MatrixXf>& x, const LayerNorm& norm) {
+    if (norm.weight.size() == 0) return x;  // no norm here (OLMo 2's input)
     return c.norm == NormKind::RmsNorm ? rmsNorm(x, norm, c.layer_norm_epsilon) : layerNorm(x, norm, c.layer_norm_epsilon);
+}
+
+AttentionOptions layerAttentionOptions(const Model& model, const AttentionOptions& base, int layer, int n) {
+    const ModelConfig& c = model.config;
+    AttentionOptions options = base;
+    options.window = c.windowOf(layer);  // 0 on a full-attention layer
+    options.scale_base = c.query_pre_attn_scalar;
+    options.softcap = c.attn_logit_softcap;
+    Rotary& rotary = options.rotary;
+    rotary.inverse_frequencies = model.inverse_frequencies;
+    rotary.attention_scaling = c.rope_attention_scaling;
+    // LongRoPE: the long factors for the whole input once it is longer than the original context.
+    if (model.long_inverse_frequencies.size() && n > c.rope_original_max_positions)
+        rotary.inverse_frequencies = model.long_inverse_frequencies;
+    if (model.local_inverse_frequencies.size() && options.window > 0) rotary.inverse_frequencies = model.local_inverse_frequencies;
+    if (!c.rope_layers.empty() && !c.rope_layers[std::size_t(layer)]) rotary = Rotary{};  // NoPE (SmolLM3)
+    return options;
 }
 
 double traceBytes(const ModelConfig& c, int n) {
@@ -83,16 +101,13 @@ Trace runModel(const Model& model, const std::vector<int>& ids, const ForwardOpt
                                         ") is outside this model's vocabulary 0.." + std::to_string(c.vocab_size - 1));
 
     checkAblation(options.ablation, c.n_layer, c.n_head);
-    if (c.sliding_window > 0 && n > c.sliding_window)
-        throw std::invalid_argument("the input has " + std::to_string(n) + " tokens but this model's sliding window is " +
-                                    std::to_string(c.sliding_window) + ": longer inputs are not supported");
 
     Trace trace;
     trace.ids = ids;
     trace.options = options;
     trace.options.attention.scale = c.scale_attn_weights;
     trace.options.attention.rotary = Rotary{};
-    trace.options.attention.rotary.inverse_frequencies = model.inverse_frequencies;
+    trace.options.attention.rotary.inverse_frequencies = model.inverse_frequencies;  // each layer's: layerAttentionOptions
     for (int id : ids)
         trace.tokens.push_back(model.tokenizer->hasId(id) ? model.tokenizer->displayText(id) : "<" + std::to_string(id) + ">");
     const bool parallel = double(n) * c.n_embd * c.n_inner > 1e6;
@@ -102,6 +117,7 @@ Trace runModel(const Model& model, const std::vector<int>& ids, const ForwardOpt
     for (int i = 0; i < n; ++i) x.row(i) = model.wte.row(ids[i]);
     if (model.wpe_t.size())
         for (int i = 0; i < n; ++i) x.row(i) += model.wpe_t.col(i).transpose();
+    if (c.embedding_scale > 0) x *= static_cast<float>(c.embedding_scale);  // Gemma: sqrt(d_model)
 
     const std::size_t layers = options.layers < 0 ? model.blocks.size() : std::min<std::size_t>(options.layers, model.blocks.size());
     trace.layers.reserve(layers);
@@ -111,14 +127,17 @@ Trace runModel(const Model& model, const std::vector<int>& ids, const ForwardOpt
         LayerTrace layer;
         layer.residual = x;
         layer.attention_input = normalize(c, x, block.ln_1);                    // (n, d)
-        layer.attention = attend(trace.options.attention, block.attention, layer.attention_input);  // (n, d)
+        const AttentionOptions layer_options = layerAttentionOptions(model, trace.options.attention, static_cast<int>(l), n);
+        layer.attention = attend(layer_options, block.attention, layer.attention_input);  // (n, d)
         ablateLayer(options.ablation, static_cast<int>(trace.layers.size()), block.attention, layer.attention);
         if (options.layers >= 0 && l + 1 == layers && layers < model.blocks.size()) {  // stop at this layer's attention
             trace.layers.push_back(std::move(layer));
             return trace;
         }
+        // A sandwich or post-norm (Gemma, OLMo 2) normalises the attention's output before the residual adds it.
+        const Eigen::MatrixXf attention_out = normalize(c, layer.attention.output, block.attention_out_norm);  // (n, d)
         // Parallel residual (NeoX): the MLP reads N_2(X_l), not N_2(X_l + attention).
-        if (!c.parallel_residual) x += layer.attention.output;                  // residual (n, d)
+        if (!c.parallel_residual) x += attention_out;                           // residual (n, d)
         hidden = normalize(c, x, block.ln_2);                                    // (n, d)
         block.W_fc.apply(hidden, block.b_fc, mlp, parallel);                    // (n, n_inner)
         if (c.mlp == MlpKind::Gated) {
@@ -129,8 +148,8 @@ Trace runModel(const Model& model, const std::vector<int>& ids, const ForwardOpt
             activate(mlp, c.activation);
         }
         block.W_proj.apply(mlp, block.b_proj, projected, parallel);            // (n, d)
-        x += projected;
-        if (c.parallel_residual) x += layer.attention.output;
+        x += normalize(c, projected, block.mlp_out_norm);
+        if (c.parallel_residual) x += attention_out;
         trace.layers.push_back(std::move(layer));
     }
 
@@ -139,6 +158,10 @@ Trace runModel(const Model& model, const std::vector<int>& ids, const ForwardOpt
     const Eigen::MatrixXf final_hidden = normalize(c, options.all_logits ? x : Eigen::MatrixXf(x.bottomRows(1)), model.ln_f);
     const LinearWeight& embedding = model.outputEmbedding();  // (vocab, d)
     embedding.apply(final_hidden, Eigen::RowVectorXf(), trace.logits, double(final_hidden.rows()) * embedding.size() > 1e6);
+    if (c.final_logit_softcap > 0) {  // Gemma 2: cap tanh(logits / cap)
+        const float cap = static_cast<float>(c.final_logit_softcap);
+        trace.logits = ((trace.logits.array() / cap).tanh() * cap).matrix();
+    }
     return trace;
 }
 
@@ -209,10 +232,18 @@ Analysis layerAnalysis(const Model& model, const Trace& trace, int layer, double
     a.input.key_value = a.input.query;
     a.input.cross = false;
     a.results = trace.layers[layer].attention;
-    a.rotary = options.rotary;
+    const AttentionOptions layer_options = layerAttentionOptions(model, options, layer, trace.n());
+    a.rotary = layer_options.rotary;
+    a.sliding_window = layer_options.window;
+    a.scale_base = layer_options.scale_base;
+    a.softcap = layer_options.softcap;
+    const AttentionWeights& stored = model.blocks[std::size_t(layer)].attention;
+    if (stored.hasQkNorm())
+        a.qk_norm = stored.qk_norm_per_head ? "RMSNorm of each head's q and k before RoPE"
+                                            : "RMSNorm of the whole q and k projections before RoPE";
     const auto start = std::chrono::steady_clock::now();
     a.spectra = headSpectra(a.weights(), rank_rtol);
-    a.logits = logitsSpectra(a.weights(), a.results, options, rank_rtol);
+    a.logits = logitsSpectra(a.weights(), a.results, layer_options, rank_rtol);
     a.spectra_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     a.cost = computeCost(config, trace.n(), trace.n());
     return a;

@@ -62,8 +62,14 @@ Trace runModel(const Model& model, const std::vector<int>& ids, const ForwardOpt
 Eigen::MatrixXf layerNorm(const Eigen::Ref<const Eigen::MatrixXf>& x, const LayerNorm& ln, double epsilon);
 // RMSNorm over each row: x / sqrt(mean(x^2) + eps) * weight. (n, d) -> (n, d)
 Eigen::MatrixXf rmsNorm(const Eigen::Ref<const Eigen::MatrixXf>& x, const LayerNorm& norm, double epsilon);
-// The model's norm (config.norm) with its epsilon.
+// The model's norm (config.norm) with its epsilon; x itself where the norm is absent (empty weight).
 Eigen::MatrixXf normalize(const ModelConfig& config, const Eigen::Ref<const Eigen::MatrixXf>& x, const LayerNorm& norm);
+
+// Layer `layer`'s attention options on n tokens: `base` (mask, padding, temperature) with the
+// layer's sliding window, score scale and softcap, and its rotation (the model's frequencies;
+// LongRoPE's long ones past the original context; Gemma 3's local ones on a sliding layer;
+// none on a NoPE layer).
+AttentionOptions layerAttentionOptions(const Model& model, const AttentionOptions& base, int layer, int n);
 
 struct NextToken {
     int id = 0;

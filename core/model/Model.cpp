@@ -12,6 +12,12 @@ std::string ModelConfig::familyName() const {
     if (family == "mistral") return "Mistral";
     if (family == "qwen2") return "Qwen2";
     if (family == "gpt_neox") return "GPT-NeoX";
+    if (family == "qwen3") return "Qwen3";
+    if (family == "smollm3") return "SmolLM3";
+    if (family == "olmo2") return "OLMo 2";
+    if (family == "gemma2") return "Gemma 2";
+    if (family == "gemma3_text") return "Gemma 3";
+    if (family == "phi3") return "Phi-3";
     return family;
 }
 
@@ -29,16 +35,53 @@ std::string describeArchitecture(const Model& m) {
     } else if (c.position_embedding) {
         line += ", learned positions";
     }
+    if (!c.rope_layers.empty()) {
+        int nope = 0;
+        for (bool rotates : c.rope_layers) nope += rotates ? 0 : 1;
+        if (nope) line += ", " + std::to_string(nope) + " layers without RoPE";
+    }
+    if (c.local_rope_theta > 0) {
+        char local[64];
+        std::snprintf(local, sizeof local, " (sliding layers theta %g)", c.local_rope_theta);
+        line += local;
+    }
     if (c.parallel_residual) line += ", parallel residual";
+    if (!m.blocks.empty() && m.blocks.front().attention.hasQkNorm())
+        line += m.blocks.front().attention.qk_norm_per_head ? ", q/k RMSNorm per head" : ", q/k RMSNorm over all heads";
+    if (!m.blocks.empty() && m.blocks.front().attention_out_norm.weight.size())
+        line += m.blocks.front().ln_1.weight.size() ? ", sandwich norms" : ", norms after each sublayer";
+    if (c.embedding_scale > 0) line += ", embeddings x sqrt(d_model)";
+    if (c.query_pre_attn_scalar > 0) {
+        char scale[64];
+        std::snprintf(scale, sizeof scale, ", scores x 1/sqrt(%g)", c.query_pre_attn_scalar);
+        line += scale;
+    }
+    if (c.attn_logit_softcap > 0 || c.final_logit_softcap > 0) {
+        char caps[96];
+        std::snprintf(caps, sizeof caps, ", softcaps %g (scores) and %g (logits)", c.attn_logit_softcap, c.final_logit_softcap);
+        line += caps;
+    }
+    if (c.sliding_window > 0) {
+        int sliding = 0;
+        for (int l = 0; l < c.n_layer; ++l) sliding += c.windowOf(l) > 0 ? 1 : 0;
+        line += ", sliding window " + std::to_string(c.sliding_window) + " on " +
+                (sliding == c.n_layer ? std::string("every layer") : std::to_string(sliding) + " of " + std::to_string(c.n_layer) + " layers");
+    }
     line += ", " + std::to_string(c.n_head) + " heads on " + std::to_string(c.kvHeads()) + " K/V heads, " + m.dtype;
     return line;
 }
 
-Eigen::VectorXf rotaryInverseFrequencies(const ModelConfig& c) {
+Eigen::VectorXf rotaryInverseFrequencies(const ModelConfig& c, bool long_factors) {
     const int m = c.rotary_dims / 2;
     Eigen::VectorXf inverse(m);  // (rotary_dims / 2)
-    for (int p = 0; p < m; ++p)
-        inverse(p) = 1.0f / std::pow(static_cast<float>(c.rope_theta), static_cast<float>(2 * p) / float(c.rotary_dims));
+    const std::vector<double>& ext = long_factors ? c.rope_long_factor : c.rope_short_factor;
+    const bool longrope = c.rope_scaling == "longrope" && static_cast<int>(ext.size()) == m;
+    for (int p = 0; p < m; ++p) {
+        const float power = std::pow(static_cast<float>(c.rope_theta), static_cast<float>(2 * p) / float(c.rotary_dims));
+        // HF _compute_longrope_parameters: 1 / (ext * base^(2p/d)) in float
+        inverse(p) = 1.0f / (longrope ? static_cast<float>(ext[std::size_t(p)]) * power : power);
+    }
+    if (c.rope_scaling == "linear") inverse /= static_cast<float>(c.rope_factor);  // HF: inv_freq / factor
     if (c.rope_scaling == "llama3") {
         // HF _compute_llama3_parameters: wavelengths longer than original / low_freq_factor are
         // slowed by factor, shorter than original / high_freq_factor kept, those between blended.
@@ -65,7 +108,7 @@ long long Model::parameterCount() const {
     for (const Block& b : blocks)
         count += b.ln_1.weight.size() + b.ln_1.bias.size() + b.attention.parameterCount() + b.ln_2.weight.size() +
                  b.ln_2.bias.size() + b.W_fc.size() + b.W_gate.size() + b.b_fc.size() + b.b_gate.size() +
-                 b.W_proj.size() + b.b_proj.size();
+                 b.W_proj.size() + b.b_proj.size() + b.attention_out_norm.weight.size() + b.mlp_out_norm.weight.size();
     return count - zero_biases;
 }
 

@@ -48,7 +48,7 @@ enum class MlpKind {
 };
 
 struct ModelConfig {
-    std::string family = "gpt2";  // config.json model_type: gpt2, llama, mistral, qwen2, gpt_neox
+    std::string family = "gpt2";  // config.json model_type: gpt2, gpt_neox, or a Llama-like one (io/LlamaFamily.h)
     int n_layer = 0;
     int n_head = 0;
     int n_kv_head = 0;    // key/value heads (grouped-query attention); 0: n_head
@@ -67,17 +67,41 @@ struct ModelConfig {
     bool parallel_residual = false;
     bool position_embedding = true;  // GPT-2's learned wpe; rotary families have none
     // Rotary positions: rotary_dims of each head's d_k are turned (0: none), with base
-    // rope_theta; rope_scaling "llama3" (or "" for none) and its parameters as config.json gives them.
+    // rope_theta; rope_scaling "llama3" or "linear" (or "" for none) and its parameters as config.json gives them.
     int rotary_dims = 0;
     double rope_theta = 10000;
     std::string rope_scaling;
     double rope_factor = 1, rope_low_freq_factor = 1, rope_high_freq_factor = 4;
     int rope_original_max_positions = 8192;
-    int sliding_window = 0;  // Mistral's: inputs longer than it are refused (0: none)
+    std::vector<double> rope_short_factor, rope_long_factor;  // LongRoPE: one per rotated pair
+    // Sliding-window attention (Mistral, Qwen2 with use_sliding_window, "layer_types"): a query
+    // at position q sees the keys q - sliding_window < k <= q on the layers marked in
+    // sliding_layers (empty: every layer). 0: no window.
+    int sliding_window = 0;
+    std::vector<bool> sliding_layers;
+    // SmolLM3: false where a layer does not rotate q and k (NoPE); empty: every layer rotates.
+    std::vector<bool> rope_layers;
+    double local_rope_theta = 0;       // Gemma 3: the sliding layers' theta (default RoPE); 0: one rotation
+    // Gemma: X_0 = E[ids] * embedding_scale (sqrt(d_model) rounded to the weights' dtype); 0: none.
+    double embedding_scale = 0;
+    double query_pre_attn_scalar = 0;  // Gemma: logits * query_pre_attn_scalar^-1/2; 0: d_k
+    double attn_logit_softcap = 0;     // Gemma 2: cap * tanh(logits / cap) before the mask; 0: none
+    double final_logit_softcap = 0;    // Gemma 2: the same on the output logits; 0: none
+    // LongRoPE (Phi-3.5, Phi-4-mini): inputs longer than rope_original_max_positions turn by the
+    // long factors (Model::long_inverse_frequencies); cos and sin scaled by rope_attention_scaling.
+    float rope_attention_scaling = 1;
+    std::string stored_dtype;  // config.json's "dtype" (or transformers 4's "torch_dtype"); "" when absent
+
+    // The window of `layer`: sliding_window on a sliding layer, else 0 (full causal attention).
+    int windowOf(int layer) const {
+        const bool sliding = sliding_layers.empty() || (layer >= 0 && std::size_t(layer) < sliding_layers.size() &&
+                                                        sliding_layers[std::size_t(layer)]);
+        return sliding ? sliding_window : 0;
+    }
 
     int headDim() const { return head_dim > 0 ? head_dim : n_head > 0 ? n_embd / n_head : 0; }
     int kvHeads() const { return n_kv_head > 0 ? n_kv_head : n_head; }
-    // "GPT-2", "Llama", "Mistral", "Qwen2", "GPT-NeoX"
+    // "GPT-2", "Llama", "Mistral", "Qwen2", "Qwen3", "SmolLM3", "OLMo 2", "Gemma 2", "Gemma 3", "Phi-3", "GPT-NeoX"
     std::string familyName() const;
     // Rotated share of a head, 0..1 (rotary_dims / d_k).
     double rotaryShare() const { return headDim() > 0 ? double(rotary_dims) / headDim() : 0; }
@@ -88,7 +112,7 @@ struct LayerNorm {
 };
 
 struct Block {
-    LayerNorm ln_1;
+    LayerNorm ln_1;             // empty weight: no input norm (OLMo 2)
     AttentionWeights attention; // as stored: q, k, v (fused or not) and o, biases or none
     LayerNorm ln_2;
     LinearWeight W_fc;          // MLP in (n_inner, d): x W_fc^T (GPT-2 c_fc, NeoX dense_h_to_4h, Llama up_proj)
@@ -97,6 +121,9 @@ struct Block {
     Eigen::RowVectorXf b_gate;  // (n_inner) or empty
     LinearWeight W_proj;        // MLP out (d, n_inner): GPT-2 mlp.c_proj, NeoX dense_4h_to_h, Llama down_proj
     Eigen::RowVectorXf b_proj;  // (d) or empty
+    // A sublayer's output normalised before the residual adds it (Gemma's sandwich norms, OLMo 2's
+    // post-norms); empty weights: none.
+    LayerNorm attention_out_norm, mlp_out_norm;
 };
 
 struct Model {
@@ -104,6 +131,8 @@ struct Model {
     LinearWeight wte;           // token embeddings (vocab_size, d): row t is token t
     Eigen::MatrixXf wpe_t;      // position embeddings as columns (d, n_positions); empty without
     Eigen::VectorXf inverse_frequencies;  // rotary theta_p (rotary_dims / 2), scaling applied; empty without
+    Eigen::VectorXf local_inverse_frequencies;  // Gemma 3's sliding layers; empty: inverse_frequencies
+    Eigen::VectorXf long_inverse_frequencies;   // LongRoPE's long factors; empty: none
     std::vector<Block> blocks;
     LayerNorm ln_f;
     LinearWeight lm_head;       // untied output embedding (vocab_size, d); empty when tied to wte
@@ -133,9 +162,10 @@ using ModelPtr = std::shared_ptr<const Model>;
 std::string describeArchitecture(const Model& model);
 
 // The rotary inverse frequencies theta_p = 1 / rope_theta^(2p / rotary_dims), p < rotary_dims / 2,
-// in float as Hugging Face computes them, with Llama 3's rope_scaling ("llama3": low
-// frequencies divided by factor, a smooth blend between low_freq and high_freq wavelengths)
-// applied. Empty when rotary_dims is 0.
-Eigen::VectorXf rotaryInverseFrequencies(const ModelConfig& config);
+// in float as Hugging Face computes them, with rope_scaling applied: "linear" (divided by
+// factor), "llama3" (low frequencies divided by factor, a smooth blend between low_freq and
+// high_freq wavelengths), "longrope" (1 / (ext_p theta^(2p / rotary_dims)), ext the short
+// factors, or the long ones with `long_factors`). Empty when rotary_dims is 0.
+Eigen::VectorXf rotaryInverseFrequencies(const ModelConfig& config, bool long_factors = false);
 
 }  // namespace headscope::model

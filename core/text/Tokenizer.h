@@ -30,6 +30,8 @@ public:
     virtual bool hasId(int id) const = 0;
     // One past the largest id.
     virtual int idLimit() const = 0;
+    // False for a model folder without a tokenizer (IdsOnlyTokenizer): it reads ids, not text.
+    virtual bool encodesText() const { return true; }
 };
 
 }  // namespace headscope::text

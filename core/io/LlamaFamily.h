@@ -1,0 +1,35 @@
+#pragma once
+// What the Llama-like families change from Llama, as data the loader and the forward read
+// (../shared/reference/hf-families.md, sections 0-5, and each family's modeling_*.py):
+//   llama, mistral, qwen2   Llama (Qwen2: q, k, v biases; Mistral, Qwen2: sliding windows)
+//   qwen3                   RMSNorm of each head's q and k before RoPE (q_norm, k_norm: d_k)
+//   smollm3                 layers without RoPE (no_rope_layers)
+//   olmo2                   no input norm; norms after each sublayer; RMSNorm of the whole q and
+//                           k projections before RoPE (q_norm: h*d_k, k_norm: kv*d_k)
+//   gemma2, gemma3_text     (1 + w) RMSNorm, sandwich norms, embeddings times sqrt(d_model),
+//                           query_pre_attn_scalar, softcaps (Gemma 2), sliding and full layers;
+//                           Gemma 3: per-head q/k norms and a rotation per layer type
+//   phi3                    fused qkv_proj [Q | K | V] and gate_up_proj [gate | up], partial
+//                           rotary, LongRoPE, a sliding window on every layer
+// For core/ sources only.
+
+#include <string>
+#include <vector>
+
+namespace headscope::io {
+
+struct LlamaFamily {
+    enum class QkNorm { None, PerHead, Whole };
+    QkNorm qk_norm = QkNorm::None;
+    bool gemma = false;         // (1 + w) norms, sandwich: input, post_attention, pre_ and post_feedforward
+    bool post_norms = false;    // OLMo 2: post_attention_layernorm and post_feedforward_layernorm only
+    bool fused = false;         // Phi-3: qkv_proj and gate_up_proj
+    bool qkv_biases = false;    // Qwen2: q, k and v always have biases, o none
+};
+
+// The families this loader opens, in the order error messages list them.
+const std::vector<std::string>& llamaFamilyTypes();
+// std::invalid_argument for a model_type not in llamaFamilyTypes().
+LlamaFamily llamaFamily(const std::string& model_type);
+
+}  // namespace headscope::io

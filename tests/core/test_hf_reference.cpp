@@ -1,0 +1,351 @@
+// Checkpoints written by Hugging Face transformers 5.17 itself (../shared/hf-reference, its
+// README): every layer's attention and every position's log-probabilities against
+// transformers' own eager forward, with config.json as transformers 5 writes it
+// (rope_parameters, layer_types, dtype) and rewritten in transformers 4's keys (rope_theta,
+// rope_scaling, rotary_pct, torch_dtype); and the config keys that change the forward but are
+// not understood, refused in one sentence. Skips, saying why, where ../shared is absent.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+
+#include <nlohmann/json.hpp>
+
+#include "Npz.h"
+#include "TempDirTest.h"
+#include "io/Checkpoint.h"
+#include "io/HubCache.h"
+#include "io/IoError.h"
+#include "model/Forward.h"
+
+namespace fs = std::filesystem;
+using namespace headscope;
+using ::testing::HasSubstr;
+
+namespace {
+
+const fs::path kReference = fs::path(HEADSCOPE_SHARED_MODELS_DIR).parent_path() / "hf-reference";
+
+// Float32 forward passes agree to rounding; measured maxima are printed. Layer 0's attention, which
+// no earlier layer's rounding reaches, within 2e-6 (measured 3e-7 to 1.5e-6) in every family; over
+// every layer, attention (in [0, 1]) within 1e-5 and log-probabilities within 3e-5 (measured at most
+// 5.7e-6 and 2.3e-5), and for Gemma 2 within 2e-5 and 1e-4 (measured 1.4e-5 and 5.9e-5): its
+// embeddings times sqrt(d_model) and scores up to 33 before the softcap carry the rounding of each
+// layer into the next, layer 0 agreeing to 1.4e-6.
+constexpr double kFirstLayerTolerance = 2e-6;
+struct Tolerance {
+    double attention, log_probs;
+};
+Tolerance toleranceFor(const std::string& folder) {
+    return folder.rfind("gemma2", 0) == 0 ? Tolerance{2e-5, 1e-4} : Tolerance{1e-5, 3e-5};
+}
+
+struct Compared {
+    double attention = INFINITY, log_probs = INFINITY;
+    double first_layer = INFINITY;  // attention of layer 0, before any earlier layer's rounding adds up
+};
+
+// Row-wise log-softmax in double. (n, vocab) -> (n, vocab)
+Eigen::MatrixXd logSoftmax(const Eigen::MatrixXf& logits) {
+    Eigen::MatrixXd x = logits.cast<double>();
+    for (Eigen::Index r = 0; r < x.rows(); ++r) {
+        const double top = x.row(r).maxCoeff();
+        const double sum = (x.row(r).array() - top).exp().sum();
+        x.row(r).array() -= top + std::log(sum);
+    }
+    return x;
+}
+
+Compared compare(const fs::path& folder, const fs::path& reference_folder) {
+    const auto ref = test_support::readNpz(reference_folder / "ref.npz");
+    std::vector<int> ids;
+    for (float id : ref.at("ids").data) ids.push_back(static_cast<int>(id));
+    const model::ModelPtr m = io::loadCheckpoint(folder.string());
+    model::ForwardOptions options;
+    options.all_logits = true;
+    const model::Trace trace = model::runModel(*m, ids, options);
+    Compared c{0, 0};
+    const std::int64_t n = trace.n();
+    for (std::size_t l = 0; l < trace.layers.size(); ++l) {
+        const io::Tensor& expected = ref.at("att" + std::to_string(l));
+        const auto& heads = trace.layers[l].attention.heads;
+        if (expected.shape != std::vector<std::int64_t>{std::int64_t(heads.size()), n, n}) return {};
+        for (std::size_t h = 0; h < heads.size(); ++h)
+            for (std::int64_t q = 0; q < n; ++q)
+                for (std::int64_t k = 0; k < n; ++k) {
+                    const float got = heads[h].weights(q, k);
+                    if (!std::isfinite(got)) return {};
+                    c.attention = std::max(c.attention, double(std::abs(expected.data[(h * n + q) * n + k] - got)));
+                }
+        if (l == 0) c.first_layer = c.attention;
+    }
+    if (ref.count("att" + std::to_string(trace.layers.size()))) return {};  // a layer left out
+    const Eigen::MatrixXd want = logSoftmax(io::toMatrix(ref.at("logits")));
+    const Eigen::MatrixXd got = logSoftmax(trace.logits);
+    if (got.rows() != want.rows() || got.cols() != want.cols() || got.hasNaN()) return {};
+    c.log_probs = (got - want).cwiseAbs().maxCoeff();
+    return c;
+}
+
+// config.json in the keys transformers 4 wrote: rope_parameters spread into rope_theta,
+// rope_scaling (its scaling keys, with "type" as older files have it) and partial_rotary_factor
+// (GPT-NeoX: rotary_pct and rotary_emb_base; Gemma 3: the sliding layers' theta as
+// rope_local_base_freq); dtype as torch_dtype; no layer_types (each family's default pattern).
+void toTransformers4Keys(nlohmann::json& c) {
+    if (c.contains("rope_parameters") && c["rope_parameters"].contains("sliding_attention")) {  // Gemma 3
+        c["rope_local_base_freq"] = c["rope_parameters"]["sliding_attention"]["rope_theta"];
+        c["rope_parameters"] = c["rope_parameters"]["full_attention"];
+    }
+    if (c.contains("rope_parameters")) {
+        nlohmann::json rope = c["rope_parameters"];
+        c.erase("rope_parameters");
+        const bool neox = c["model_type"] == "gpt_neox";
+        if (rope.contains("rope_theta")) c[neox ? "rotary_emb_base" : "rope_theta"] = rope["rope_theta"];
+        if (rope.contains("partial_rotary_factor")) c[neox ? "rotary_pct" : "partial_rotary_factor"] = rope["partial_rotary_factor"];
+        rope.erase("rope_theta");
+        rope.erase("partial_rotary_factor");
+        if (rope.value("rope_type", "default") != "default") {
+            rope["type"] = rope["rope_type"];
+            rope.erase("rope_type");
+            c["rope_scaling"] = rope;
+        }
+    }
+    if (c.contains("dtype")) {
+        c["torch_dtype"] = c["dtype"];
+        c.erase("dtype");
+    }
+    c.erase("layer_types");
+}
+
+class HfReference : public ::testing::TestWithParam<std::string> {
+protected:
+    void SetUp() override {
+        if (!fs::exists(kReference / GetParam() / "ref.npz"))
+            GTEST_SKIP() << "the transformers reference " << (kReference / GetParam()) << " is absent (it lives beside "
+                         << "the project in ../shared/hf-reference, never in it)";
+        static int counter = 0;
+        dir_ = fs::temp_directory_path() / ("headscope_hf_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+        fs::create_directories(dir_);
+    }
+    void TearDown() override {
+        if (!dir_.empty()) fs::remove_all(dir_);
+    }
+    // The reference folder with its config.json edited; the weights are linked, not copied.
+    fs::path editedCopy(const std::function<void(nlohmann::json&)>& edit) const {
+        const fs::path from = kReference / GetParam();
+        for (const auto& entry : fs::directory_iterator(from))
+            if (entry.path().filename() != "config.json" && entry.path().filename() != "ref.npz")
+                fs::create_symlink(fs::absolute(entry.path()), dir_ / entry.path().filename());
+        nlohmann::json config = nlohmann::json::parse(std::ifstream(from / "config.json"));
+        edit(config);
+        std::ofstream(dir_ / "config.json") << config.dump(2);
+        return dir_;
+    }
+    fs::path dir_;
+};
+
+void expectAgrees(const std::string& what, const Compared& c, const Tolerance& tolerance) {
+    std::printf("%s: max |attention - transformers| %.2e (layer 0: %.2e), max |log p - transformers| %.2e\n",
+                what.c_str(), c.attention, c.first_layer, c.log_probs);
+    EXPECT_LE(c.first_layer, kFirstLayerTolerance) << what;
+    EXPECT_LE(c.attention, tolerance.attention) << what;
+    EXPECT_LE(c.log_probs, tolerance.log_probs) << what;
+}
+
+std::string loadError(const fs::path& folder) {
+    try {
+        io::loadCheckpoint(folder.string());
+    } catch (const io::IoError& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+}  // namespace
+
+TEST_P(HfReference, AsTransformers5WroteIt) {
+    expectAgrees(GetParam() + " (transformers 5 keys)", compare(kReference / GetParam(), kReference / GetParam()),
+                 toleranceFor(GetParam()));
+}
+
+TEST_P(HfReference, InTransformers4Keys) {
+    const fs::path folder = editedCopy(toTransformers4Keys);
+    expectAgrees(GetParam() + " (transformers 4 keys)", compare(folder, kReference / GetParam()), toleranceFor(GetParam()));
+}
+
+TEST_P(HfReference, ReadsTheStoredDtypeInBothForms) {
+    const std::string written = nlohmann::json::parse(std::ifstream(kReference / GetParam() / "config.json"))["dtype"];
+    EXPECT_THAT(written, ::testing::AnyOf("float32", "bfloat16", "float16"));
+    EXPECT_EQ(io::loadCheckpoint((kReference / GetParam()).string())->config.stored_dtype, written);
+    EXPECT_EQ(io::loadCheckpoint(editedCopy(toTransformers4Keys).string())->config.stored_dtype, written);
+}
+
+// No tokenizer in these folders (save_pretrained of a model alone): the text is the ids, and
+// the ids are the labels.
+TEST_P(HfReference, OpensWithoutATokenizerAndLabelsTokensByTheirIds) {
+    const model::ModelPtr m = io::loadCheckpoint((kReference / GetParam()).string());
+    EXPECT_FALSE(m->tokenizer->encodesText());
+    EXPECT_EQ(m->tokenizer->displayText(17), "17");
+    EXPECT_EQ(m->tokenizer->encode("17 4, 9"), (std::vector<int>{17, 4, 9}));
+    EXPECT_EQ(m->tokenizer->decode({17, 4, 9}), "17 4 9");
+    try {
+        m->tokenizer->encode("hello");
+        ADD_FAILURE() << "text was encoded without a tokenizer";
+    } catch (const text::TokenizerError& e) {
+        EXPECT_THAT(e.what(), HasSubstr("give token ids instead of text"));
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Families, HfReference,
+                         ::testing::Values("llama_gqa", "llama_head_dim", "llama3_scaled", "llama_bf16", "llama_f16",
+                                           "llama_shards", "qwen2_bias", "mistral_window", "neox_partial_parallel",
+                                           "neox_full_sequential", "gpt2", "qwen3", "smollm3", "olmo2", "gemma2",
+                                           "gemma2_softcap", "gemma3_text", "gemma3_pattern", "phi3"));
+
+// ---- keys that change the forward: understood or refused in one sentence -------------------
+
+class RefusedKeys : public HfReference {};
+
+TEST_P(RefusedKeys, UnsupportedRopeTypeIsNamed) {
+    const fs::path folder = editedCopy([](nlohmann::json& c) {
+        c["rope_parameters"] = {{"rope_type", "yarn"}, {"factor", 4.0}, {"rope_theta", 10000.0}};
+    });
+    EXPECT_THAT(loadError(folder), HasSubstr("rope_type 'yarn' (in \"rope_parameters\") is not supported (supported: "
+                                             "default, linear, llama3)"));
+}
+
+TEST_P(RefusedKeys, UnsupportedLegacyRopeScalingIsNamed) {
+    const fs::path folder = editedCopy([](nlohmann::json& c) {
+        c.erase("rope_parameters");
+        c["rope_scaling"] = {{"type", "dynamic"}, {"factor", 2.0}};
+    });
+    EXPECT_THAT(loadError(folder), HasSubstr("rope_type 'dynamic' (in \"rope_scaling\") is not supported"));
+}
+
+TEST_P(RefusedKeys, UnknownRopeKeyIsNamed) {
+    const fs::path folder = editedCopy([](nlohmann::json& c) { c["rope_parameters"]["mrope_section"] = {16, 24, 24}; });
+    EXPECT_THAT(loadError(folder), HasSubstr("\"rope_parameters\" holds 'mrope_section', which is not understood"));
+}
+
+TEST_P(RefusedKeys, RotationPerLayerTypeIsRefusedWhereTheyDiffer) {
+    const fs::path folder = editedCopy([](nlohmann::json& c) {
+        c["rope_parameters"] = {{"full_attention", {{"rope_type", "default"}, {"rope_theta", 1e6}}},
+                                {"sliding_attention", {{"rope_type", "default"}, {"rope_theta", 1e4}}}};
+    });
+    EXPECT_THAT(loadError(folder), HasSubstr("gives the layer types different rotations"));
+}
+
+INSTANTIATE_TEST_SUITE_P(RotaryFamilies, RefusedKeys,
+                         ::testing::Values("llama_gqa", "qwen2_bias", "mistral_window", "neox_full_sequential"));
+
+class RefusedLlamaKeys : public HfReference {};
+
+TEST_P(RefusedLlamaKeys, PartialRotationOfAWholeHeadFamilyIsRefused) {
+    const fs::path folder = editedCopy([](nlohmann::json& c) { c["rope_parameters"]["partial_rotary_factor"] = 0.5; });
+    EXPECT_THAT(loadError(folder), HasSubstr("partial_rotary_factor 0.5 is not supported for this family"));
+}
+
+TEST_P(RefusedLlamaKeys, UnknownLayerTypeIsNamed) {
+    const fs::path folder = editedCopy([](nlohmann::json& c) {
+        c["model_type"] = "qwen2";
+        c["layer_types"] = nlohmann::json::array();
+        for (int l = 0; l < c["num_hidden_layers"].get<int>(); ++l) c["layer_types"].push_back("chunked_attention");
+    });
+    EXPECT_THAT(loadError(folder), HasSubstr("\"layer_types\" entry 0 is '\"chunked_attention\"' (supported: "
+                                             "full_attention, sliding_attention)"));
+}
+
+INSTANTIATE_TEST_SUITE_P(LlamaFamilies, RefusedLlamaKeys, ::testing::Values("llama_gqa"));
+
+// A sliding window at any length: Mistral's window of 8 over 32 tokens agrees with transformers
+// above; here each layer's mask is the band, and Qwen2's layer_types slide only the layers they name.
+TEST(SlidingWindow, QueriesSeeOnlyTheLastWindowOfKeys) {
+    if (!fs::exists(kReference / "mistral_window/ref.npz")) GTEST_SKIP() << "../shared/hf-reference is absent";
+    const model::ModelPtr m = io::loadCheckpoint((kReference / "mistral_window").string());
+    ASSERT_EQ(m->config.sliding_window, 8);
+    const model::Trace trace = model::runModel(*m, std::vector<int>(20, 3));
+    for (const model::LayerTrace& layer : trace.layers)
+        for (int q = 0; q < 20; ++q)
+            for (int k = 0; k < 20; ++k) {
+                EXPECT_EQ(layer.attention.allowed(q, k), k <= q && k > q - 8) << q << ", " << k;
+                if (k <= q - 8) {
+                    EXPECT_EQ(layer.attention.heads[0].weights(q, k), 0.0f);
+                }
+            }
+}
+
+// ---- a repo id in the Hugging Face cache (huggingface_hub's layout, files as symbolic links) --
+
+namespace {
+
+// A cache under `root` holding `repo_id` at refs/main = commit, its files links into blobs/.
+void makeCache(const fs::path& root, const std::string& repo_id, const fs::path& folder, const std::string& commit) {
+    std::string name = "models--" + repo_id;
+    name.replace(name.find('/'), 1, "--");
+    const fs::path repo = root / name;
+    fs::create_directories(repo / "refs");
+    fs::create_directories(repo / "blobs");
+    fs::create_directories(repo / "snapshots" / commit);
+    std::ofstream(repo / "refs" / "main") << commit;
+    int blob = 0;
+    for (const auto& entry : fs::directory_iterator(folder)) {
+        if (entry.path().filename() == "ref.npz") continue;
+        const std::string hash = "blob" + std::to_string(blob++);
+        fs::copy_file(entry.path(), repo / "blobs" / hash);
+        fs::create_symlink(fs::path("../../blobs") / hash, repo / "snapshots" / commit / entry.path().filename());
+    }
+}
+
+class HubCacheTest : public TempDirTest {
+protected:
+    void SetUp() override {
+        TempDirTest::SetUp();
+        if (!fs::exists(kReference / "qwen3/ref.npz")) GTEST_SKIP() << "../shared/hf-reference is absent";
+        const char* old = std::getenv("HF_HUB_CACHE");
+        saved_ = old ? old : "";
+        had_ = old != nullptr;
+        ::setenv("HF_HUB_CACHE", dir_.c_str(), 1);
+    }
+    void TearDown() override {
+        if (had_) {
+            ::setenv("HF_HUB_CACHE", saved_.c_str(), 1);
+        } else {
+            ::unsetenv("HF_HUB_CACHE");
+        }
+        TempDirTest::TearDown();
+    }
+    std::string saved_;
+    bool had_ = false;
+};
+
+const std::string kCommit = "0123456789abcdef0123456789abcdef01234567";
+
+}  // namespace
+
+TEST_F(HubCacheTest, RepoIdOpensItsSnapshotAndGivesTransformersNumbers) {
+    makeCache(dir_, "Qwen/Qwen3-tiny", kReference / "qwen3", kCommit);
+    EXPECT_EQ(io::resolveModelPath("Qwen/Qwen3-tiny"), (dir_ / "models--Qwen--Qwen3-tiny/snapshots" / kCommit).string());
+    EXPECT_EQ(io::resolveModelPath("Qwen/Qwen3-tiny", kCommit), io::resolveModelPath("Qwen/Qwen3-tiny"));
+    expectAgrees("Qwen/Qwen3-tiny from the cache", compare("Qwen/Qwen3-tiny", kReference / "qwen3"), toleranceFor("qwen3"));
+    const std::vector<io::CachedModel> listed = io::cachedModels();
+    ASSERT_EQ(listed.size(), 1u);
+    EXPECT_EQ(listed[0].repo_id, "Qwen/Qwen3-tiny");
+}
+
+TEST_F(HubCacheTest, MissingRepoOrRevisionSaysWhereItLooked) {
+    makeCache(dir_, "Qwen/Qwen3-tiny", kReference / "qwen3", kCommit);
+    EXPECT_THAT(loadError("google/gemma-3-1b-it"),
+                HasSubstr("is neither a folder nor a model in the Hugging Face cache (looked in '" +
+                          (dir_ / "models--google--gemma-3-1b-it").string() + "'"));
+    try {
+        io::resolveModelPath("Qwen/Qwen3-tiny", "v2");
+        ADD_FAILURE() << "an absent revision resolved";
+    } catch (const io::IoError& e) {
+        EXPECT_THAT(e.what(), HasSubstr("at revision 'v2': the Hugging Face cache has no"));
+    }
+}
