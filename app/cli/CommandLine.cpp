@@ -39,14 +39,17 @@ constexpr CommandHelp kCommands[] = {
      "          [--mask none|causal] [--pad-keys LIST] [--prefix P] [--format png,svg,pdf|none] --out DIR\n",
      false},
     {"model",
-     "  model   --checkpoint DIR (--text \"...\" | --ids 1,2,3) [--layer L] [--mask causal|none]\n"
-     "          [--temperature T] [--ablate L.H,L.H [--ablate-mode zero|mean]] [--json] [--cache-layers N]\n"
-     "          [--out DIR [--format png,svg,pdf,csv,npy] [--scale S] [--delta N]]\n"
-     "          a checkpoint folder (model_type gpt2, llama, mistral, qwen2 or gpt_neox; F32, F16\n"
-     "          or BF16): tokens, ids, ranks per layer and head, top-10 next tokens, the\n"
+     "  model   --checkpoint DIR|REPO [--revision R] (--text \"...\" | --ids 1,2,3) [--layer L]\n"
+     "          [--mask causal|none] [--temperature T] [--ablate L.H,L.H [--ablate-mode zero|mean]]\n"
+     "          [--json] [--cache-layers N]\n"
+     "          [--out DIR [--attention-only | [--format png,svg,pdf,csv,npy] [--scale S] [--delta N]]]\n"
+     "          a checkpoint folder or a repo id in the Hugging Face cache (model_type gpt2, llama,\n"
+     "          mistral, qwen2, qwen3, smollm3, olmo2, gemma2, gemma3_text, phi3 or gpt_neox; F32,\n"
+     "          F16 or BF16): tokens, ids, ranks per layer and head, top-10 next tokens, the\n"
      "          log-probability of each actual next token and the loss; --ablate knocks heads out\n"
      "          (zero: they write nothing; mean: their mean output) and shows before and after;\n"
-     "          --out writes attention_layer_L.npy (heads, n, n) and layer_L/ as export does;\n"
+     "          --out writes attention_layer_L.npy (heads, n, n) and layer_L/ as export does\n"
+     "          (--attention-only: the arrays alone);\n"
      "          --delta N (rotary models): W_QK pictures and head_<i>_W_QK_delta_N at distance N;\n"
      "          --cache-layers N: F16/BF16 layers kept converted to float (default 2, 0: none)\n",
      false},

@@ -1,10 +1,12 @@
-// headscope-cli model: a real checkpoint directory (GPT-2, Llama, Mistral, Qwen2, GPT-NeoX) on an input. Prints the tokens and
+// headscope-cli model: a real checkpoint directory or a repo id in the Hugging Face cache (--revision R; io/HubCache.h),
+// of any family io/Checkpoint.h opens, on an input. Prints the tokens and
 // ids, every head's W_QK and W_OV rank per layer and the top-10 next tokens; --json prints
 // one JSON object instead (with the weights' dtype as loaded and the process's peak memory); --out DIR writes, in layer order,
 //   attention_layer_<L>.npy     (heads, n, n) attention weights of layer L
 //   layer_<L>/...               what `export` writes for that layer, in the --format list
 //                               (images: attention_weights.png, spectrum_qk.png, ...;
 //                               csv/npy: the layer's matrices, as exportMatrices names them)
+// --attention-only (with --out) writes the attention arrays alone, for a model of any size.
 // --layer L restricts the ranks, the JSON attention and the files to layer L. --delta N (rotary
 // models, with --out): the W_QK pictures at W_QK,i(Delta) and head_<i>_W_QK_delta_<N> beside W_QK (DeltaOption.h).
 // Every report carries the log-probability of each actual next token and the loss; --ablate
@@ -26,6 +28,7 @@
 #include "cli/ModelBench.h"
 #include "cli/ModelOutputBytes.h"
 #include "io/Checkpoint.h"
+#include "io/HubCache.h"
 #include "io/IoError.h"
 #include "io/MatrixExport.h"
 #include "io/Npy.h"
@@ -159,8 +162,11 @@ void printReport(const model::Model& m, const model::Trace& trace, const std::ve
 int runModel(const QStringList& arguments, int argc, char** argv) {
     QCommandLineParser parser;
     parser.addOptions({
-        {"checkpoint", "Hugging Face model directory: gpt2, llama, mistral, qwen2 or gpt_neox (config.json, "
-                       "model.safetensors or its shards, tokenizer.json or vocab.json + merges.txt).", "DIR"},
+        {"checkpoint", "Hugging Face model directory (config.json, model.safetensors or its shards, tokenizer.json or "
+                       "vocab.json + merges.txt, or no tokenizer: give --ids) or a repo id in the Hugging Face cache "
+                       "(e.g. Qwen/Qwen3-0.6B): gpt2, llama, mistral, qwen2, qwen3, smollm3, olmo2, gemma2, "
+                       "gemma3_text, phi3 or gpt_neox.", "DIR|REPO"},
+        {"revision", "With a repo id: the branch, tag or commit of the cache to open (default main).", "R"},
         {"text", "Input text, tokenised with the checkpoint's tokenizer.", "TEXT"},
         {"ids", "Input token ids instead of a text, e.g. 2,0,1.", "LIST"},
         {"layer", "Report and write only layer L (default: every layer).", "L"},
@@ -170,6 +176,8 @@ int runModel(const QStringList& arguments, int argc, char** argv) {
         {"ablate-mode", "With --ablate: zero (the head writes nothing, the default) or mean (its mean output over the input's positions).", "zero|mean"},
         {"json", "Print one JSON object instead of text."},
         {"out", "Directory for attention_layer_<L>.npy and layer_<L>/ exports (created if missing).", "DIR"},
+        {"attention-only", "With --out: write every layer's attention_layer_<L>.npy and nothing else (no layer_<L>/ "
+                           "exports, no rank table), for a model of any size."},
         {"format", "With --out: comma-separated png, svg, pdf, csv, npy for layer_<L>/ (default png).", "LIST"},
         {"scale", "Pixel scale of PNG images (default 2).", "S"},
     });
@@ -178,8 +186,12 @@ int runModel(const QStringList& arguments, int argc, char** argv) {
     parseOrThrow(parser, arguments);
     const std::string checkpoint = requireValue(parser, "checkpoint");
     if (parser.isSet("text") == parser.isSet("ids")) throw UsageError("give either --text or --ids (one of them)");
-    if (!parser.isSet("out") && (parser.isSet("format") || parser.isSet("scale") || parser.isSet("delta")))
-        throw UsageError("--format, --scale and --delta need --out DIR");
+    if (!parser.isSet("out") && (parser.isSet("format") || parser.isSet("scale") || parser.isSet("delta") ||
+                                 parser.isSet("attention-only")))
+        throw UsageError("--format, --scale, --delta and --attention-only need --out DIR");
+    const bool attention_only = parser.isSet("attention-only");
+    if (attention_only && (parser.isSet("format") || parser.isSet("scale") || parser.isSet("delta")))
+        throw UsageError("--attention-only writes the attention arrays alone: leave out --format, --scale and --delta");
 
     model::ForwardOptions options;
     if (parser.isSet("mask")) {
@@ -208,7 +220,7 @@ int runModel(const QStringList& arguments, int argc, char** argv) {
 
     model::ModelPtr m;
     try {
-        m = io::loadCheckpoint(checkpoint, {}, cache_layers);
+        m = io::loadCheckpoint(io::resolveModelPath(checkpoint, parser.value("revision").toStdString()), {}, cache_layers);
     } catch (const io::IoError& e) {
         throw UsageError(e.what());
     }
@@ -259,7 +271,8 @@ int runModel(const QStringList& arguments, int argc, char** argv) {
         const bool bias = m->blocks.front().attention.hasBias();
         double bytes = 0;
         for (std::size_t k = 0; k < layer_indices.size(); ++k)
-            bytes += modelOutputLayerBytes(c, trace.n(), bias, matrix_formats, delta.has_value());
+            bytes += attention_only ? 4.0 * c.n_head * double(trace.n()) * trace.n()  // attention_layer_<L>.npy
+                                    : modelOutputLayerBytes(c, trace.n(), bias, matrix_formats, delta.has_value());
         if (bytes > kMaxModelOutputBytes)
             throw UsageError("the files of --out would take " + std::to_string(static_cast<long long>(bytes / (1024 * 1024))) +
                              " MiB, more than 2 GiB (csv/npy hold d_model x d_model matrices per head" +
@@ -268,7 +281,8 @@ int runModel(const QStringList& arguments, int argc, char** argv) {
     }
     std::vector<LayerReport> layers;
     // One layer's paper layout at a time, dropped after its spectra (not kept in the model's cache).
-    for (int l : layer_indices) layers.push_back({l, headSpectra(m->blocks[std::size_t(l)].attention.toWeights())});
+    if (!attention_only)
+        for (int l : layer_indices) layers.push_back({l, headSpectra(m->blocks[std::size_t(l)].attention.toWeights())});
     const auto next = model::topNextTokens(*m, trace, kTopTokens);
 
     if (parser.isSet("json")) {
@@ -299,6 +313,10 @@ int runModel(const QStringList& arguments, int argc, char** argv) {
         }
     } catch (const io::IoError& e) {
         throw UsageError(e.what());
+    }
+    if (attention_only) {
+        if (!parser.isSet("json")) std::printf("\nwrote %d files to %s\n", files, out.string().c_str());
+        return 0;
     }
     std::unique_ptr<QApplication> app;
     if (!image_formats.isEmpty()) {

@@ -103,6 +103,23 @@ TEST(CliModel, LayerOptionWritesOnlyThatLayer) {
     EXPECT_FALSE(fs::exists(out.path / "attention_layer_0.npy"));
 }
 
+// Issue 33: the attention arrays of every layer and nothing else (no layer_<L>/, no rank table).
+TEST(CliModel, AttentionOnlyWritesTheArraysAlone) {
+    TempDir out;
+    const CliResult r = runCli({"model", "--checkpoint", kTiny.string(), "--ids", "1,2,3", "--out", out.str(),
+                                "--attention-only", "--json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::vector<std::string> written;
+    for (const auto& entry : fs::directory_iterator(out.path)) written.push_back(entry.path().filename().string());
+    std::sort(written.begin(), written.end());
+    EXPECT_EQ(written, (std::vector<std::string>{"attention_layer_0.npy", "attention_layer_1.npy"}));
+    EXPECT_EQ(io::readNpy((out.path / "attention_layer_1.npy").string()).shape, (std::vector<std::int64_t>{2, 3, 3}));
+    expectRefused(runCli({"model", "--checkpoint", kTiny.string(), "--ids", "1", "--attention-only"}), "need --out DIR");
+    expectRefused(runCli({"model", "--checkpoint", kTiny.string(), "--ids", "1", "--out", out.str(), "--attention-only",
+                          "--format", "png"}),
+                  "leave out --format");
+}
+
 TEST(CliModel, BadArgumentsAreOneLineAndStatusTwo) {
     const std::string tiny = kTiny.string();
     expectRefused(runCli({"model", "--ids", "1"}), "--checkpoint is required");

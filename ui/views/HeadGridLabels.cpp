@@ -22,6 +22,8 @@ QString maskWords(const Analysis& a) {
     if (a.config.mask == MaskKind::Causal)
         parts << (a.config.source_text.empty() ? QStringLiteral("causal mask")
                                                : QStringLiteral("causal mask across two sentences (query i sees source 0..i)"));
+    if (a.sliding_window > 0 && a.nQuery() > a.sliding_window)
+        parts << QStringLiteral("sliding window of %1 keys").arg(a.sliding_window);
     if (!a.config.padded_keys.empty()) parts << QStringLiteral("padded keys");
     if (parts.isEmpty()) parts << QStringLiteral("mask");
     return parts.join(QStringLiteral(" + "));

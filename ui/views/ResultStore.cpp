@@ -23,8 +23,9 @@ bool AnalysisKey::operator==(const AnalysisKey& other) const {
     const Analysis *a = analysis.get(), *b = other.analysis.get();
     if (a == b) return true;
     if (!a || !b || a->shared_weights != b->shared_weights) return false;
-    const AttentionOptions x = AttentionOptions::from(a->config), y = AttentionOptions::from(b->config);
+    const AttentionOptions x = a->attentionOptions(), y = b->attentionOptions();
     return x.mask == y.mask && x.padded_keys == y.padded_keys && x.scale == y.scale && x.temperature == y.temperature &&
+           x.window == y.window && x.scale_base == y.scale_base && x.softcap == y.softcap &&
            a->config.rank_rtol == b->config.rank_rtol && sameRotary(a->rotary, b->rotary) &&
            a->input.cross == b->input.cross && sameSequence(a->input.query, b->input.query) &&
            sameSequence(a->input.key_value, b->input.key_value);
