@@ -42,6 +42,7 @@ struct Analysis {
     // Gemma 3: per head; OLMo 2: over the whole projection), "" when they were not: then no
     // W_QK,i alone gives the logits, and the equivalence is not checked.
     int sliding_window = 0;
+    bool no_rotation = false;  // a layer of a rotary model that does not rotate (SmolLM3's NoPE layers)
     double scale_base = 0;
     double softcap = 0;
     std::string qk_norm;

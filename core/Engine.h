@@ -71,6 +71,9 @@ struct HeadResult {
 struct Results {
     Eigen::MatrixXf Q, K, V;       // fused projections, biases added; Q and K rotated when
                                    // options.rotary is on (the q and k the softmax sees)
+    // A model layer that normalises q and k before the score (Qwen3, Gemma 3, OLMo 2): X W + b
+    // before that norm (n_q, h*d_k) and (n_kv, kv*d_k); empty for every other layer.
+    Eigen::MatrixXf Q_projected, K_projected;
     MaskMatrix allowed;            // (n_q, n_kv) true where a query may attend to a key
     std::vector<HeadResult> heads;
     Eigen::MatrixXf concat;        // (n_q, h*d_v)

@@ -54,6 +54,10 @@ ScoreBreakdown scoreBreakdown(const Analysis& a, int head, int row, int col, con
     b.q = a.results.Q.row(row).segment(Eigen::Index(head) * d_k, d_k).transpose();      // (d_k)
     b.k = a.results.K.row(col).segment(Eigen::Index(b.kv_head) * d_k, d_k).transpose();  // (d_k)
     b.product = b.q.cwiseProduct(b.k);                                                    // (d_k)
+    if (a.results.Q_projected.size() && a.results.K_projected.size()) {
+        b.q_projected = a.results.Q_projected.row(row).segment(Eigen::Index(head) * d_k, d_k).transpose();
+        b.k_projected = a.results.K_projected.row(col).segment(Eigen::Index(b.kv_head) * d_k, d_k).transpose();
+    }
     b.dot = b.product.cast<double>().sum();
     const AttentionOptions options = a.attentionOptions();
     b.scale = options.scale ? 1.0 / std::sqrt(options.scale_base > 0 ? options.scale_base : double(d_k)) : 1.0;

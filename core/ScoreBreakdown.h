@@ -37,6 +37,9 @@ struct ScoreBreakdown {
     // Unmasked only (size 0 when masked).
     Eigen::VectorXf q, k;     // (d_k) the rows of Results::Q / K the head reads, biases included
     Eigen::VectorXf product;  // (d_k) q * k element-wise
+    // A layer that normalises q and k before the score (Analysis::qk_norm): the same rows before that
+    // norm (Results::Q_projected / K_projected), (d_k) each; empty otherwise.
+    Eigen::VectorXf q_projected, k_projected;
     double dot = 0;           // sum of product, accumulated in double
     double scale = 1;         // 1/sqrt(d_k), or 1 when scaling is off
     double temperature = 1;   // T

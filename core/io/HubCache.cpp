@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "io/CheckpointFiles.h"
 #include "io/IoError.h"
 #include "io/Quote.h"
 
@@ -103,7 +104,21 @@ std::vector<CachedModel> cachedModels() {
             if (snapshot == "-") snapshot.clear();
             error.clear();
         }
-        if (!snapshot.empty()) models.push_back({repo_id, snapshot.string()});
+        if (snapshot.empty()) continue;
+        CachedModel model;
+        model.repo_id = repo_id;
+        model.snapshot = snapshot.string();
+        try {
+            const nlohmann::json config = checkpoint::readConfigJson((snapshot / "config.json").string(), "model");
+            if (config.contains("model_type") && config["model_type"].is_string()) model.model_type = config["model_type"];
+            for (const char* key : {"torch_dtype", "dtype"})  // dtype wins, as transformers 5 reads it
+                if (config.contains(key) && config[key].is_string()) model.dtype = config[key];
+        } catch (const IoError&) {  // listed all the same: opening it says what is wrong
+        }
+        for (fs::directory_iterator f(snapshot, error), f_end; !error && f != f_end; f.increment(error))
+            if (fs::is_regular_file(f->path(), error)) model.bytes += double(fs::file_size(f->path(), error));
+        error.clear();
+        models.push_back(model);
     }
     std::sort(models.begin(), models.end(), [](const CachedModel& a, const CachedModel& b) { return a.repo_id < b.repo_id; });
     return models;

@@ -24,8 +24,11 @@ bool looksLikeRepoId(const std::string& text);
 std::string resolveModelPath(const std::string& path_or_repo_id, const std::string& revision = "");
 
 struct CachedModel {
-    std::string repo_id;   // "Qwen/Qwen3-0.6B"
-    std::string snapshot;  // the folder of refs/main's snapshot (or of the only snapshot)
+    std::string repo_id;     // "Qwen/Qwen3-0.6B"
+    std::string snapshot;    // the folder of refs/main's snapshot (or of the only snapshot)
+    std::string model_type;  // config.json's, "" when unreadable
+    std::string dtype;       // config.json's dtype or torch_dtype, "" when absent
+    double bytes = 0;        // of the snapshot's files (what their links point at)
 };
 // Every model repo of the cache that has a snapshot with a config.json, by repo id.
 std::vector<CachedModel> cachedModels();

@@ -117,6 +117,8 @@ Results attend(const AttentionOptions& options, const AttentionWeights& w, const
                 block.array().rowwise() *= weight.array();
             }
         };
+        r.Q_projected = r.Q;  // kept for the Score view: q and k before and after their norm
+        r.K_projected = r.K;
         norm(r.Q, w.q_norm);  // (n, h*d_k)
         norm(r.K, w.k_norm);  // (n, kv*d_k)
     }

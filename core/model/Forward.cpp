@@ -224,8 +224,12 @@ Analysis layerAnalysis(const Model& model, const Trace& trace, int layer, double
 
     std::filesystem::path dir = std::filesystem::path(model.directory).lexically_normal();
     if (dir.filename().empty()) dir = dir.parent_path();  // "models/nano-sort/" -> "nano-sort"
-    a.model_name = c.familyName() + " " + dir.filename().string() + ", layer " + std::to_string(layer) + " of " +
-                   std::to_string(c.n_layer);
+    std::string name = dir.filename().string();
+    // A snapshot of the Hugging Face cache, .../models--Qwen--Qwen3-0.6B/snapshots/<commit>: the repo id.
+    const std::string repo = dir.parent_path().parent_path().filename().string();
+    if (dir.parent_path().filename() == "snapshots" && repo.rfind("models--", 0) == 0 && repo.find("--", 8) != std::string::npos)
+        name = repo.substr(8).replace(repo.find("--", 8) - 8, 2, "/");
+    a.model_name = c.familyName() + " " + name + ", layer " + std::to_string(layer) + " of " + std::to_string(c.n_layer);
     a.shared_weights = model.attentionWeights(layer);  // the paper's layout, one layer
     a.input.query.tokens = trace.tokens;
     a.input.query.X = trace.layers[layer].attention_input;
@@ -235,6 +239,7 @@ Analysis layerAnalysis(const Model& model, const Trace& trace, int layer, double
     const AttentionOptions layer_options = layerAttentionOptions(model, options, layer, trace.n());
     a.rotary = layer_options.rotary;
     a.sliding_window = layer_options.window;
+    a.no_rotation = model.inverse_frequencies.size() > 0 && !layer_options.rotary.enabled();
     a.scale_base = layer_options.scale_base;
     a.softcap = layer_options.softcap;
     const AttentionWeights& stored = model.blocks[std::size_t(layer)].attention;

@@ -38,7 +38,7 @@ std::string describeArchitecture(const Model& m) {
     if (!c.rope_layers.empty()) {
         int nope = 0;
         for (bool rotates : c.rope_layers) nope += rotates ? 0 : 1;
-        if (nope) line += ", " + std::to_string(nope) + " layers without RoPE";
+        if (nope) line += ", " + std::to_string(nope) + (nope == 1 ? " layer" : " layers") + " without RoPE";
     }
     if (c.local_rope_theta > 0) {
         char local[64];

@@ -59,8 +59,8 @@ std::string describeCharacter(std::string_view character) {
     const unsigned char b0 = static_cast<unsigned char>(character[0]);
     std::string bytes;
     for (unsigned char b : character) {
-        char hex[4];
-        std::snprintf(hex, sizeof hex, "%s%02X", bytes.empty() ? "" : " ", b);
+        char hex[8];
+        std::snprintf(hex, sizeof hex, "%s0x%02X", bytes.empty() ? "" : " ", b);  // 0x: "48" read as decimal
         bytes += hex;
     }
     if (character.size() == 1 && (b0 <= 0x20 || b0 == 0x7F)) {
@@ -68,7 +68,7 @@ std::string describeCharacter(std::string_view character) {
         std::snprintf(code, sizeof code, "U+%04X", b0);
         return std::string(code) + (b0 == 0x20 ? " (space)" : "") + " (byte " + bytes + ")";
     }
-    return "'" + std::string(character) + "' (UTF-8 bytes " + bytes + ")";
+    return "'" + std::string(character) + "' (UTF-8 " + (character.size() == 1 ? "byte " : "bytes ") + bytes + ")";
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "Npz.h"
+#include "LoadError.h"
 #include "TempDirTest.h"
 #include "io/Checkpoint.h"
 #include "io/HubCache.h"
@@ -136,17 +137,20 @@ protected:
         if (!dir_.empty()) fs::remove_all(dir_);
     }
     // The reference folder with its config.json edited; the weights are linked, not copied.
-    fs::path editedCopy(const std::function<void(nlohmann::json&)>& edit) const {
-        const fs::path from = kReference / GetParam();
+    // A new folder each call.
+    fs::path editedCopy(const std::function<void(nlohmann::json&)>& edit) {
+        const fs::path from = kReference / GetParam(), to = dir_ / ("copy" + std::to_string(copies_++));
+        fs::create_directories(to);
         for (const auto& entry : fs::directory_iterator(from))
             if (entry.path().filename() != "config.json" && entry.path().filename() != "ref.npz")
-                fs::create_symlink(fs::absolute(entry.path()), dir_ / entry.path().filename());
+                fs::create_symlink(fs::absolute(entry.path()), to / entry.path().filename());
         nlohmann::json config = nlohmann::json::parse(std::ifstream(from / "config.json"));
         edit(config);
-        std::ofstream(dir_ / "config.json") << config.dump(2);
-        return dir_;
+        std::ofstream(to / "config.json") << config.dump(2);
+        return to;
     }
     fs::path dir_;
+    int copies_ = 0;
 };
 
 void expectAgrees(const std::string& what, const Compared& c, const Tolerance& tolerance) {
@@ -157,14 +161,7 @@ void expectAgrees(const std::string& what, const Compared& c, const Tolerance& t
     EXPECT_LE(c.log_probs, tolerance.log_probs) << what;
 }
 
-std::string loadError(const fs::path& folder) {
-    try {
-        io::loadCheckpoint(folder.string());
-    } catch (const io::IoError& e) {
-        return e.what();
-    }
-    return "(no error)";
-}
+using test_support::loadError;
 
 }  // namespace
 
@@ -219,19 +216,6 @@ TEST_P(RefusedKeys, UnsupportedRopeTypeIsNamed) {
                                              "default, linear, llama3)"));
 }
 
-TEST_P(RefusedKeys, UnsupportedLegacyRopeScalingIsNamed) {
-    const fs::path folder = editedCopy([](nlohmann::json& c) {
-        c.erase("rope_parameters");
-        c["rope_scaling"] = {{"type", "dynamic"}, {"factor", 2.0}};
-    });
-    EXPECT_THAT(loadError(folder), HasSubstr("rope_type 'dynamic' (in \"rope_scaling\") is not supported"));
-}
-
-TEST_P(RefusedKeys, UnknownRopeKeyIsNamed) {
-    const fs::path folder = editedCopy([](nlohmann::json& c) { c["rope_parameters"]["mrope_section"] = {16, 24, 24}; });
-    EXPECT_THAT(loadError(folder), HasSubstr("\"rope_parameters\" holds 'mrope_section', which is not understood"));
-}
-
 TEST_P(RefusedKeys, RotationPerLayerTypeIsRefusedWhereTheyDiffer) {
     const fs::path folder = editedCopy([](nlohmann::json& c) {
         c["rope_parameters"] = {{"full_attention", {{"rope_type", "default"}, {"rope_theta", 1e6}}},
@@ -241,7 +225,56 @@ TEST_P(RefusedKeys, RotationPerLayerTypeIsRefusedWhereTheyDiffer) {
 }
 
 INSTANTIATE_TEST_SUITE_P(RotaryFamilies, RefusedKeys,
-                         ::testing::Values("llama_gqa", "qwen2_bias", "mistral_window", "neox_full_sequential"));
+                         ::testing::Values("llama_gqa", "qwen2_bias", "mistral_window", "neox_full_sequential", "qwen3",
+                                           "smollm3", "olmo2", "gemma2"));
+
+// Every rotary family: a key of the rotation it does not understand, a scaling it does not have,
+// and (the Llama-like ones) a mixture-of-experts MLP, each refused in one sentence naming it.
+class RefusedInEveryFamily : public HfReference {};
+
+TEST_P(RefusedInEveryFamily, UnknownRopeKeyIsNamed) {
+    const fs::path folder = editedCopy([](nlohmann::json& c) {
+        nlohmann::json& rope = c["rope_parameters"].contains("full_attention") ? c["rope_parameters"]["full_attention"]
+                                                                                : c["rope_parameters"];
+        rope["mrope_section"] = {16, 24, 24};
+    });
+    EXPECT_THAT(loadError(folder), HasSubstr("\"rope_parameters\" holds 'mrope_section', which is not understood"));
+}
+
+TEST_P(RefusedInEveryFamily, UnsupportedScalingIsNamed) {
+    const fs::path folder = editedCopy([](nlohmann::json& c) {
+        c.erase("rope_parameters");
+        c["rope_scaling"] = {{"type", "dynamic"}, {"factor", 2.0}};
+    });
+    EXPECT_THAT(loadError(folder), HasSubstr("rope_type 'dynamic' (in \"rope_scaling\") is not supported"));
+}
+
+TEST_P(RefusedInEveryFamily, MixtureOfExpertsIsNamed) {
+    if (GetParam().rfind("neox", 0) == 0) GTEST_SKIP() << "GPT-NeoX has no such key";
+    const fs::path folder = editedCopy([](nlohmann::json& c) { c["num_experts"] = 8; });
+    EXPECT_THAT(loadError(folder), HasSubstr("\"num_experts\" is 8: mixture-of-experts MLPs are not supported"));
+}
+
+INSTANTIATE_TEST_SUITE_P(RotaryFamilies, RefusedInEveryFamily,
+                         ::testing::Values("llama_gqa", "qwen2_bias", "mistral_window", "neox_full_sequential", "qwen3",
+                                           "smollm3", "olmo2", "gemma2", "gemma3_text", "phi3"));
+
+class RefusedGemmaKeys : public HfReference {};
+
+TEST_P(RefusedGemmaKeys, BidirectionalAttentionIsNamed) {
+    const fs::path folder = editedCopy([](nlohmann::json& c) { c["use_bidirectional_attention"] = true; });
+    EXPECT_THAT(loadError(folder), HasSubstr("\"use_bidirectional_attention\" is true, which is not supported"));
+}
+
+TEST_P(RefusedGemmaKeys, SlidingLayersScaledRotationIsNamed) {
+    if (GetParam() != "gemma3_text") GTEST_SKIP() << "one rotation for every layer";
+    const fs::path folder = editedCopy([](nlohmann::json& c) {
+        c["rope_parameters"]["sliding_attention"] = {{"rope_type", "linear"}, {"factor", 8.0}, {"rope_theta", 1e4}};
+    });
+    EXPECT_THAT(loadError(folder), HasSubstr("the sliding layers' rope_type 'linear' is not supported"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Gemma, RefusedGemmaKeys, ::testing::Values("gemma2", "gemma3_text"));
 
 class RefusedLlamaKeys : public HfReference {};
 
@@ -332,9 +365,14 @@ TEST_F(HubCacheTest, RepoIdOpensItsSnapshotAndGivesTransformersNumbers) {
     EXPECT_EQ(io::resolveModelPath("Qwen/Qwen3-tiny"), (dir_ / "models--Qwen--Qwen3-tiny/snapshots" / kCommit).string());
     EXPECT_EQ(io::resolveModelPath("Qwen/Qwen3-tiny", kCommit), io::resolveModelPath("Qwen/Qwen3-tiny"));
     expectAgrees("Qwen/Qwen3-tiny from the cache", compare("Qwen/Qwen3-tiny", kReference / "qwen3"), toleranceFor("qwen3"));
+    const model::ModelPtr m = io::loadCheckpoint("Qwen/Qwen3-tiny");
+    EXPECT_EQ(model::layerAnalysis(*m, model::runModel(*m, {1, 2, 3}), 0).model_name, "Qwen3 Qwen/Qwen3-tiny, layer 0 of 3");
     const std::vector<io::CachedModel> listed = io::cachedModels();
     ASSERT_EQ(listed.size(), 1u);
     EXPECT_EQ(listed[0].repo_id, "Qwen/Qwen3-tiny");
+    EXPECT_EQ(listed[0].model_type, "qwen3");
+    EXPECT_EQ(listed[0].dtype, "float32");
+    EXPECT_GT(listed[0].bytes, double(fs::file_size(kReference / "qwen3/model.safetensors")));
 }
 
 TEST_F(HubCacheTest, MissingRepoOrRevisionSaysWhereItLooked) {
@@ -349,3 +387,64 @@ TEST_F(HubCacheTest, MissingRepoOrRevisionSaysWhereItLooked) {
         EXPECT_THAT(e.what(), HasSubstr("at revision 'v2': the Hugging Face cache has no"));
     }
 }
+
+// ---- LongRoPE (Phi-3.5, Phi-4-mini): no transformers reference here, so the closed form of
+// _compute_longrope_parameters: theta_p = 1 / (ext_p * base^(2p / d)) in float, ext the short factors
+// up to the original context and the long ones past it, cos and sin times sqrt(1 + ln(factor) / ln(original)).
+
+class LongRope : public HfReference {};
+
+TEST_P(LongRope, FrequenciesAndAttentionFactorFollowTheClosedForm) {
+    std::vector<double> short_factor, long_factor;
+    for (int p = 0; p < 8; ++p) {  // phi3: head_dim 16, 8 pairs
+        short_factor.push_back(1.0 + 0.05 * p);
+        long_factor.push_back(2.0 + 0.5 * p);
+    }
+    const fs::path folder = editedCopy([&](nlohmann::json& c) {
+        c["max_position_embeddings"] = 256;
+        c["rope_parameters"] = {{"rope_type", "longrope"}, {"rope_theta", 10000.0}, {"short_factor", short_factor},
+                                {"long_factor", long_factor}, {"original_max_position_embeddings", 16}};
+    });
+    const model::ModelPtr m = io::loadCheckpoint(folder.string());
+    const float expected_scaling = static_cast<float>(std::sqrt(1 + std::log(256.0 / 16) / std::log(16.0)));
+    EXPECT_FLOAT_EQ(m->config.rope_attention_scaling, expected_scaling);
+    for (int p = 0; p < 8; ++p) {
+        const float power = std::pow(10000.0f, float(2 * p) / 16.0f);
+        EXPECT_FLOAT_EQ(m->inverse_frequencies(p), 1.0f / (float(short_factor[p]) * power)) << p;
+        EXPECT_FLOAT_EQ(m->long_inverse_frequencies(p), 1.0f / (float(long_factor[p]) * power)) << p;
+    }
+    const auto layer0 = [&](int n) {
+        return model::layerAnalysis(*m, model::runModel(*m, std::vector<int>(std::size_t(n), 5)), 0).rotary;
+    };
+    EXPECT_TRUE(layer0(16).inverse_frequencies.isApprox(m->inverse_frequencies));       // the original context: short
+    EXPECT_TRUE(layer0(17).inverse_frequencies.isApprox(m->long_inverse_frequencies));  // past it: long, for every position
+    EXPECT_FLOAT_EQ(layer0(17).attention_scaling, expected_scaling);
+    // A factor list that does not fit the rotated pairs is refused.
+    const fs::path bad = editedCopy([&](nlohmann::json& c) {
+        c["rope_parameters"] = {{"rope_type", "su"}, {"short_factor", {1.0, 2.0}}, {"long_factor", long_factor}};
+    });
+    EXPECT_THAT(loadError(bad), HasSubstr("longrope's short_factor and long_factor hold 2 and 8 numbers"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Phi3, LongRope, ::testing::Values("phi3"));
+
+// ---- SmolLM3's NoPE layers: the listed layers do not rotate, the others do.
+class NoRope : public HfReference {};
+
+TEST_P(NoRope, LayersWithoutRopeLeaveQAndKUnrotated) {
+    const fs::path folder = editedCopy([](nlohmann::json& c) { c["no_rope_layers"] = {1, 0, 1}; });
+    const model::ModelPtr m = io::loadCheckpoint(folder.string());
+    const model::Trace trace = model::runModel(*m, {3, 1, 4, 1, 5, 9});
+    EXPECT_TRUE(model::layerAnalysis(*m, trace, 0).rotary.enabled());
+    const Analysis nope = model::layerAnalysis(*m, trace, 1);
+    EXPECT_FALSE(nope.rotary.enabled());
+    EXPECT_TRUE(nope.no_rotation);
+    // Unrotated: Q is the attention input times W_Q (no bias in SmolLM3), row for row.
+    const Eigen::MatrixXf q = nope.input.query.X * nope.weights().W_Q;
+    EXPECT_LT((q - nope.results.Q).cwiseAbs().maxCoeff(), 1e-4f);
+    EXPECT_GT((model::layerAnalysis(*m, trace, 0).input.query.X * model::layerAnalysis(*m, trace, 0).weights().W_Q -
+               trace.layers[0].attention.Q).cwiseAbs().maxCoeff(), 1e-2f);  // layer 0 rotates
+    EXPECT_THAT(model::describeArchitecture(*m), HasSubstr("1 layer without RoPE"));
+}
+
+INSTANTIATE_TEST_SUITE_P(SmolLM3, NoRope, ::testing::Values("smollm3"));

@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "LoadError.h"
 #include "TempDirTest.h"
 #include "io/Checkpoint.h"
 #include "io/IoError.h"
@@ -79,14 +80,7 @@ Compared compare(const model::Model& m, const fs::path& reference) {
             maxLogitDiff(trace, io::readNpy((reference / "expected_logits.npy").string()))};
 }
 
-std::string loadError(const fs::path& folder) {
-    try {
-        io::loadCheckpoint(folder.string());
-    } catch (const io::IoError& e) {
-        return e.what();
-    }
-    return "(no error)";
-}
+using test_support::loadError;
 
 }  // namespace
 

