@@ -200,6 +200,7 @@ private:
     void exportDialog();
     void copyView();
     void openModelDialog();
+    void openCachedModelDialog();
     void openLayerDialog();
     void onSourceChanged();
     QCustomPlot* currentPlot() const;  // the plot of the visible tab, or nullptr

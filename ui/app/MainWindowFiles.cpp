@@ -12,6 +12,7 @@
 #include <QFileInfo>
 #include <QImageWriter>
 #include <QInputDialog>
+#include <QLocale>
 #include <QMessageBox>
 #include <QPixmap>
 #include <QTabWidget>
@@ -36,6 +37,7 @@
 #include "StatusPanel.h"
 #include "Teaching.h"
 #include "TokenLinesView.h"
+#include "io/HubCache.h"
 #include "io/SessionFile.h"
 
 namespace headscope::ui {
@@ -181,12 +183,37 @@ void MainWindow::setText(const QString& text) {
 }
 
 void MainWindow::openModelDialog() {
-    const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a model directory: GPT-2, Llama, Mistral, Qwen2 or "
-                                                                   "GPT-NeoX (config.json, safetensors, tokenizer)"),
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a model directory: GPT-2, Llama, Mistral, Qwen2, Qwen3, "
+                                                                   "SmolLM3, OLMo 2, Gemma 2 or 3, Phi-3 or GPT-NeoX (config.json, "
+                                                                   "safetensors, tokenizer)"),
                                                           kLastDir.get());
     if (dir.isEmpty()) return;
     status_->showNote(tr("Loading %1\u2026").arg(dir));
     session_->openModel(dir);
+}
+
+void MainWindow::openCachedModelDialog() {
+    const std::vector<io::CachedModel> models = io::cachedModels();
+    const QString cache = QString::fromStdString(io::hubCacheDirectory());
+    if (models.empty()) {
+        QMessageBox::information(this, tr("Hugging Face cache"),
+                                 tr("No model is in the Hugging Face cache (looked in %1; HF_HUB_CACHE or HF_HOME move it).").arg(cache));
+        return;
+    }
+    QStringList items;
+    for (const io::CachedModel& m : models)
+        items << tr("%1  (%2, %3, %4)")
+                     .arg(QString::fromStdString(m.repo_id),
+                          m.model_type.empty() ? tr("unknown family") : QString::fromStdString(m.model_type),
+                          QLocale().formattedDataSize(static_cast<qint64>(m.bytes)),
+                          m.dtype.empty() ? tr("dtype not given") : QString::fromStdString(m.dtype));
+    bool ok = false;
+    const QString chosen = QInputDialog::getItem(this, tr("Open a model from the Hugging Face cache"),
+                                                 tr("Models in %1:").arg(cache), items, 0, false, &ok);
+    if (!ok) return;
+    const io::CachedModel& model = models[std::size_t(items.indexOf(chosen))];
+    status_->showNote(tr("Loading %1\u2026").arg(QString::fromStdString(model.repo_id)));
+    session_->openModel(QString::fromStdString(model.snapshot));
 }
 
 void MainWindow::openLayerDialog() {

@@ -65,8 +65,10 @@ void MainWindow::buildMenus() {
         if (!openSession(path) && !QFileInfo::exists(path)) recent_->remove(path);
     });
     file->addSeparator();
-    file->addAction(tr("Open &model (GPT-2 directory)\u2026"), QKeySequence(Qt::CTRL | Qt::Key_M), this,
+    file->addAction(tr("Open &model (Hugging Face folder)\u2026"), QKeySequence(Qt::CTRL | Qt::Key_M), this,
                     &MainWindow::openModelDialog);
+    file->addAction(tr("Open model from the Hugging Face &cache\u2026"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M), this,
+                    &MainWindow::openCachedModelDialog);
     file->addAction(tr("Open &layer (PyTorch attention, .safetensors)\u2026"), this, &MainWindow::openLayerDialog);
     file->addAction(tr("Back to &generated weights"), session_, &Session::useGeneratedWeights);
     file->addSeparator();

@@ -172,6 +172,10 @@ void StatusPanel::showAnalysis(const Analysis& a, double update_ms) {
     timing_->setText(tr("updated in %1 ms").arg(QString::number(update_ms, 'f', update_ms < 10 ? 1 : 0)));
     if (a.equivalence)
         showEquivalence(a);
+    else if (!a.qk_norm.empty())  // addEquivalence leaves these layers out: no W_QK,i gives their logits
+        equivalence_->setVariants(
+            {tr("Logits not compared: %1, so no W_QK alone gives them").arg(QString::fromStdString(a.qk_norm)),
+             tr("Logits not compared: q and k are normalised first"), tr("q, k normalised: not compared")});
     else
         equivalence_->setVariants(
             {tr("Equivalence fused / per-head / merged: computing\u2026"), tr("Equivalence: computing\u2026")});

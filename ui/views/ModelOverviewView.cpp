@@ -111,6 +111,16 @@ void ModelOverviewView::rebuild(int layers, int heads) {
 void ModelOverviewView::fill() {
     if (!trace_ || layers_ == 0) return;
     const int n = trace_->n();
+    windows_.assign(std::size_t(layers_), 0);
+    int sliding = 0;
+    for (int l = 0; l < layers_; ++l) {
+        const MaskMatrix& allowed = trace_->layers[std::size_t(l)].attention.allowed;  // (n, n)
+        const int seen = n > 0 && allowed.rows() == n ? static_cast<int>(allowed.row(n - 1).count()) : n;
+        if (trace_->options.attention.mask == MaskKind::Causal && seen < n) {
+            windows_[std::size_t(l)] = seen;
+            ++sliding;
+        }
+    }
     for (int l = 0; l < layers_; ++l) {
         for (int h = 0; h < heads_; ++h) {
             const Eigen::MatrixXf& w = trace_->layers[std::size_t(l)].attention.heads[std::size_t(h)].weights;  // (n, n)
@@ -127,6 +137,9 @@ void ModelOverviewView::fill() {
     title_variants_ = {tr("Every layer's heads: attention weights on the %1 tokens · click one to show it").arg(n),
                        tr("Rows: layers, columns: heads · %1 tokens · click one to show it").arg(n),
                        tr("Rows: layers, columns: heads")};
+    if (sliding > 0)  // which layers slide, said once; each of their panels says its window
+        title_variants_ = {title_variants_[0] + tr(" · %1 of %2 layers attend in a sliding window (\u201cwindow\u201d)").arg(sliding).arg(layers_),
+                           title_variants_[1] + tr(" · %1 sliding layers").arg(sliding), title_variants_[2]};
     frameSelection();
 }
 
@@ -145,6 +158,9 @@ void ModelOverviewView::fitLabels() {
         for (int h = 0; h < heads_; ++h) {
             QCPAxis* top = rects_[std::size_t(l * heads_ + h)]->axis(QCPAxis::atTop);
             QStringList names{QStringLiteral("L%1 H%2").arg(l).arg(h), QStringLiteral("%1.%2").arg(l).arg(h)};
+            if (const int window = std::size_t(l) < windows_.size() ? windows_[std::size_t(l)] : 0; window > 0)
+                names = QStringList{tr("L%1 H%2 · window %3").arg(l).arg(h).arg(window), tr("L%1 H%2 w%3").arg(l).arg(h).arg(window),
+                                    names[0], names[1]};
             if (ablation_.contains(l, h)) names = QStringList{names[0] + tr(" off"), names[1] + tr(" off"), tr("off")};
             top->setLabel(fit::longestThatFits(names, top->labelFont(), top->axisRect()->outerRect().width()));
         }

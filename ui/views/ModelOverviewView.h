@@ -56,6 +56,9 @@ private:
     std::vector<QCPColorMap*> maps_;
     QCPTextElement* title_ = nullptr;
     QStringList title_variants_;  // longest first
+    // Each layer's sliding window as its mask shows it (the keys the last query sees when that is
+    // fewer than all it could); 0 on a layer that attends to every earlier key.
+    std::vector<int> windows_;
 };
 
 }  // namespace headscope::ui

@@ -158,10 +158,15 @@ void RotaryView::refresh() {
     shares_plot_->setVisible(rotary);
     if (!rotary) {
         curve_ = {};
-        typeset::setLabelText(note_, analysis_ ? tr("This layer has no rotary positions: its score x_i W_QK,i x_jᵀ uses one W_QK,i "
-                                                     "for every pair of tokens, so the logit does not depend on the distance "
-                                                     "Δ = j − i (positions, if any, were added to the embeddings before the layer).")
-                                                : tr("No analysis yet"));  // the notation typeset
+        const QString no_rotation =
+            analysis_ && analysis_->no_rotation
+                ? tr("This layer does not rotate q and k (NoPE): the model's other layers do, this one sees no "
+                     "position at all. Its score x_i W_QK,i x_jᵀ uses one W_QK,i for every pair of tokens, so the logit "
+                     "does not depend on the distance Δ = j − i; only the causal mask tells it what came first.")
+                : tr("This layer has no rotary positions: its score x_i W_QK,i x_jᵀ uses one W_QK,i "
+                     "for every pair of tokens, so the logit does not depend on the distance "
+                     "Δ = j − i (positions, if any, were added to the embeddings before the layer).");
+        typeset::setLabelText(note_, analysis_ ? no_rotation : tr("No analysis yet"));  // the notation typeset
         return;
     }
     head_ = std::clamp(head_, 0, analysis_->weights().heads - 1);

@@ -229,10 +229,21 @@ void ScoreBreakdownView::refresh() {
                                     "divided by 0). PyTorch gives NaN there; HeadScope gives the whole row weight 0.")
                          .arg(b.row);
     } else {
-        const QString scale = a.config.scale ? QStringLiteral("× 1/√d_k = 1/√%1").arg(b.d_k)
-                                             : QStringLiteral("× 1 (scaling off)");
-        lines << QStringLiteral("q_i · k_j = Σ (q_i * k_j) = %1   %2   ÷ T = %3   →  logit %4   (engine: %5)")
-                     .arg(num(b.dot, 5), scale, num(b.temperature), num(b.logit, 5), num(b.engine_logit, 5));
+        const QString scale = !a.config.scale  ? QStringLiteral("× 1 (scaling off)")
+                              : a.scale_base > 0 ? QStringLiteral("× 1/√query_pre_attn_scalar = 1/√%1").arg(num(a.scale_base))
+                                                 : QStringLiteral("× 1/√d_k = 1/√%1").arg(b.d_k);
+        if (b.q_projected.size())  // Qwen3, Gemma 3, OLMo 2: RMSNorm first
+            lines << QStringLiteral("q and k are normalised before the score (%1): |q_i| %2 → %3, |k_j| %4 → %5 after their norm.")
+                         .arg(QString::fromStdString(a.qk_norm), num(b.q_projected.norm()), num(b.q.norm()),
+                              num(b.k_projected.norm()), num(b.k.norm()));
+        if (b.softcap > 0)
+            lines << QStringLiteral("q_i · k_j = Σ (q_i * k_j) = %1   %2   ÷ T = %3   →  %4, softcapped %5 tanh(%4 / %5) = "
+                                    "logit %6   (engine: %7)")
+                         .arg(num(b.dot, 5), scale, num(b.temperature), num(b.logit, 5), num(b.softcap),
+                              num(b.capped_logit, 5), num(b.engine_logit, 5));
+        else
+            lines << QStringLiteral("q_i · k_j = Σ (q_i * k_j) = %1   %2   ÷ T = %3   →  logit %4   (engine: %5)")
+                         .arg(num(b.dot, 5), scale, num(b.temperature), num(b.logit, 5), num(b.engine_logit, 5));
         if (b.bilinear) {
             const BilinearScore& q = *b.bilinear;
             // Each term named with "=" before its value: "b_q b_kᵀ = 0", never "b_q b_kᵀ 0", which
