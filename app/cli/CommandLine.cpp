@@ -31,12 +31,17 @@ constexpr CommandHelp kCommands[] = {
      "          configuration, costs, spectra, ranks, equivalence; --ablate knocks heads out of the\n"
      "          layer and shows, per position, how much its output (n x d_model) changes\n",
      true},
-    {"export", "  export  [config options] --out DIR [--format png,svg,pdf,csv,npy] [--scale S] [--delta N]\n"
+    {"export", "  export  [config options] --out DIR [--format png,svg,pdf,csv,npy] [--scale S] [--head H] [--delta N]\n"
+               "          every matrix, spectra.csv, ranks.csv and every view as a picture; --head H: the head whose\n"
+               "          circuits are drawn (circuit_qk_head_H, circuit_ov_head_H; default 0)\n"
                "          --delta N: a rotary model's W_QK,i(Δ) = W_i^Q R(Δ) (W_i^K)ᵀ at key minus query position N\n"
                "          (the generated layers have no rotary positions: there it is refused)\n", true},
     {"run",
      "  run     --weights F.safetensors --heads H --query X.npy [--key-value Y.npy]\n"
-     "          [--mask none|causal] [--pad-keys LIST] [--prefix P] [--format png,svg,pdf|none] --out DIR\n",
+     "          [--mask none|causal] [--pad-keys LIST] [--prefix P] [--format png,svg,pdf|none] --out DIR\n"
+     "          your own PyTorch nn.MultiheadAttention (its state dict, names under --prefix P) on the\n"
+     "          query X (n_q x d_model) and keys/values Y (default X): attention.npy (h, n_q, n_kv),\n"
+     "          output.npy, spectra.csv, ranks.csv and every picture export draws (tokens named by position)\n",
      false},
     {"model",
      "  model   --checkpoint DIR|REPO [--revision R] (--text \"...\" | --ids 1,2,3) [--layer L]\n"
@@ -59,7 +64,8 @@ constexpr CommandHelp kCommands[] = {
      false},
     {"train",
      "  train   [--layers N --d-model N --heads H --vocab V --context N --min-repeat L --max-repeat L |\n"
-     "          --fixed-repeat L --lr R --batch B --steps S --seed S --mlp --tied --random-start --two-copies --eval-every K]\n"
+     "          --fixed-repeat L --lr R --weight-decay W --warmup N --init-std S --batch B --steps S --seed S\n"
+     "          --mlp --tied --random-start --two-copies --eval-every K]\n"
      "          --out DIR [--json]   trains a small transformer on repeated strings (an induction head),\n"
      "          prints the curves and saves it as a GPT-2 folder (train --help: every option)\n",
      false},

@@ -2,6 +2,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include <nlohmann/json.hpp>
 
 #include "Analysis.h"
@@ -304,4 +306,34 @@ TEST(Help, EveryCommandOfBothProgramsAnswersHelp) {
     }
     // An unknown command stays an error, help or not.
     EXPECT_EQ(runCli({"nonsense", "--help"}).status, 2);
+}
+
+// Issue 36: the usage names every option each command's parser takes (export's --head, train's
+// --weight-decay, --warmup and --init-std were missing) and says what run does.
+TEST(Help, UsageNamesEveryOptionOfEachCommand) {
+    const std::string usage = runCli({"--help"}).out;
+    const std::map<std::string, std::vector<std::string>> options = {
+        {"export", {"--out", "--format", "--scale", "--head", "--delta"}},
+        {"run", {"--weights", "--heads", "--query", "--key-value", "--mask", "--pad-keys", "--prefix", "--format", "--out"}},
+        {"model", {"--checkpoint", "--revision", "--text", "--ids", "--layer", "--mask", "--temperature", "--ablate",
+                   "--ablate-mode", "--json", "--out", "--attention-only", "--format", "--scale", "--delta", "--cache-layers"}},
+        {"train", {"--layers", "--d-model", "--heads", "--vocab", "--context", "--min-repeat", "--max-repeat",
+                   "--fixed-repeat", "--lr", "--weight-decay", "--warmup", "--init-std", "--batch", "--steps", "--seed",
+                   "--mlp", "--tied", "--random-start", "--two-copies", "--eval-every", "--out", "--json"}}};
+    // The option as a whole word: "--head" is not found in "--heads".
+    const auto names = [](const std::string& text, const std::string& name) {
+        for (std::size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
+            const char next = at + name.size() < text.size() ? text[at + name.size()] : ' ';
+            if (!std::isalnum(static_cast<unsigned char>(next)) && next != '-') return true;
+        }
+        return false;
+    };
+    for (const auto& [command, list] : options) {
+        const std::string own = runCli({command, "--help"}).out;
+        for (const std::string& name : list) {
+            EXPECT_TRUE(names(usage, name)) << command << " " << name << " in headscope-cli --help";
+            EXPECT_TRUE(names(own, name)) << command << " " << name << " in " << command << " --help";
+        }
+    }
+    EXPECT_THAT(usage, HasSubstr("your own PyTorch nn.MultiheadAttention"));
 }

@@ -113,7 +113,7 @@ TEST(CliModel, AttentionOnlyWritesTheArraysAlone) {
     for (const auto& entry : fs::directory_iterator(out.path)) written.push_back(entry.path().filename().string());
     std::sort(written.begin(), written.end());
     EXPECT_EQ(written, (std::vector<std::string>{"attention_layer_0.npy", "attention_layer_1.npy"}));
-    EXPECT_EQ(io::readNpy((out.path / "attention_layer_1.npy").string()).shape, (std::vector<std::int64_t>{2, 3, 3}));
+    EXPECT_EQ(headscope::io::readNpy((out.path / "attention_layer_1.npy").string()).shape, (std::vector<std::int64_t>{2, 3, 3}));
     expectRefused(runCli({"model", "--checkpoint", kTiny.string(), "--ids", "1", "--attention-only"}), "need --out DIR");
     expectRefused(runCli({"model", "--checkpoint", kTiny.string(), "--ids", "1", "--out", out.str(), "--attention-only",
                           "--format", "png"}),

@@ -150,6 +150,32 @@ private slots:
         QCOMPARE(session.undoStack()->count(), 1);
         QVERIFY(session.waitForIdle(60000));
     }
+
+    // Issue 33: a folder written by save_pretrained of a model alone (no tokenizer) reads ids, typed
+    // as text; a Gemma 3 layer shows its sliding window and says why its logits are not compared
+    // through W_QK (q and k normalised first) instead of computing forever.
+    void aModelWithoutATokenizerReadsIdsAndShowsItsFamily() {
+        const QString model = QStringLiteral(HEADSCOPE_SHARED_MODELS_DIR "/../hf-reference/gemma3_pattern");
+        if (!QDir(model).exists()) QSKIP("../shared/hf-reference is absent (checkpoints beside the project)");
+        Session session;
+        QSignalSpy source(&session, &Session::sourceChanged);
+        session.openModel(model);
+        QVERIFY(source.wait(60000));
+        QCOMPARE(QString::fromStdString(session.config().text), QStringLiteral("0 1 2 3 4 5 0 1 2 3 4 5"));
+        QVERIFY(session.waitForIdle(60000));
+        QVERIFY2(session.problems().isEmpty(), qPrintable(session.problems().join(' ')));
+        const auto a = session.analysis();
+        QCOMPARE(a->input.query.tokens.front(), std::string("0"));
+        QCOMPARE(a->sliding_window, 6);           // layer 0 slides: keys 6 back are masked
+        QVERIFY(!a->results.allowed(11, 5));
+        QVERIFY(a->results.allowed(11, 6));
+        QVERIFY(!a->qk_norm.empty());
+        QVERIFY(!a->equivalence.has_value());
+        session.setLayer(1);                      // a full layer sees every earlier key
+        QVERIFY(session.waitForIdle(60000));
+        QCOMPARE(session.analysis()->sliding_window, 0);
+        QVERIFY(session.analysis()->results.allowed(11, 0));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestDocument)
