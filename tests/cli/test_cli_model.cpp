@@ -152,7 +152,7 @@ TEST(CliModel, BadCheckpointsAreOneLineNamingTheFile) {
 TEST(CliModel, UsageListsTheModelCommand) {
     const CliResult r = runCli({"--help"});
     EXPECT_EQ(r.status, 0);
-    EXPECT_THAT(r.out, HasSubstr("model   --checkpoint DIR (--text \"...\" | --ids 1,2,3) [--layer L]"));
+    EXPECT_THAT(r.out, HasSubstr("model   --checkpoint DIR|REPO [--revision R] (--text \"...\" | --ids 1,2,3) [--layer L]"));
 }
 
 // Rotary families (issue 22): the committed random Llama 3 / NeoX folders and the trained
