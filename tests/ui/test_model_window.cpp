@@ -152,6 +152,22 @@ private slots:
         QVERIFY(window.waitForCompleteUpdate(60000));
     }
 
+    // Issue 33: a folder saved without a tokenizer opens on ids; the next tokens name each id once.
+    void aModelWithoutATokenizerListsItsNextTokensById() {
+        const QString folder = QStringLiteral(HEADSCOPE_SHARED_MODELS_DIR "/../hf-reference/qwen3");
+        if (!QDir(folder).exists()) QSKIP("../shared/hf-reference is absent (checkpoints beside the project)");
+        MainWindow window(noSettings());
+        window.show();
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        QString error;
+        QVERIFY2(window.openModel(folder, &error), qPrintable(error));
+        QVERIFY(window.session()->waitForIdle(60000));
+        auto* next = window.findChild<QListWidget*>("next_tokens");
+        QVERIFY(next && next->count() > 0);
+        const QString first = next->item(0)->text();
+        QVERIFY2(first.contains(QStringLiteral("   id ")) && !first.contains(QStringLiteral("(id")), qPrintable(first));
+    }
+
     void badDirectoryIsOneMessageAndTheWindowStaysUsable() {
         MainWindow window(noSettings());
         window.show();

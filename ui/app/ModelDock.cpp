@@ -102,10 +102,14 @@ void ModelDock::refreshSource() {
 
 void ModelDock::refreshNextTokens() {
     next_->clear();
+    // A model without a tokenizer labels its tokens by their ids: the id once, not "274   (id 274)".
+    const model::ModelPtr& m = session_->source().model;
+    const bool ids_only = m && !m->tokenizer->encodesText();
     for (const model::NextToken& t : session_->nextTokens())
-        next_->addItem(QStringLiteral("%1   %2   (id %3)")
-                           .arg(QString::number(t.probability, 'f', 3), QString::fromStdString(t.token))
-                           .arg(t.id));
+        next_->addItem(ids_only ? QStringLiteral("%1   id %2").arg(QString::number(t.probability, 'f', 3)).arg(t.id)
+                                : QStringLiteral("%1   %2   (id %3)")
+                                      .arg(QString::number(t.probability, 'f', 3), QString::fromStdString(t.token))
+                                      .arg(t.id));
 }
 
 }  // namespace headscope::ui
