@@ -125,17 +125,20 @@ private slots:
         Session session;
         Config config;
         config.mask = MaskKind::None;
-        config.text = "The animal didn't cross the street";  // not digits: nano-sort's vocabulary is 0, 1, 2
+        QCOMPARE(config.text, Config{}.text);  // the demo's text, not digits: nano-sort's vocabulary is 0, 1, 2
         config.padded_keys = {1};
         session.editConfig(config);
         QCOMPARE(session.undoStack()->count(), 1);
         QSignalSpy source(&session, &Session::sourceChanged);
         QSignalSpy replaced(&session, &Session::configReplaced);
+        QSignalSpy noted(&session, &Session::noted);
         session.openModel(model);
         QVERIFY(source.wait(60000));
         QCOMPARE(session.config().mask, MaskKind::Causal);
         QVERIFY(session.config().padded_keys.empty());
         QCOMPARE(QString::fromStdString(session.config().text), QStringLiteral("012012"));  // its first tokens, twice
+        QCOMPARE(noted.count(), 1);  // and says why
+        QVERIFY2(noted.last().at(0).toString().contains(QStringLiteral("\"012012\"")), qPrintable(noted.last().at(0).toString()));
         QCOMPARE(replaced.count(), 1);
         QCOMPARE(replaced.last().at(0).value<Config>(), session.config());
         QCOMPARE(session.undoStack()->count(), 0);  // other weights: a new history
@@ -149,6 +152,43 @@ private slots:
         session.setLayer(2);
         QCOMPARE(session.undoStack()->count(), 1);
         QVERIFY(session.waitForIdle(60000));
+    }
+
+    // Issue 36 items 1 and 2: a text of the user's that the model just opened cannot draw (not in its
+    // vocabulary, or empty) is kept with the reason, and the model is shown on its own sample text
+    // meanwhile, never the demo's picture. Typing a text it encodes then draws that.
+    void aUsersTextTheModelCannotDrawIsKeptAndTheModelIsShown() {
+        const QString model = QStringLiteral(HEADSCOPE_SHARED_MODELS_DIR "/nano-sort");
+        if (!QDir(model).exists()) QSKIP("../shared/models/nano-sort is absent (real checkpoints beside the project)");
+        for (const std::string& text : {std::string("Hello World"), std::string()}) {
+            Session session;
+            Config config;
+            config.text = text;
+            session.setConfig(config);
+            QVERIFY(session.waitForIdle(60000));
+            QSignalSpy failed(&session, &Session::failed);
+            QSignalSpy invalid(&session, &Session::invalid);
+            QSignalSpy source(&session, &Session::sourceChanged);
+            session.openModel(model);
+            QVERIFY(source.wait(60000));
+            QVERIFY(session.waitForIdle(60000));
+            QCOMPARE(session.config().text, text);  // kept
+            const auto shown = session.analysis();
+            QCOMPARE(shown->weights().heads, session.source().model->config.n_head);
+            QCOMPARE(shown->config.text, std::string("012012"));  // the model on its sample text
+            QVERIFY(session.trace());
+            if (text.empty()) {
+                QCOMPARE(invalid.count(), 1);
+                QVERIFY(!session.problems().isEmpty());
+            } else {
+                QCOMPARE(failed.count(), 1);  // the reason, once
+                QVERIFY2(failed.last().at(0).toString().contains(QStringLiteral("H")), qPrintable(failed.last().at(0).toString()));
+            }
+            session.editConfig([&] { Config c = session.config(); c.text = "1021"; return c; }());
+            QVERIFY(session.waitForIdle(60000));
+            QCOMPARE(session.analysis()->config.text, std::string("1021"));
+            QVERIFY(session.problems().isEmpty());
+        }
     }
 
     // Issue 33: a folder written by save_pretrained of a model alone (no tokenizer) reads ids, typed

@@ -91,6 +91,7 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
         session_->setCell(row, col);
     });
     connect(session_, &Session::hoverChanged, status_, &StatusPanel::showNote);
+    connect(session_, &Session::noted, status_, &StatusPanel::showNote);
     ModelOverviewView* overview = modelOverview();
     connect(session_, &Session::changed, overview, [this, overview]() {
         overview->setTrace(session_->trace());

@@ -76,15 +76,20 @@ double Session::millisecondsSinceRequest() const {
 void Session::setConfig(const Config& edited) {
     const Config config = constrained(edited, source_);
     config_ = config;
+    unshown_failure_.clear();
     problems_.clear();
     for (const std::string& problem : config.validate()) problems_ << QString::fromStdString(problem);
     if (!problems_.isEmpty()) {
         analysis_jobs_.dropWaiting();  // the latest intent is invalid: nothing older is worth computing
+        if (!fallBack(problems_.join(QLatin1Char(' ')))) emit invalid(problems_);
         updateBusy();
-        emit invalid(problems_);
         return;
     }
     equivalence_.cancel();  // residuals of an older analysis are not worth computing now
+    requestAnalysis(config);
+}
+
+void Session::requestAnalysis(const Config& config, bool fallback) {
     const long long request = analysis_jobs_.requests() + 1;  // the number this request() gets
     const qint64 requested_ns = clock_.nsecsElapsed();
     // The last result travels with the request: its weights and spectra are reused when only
@@ -101,11 +106,27 @@ void Session::setConfig(const Config& edited) {
             }
         },
         [this](std::shared_ptr<const Analysis> partial) { onForwardDone(std::move(partial)); },
-        [this, request, requested_ns](const Analysed& analysed) {
-            if (analysed.error.isEmpty()) onAnalysed(request, requested_ns, analysed);
-            else onAnalysisFailed(analysed.error);
+        [this, request, requested_ns, generation = source_generation_, fallback](const Analysed& analysed) {
+            if (analysed.error.isEmpty()) onAnalysed(request, requested_ns, generation, analysed);
+            else onAnalysisFailed(analysed.error, request, generation, fallback);
         });
     updateBusy();
+}
+
+bool Session::fallBack(const QString& why) {
+    if (!source_.model || (analysis_ && analysis_generation_ == source_generation_)) return false;
+    Config sample = config_;
+    sample.text = sampleText(*source_.model);
+    sample = constrained(sample, source_);
+    if (sample.text == config_.text || !sample.validate().empty()) return false;
+    unshown_failure_ = why;
+    requestAnalysis(sample, true);
+    return true;
+}
+
+void Session::reportUnshown() {
+    if (!problems_.isEmpty()) emit invalid(problems_);
+    else if (!unshown_failure_.isEmpty()) emit failed(unshown_failure_);
 }
 
 void Session::onForwardDone(std::shared_ptr<const Analysis> partial) {
@@ -113,7 +134,7 @@ void Session::onForwardDone(std::shared_ptr<const Analysis> partial) {
     emit forwardReady(partial);
 }
 
-void Session::onAnalysed(long long request, qint64 requested_ns, const Analysed& analysed) {
+void Session::onAnalysed(long long request, qint64 requested_ns, long long generation, const Analysed& analysed) {
     // The next waiting analysis, if any, has already started (the worker never idles).
     preview_shown_ = false;
     std::shared_ptr<const Analysis> analysis = analysed.result.analysis;
@@ -121,6 +142,7 @@ void Session::onAnalysed(long long request, qint64 requested_ns, const Analysed&
     const bool new_weights = !analysis_ || !sameLayer(*analysis_, *analysis);
     analysis_ = analysis;
     analysis_request_ = request;
+    analysis_generation_ = generation;
     analysis_requested_ns_ = requested_ns;
     last_update_ms_ = double(clock_.nsecsElapsed() - requested_ns) / 1e6;
     clampSelection();
@@ -135,6 +157,8 @@ void Session::onAnalysed(long long request, qint64 requested_ns, const Analysed&
         }
     });
     emit changed(analysis);
+    // A model's sample text stood in for the user's: say why the user's is not drawn.
+    if (request == analysis_jobs_.requests()) reportUnshown();
     updateBusy();
 }
 
@@ -157,9 +181,13 @@ bool Session::event(QEvent* event) {
     return true;
 }
 
-void Session::onAnalysisFailed(const QString& message) {
+void Session::onAnalysisFailed(const QString& message, long long request, long long generation, bool fallback) {
     // The heatmaps of the failed analysis were drawn already: back to the last valid one.
     if (std::exchange(preview_shown_, false) && analysis_) emit forwardReady(analysis_);
+    // The user's latest config failed on weights just opened: the model on its sample text meanwhile.
+    const bool latest = request == analysis_jobs_.requests() && generation == source_generation_;
+    if (!fallback && latest && fallBack(message)) return updateBusy();
+    if (fallback) unshown_failure_.clear();
     emit failed(message);
     updateBusy();
 }

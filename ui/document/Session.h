@@ -28,8 +28,10 @@
 //
 // As the document (Tiled's Document; SessionDocument.cpp) it owns the undo stack of config
 // changes, the file name and modified flag of its .headscope.json file, the view options that
-// file carries, loading and saving it, and the policy for a new weight source (a model's text
-// must encode and its mask is causal). A window only shows these; tests need no window.
+// file carries, loading and saving it, and the policy for a new weight source (its mask is
+// causal; the demo's text becomes one the model encodes, with a note; a text of the user's is
+// kept, and while it cannot be drawn the new model is shown on its own sample text with the
+// reason, never the old weights' picture). A window only shows these; tests need no window.
 
 #include <functional>
 #include <memory>
@@ -164,6 +166,9 @@ signals:
     void forwardReady(std::shared_ptr<const headscope::Analysis> analysis);
     void equivalenceReady(std::shared_ptr<const headscope::Analysis> analysis);
     void failed(const QString& message);  // the engine threw (e.g. out of memory)
+    // Something the user should know that is no failure: the demo's text was replaced by one the
+    // model just opened can encode.
+    void noted(const QString& text);
     void openingCancelled();              // a load stopped by its Cancel (io::LoadCancelled); the previous weights stay
     void busyChanged(bool busy);
     void headChanged(int head);
@@ -199,13 +204,21 @@ private:
     void adoptSource();
     void restoreConfig(const Config& config);  // an undo or redo step
     void updateModified();
+    // Asks the worker for the analysis of config (valid): previewed, then published or failed.
+    void requestAnalysis(const Config& config, bool fallback = false);
+    // After config_ proved invalid or its analysis failed (why): while the analysis on screen is of
+    // other weights, a model is shown on its sample text instead (why is reported once that is
+    // published). False when there is nothing to fall back to.
+    bool fallBack(const QString& why);
+    // Reports config_'s problems or unshown_failure_ again, after a fallback analysis was published.
+    void reportUnshown();
     // Runs read() as an ordered job of the analysis worker; its source is set, or its exception is failed().
     void loadSource(std::function<WeightSource()> read);
 
     // On the GUI thread, for the analysis of request number `request` asked at requested_ns.
     void onForwardDone(std::shared_ptr<const Analysis> partial);
-    void onAnalysed(long long request, qint64 requested_ns, const Analysed& analysed);
-    void onAnalysisFailed(const QString& message);
+    void onAnalysed(long long request, qint64 requested_ns, long long generation, const Analysed& analysed);
+    void onAnalysisFailed(const QString& message, long long request, long long generation, bool fallback);
     void startEquivalence(std::shared_ptr<const Analysis> analysis, long long request);
     void updateBusy();
     void clampSelection();
@@ -224,6 +237,11 @@ private:
     QStringList problems_;
     std::shared_ptr<const Analysis> analysis_;
     long long analysis_request_ = 0;     // analysis_jobs_' request number of analysis_
+    // Each new weight source (a model, a layer of it, a layer file, generated weights again) counts
+    // one; analysis_ shows the current one when their counts agree.
+    long long source_generation_ = 0;
+    long long analysis_generation_ = -1;
+    QString unshown_failure_;  // why config_ is not drawn, reported once the fallback is published
     qint64 analysis_requested_ns_ = 0;   // clock_ time of the setConfig() analysis_ answers
 
     // Analyses (previewed with their forward pass) and, as ordered jobs, model and layer loads.

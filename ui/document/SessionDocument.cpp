@@ -2,9 +2,7 @@
 // modified flag, the view options, session files, and the policy for a new weight source.
 #include "Session.h"
 
-#include <algorithm>
 #include <exception>
-#include <vector>
 
 #include <QUndoStack>
 
@@ -86,17 +84,21 @@ bool Session::save(const QString& path, QString* error) {
 }
 
 void Session::adoptSource() {
+    ++source_generation_;  // the analysis on screen is of other weights from now on
     emit sourceChanged();
     Config config = config_;
     if (source_.model) {
-        // A text the vocabulary cannot encode becomes one it can: its first tokens, twice.
-        try {
-            source_.model->tokenizer->encode(config.text);
-        } catch (const std::exception&) {
-            std::vector<int> ids;
-            for (int i = 0; i < std::min(6, source_.model->config.vocab_size); ++i) ids.push_back(i);
-            ids.insert(ids.end(), ids.begin(), ids.end());
-            config.text = source_.model->tokenizer->decode(ids);
+        // The demo's text is the program's, not the user's: one the vocabulary encodes replaces
+        // it, and a note says so. A text of the user's stays; while it cannot be drawn the model
+        // is shown on its sample text and the status line says why (Session::fallBack).
+        if (config.text == Config{}.text) {
+            try {
+                source_.model->tokenizer->encode(config.text);
+            } catch (const std::exception& error) {
+                config.text = sampleText(*source_.model);
+                emit noted(tr("The demo's text is not in this model's vocabulary (%1): showing \"%2\"; type a text of your own.")
+                               .arg(QString::fromStdString(error.what()), QString::fromStdString(config.text)));
+            }
         }
         config.source_text.clear();
         config.mask = MaskKind::Causal;  // a trained decoder was trained causal

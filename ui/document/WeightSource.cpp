@@ -1,5 +1,6 @@
 #include "WeightSource.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace headscope::ui {
@@ -25,6 +26,13 @@ Config constrained(const Config& config, const WeightSource& source) {
         c.bias = w->hasBias();
     }
     return c;
+}
+
+std::string sampleText(const model::Model& model) {
+    std::vector<int> ids;  // [12]
+    for (int i = 0; i < std::min(6, model.config.vocab_size); ++i) ids.push_back(i);
+    ids.insert(ids.end(), ids.begin(), ids.end());
+    return model.tokenizer->decode(ids);
 }
 
 SourceResult computeAnalysis(const Config& config, const WeightSource& source, const SourceResult& previous,

@@ -48,6 +48,9 @@ constexpr double kMaxAllLogitsMacs = 4e9;
 // kv_heads and biases; everything else (text, mask, temperature, rank tolerance) is kept.
 Config constrained(const Config& config, const WeightSource& source);
 
+// A text every model's vocabulary encodes: its first six tokens, twice (a repeat shows induction heads).
+std::string sampleText(const model::Model& model);
+
 // Runs on the worker. previous: the last result (its traces are reused when only the layer, the
 // rank tolerance or, for the intact run, the heads off changed). With heads off the model runs twice:
 // intact and ablated. Throws std::exception with one sentence on bad input (text the
