@@ -143,6 +143,13 @@ private slots:
                             for (const QString& line : text->text().split('\n'))
                                 QVERIFY2(QFontMetricsF(text->font()).horizontalAdvance(line) <= viewport.width(),
                                          qPrintable(where + ": title cut: " + line));
+                    // Q, K and V name their biases at every size (issue 36 item 15: "Q = X W_Q" at 1024 x 768).
+                    QVERIFY(view.analysis()->weights().hasBias());
+                    for (const auto m : {FusedProjectionsView::Q, FusedProjectionsView::K, FusedProjectionsView::V}) {
+                        const QString title = view.colorMap(m)->keyAxis()->axisRect()->axis(QCPAxis::atTop)->label();
+                        QVERIFY2(title.contains(QStringLiteral("+ b_")) || title.contains(QStringLiteral("+b_")),
+                                 qPrintable(where + ": " + title));
+                    }
                     for (int m = 0; m < FusedProjectionsView::kCount; ++m) {
                         QCPAxisRect* rect =
                             view.colorMap(static_cast<FusedProjectionsView::Matrix>(m))->keyAxis()->axisRect();
@@ -348,7 +355,35 @@ private slots:
         // The hidden words are counted on the plot.
         const int left_out = points - int(shown.size());
         QCOMPARE(map.leftOutText().isEmpty(), left_out == 0);
-        if (left_out > 0) QVERIFY2(map.leftOutText().startsWith(QString::number(left_out) + " word"), qPrintable(map.leftOutText()));
+        if (left_out > 0)
+            QVERIFY2(map.leftOutText().startsWith(QStringLiteral("%1 of %2 points not labelled").arg(left_out).arg(points)),
+                     qPrintable(map.leftOutText()));
+    }
+
+    // Issue 36 item 3: a crowded map (more points than QueryKeyMapView::kMaxLabels) counts every
+    // point without a word, those it never labels too (the demo with 300 words said "47 words
+    // hidden" beside about 18 labels); a picture for a file names no hover.
+    void aCrowdedQueryKeyMapCountsEveryPointWithoutAWord() {
+        Config c;
+        c.text.clear();
+        c.seq_len = 60;  // 120 points
+        const auto analysis = std::make_shared<const Analysis>(analyze(c, true));
+        for (const bool for_file : {false, true}) {
+            QueryKeyMapView map;
+            map.setForFile(for_file);
+            testing::showAt(map, QSize(690, 400), 1.0, analysis);
+            const int points = 2 * 60;
+            QVERIFY(points > QueryKeyMapView::kMaxLabels);
+            const int without = points - int(map.shownLabels().size());
+            QVERIFY2(map.leftOutText().startsWith(QStringLiteral("%1 of %2 points not labelled").arg(without).arg(points)),
+                     qPrintable(map.leftOutText()));
+            QCOMPARE(map.leftOutText().contains(QStringLiteral("hover")), !for_file);
+            ScoreBreakdownView score;  // no cell selected: the window says where to click, a file does not
+            score.setForFile(for_file);
+            testing::showAt(score, QSize(1400, 900), 1.0, analysis);
+            QCOMPARE(score.title().contains(QStringLiteral("click")), !for_file);
+            QVERIFY2(score.title().contains(QStringLiteral("the last query and the key it attends to most")), qPrintable(score.title()));
+        }
     }
 
     // The per-token views at the tab's size on a projector: nothing demands more width than

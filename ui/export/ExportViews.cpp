@@ -162,6 +162,7 @@ bool exportViewWith(ResultStore& results, ViewKind kind, const Analysis& analysi
         }
         case ViewKind::ScoreBreakdown: {
             ScoreBreakdownView view;
+            view.setForFile(true);  // no hover or click hints in a picture
             view.setResultStore(&results);
             view.setOptions(options);
             view.setAnalysis(borrow(analysis));
@@ -182,6 +183,7 @@ bool exportViewWith(ResultStore& results, ViewKind kind, const Analysis& analysi
         }
         case ViewKind::QueryKeyMap: {
             QueryKeyMapView view;
+            view.setForFile(true);  // no hover or click hints in a picture
             view.setResultStore(&results);
             view.setOptions(options);
             view.setAnalysis(borrow(analysis));

@@ -49,6 +49,9 @@ public:
     virtual void setOptions(const ViewOptions& options);
     // The document's results; a view built alone (export, tests) keeps a store of its own.
     void setResultStore(ResultStore* results);
+    // Drawn for a file (export): no "hover" or "click" hints, which a picture cannot follow.
+    void setForFile(bool for_file) { for_file_ = for_file; requestRefresh(); }
+    bool forFile() const { return for_file_; }
 
     const std::shared_ptr<const Analysis>& analysis() const { return analysis_; }
     int head() const { return head_; }
@@ -82,6 +85,7 @@ protected:
     std::shared_ptr<const Analysis> analysis_;
     std::shared_ptr<const Circuits> circuits_;  // the selected head's W_QK and W_OV, or nullptr
     ViewOptions options_;
+    bool for_file_ = false;
     int head_ = 0;
     int cell_row_ = -1, cell_col_ = -1;  // (-1, -1): the view's default cell
 

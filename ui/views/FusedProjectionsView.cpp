@@ -18,7 +18,17 @@
 #include "TypesetTitle.h"
 
 namespace headscope::ui {
+
 namespace {
+// A projection's panel titles, longest first: the bias named whenever the layer has one (the
+// equation shortened, never the b_Q dropped): "Q = X W_Q + b_Q", "Q = X W_Q+b_Q", "Q (+ b_Q)".
+QStringList projectionTitles(char name, bool from_source, bool bias) {
+    const QString x = from_source ? QStringLiteral("X_src") : QStringLiteral("X");
+    const QString p(QChar::fromLatin1(name));
+    if (!bias) return {QStringLiteral("%1 = %2 W_%1").arg(p, x), p};
+    return {QStringLiteral("%1 = %2 W_%1 + b_%1").arg(p, x), QStringLiteral("%1 = %2 W_%1+b_%1").arg(p, x),
+            QStringLiteral("%1 (+ b_%1)").arg(p)};
+}
 
 constexpr double kTitlePt = 12, kPanelPt = 11, kTickPt = 9;
 // Block labels are thinned to at most this many per matrix.
@@ -138,6 +148,7 @@ void FusedProjectionsView::refresh() {
         bool along_columns;
         int width, blocks, block_group, outlined;
     };
+    const bool bias = w.hasBias();
     const QString q_rows = a.input.cross ? QStringLiteral("query tokens") : QStringLiteral("tokens");
     const QString kv_rows = a.input.cross ? QStringLiteral("source tokens") : QStringLiteral("tokens");
     const Spec specs[kCount] = {
@@ -146,11 +157,9 @@ void FusedProjectionsView::refresh() {
         {&w.W_V, {"W_V"}, "d_model", "kv·d_v", true, w.d_v, kv, group, g},
         {&w.W_O, {"W_O"}, "h·d_v", "d_model", false, w.d_v, h, 1, head_},
         {&a.input.query.X, {"X"}, q_rows, "d_model", true, 0, 0, 1, -1},
-        {&a.results.Q, {"Q = X W_Q + b_Q", "Q = X W_Q", "Q"}, q_rows, "h·d_k", true, w.d_k, h, 1, head_},
-        {&a.results.K, {a.input.cross ? "K = X_src W_K + b_K" : "K = X W_K + b_K", a.input.cross ? "K = X_src W_K" : "K = X W_K", "K"},
-         kv_rows, "kv·d_k", true, w.d_k, kv, group, g},
-        {&a.results.V, {a.input.cross ? "V = X_src W_V + b_V" : "V = X W_V + b_V", a.input.cross ? "V = X_src W_V" : "V = X W_V", "V"},
-         kv_rows, "kv·d_v", true, w.d_v, kv, group, g},
+        {&a.results.Q, projectionTitles('Q', false, bias), q_rows, "h·d_k", true, w.d_k, h, 1, head_},
+        {&a.results.K, projectionTitles('K', a.input.cross, bias), kv_rows, "kv·d_k", true, w.d_k, kv, group, g},
+        {&a.results.V, projectionTitles('V', a.input.cross, bias), kv_rows, "kv·d_v", true, w.d_v, kv, group, g},
     };
     const QStringList query_tokens = heatmap::queryLabels(a, 10, options_.token_positions),
                       kv_tokens = heatmap::keyLabels(a, 10, options_.token_positions);

@@ -10,11 +10,13 @@
 namespace headscope::ui {
 
 // "3 words hidden for lack of room: hover a point to name it", in the longest wording the
-// plot's width holds.
+// plot's width holds; a picture for a file says "not labelled" and names no hover.
 QString QueryKeyMapView::leftOutWords(int count) const {
-    const QString words = QStringLiteral("%1 word%2").arg(count).arg(count == 1 ? "" : "s");
-    const QStringList variants{words + QStringLiteral(" hidden for lack of room: hover a point to name it"),
-                               words + QStringLiteral(" hidden: hover a point"), words + QStringLiteral(" hidden")};
+    const QString words = QStringLiteral("%1 of %2 points").arg(count).arg(markers_.size());
+    const QStringList variants =
+        for_file_ ? QStringList{words + QStringLiteral(" not labelled, for lack of room"), words + QStringLiteral(" not labelled")}
+                  : QStringList{words + QStringLiteral(" not labelled, for lack of room: hover a point to name it"),
+                                words + QStringLiteral(" not labelled: hover a point"), words + QStringLiteral(" not labelled")};
     const double room = plot_->axisRect()->rect().width() - 16;  // the note's padding and margin
     const QString text = fit::longestThatFits(variants, left_out_->font(), room);
     return text.isEmpty() ? variants.back() : text;

@@ -140,15 +140,17 @@ void QueryKeyMapView::equalScale() {
     if (!has_map_) return;
     left_out_->setVisible(false);
     frame(0);
-    const int left_out = placeLabels();
+    // Every point without a word: those a crowded map never labels, and those with no room.
+    const int never = static_cast<int>(markers_.size() - point_labels_.size());
+    const int left_out = placeLabels() + never;
     if (left_out == 0) return;
     // The note that says so goes along the bottom, below the points; measured with as many
     // digits as any count it may show.
-    left_out_->setText(leftOutWords(static_cast<int>(point_labels_.size())));
+    left_out_->setText(leftOutWords(static_cast<int>(markers_.size())));
     left_out_->setVisible(true);
     const QRectF note(left_out_->topLeft->pixelPosition(), left_out_->bottomRight->pixelPosition());
     frame(note.normalized().height() + 4);
-    const int still = placeLabels();
+    const int still = placeLabels() + never;
     left_out_->setText(leftOutWords(still));
     left_out_->setVisible(still > 0);
 }

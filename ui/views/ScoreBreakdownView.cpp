@@ -182,8 +182,11 @@ void ScoreBreakdownView::refresh() {
     const QString rotated = a.rotary.enabled() ? QStringLiteral(" (RoPE: q and k rotated, as the softmax sees them)") : QString();
     title_full_ = QStringLiteral("Head %1 · query %2 %3 → key %4 %5: how one score is made%7%6")
                       .arg(b.head).arg(b.row).arg(quoted(b.query_token)).arg(b.col).arg(quoted(b.key_token))
-                      .arg(chosen ? QString() : QStringLiteral("\n(no cell selected: the last query and the key it "
-                                                               "attends to most; click a cell in the Heads tab)"), rotated);
+                      .arg(chosen ? QString()
+                                  : for_file_ ? QStringLiteral("\n(the last query and the key it attends to most)")
+                                              : QStringLiteral("\n(no cell selected: the last query and the key it "
+                                                               "attends to most; click a cell in the Heads tab)"),
+                           rotated);
     title_compact_ = QStringLiteral("Head %1: query %2 %3 → key %4 %5%7%6")
                          .arg(b.head).arg(b.row).arg(quoted(b.query_token)).arg(b.col).arg(quoted(b.key_token))
                          .arg(chosen ? QString() : QStringLiteral("\n(no cell selected: the last query, its most-attended key)"),
