@@ -185,6 +185,7 @@ private slots:
         QComboBox* picker = tab->headPicker();
         QCOMPARE(picker->count(), window.session()->analysis()->weights().heads);
         QCOMPARE(picker->itemData(1).toString(), QStringLiteral("0.1"));
+        QCOMPARE(picker->itemText(1), QStringLiteral("head 1"));  // a single layer's heads by number (issue 36 item 16)
         const QString off = offScreen(tab->knockOutButton(), window, area);
         QVERIFY2(off.isEmpty(), qPrintable(off));
         picker->setCurrentIndex(1);
@@ -193,8 +194,16 @@ private slots:
         QVERIFY2(window.waitForCompleteUpdate(60000, &error), qPrintable(error));
         settle();
         QVERIFY(window.session()->ablation().contains(0, 1));
-        QVERIFY(!empty->isVisible());
         QVERIFY(tab->outputChange()->isVisible());
+        // The line stays and offers the heads still on (issue 36 item 16: it disappeared).
+        QVERIFY(empty->isVisible() && picker->isVisible());
+        QCOMPARE(picker->count(), window.session()->analysis()->weights().heads - 1);
+        QCOMPARE(picker->findData(QStringLiteral("0.1")), -1);
+        QVERIFY2(sentence->fullText().contains(QStringLiteral("another")), qPrintable(sentence->fullText()));
+        picker->setCurrentIndex(picker->findData(QStringLiteral("0.2")));
+        QTest::mouseClick(tab->knockOutButton(), Qt::LeftButton);
+        QVERIFY2(window.waitForCompleteUpdate(60000, &error), qPrintable(error));
+        QVERIFY(window.session()->ablation().contains(0, 1) && window.session()->ablation().contains(0, 2));
     }
 };
 

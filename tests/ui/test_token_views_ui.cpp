@@ -28,6 +28,7 @@
 #include "ScoreBreakdownView.h"
 #include "Session.h"
 #include "TokenLinesView.h"
+#include "TokenThinning.h"
 
 using namespace headscope;
 using namespace headscope::ui;
@@ -188,6 +189,32 @@ private slots:
         QCOMPARE(int(view.focusLabels().size()), strong);
         view.setFocusToken(-1, -1);
         QCOMPARE(view.visibleLines().size(), view.lines().size());
+    }
+
+    // Issue 36 item 12: where the words do not fit one per line, every k-th is written with its
+    // position ("12:the"), and the title says which; a few words are written as they are.
+    void thinnedTokenLinesCarryTheirPositions() {
+        Config c = biased();
+        c.text.clear();
+        c.seq_len = 80;
+        TokenLinesView view;
+        view.resize(700, 420);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setAnalysis(analysisOf(c));
+        view.replotNow();
+        const auto a = view.analysis();
+        const QStringList queries = view.tokenLabels(0);
+        QVERIFY2(queries.size() > 1 && queries.size() < 80, qPrintable(queries.join(' ')));
+        const int every = queries[1].section(':', 0, 0).toInt();
+        QVERIFY(every > 1);
+        for (int i = 0; i < queries.size(); ++i)
+            QCOMPARE(queries[i], QStringLiteral("%1:%2").arg(i * every).arg(QString::fromStdString(a->input.query.tokens[std::size_t(i * every)])));
+        QVERIFY2(view.title().contains(everyKth(every, QStringLiteral("token"))), qPrintable(view.title()));
+        view.setAnalysis(analysisOf(biased()));  // 11 words: each as it is, no note
+        view.replotNow();
+        QCOMPARE(view.tokenLabels(0).first(), QStringLiteral("the"));
+        QVERIFY2(!view.title().contains(QStringLiteral("every")), qPrintable(view.title()));
     }
 
     void queryKeyMapHoldsTheCoresNumbers() {

@@ -58,6 +58,7 @@ private slots:
         const train::Evaluation& e = reference.evaluations().back();
         QCPGraph* loss = tab.curves()->curve(TrainingCurvesView::Loss);
         QCOMPARE(loss->data()->size(), 2);
+        QCOMPARE(loss->scatterStyle().shape(), QCPScatterStyle::ssNone);  // a line now, no dots
         QCOMPARE(loss->data()->at(1)->key, 50.0);
         QCOMPARE(loss->data()->at(1)->value, e.loss);
         QCOMPARE(tab.curves()->curve(TrainingCurvesView::RepeatedLoss)->data()->at(1)->value, e.repeated_loss);
@@ -100,6 +101,9 @@ private slots:
         QVERIFY(waitFor([&] { return tab.frame()->steps == 0; }));
         QCOMPARE(tab.frame()->evaluations.size(), std::size_t(1));
         QCOMPARE(tab.curves()->curve(TrainingCurvesView::Loss)->data()->size(), 1);
+        // Step 0's one point is drawn, a dot on each curve (issue 36 item 17: empty curves beside "loss 4.17").
+        QCOMPARE(tab.curves()->curve(TrainingCurvesView::Loss)->scatterStyle().shape(), QCPScatterStyle::ssDisc);
+        QCOMPARE(tab.scores()->scoreGraph(0, true)->scatterStyle().shape(), QCPScatterStyle::ssDisc);
         QCOMPARE(tab.attention()->slider()->maximum(), 0);
     }
 

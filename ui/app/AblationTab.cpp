@@ -81,26 +81,37 @@ void AblationTab::refresh() {
     if (!model && session_->analysis())
         for (const std::string& t : session_->analysis()->input.query.tokens) tokens << QString::fromStdString(t);
     output_change_->setAblation(model ? nullptr : session_->layerAblation(), tokens);
-    // No head off: say so in one line and offer the heads of the layer shown.
+    // One line above says what is off and offers the layer's other heads: by number on a single
+    // layer ("head 1"), by layer.head in a model ("head 0.1").
     const bool none_off = session_->ablation().empty();
     const bool can = session_->canAblate();
-    empty_->setVisible(none_off && can);
-    if (none_off && can) {
+    QStringList names;  // the picker's data: layer.head of each head still on
+    if (can) {
         const int layer = model ? session_->source().layer : 0;
         const int heads = model ? session_->source().model->config.n_head : session_->analysis()->weights().heads;
+        for (int h = 0; h < heads; ++h)
+            if (!session_->ablation().contains(layer, h)) names << QStringLiteral("%1.%2").arg(layer).arg(h);
+    }
+    empty_->setVisible(can && (none_off || !names.isEmpty()));
+    picker_->setVisible(!names.isEmpty());
+    knock_out_->setVisible(!names.isEmpty());
+    if (none_off)
         empty_text_->setVariants({model ? tr("No head is knocked out: pick one to see what the model loses without it.")
                                         : tr("No head is knocked out: pick one to see how this layer's output changes."),
                                   tr("No head is knocked out: pick one"), tr("No head is off:")});
+    else
+        empty_text_->setVariants({tr("%1 knocked out; knock out another too:")
+                                      .arg(session_->ablation().heads.size() == 1 ? tr("One head")
+                                                                                  : tr("%1 heads").arg(session_->ablation().heads.size())),
+                                  tr("Knock out another:"), tr("Another:")});
+    QStringList shown;
+    for (int i = 0; i < picker_->count(); ++i) shown << picker_->itemData(i).toString();
+    if (shown != names) {
         const QString kept = picker_->currentData().toString();
-        QStringList names;
-        for (int h = 0; h < heads; ++h) names << QStringLiteral("%1.%2").arg(layer).arg(h);
-        QStringList shown;
-        for (int i = 0; i < picker_->count(); ++i) shown << picker_->itemData(i).toString();
-        if (shown != names) {
-            picker_->clear();
-            for (const QString& name : names) picker_->addItem(tr("head %1").arg(name), name);
-            picker_->setCurrentIndex(std::max(0, int(names.indexOf(kept))));
-        }
+        picker_->clear();
+        for (const QString& name : names)
+            picker_->addItem(tr("head %1").arg(model ? name : name.section(QLatin1Char('.'), 1)), name);
+        picker_->setCurrentIndex(std::max(0, int(names.indexOf(kept))));
     }
     model_views_->setVisible(model);
     output_change_->setVisible(!model && !none_off);

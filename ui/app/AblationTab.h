@@ -5,8 +5,8 @@
 // Session's effects(), computed on its worker; right-click a head in the heatmap to knock it out
 // (HeadMenus). Generated weights or a loaded layer (no next token): how the layer's output
 // changes per token (OutputChangeView, from the Session's layerAblation()).
-// While no head is off, one line above says so (in fewer words where narrow) and offers the layer's heads to knock out right
-// there (a picker and a button); a single layer's empty output view gives its room to that line.
+// One line above says whether heads are off (in fewer words where narrow) and offers the layer's other heads to knock
+// out right there (a picker and a button); a single layer's empty output view gives its room to that line.
 
 #include <QWidget>
 
@@ -36,7 +36,8 @@ public:
     TokenLogProbView* strip() const { return strip_; }
     AttributionView* attribution() const { return attribution_; }
     OutputChangeView* outputChange() const { return output_change_; }
-    // The empty state's line: shown while no head is off; the heads of the layer shown ("1.1").
+    // The line above: shown while a head of the layer shown is still on; the picker's data names
+    // those heads as layer.head ("1.1"), its text as a model's "head 1.1" or a single layer's "head 1".
     QWidget* emptyState() const { return empty_; }
     QComboBox* headPicker() const { return picker_; }
     QPushButton* knockOutButton() const { return knock_out_; }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "HeadColors.h"
+#include "LonePoints.h"
 #include "TextFit.h"
 
 namespace headscope::ui {
@@ -65,6 +66,7 @@ void HeadScoresView::setEvaluations(const std::vector<train::Evaluation>& evalua
         scoreGraph(h, false)->setData(steps, previous, true);
         scoreGraph(h, true)->setData(steps, induction, true);
     }
+    dotLonePoints(this);  // step 0: a dot on each curve
     xAxis->setRange(0, std::max(10.0, evaluations.empty() ? 10.0 : double(evaluations.back().step)));
     replot(rpQueuedReplot);
 }

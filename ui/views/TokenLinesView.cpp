@@ -16,6 +16,7 @@
 #include "HeadColors.h"
 #include "Heatmap.h"
 #include "TextFit.h"
+#include "TokenThinning.h"
 #include "TypesetTitle.h"
 
 namespace headscope::ui {
@@ -116,6 +117,12 @@ TokenLinesView::TokenLinesView(QWidget* parent) : AttentionView(FollowsAnalysis 
     layout->setSpacing(2);
     layout->addLayout(bar);
     layout->addWidget(plot_, 1);
+}
+
+QStringList TokenLinesView::tokenLabels(int side) const {
+    QStringList texts;
+    for (const QCPItemText* t : labels_[side == 0 ? 0 : 1]) texts << t->text();
+    return texts;
 }
 
 QString TokenLinesView::title() const { return title_->text(); }
@@ -274,25 +281,36 @@ void TokenLinesView::refresh() {
     // keeps trying to remove.)
     legend_heads_ = heads.size() > 1 && heads.size() <= kMaxLegendHeads ? heads : QList<int>();
     const QString keys = a.input.cross ? QStringLiteral("source keys") : QStringLiteral("keys");
-    const QString omitted = thin_omitted_ ? QStringLiteral(" (left out: too many)") : QString();
+    const QString omitted = thin_omitted_ ? QStringLiteral(" (over %1 hairlines: left out)").arg(kMaxThinLines) : QString();
+    // Token labels, thinned to one per line height (the hovered and selected ones always), with
+    // their positions ("12:the") so that a thinned column never reads as the sequence itself.
+    const QFont token_font = heatmap::font(kTokenPt, s), bold_font = heatmap::font(kTokenPt, s, true);
+    const int height = rect_->height() > 50 ? rect_->height() : std::max(200, plot_->height() - 80);
+    const int line_px = QFontMetrics(token_font).height();
+    int steps[2];
+    for (int side = 0; side < 2; ++side) {
+        const int n = int((side == 0 ? a.input.query.tokens : a.input.key_value.tokens).size());
+        steps[side] = std::max(1, int(std::ceil(double(n) * line_px / std::max(1, height))));
+    }
+    const QString thinned = steps[0] == steps[1] ? everyKth(steps[0], QStringLiteral("token"))
+                                                 : everyKth(steps[0], QStringLiteral("query")) + QStringLiteral(", ") +
+                                                       everyKth(steps[1], QStringLiteral("key"));
+    const QString labelled = std::max(steps[0], steps[1]) > 1 ? QStringLiteral(" · labels: %1").arg(thinned) : QString();
     title_lines_[0] = {QStringLiteral("Which words each head links: queries (left) → %1 (right), %2").arg(keys, which),
                        QStringLiteral("Queries (left) → %1 (right), %2").arg(keys, which), which};
-    title_lines_[1] = {QStringLiteral("line opacity = softmax weight; lines under %1 are hairlines%2")
-                           .arg(double(kThinWeight)).arg(omitted),
-                       QStringLiteral("opacity = softmax weight%1").arg(omitted), QString()};
+    title_lines_[1] = {QStringLiteral("line opacity = softmax weight; lines under %1 are hairlines%2%3")
+                           .arg(double(kThinWeight)).arg(omitted, labelled),
+                       QStringLiteral("opacity = softmax weight%1%2").arg(omitted, labelled),
+                       labelled.isEmpty() ? QString() : labelled.mid(3)};
     if (a.rotary.enabled()) title_lines_[1][0] += QStringLiteral(" · RoPE: weights of the rotated q, k");
     title_->setFont(heatmap::font(kTitlePt, s, true));
     fitToWidth();
     title_->setTextColor(heads.size() == 1 ? headColor(heads.front()).darker(120) : Qt::black);
 
-    // Token labels, thinned to one per line height (the hovered and selected ones always).
-    const QFont token_font = heatmap::font(kTokenPt, s), bold_font = heatmap::font(kTokenPt, s, true);
-    const int height = rect_->height() > 50 ? rect_->height() : std::max(200, plot_->height() - 80);
-    const int line_px = QFontMetrics(token_font).height();
     for (int side = 0; side < 2; ++side) {
         const auto& tokens = side == 0 ? a.input.query.tokens : a.input.key_value.tokens;
         const int n = static_cast<int>(tokens.size());
-        const int step = std::max(1, int(std::ceil(double(n) * line_px / std::max(1, height))));
+        const int step = steps[side];
         const int selected = side == 0 ? cell_row_ : cell_col_;
         for (int i = 0; i < n; ++i) {
             const bool special = i == selected || (focus_side_ == side && i == focus_index_);
@@ -302,7 +320,8 @@ void TokenLinesView::refresh() {
             t->position->setAxes(rect_->axis(QCPAxis::atBottom), rect_->axis(QCPAxis::atLeft));
             t->position->setCoords(side == 0 ? kQueryX : kKeyX, rowY(side, i));
             t->setPositionAlignment((side == 0 ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter);
-            t->setText(QString::fromStdString(tokens[std::size_t(i)]));
+            const QString word = QString::fromStdString(tokens[std::size_t(i)]);
+            t->setText(step > 1 ? QStringLiteral("%1:%2").arg(i).arg(word) : word);
             t->setFont(special ? bold_font : token_font);
             if (i == selected) t->setColor(QColor(0xC0, 0x1C, 0x28));
             if (focus_side_ >= 0 && !(focus_side_ == side && i == focus_index_)) t->setColor(QColor(90, 90, 90));

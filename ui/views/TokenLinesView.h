@@ -57,6 +57,9 @@ public:
     // The weights written beside the other column while a token is hovered.
     QStringList focusLabels() const;
     QString title() const;
+    // The token labels written (side 0: queries, 1: keys), top to bottom: every word, or where
+    // they do not fit one per line every k-th as "12:the" (the title says "labels: every 2nd token").
+    QStringList tokenLabels(int side) const;
 
     void replotNow() override;  // refresh now, shown or not (export, tests)
 

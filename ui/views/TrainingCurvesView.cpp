@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "LonePoints.h"
 #include "TextFit.h"
 
 namespace headscope::ui {
@@ -123,6 +124,7 @@ void TrainingCurvesView::setEvaluations(const std::vector<train::Evaluation>& ev
     curve(RepeatedLoss)->setData(steps, repeated, true);
     curve(TrainLoss)->setData(train_steps, train_loss, true);
     curve(RepeatedAccuracy)->setData(steps, accuracy, true);
+    dotLonePoints(this);  // step 0, before training: one evaluation, a dot on each curve
     xAxis->setRange(0, std::max(10.0, steps.isEmpty() ? 10.0 : steps.back()));
     yAxis->setRange(0, std::max(1.0, top * 1.05));
     replot(rpQueuedReplot);
