@@ -6,6 +6,9 @@
 //  - the panels are side by side when they fit, stacked or W_QK alone when not, and W_QK
 //    alone says where W_OV went;
 //  - the status facts are never wider than their label, and keep their whole text.
+#include <QTextBlock>
+#include <QTextDocument>
+#include <QTextLayout>
 #include <QtTest>
 #include <cmath>
 
@@ -186,6 +189,21 @@ private slots:
                          qPrintable(QStringLiteral("%1 px at %2x: the page is %3 px wider than the tab")
                                         .arg(width).arg(scale).arg(scroll->horizontalScrollBar()->maximum())));
                 QVERIFY(view.plainText().contains("2 · d_model · d_k"));  // the wrapping hints are not text
+                QVERIFY(view.plainText().contains("n_kv = 11"));
+                // The title wraps between "name = value" pairs, never inside one (issue 36 item 14).
+                QTextDocument doc;
+                doc.setDefaultFont(view.page()->font());
+                doc.setHtml(view.html());
+                doc.setTextWidth(view.page()->width());
+                (void)doc.size();  // laid out now
+                const QTextBlock title = doc.firstBlock();
+                QVERIFY(title.text().startsWith(QStringLiteral("Costs at")));
+                QVERIFY(title.layout()->lineCount() >= (scale > 1 || width < 600 ? 2 : 1));  // it does wrap
+                for (int i = 0; i < title.layout()->lineCount(); ++i) {
+                    const QTextLine line = title.layout()->lineAt(i);
+                    const QString text = title.text().mid(line.textStart(), line.textLength()).trimmed();
+                    QVERIFY2(!text.startsWith(QLatin1Char('=')) && !text.endsWith(QLatin1Char('=')), qPrintable(text));
+                }
             }
     }
 
@@ -456,6 +474,7 @@ private slots:
         ScoreBreakdownView score;
         score.setOptions(large);
         score.setAnalysis(analysis);
+        score.setCircuits(std::make_shared<const Circuits>(headCircuits(analysis->weights(), 0)));  // the bilinear form's terms
         score.resize(tab);
         score.show();
         QVERIFY(QTest::qWaitForWindowExposed(&score));
@@ -463,6 +482,28 @@ private slots:
         QApplication::processEvents();
         QCustomPlot* page = score.plot();
         page->replot();  // as the screen shows it, after the page took its height
+        // The arithmetic wraps between terms, never inside one (issue 36 item 14: "b_q" / "W_i^Kᵀ x_jᵀ").
+        QString wrapped;
+        for (int i = 0; i < page->plotLayout()->elementCount(); ++i)
+            if (auto* text = qobject_cast<QCPTextElement*>(page->plotLayout()->elementAt(i)))
+                if (text->text().contains(QStringLiteral("Through"))) wrapped = text->text();
+        QVERIFY2(wrapped.count(QLatin1Char('\n')) >= 2, qPrintable(wrapped));  // wrapped indeed
+        for (const QString& term : {QStringLiteral("x_i W_QK,i x_jᵀ ="), QStringLiteral("x_i W_i^Q b_kᵀ ="),
+                                    QStringLiteral("b_q W_i^Kᵀ x_jᵀ ="), QStringLiteral("b_q b_kᵀ =")}) {
+            bool whole = false;
+            for (QString line : wrapped.split(QLatin1Char('\n'))) whole |= line.replace(QChar(QChar::Nbsp), QLatin1Char(' ')).contains(term);
+            QVERIFY2(whole, qPrintable(term + QStringLiteral(" broken in:\n") + wrapped));
+        }
+        // q_i, k_j and their product each keep a scale: both ends and 0, at least (issue 36 item 9:
+        // a lone "0" at 2x).
+        for (const auto chart : {ScoreBreakdownView::Query, ScoreBreakdownView::Key, ScoreBreakdownView::Product}) {
+            QCPAxis* y = score.bars(chart)->valueAxis();
+            QVector<double> ticks;
+            QVector<QString> labels;
+            y->ticker()->generate(y->range(), QLocale(), QLatin1Char('g'), y->numberPrecision(), ticks, nullptr, &labels);
+            QVERIFY2(ticks.size() >= 3 && ticks.contains(0.0) && ticks.contains(y->range().upper) && ticks.contains(y->range().lower),
+                     qPrintable(QStringLiteral("chart %1: %2 ticks on %3 .. %4").arg(int(chart)).arg(ticks.size()).arg(y->range().lower).arg(y->range().upper)));
+        }
         for (int i = 0; i < page->plotLayout()->elementCount(); ++i)
             if (auto* text = qobject_cast<QCPTextElement*>(page->plotLayout()->elementAt(i))) {
                 QVERIFY2(fits(text->text(), text->font(), page->viewport().width()), qPrintable(text->text()));

@@ -1,6 +1,7 @@
 #include "CostView.h"
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include <QLabel>
@@ -11,6 +12,7 @@
 #include <QVBoxLayout>
 
 #include "Heatmap.h"
+#include "TextFit.h"
 #include "TypesetText.h"
 
 namespace headscope::ui {
@@ -77,7 +79,8 @@ QWidget* CostView::page() const { return label_; }
 QString CostView::plainText() const {
     QTextDocument doc;
     doc.setHtml(plain_html_);  // the notation as written: data, not display
-    return doc.toPlainText().remove(QChar(0x200B));  // the wrapping hints are not text
+    // The wrapping hints are not text: breaks allowed (U+200B) and not (U+00A0).
+    return doc.toPlainText().remove(QChar(0x200B)).replace(QChar(QChar::Nbsp), QLatin1Char(' '));
 }
 
 void CostView::refresh() {
@@ -98,10 +101,12 @@ QString CostView::pageHtml(bool typeset_notation) const {
     const Cost& c = a.cost;
     const int d = a.weights().dModel(), h = a.weights().heads, kv = a.weights().kv_heads;
     const int d_k = a.weights().d_k, d_v = a.weights().d_v, n_q = a.nQuery(), n_kv = a.nKeyValue();
+    // Each "n_kv = 11" kept on one line (issue 36 item 14: "n_kv" / "= 11").
+    QStringList dimensions;
+    for (const auto& [name, value] : {std::pair{"d_model", d}, {"h", h}, {"kv", kv}, {"d_k", d_k}, {"d_v", d_v}, {"n_q", n_q}, {"n_kv", n_kv}})
+        dimensions << fit::together(QStringLiteral("%1 = %2").arg(QLatin1String(name)).arg(value));
     QString t = QStringLiteral("<h3>%1</h3><table cellspacing=4 width=100%>")
-                    .arg(cellHtml(QStringLiteral("Costs at d_model = %1, h = %2, kv = %3, d_k = %4, d_v = %5, n_q = %6, n_kv = %7")
-                                      .arg(d).arg(h).arg(kv).arg(d_k).arg(d_v).arg(n_q).arg(n_kv),
-                                  shown));
+                    .arg(cellHtml(QStringLiteral("Costs at ") + dimensions.join(QStringLiteral(", ")), shown));
     t += QStringLiteral("<tr><th align=left>what</th><th align=left>formula</th><th align=right>count</th><th></th></tr>");
     // The sections, each under its key (lessons::focusNames()); the one a lesson step names comes
     // first, shaded, where the tab may have no room for all of them.

@@ -236,19 +236,21 @@ void MatrixPanel::chooseShape(double min_side, double min_row, bool note) {
 QString MatrixPanel::caption(const QString& cols) const {
     // Centred under the panel, within its column (caption_room_, set by layOutToShape), in as
     // many lines as the axis' name takes already where the column allows: the note on its own
-    // line, or split after the name ("d_k, drawn 3.06:1" over "true 4:1"), or the true ratio alone.
+    // line, or split after the name ("d_k, drawn 3.06:1" over "true 4:1"), or each on its own line.
     const QString drawn = QStringLiteral("drawn %1").arg(drawn_ratio_), truth = QStringLiteral("true %1").arg(ratioText(rows_, cols_));
     const QString named = cols.isEmpty() ? QString() : cols + QLatin1Char('\n');
+    // Both ratios always (issue 36 item 4: W_i^Q said "true 8:1" alone beside "drawn 5.74:1, true 8:1").
+    const QString both = drawn + QLatin1Char('\n') + truth;
     const QStringList variants{named + drawn + QStringLiteral(", ") + truth,
                                (cols.isEmpty() ? drawn : cols + QStringLiteral(", ") + drawn) + QLatin1Char('\n') + truth,
-                               named + truth};
+                               named + both, both};
     const QFontMetricsF metrics(rect_->axis(QCPAxis::atBottom)->labelFont());
     for (const QString& variant : variants) {
         double widest = 0;
         for (const QString& line : variant.split(QLatin1Char('\n'))) widest = std::max(widest, metrics.horizontalAdvance(line));
         if (widest <= caption_room_) return variant;
     }
-    return named + ratioText(rows_, cols_);  // "1:5.82": the true shape is what the panel must not hide
+    return both;  // the narrowest: what the panel shows and what it must not hide
 }
 
 void MatrixPanel::captionRooms(QCustomPlot* plot, const QList<MatrixPanel*>& shown) {

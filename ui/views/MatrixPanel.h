@@ -47,8 +47,8 @@ public:
     // square. Where that leaves a side thinner than min_side pixels (or token rows lower than
     // min_row pixels each), the panel draws the largest ratio the room allows and its bottom label
     // says so: "drawn 4:1, true 12:1" (rows:cols) under the axis' name, or where the panel's column
-    // is narrower "d_k, drawn 4:1" over "true 12:1", or "true 12:1" alone, so captions never run
-    // into their neighbours' or leave the plot and keep the lines they had. Lays plot out with every panel so shaped
+    // is narrower "d_k, drawn 4:1" over "true 12:1", or each on its own line (without the axis'
+    // name in the narrowest column), so captions never run into their neighbours' or leave the plot. Lays plot out with every panel so shaped
     // (fit::layOut), then thins their labels (fitToRoom). Hidden or empty panels are left alone.
     static void layOutToShape(QCustomPlot* plot, const QList<MatrixPanel*>& panels, double min_side, double min_row);
     // The panels' shapes released and plot laid out: each rect the whole room it has (a view

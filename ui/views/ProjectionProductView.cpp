@@ -119,11 +119,15 @@ void ProjectionProductView::refresh() {
         scales_[k]->setDataRange(symmetricRange(heatmap::niceCeiling(extremes[k])));
         scales_[k]->axis()->setTickLabelFont(tick_font);
     }
-    title_text_ = QStringLiteral("Head %1: (X W_1) W_2 = X (W_1 W_2) with W_1 = W_i^Q (%2 × %3), W_2 = (W_i^K)ᵀ (%3 × %2)\n"
-                                 "Largest difference %4 (entries up to %5): float rounding, below its bound "
-                                 "2 (d_model + d_k) 2⁻²⁴ max(|X| |W_1| |W_2|) = %6")
-                      .arg(head_).arg(w.dModel()).arg(w.d_k)
-                      .arg(number(p->max_difference), number(p->max_abs), number(p->rounding_bound));
+    // Wrapped between terms, never inside one (issue 36 item 14: "W_2 =" / "(W_i^K)ᵀ").
+    title_text_ = QStringLiteral("Head %1: %2 with %3, %4\nLargest difference %5 (entries up to %6): float rounding, "
+                                 "below its bound %7")
+                      .arg(head_)
+                      .arg(fit::together(QStringLiteral("(X W_1) W_2 = X (W_1 W_2)")),
+                           fit::together(QStringLiteral("W_1 = W_i^Q (%1 × %2)").arg(w.dModel()).arg(w.d_k)),
+                           fit::together(QStringLiteral("W_2 = (W_i^K)ᵀ (%1 × %2)").arg(w.d_k).arg(w.dModel())),
+                           number(p->max_difference), number(p->max_abs),
+                           QStringLiteral("2 (d_model + d_k) 2⁻²⁴ max(|X| |W_1| |W_2|) = ") + number(p->rounding_bound));
     compact_title_ = QStringLiteral("Head %1: (X W_1) W_2 − X (W_1 W_2) ≤ %2 (entries to %3; rounding bound %4)")
                          .arg(head_).arg(number(p->max_difference), number(p->max_abs), number(p->rounding_bound));
     fitToRoom();

@@ -252,15 +252,22 @@ void ScoreBreakdownView::refresh() {
             // Each term named with "=" before its value: "b_q b_kᵀ = 0", never "b_q b_kᵀ 0", which
             // reads as a product with zero (issue 21).
             if (a.weights().hasBias())
-                lines << QStringLiteral("Through W_QK,i = W_i^Q W_i^Kᵀ: x_i W_QK,i x_jᵀ = %1, x_i W_i^Q b_kᵀ = %2, "
-                                        "b_q W_i^Kᵀ x_jᵀ = %3, b_q b_kᵀ = %4; their sum %5  →  logit %6;  "
-                                        "difference %7 (float rounding)")
-                             .arg(num(q.main, 5), num(q.query_bias), num(q.key_bias), num(q.bias_bias), num(q.sum, 5),
-                                  num(q.logit, 5), num(q.difference, 2));
+                // Wrapped between its terms, never inside one (issue 36 item 14: "b_q" / "W_i^Kᵀ x_jᵀ").
+                lines << QStringLiteral("Through %1: %2, %3, %4, %5; %6  →  %7;  %8 (float rounding)")
+                             .arg(fit::together(QStringLiteral("W_QK,i = W_i^Q W_i^Kᵀ")),
+                                  fit::together(QStringLiteral("x_i W_QK,i x_jᵀ = ") + num(q.main, 5)),
+                                  fit::together(QStringLiteral("x_i W_i^Q b_kᵀ = ") + num(q.query_bias)),
+                                  fit::together(QStringLiteral("b_q W_i^Kᵀ x_jᵀ = ") + num(q.key_bias)),
+                                  fit::together(QStringLiteral("b_q b_kᵀ = ") + num(q.bias_bias)),
+                                  fit::together(QStringLiteral("their sum ") + num(q.sum, 5)),
+                                  fit::together(QStringLiteral("logit ") + num(q.logit, 5)),
+                                  fit::together(QStringLiteral("difference ") + num(q.difference, 2)));
             else
-                lines << QStringLiteral("Through W_QK,i = W_i^Q W_i^Kᵀ: x_i W_QK,i x_jᵀ = %1  →  logit %2;  difference %3 "
-                                        "(float rounding)")
-                             .arg(num(q.main, 5), num(q.logit, 5), num(q.difference, 2));
+                lines << QStringLiteral("Through %1: %2  →  %3;  %4 (float rounding)")
+                             .arg(fit::together(QStringLiteral("W_QK,i = W_i^Q W_i^Kᵀ")),
+                                  fit::together(QStringLiteral("x_i W_QK,i x_jᵀ = ") + num(q.main, 5)),
+                                  fit::together(QStringLiteral("logit ") + num(q.logit, 5)),
+                                  fit::together(QStringLiteral("difference ") + num(q.difference, 2)));
         } else if (b.rotary_pairs) {
             lines << rotaryLines(*b.rotary_pairs, b.delta);
         } else {
@@ -323,7 +330,17 @@ void ScoreBreakdownView::fitToRoom() {
         x->setLabel(fit::longestThatFits(label_variants_[c][0], x->labelFont(), r.width()));
         const QString y_label = fit::longestThatFits(label_variants_[c][1], y->labelFont(), r.height());
         y->setLabel(y_label.isEmpty() ? label_variants_[c][1].back() : y_label);
-        y->ticker()->setTickCount(std::clamp(int(r.height() / (2.2 * line)), 1, 5));
+        const int fits = std::clamp(int(r.height() / (2.2 * line)), 1, 5);  // tick labels the height holds
+        if (c == Softmax) {
+            y->ticker()->setTickCount(fits);
+        } else {
+            // q, k and their product: -top .. top (fitRange). Ticks at the ends and 0, with the halves
+            // where five fit: a short chart (2x) kept a lone "0" from the automatic ticker.
+            auto ticks = QSharedPointer<QCPAxisTickerFixed>::create();
+            ticks->setScaleStrategy(QCPAxisTickerFixed::ssNone);
+            ticks->setTickStep(y->range().upper / (fits >= 5 ? 2 : 1));
+            y->setTicker(ticks);
+        }
         if (c != Softmax) {  // dimensions 0 .. d_k-1
             auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
             ticker->setScaleStrategy(QCPAxisTickerFixed::ssNone);

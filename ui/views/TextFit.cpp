@@ -70,6 +70,12 @@ QString wrapLines(const QString& text, const QFont& font, double room, bool at_d
     return lines.join(QLatin1Char('\n'));
 }
 
+QString together(const QString& text) {
+    QString joined = text;
+    joined.replace(QLatin1Char(' '), QChar(QChar::Nbsp));
+    return joined;
+}
+
 void layOut(QCustomPlot* plot) {
     QCPLayoutGrid* layout = plot->plotLayout();
     layout->setOuterRect(plot->viewport());

@@ -29,6 +29,10 @@ int labelStride(double pixels_per_item, double room);
 // wider than room stays whole.
 QString wrapLines(const QString& text, const QFont& font, double room, bool at_dots = true);
 
+// text with its spaces made non-breaking (U+00A0): wrapLines never breaks inside it. One term
+// of a formula ("x_i W_i^Q b_kᵀ = 0", "W_2 = (W_i^K)ᵀ"), a number with its unit.
+QString together(const QString& text);
+
 // Lays the plot out at its viewport without drawing, so axis rects have their final size.
 void layOut(QCustomPlot* plot);
 
