@@ -10,6 +10,7 @@
 #include "Cost.h"
 #include "Parallel.h"
 #include "Spectrum.h"
+#include "text/Utf8.h"
 
 namespace headscope::model {
 
@@ -110,6 +111,7 @@ Trace runModel(const Model& model, const std::vector<int>& ids, const ForwardOpt
     trace.options.attention.rotary.inverse_frequencies = model.inverse_frequencies;  // each layer's: layerAttentionOptions
     for (int id : ids)
         trace.tokens.push_back(model.tokenizer->hasId(id) ? model.tokenizer->displayText(id) : "<" + std::to_string(id) + ">");
+    trace.tokens = text::joinSplitCharacters(trace.tokens);  // "\xC3" "\xA9" -> "é…" "…é"
     const bool parallel = double(n) * c.n_embd * c.n_inner > 1e6;
 
     // X_0 = wte[ids] (+ wpe[0..n))  (n, d)

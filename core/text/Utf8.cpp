@@ -1,7 +1,10 @@
 #include "text/Utf8.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 
 #include "text/Tokenizer.h"
 
@@ -133,6 +136,64 @@ std::string displayBytes(std::string_view bytes) {
         i += length == 0 ? 1 : length;
     }
     return text;
+}
+
+namespace {
+// The bytes of a display text made only of "\xNN" escapes, or nullopt.
+std::optional<std::string> escapedBytes(const std::string& text) {
+    if (text.empty() || text.size() % 4 != 0) return std::nullopt;
+    std::string bytes;
+    for (std::size_t i = 0; i < text.size(); i += 4) {
+        if (text[i] != '\\' || text[i + 1] != 'x' || !std::isxdigit(static_cast<unsigned char>(text[i + 2])) ||
+            !std::isxdigit(static_cast<unsigned char>(text[i + 3])))
+            return std::nullopt;
+        bytes += static_cast<char>(std::stoi(text.substr(i + 2, 2), nullptr, 16));
+    }
+    return bytes;
+}
+}  // namespace
+
+std::vector<std::string> joinSplitCharacters(const std::vector<std::string>& displayed) {
+    std::vector<std::string> shown = displayed;
+    const std::size_t n = displayed.size();
+    for (std::size_t start = 0; start < n;) {
+        // A run of tokens that are bytes only: their bytes, each with the token it came from.
+        std::string bytes;
+        std::vector<std::size_t> owner;
+        std::size_t end = start;
+        for (; end < n; ++end) {
+            const std::optional<std::string> b = escapedBytes(displayed[end]);
+            if (!b) break;
+            bytes += *b;
+            owner.insert(owner.end(), b->size(), end);
+        }
+        if (end == start) {
+            ++start;
+            continue;
+        }
+        // Each unit: a character (valid multi-byte sequence) or a byte left escaped.
+        std::vector<std::string> pieces(end - start);
+        std::vector<bool> joined(end - start, false);
+        for (std::size_t p = 0; p < bytes.size();) {
+            const std::size_t length = utf8SequenceLength(bytes, p);
+            const std::size_t first = owner[p], last = owner[p + std::max<std::size_t>(length, 1) - 1];
+            if (length < 2) {
+                pieces[first - start] += hexByte(static_cast<unsigned char>(bytes[p]));
+                ++p;
+                continue;
+            }
+            const std::string character = bytes.substr(p, length);
+            for (std::size_t t = first; t <= last; ++t) {
+                pieces[t - start] += (t > first ? "\u2026" : "") + character + (t < last ? "\u2026" : "");
+                joined[t - start] = joined[t - start] || first != last;
+            }
+            p += length;
+        }
+        for (std::size_t t = start; t < end; ++t)
+            if (joined[t - start]) shown[t] = pieces[t - start];
+        start = end;
+    }
+    return shown;
 }
 
 bool isWhitespace(char32_t c) {

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace headscope::text {
 
@@ -36,6 +37,13 @@ std::string replaceInvalidLossy(std::string_view bytes);
 // Bytes as a reader should see them: space as '␣' (U+2423), newline as '↵', tab as '→',
 // other control bytes and bytes that are not UTF-8 on their own as \xNN.
 std::string displayBytes(std::string_view bytes);
+
+// The display texts of consecutive tokens (displayBytes's) where a character's bytes are split
+// across tokens (byte fallback "<0xC3>" "<0xA9>", a byte-level BPE token ending mid-character):
+// each such token shows the character its bytes belong to, "…" marking one continued from the
+// previous token or into the next: "\xC3" "\xA9" -> "é…" "…é". Escapes that form no valid
+// UTF-8 stay as they are; every other text is unchanged.
+std::vector<std::string> joinSplitCharacters(const std::vector<std::string>& displayed);
 
 // Rust's char::is_whitespace (the White_Space property).
 bool isWhitespace(char32_t c);

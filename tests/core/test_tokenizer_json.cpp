@@ -14,6 +14,7 @@
 #include "TempDirTest.h"
 #include "io/IoError.h"
 #include "text/TokenizerJson.h"
+#include "text/Utf8.h"
 
 namespace fs = std::filesystem;
 using headscope::io::IoError;
@@ -314,4 +315,26 @@ TEST_F(TokenizerJsonFile, BadPatternsAreRefusedAndHostileOnesStopWithAnError) {
     spec["pre_tokenizer"] = {{"type", "Split"}, {"pattern", {{"Regex", "(a|aa)+$"}}}, {"behavior", "Isolated"}};
     const auto tokenizer = loadTokenizerJson(write(spec));
     EXPECT_THROW(tokenizer->encode(std::string(5000, 'a') + "b"), TokenizerError);
+}
+
+// Issue 36 item 19: a character whose bytes are split across tokens is shown as that character on
+// each of them, "…" marking where it continues ("\xC3" "\xA9" read as "é…" "…é"), not as bytes.
+TEST(SplitCharacters, TokensOfOneCharactersBytesShowTheCharacter) {
+    using headscope::text::joinSplitCharacters;
+    EXPECT_THAT(joinSplitCharacters({"a", "\\xC3", "\\xA9", "b"}), ElementsAre("a", "é…", "…é", "b"));
+    EXPECT_THAT(joinSplitCharacters({"\\xE6", "\\x9D", "\\xB1"}), ElementsAre("東…", "…東…", "…東"));
+    EXPECT_THAT(joinSplitCharacters({"\\xE6\\x9D", "\\xB1\\xC3", "\\xA9"}), ElementsAre("東…", "…東é…", "…é"));
+    // Bytes that make no character stay bytes; other texts are untouched.
+    EXPECT_THAT(joinSplitCharacters({"\\xFF", "\\xC3", "x", "\\x01", "\\xZZ"}), ElementsAre("\\xFF", "\\xC3", "x", "\\x01", "\\xZZ"));
+    EXPECT_THAT(joinSplitCharacters({"\\xC3", "\\xA9", "\\xFF"}), ElementsAre("é…", "…é", "\\xFF"));
+}
+
+TEST(SplitCharacters, ByteFallbackTokensOfARealTokenizerReadAsTheirCharacters) {
+    const fs::path file = fileOf("llama-induction");
+    if (!fs::exists(file)) GTEST_SKIP() << "../shared/models is absent";
+    const auto tokenizer = loadTokenizerJson(file.string());
+    std::vector<std::string> shown;
+    for (int id : tokenizer->encode("é東")) shown.push_back(tokenizer->displayText(id));
+    ASSERT_THAT(shown, ::testing::Contains("\\xC3"));  // byte fallback: one token per byte
+    EXPECT_THAT(headscope::text::joinSplitCharacters(shown), ::testing::IsSupersetOf({"é…", "…é", "東…", "…東…", "…東"}));
 }

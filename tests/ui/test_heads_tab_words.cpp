@@ -16,6 +16,7 @@
 #include "HeadDetailView.h"
 #include "HeadGridView.h"
 #include "HeadsTab.h"
+#include "Heatmap.h"
 #include "ModelDock.h"
 #include "Session.h"
 
@@ -114,6 +115,19 @@ private slots:
     }
 
     // Sixteen heads alone in a 1024 x 768 window: the grid's words thinned with positions.
+    // Issue 36 item 20: a character no installed font draws (an empty box) is named by its code
+    // point in every token label; one the text font has stays itself.
+    void aCharacterNoFontDrawsIsNamedByItsCodePoint() {
+        QCOMPARE(heatmap::drawable(QStringLiteral("café ␣…")), QStringLiteral("café ␣…"));
+        const char32_t unassigned[] = {U'a', 0x0378, 0x0379, U'b'};  // no font has a glyph for an unassigned code point
+        QCOMPARE(heatmap::drawable(QString::fromUcs4(unassigned, 4)), QStringLiteral("aU+0378 U+0379b"));
+        Config c;
+        Analysis a = analyze(c, true);
+        a.input.query.tokens[1] = QString::fromUcs4(unassigned + 1, 1).toStdString();
+        QCOMPARE(heatmap::queryLabels(a)[1], QStringLiteral("U+0378"));
+        QCOMPARE(heatmap::queryLabels(a)[0], QStringLiteral("The"));
+    }
+
     void sixteenHeadsGrid() {
         HeadGridView view;
         view.resize(1024, 768);

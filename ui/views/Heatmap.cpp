@@ -1,6 +1,9 @@
 #include "Heatmap.h"
 
 #include <QFontMetrics>
+#include <QGlyphRun>
+#include <QHash>
+#include <QTextLayout>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -14,7 +17,7 @@ QStringList labels(const std::vector<std::string>& tokens, int max_chars) {
     QStringList out;
     out.reserve(static_cast<qsizetype>(tokens.size()));
     for (const std::string& token : tokens) {
-        QString s = QString::fromStdString(token);
+        QString s = drawable(QString::fromStdString(token));
         if (max_chars > 1 && s.size() > max_chars) s = s.left(max_chars - 1) + QChar(0x2026);
         if (s.trimmed().isEmpty()) s = QStringLiteral("␣");
         out.push_back(s);
@@ -37,6 +40,41 @@ QStringList numbered(QStringList labels, bool positions) {
     return labels;
 }
 }  // namespace
+
+namespace {
+// Whether the text font, or the fallback the font system picks for it, draws code point c.
+bool hasGlyph(char32_t c) {
+    if (c < 0x80) return true;
+    static QHash<char32_t, bool> known;
+    const auto found = known.constFind(c);
+    if (found != known.constEnd()) return *found;
+    QTextLayout layout(QString::fromUcs4(&c, 1), font(10, 1, false));
+    layout.beginLayout();
+    layout.createLine();
+    layout.endLayout();
+    bool drawn = true;
+    for (const QGlyphRun& run : layout.glyphRuns())
+        for (const quint32 glyph : run.glyphIndexes()) drawn = drawn && glyph != 0;  // 0: .notdef, the empty box
+    known.insert(c, drawn);
+    return drawn;
+}
+}  // namespace
+
+QString drawable(const QString& text) {
+    QString out;
+    bool named_last = false;
+    for (const char32_t c : text.toUcs4()) {
+        if (hasGlyph(c)) {
+            out += QString::fromUcs4(&c, 1);
+            named_last = false;
+            continue;
+        }
+        if (named_last) out += QLatin1Char(' ');
+        out += QStringLiteral("U+") + QString::number(uint(c), 16).toUpper().rightJustified(4, QLatin1Char('0'));
+        named_last = true;
+    }
+    return out;
+}
 
 QStringList queryLabels(const Analysis& analysis, int max_chars, bool positions) {
     return numbered(labels(analysis.input.query.tokens, max_chars), positions);

@@ -17,10 +17,15 @@
 
 namespace headscope::ui::heatmap {
 
-// Token labels, elided to at most max_chars characters ("international…").
-// Token labels, cut to max_chars; with positions each starts with its index ("3 street").
+// Token labels, elided to at most max_chars characters ("international…"), each character no
+// installed font can draw named by its code point (drawable()); with positions each starts
+// with its index ("3 street").
 QStringList queryLabels(const Analysis& analysis, int max_chars = 12, bool positions = false);
 QStringList keyLabels(const Analysis& analysis, int max_chars = 12, bool positions = false);
+// text with each character that no installed font has a glyph for (an empty box on screen:
+// CJK or emoji on a bare system, an unassigned code point) written as its code point, "U+6771".
+// GUI thread only (it asks the font system, and remembers each answer).
+QString drawable(const QString& text);
 
 // A font of point_size * scale points (never below 6 pt).
 // The family of every plot's text (and of exported tables): DejaVu Sans, installed by .ci/setup

@@ -214,7 +214,7 @@ void QueryKeyMapView::refresh() {
         t->position->setCoords(x, y);
         t->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
         t->setPadding(QMargins(2, 1, 2, 1));
-        t->setText(QString::fromStdString(token));
+        t->setText(heatmap::drawable(QString::fromStdString(token)));
         t->setFont(heatmap::font(kLabelPt, s, selected));
         t->setColor(colour.darker(140));
         // A ringed point's label clears the ring.

@@ -320,7 +320,7 @@ void TokenLinesView::refresh() {
             t->position->setAxes(rect_->axis(QCPAxis::atBottom), rect_->axis(QCPAxis::atLeft));
             t->position->setCoords(side == 0 ? kQueryX : kKeyX, rowY(side, i));
             t->setPositionAlignment((side == 0 ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter);
-            const QString word = QString::fromStdString(tokens[std::size_t(i)]);
+            const QString word = heatmap::drawable(QString::fromStdString(tokens[std::size_t(i)]));
             t->setText(step > 1 ? QStringLiteral("%1:%2").arg(i).arg(word) : word);
             t->setFont(special ? bold_font : token_font);
             if (i == selected) t->setColor(QColor(0xC0, 0x1C, 0x28));
