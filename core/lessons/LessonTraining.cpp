@@ -174,8 +174,11 @@ std::string describeCondition(const TrainingUntil& u) {
 }
 
 std::string describeEvaluation(const TrainingUntil& u, const train::Evaluation& e, int heads_per_layer) {
-    std::string text = "step " + std::to_string(e.step) + ": loss " + decimals(e.loss, 2) + " (repeated half " +
-                       decimals(e.repeated_loss, 2) + "), accuracy on the repeated half " + percent(e.repeated_accuracy);
+    // The loss, and what the condition names: a condition on head scores leaves the repeated half's
+    // figures out, so that the lesson's text and this line fit a projector (issue 36 item 6).
+    std::string text = "step " + std::to_string(e.step) + ": loss " + decimals(e.loss, 2);
+    if (u.accuracy || !(u.previous_token || u.induction))
+        text += " (repeated half " + decimals(e.repeated_loss, 2) + "), accuracy on the repeated half " + percent(e.repeated_accuracy);
     if (u.previous_token)
         text += ", head " + headName(*u.previous_token) + "'s previous-token score " +
                 decimals(headScore(e.previous_token, *u.previous_token, heads_per_layer), 2);

@@ -70,8 +70,9 @@ bool conditionHolds(const TrainingUntil& until, long long steps, const train::Ev
 
 // "accuracy on the repeated half at least 90 %, head 1.1's induction score at least 0.5".
 std::string describeCondition(const TrainingUntil& until);
-// What the run shows at evaluation e, for the conditions until names: "step 300: loss 1.38,
-// accuracy on the repeated half 90.7 %, head 1.1's induction score 0.87" (always the step and loss).
+// What the run shows at evaluation e, for the conditions until names: "step 300: loss 1.38
+// (repeated half 0.60), accuracy on the repeated half 90.7 %" (always the step and loss; the
+// repeated half's figures unless only head scores are named), "..., head 1.1's induction score 0.87".
 std::string describeEvaluation(const TrainingUntil& until, const train::Evaluation& e, int heads_per_layer);
 
 // "head 1.1", "heads 1.0, 1.1".

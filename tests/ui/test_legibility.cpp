@@ -133,6 +133,7 @@ private slots:
                     ViewOptions options;
                     options.font_scale = scale;
                     view.setOptions(options);
+                    view.setHead(1);  // framed on every panel
                     view.setAnalysis(analysisOf(64, heads, 64 / heads));
                     view.resize(size);
                     view.show();
@@ -146,6 +147,15 @@ private slots:
                             for (const QString& line : text->text().split('\n'))
                                 QVERIFY2(QFontMetricsF(text->font()).horizontalAdvance(line) <= viewport.width(),
                                          qPrintable(where + ": title cut: " + line));
+                    // The framed head's block is named however thinned its neighbours' names are (issue 36
+                    // item 18: lesson 3 framed head 1 under "h0 h2").
+                    for (const auto m : {FusedProjectionsView::WQ, FusedProjectionsView::Q}) {
+                        QCPAxis* top = view.colorMap(m)->keyAxis()->axisRect()->axis(QCPAxis::atTop);
+                        const auto names = qSharedPointerCast<QCPAxisTickerText>(top->ticker());
+                        QVERIFY(names);
+                        QVERIFY2(names->ticks().values().contains(QStringLiteral("h1")),
+                                 qPrintable(where + ": " + QStringList(names->ticks().values()).join(' ')));
+                    }
                     // Q, K and V name their biases at every size (issue 36 item 15: "Q = X W_Q" at 1024 x 768).
                     QVERIFY(view.analysis()->weights().hasBias());
                     for (const auto m : {FusedProjectionsView::Q, FusedProjectionsView::K, FusedProjectionsView::V}) {

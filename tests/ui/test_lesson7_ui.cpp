@@ -9,10 +9,12 @@
 #include <QTabWidget>
 #include <QtTest>
 
+#include "FittedLabel.h"
 #include "LessonDock.h"
 #include "MainWindow.h"
 #include "Session.h"
 #include "Teaching.h"
+#include "StatusPanel.h"
 #include "TeachingActions.h"
 #include "TrainingTab.h"
 #include "ViewRegistry.h"
@@ -62,8 +64,18 @@ private slots:
                 const TrainingFramePtr f = training->frame();
                 QVERIFY(f && f->steps <= t->budget);
                 QVERIFY(lessons::conditionHolds(t->until, f->steps, f->evaluations.back(), f->config.heads));
+                // One step count (issue 36 item 5: the readout said 152 beside "Reached: step 150"): the run
+                // paused at the evaluation that reached it.
+                QCOMPARE(f->steps, f->evaluations.back().step);
                 QTRY_VERIFY(!training->frame()->running);
                 QVERIFY2(dock->shownText().contains(QStringLiteral("Reached")), qPrintable(dock->shownText()));
+                // Which model each line shows (issue 36 item 7): the tab's own, the status line the other tabs' layer.
+                QVERIFY2(training->readout()->fullText().contains(QStringLiteral("this tab's model, %1 layers × %2 heads, d_model %3")
+                                                                      .arg(f->config.layers).arg(f->config.heads).arg(f->config.d_model)),
+                         qPrintable(training->readout()->fullText()));
+                if (window.centralTabs()->currentWidget()->findChild<TrainingTab*>())
+                    QVERIFY2(window.statusPanel()->text().startsWith(QStringLiteral("Other tabs' layer: ")),
+                             qPrintable(window.statusPanel()->text()));
                 qInfo("step %d: %s", k + 1, qPrintable(actions->status()));
             }
             if (step.actions.open_model) QVERIFY(window.session()->source().model != nullptr);

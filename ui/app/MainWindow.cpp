@@ -72,6 +72,11 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     buildTabs();
     status_ = new StatusPanel(this);
     statusBar()->addWidget(status_, 1);
+    // The Training tab trains a model of its own: the status line then says whose facts it shows (issue 36 item 7).
+    connect(tabs_, &QTabWidget::currentChanged, status_, [this]() {
+        const bool training = tabs_->currentWidget() && tabs_->currentWidget()->findChild<TrainingTab*>();
+        status_->setScope(training ? tr("Other tabs' layer") : QString());
+    });
     auto* loading = new LoadProgressBar(this);  // while a model opens
     statusBar()->addPermanentWidget(loading);
     connect(session_, &Session::failed, loading, &LoadProgressBar::finish);

@@ -146,17 +146,32 @@ bool StatusPanel::eventFilter(QObject* watched, QEvent* event) {
     return QFrame::eventFilter(watched, event);
 }
 
+void StatusPanel::setScope(const QString& scope) {
+    if (scope == scope_) return;
+    scope_ = scope;
+    applyParams();
+}
+
+void StatusPanel::applyParams() {
+    if (params_variants_.isEmpty()) return;
+    QStringList variants = params_variants_;
+    if (!scope_.isEmpty())
+        for (QString& v : variants) v = scope_ + QStringLiteral(": ") + v;
+    params_->setVariants(variants);
+}
+
 void StatusPanel::showAnalysis(const Analysis& a, double update_ms) {
     const Cost& cost = a.cost;
     const double ratio = cost.qk_factored_params > 0 ? double(cost.qk_merged_params) / cost.qk_factored_params : 0;
     const QString factored = count(cost.qk_factored_params), merged = count(cost.qk_merged_params),
                   times = QString::number(ratio, 'g', 3), layer = count(cost.total_params);
-    params_->setVariants(
+    params_variants_ =
         {tr("Params per head: W_Q+W_K %1 (2\u00B7d_model\u00B7d_k) vs merged W_QK %2 (d_model\u00B2, %3\u00D7)"
             " \u2022 layer %4").arg(factored, merged, times, layer),
          tr("Params per head: W_Q+W_K %1 vs merged W_QK %2 (%3\u00D7) \u2022 layer %4").arg(factored, merged, times, layer),
          tr("W_Q+W_K %1 vs W_QK %2 params (%3\u00D7)").arg(factored, merged, times),
-         tr("W_Q+W_K %1 vs W_QK %2").arg(factored, merged)});  // 2x fonts: both numbers whole, not "(0.5…"
+         tr("W_Q+W_K %1 vs W_QK %2").arg(factored, merged)};  // 2x fonts: both numbers whole, not "(0.5…"
+    applyParams();
     const int d = a.weights().dModel();
     const int bound = rankBound(a.weights().d_k, d, d);
     QString range = QStringLiteral("-");

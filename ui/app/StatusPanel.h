@@ -40,6 +40,10 @@ public:
     // The fact the one line shows: the parameters, or the logits residuals a lesson step talks about.
     enum class Fact { Parameters, Equivalence };
     void setLeadingFact(Fact fact);
+    // Whose facts these are, said before them where a tab shows another model (the Training
+    // tab trains its own): "Other tabs' layer: Params per head ..."; "" says nothing.
+    void setScope(const QString& scope);
+    const QString& scope() const { return scope_; }
 
 protected:
     void showEvent(QShowEvent* event) override;
@@ -55,6 +59,9 @@ private:
     QLabel* timing_ = nullptr;
     QLabel* note_ = nullptr;
     QString params_explanation_;
+    QStringList params_variants_;  // the parameters' wordings, longest first, before the scope
+    QString scope_;
+    void applyParams();
     QWidget* watched_ = nullptr;  // the window whose height decides
     bool compact_ = false;
     Fact leading_ = Fact::Parameters;

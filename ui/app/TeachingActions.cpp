@@ -50,7 +50,11 @@ void TeachingActions::run(const lessons::StepActions& actions) {
         onFrame();
         return;
     }
-    training_->startTraining();
+    // The run stops at the step the condition holds (or the budget ends), not a chunk later: one
+    // step count on the readout, in "Reached" and on the curves (issue 36 item 5).
+    training_->trainUntil([until = t.until, budget = t.budget](long long steps, const train::Evaluation* evaluated, int heads) {
+        return (budget > 0 && steps >= budget) || (evaluated && lessons::conditionHolds(until, steps, *evaluated, heads));
+    });
 }
 
 void TeachingActions::onFrame() {

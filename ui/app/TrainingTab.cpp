@@ -269,6 +269,10 @@ void TrainingTab::startTraining() {
     QMetaObject::invokeMethod(worker_, [w = worker_] { w->start(); }, Qt::QueuedConnection);
 }
 
+void TrainingTab::trainUntil(TrainingWorker::StopWhen stop) {
+    QMetaObject::invokeMethod(worker_, [w = worker_, stop = std::move(stop)] { w->start(stop); }, Qt::QueuedConnection);
+}
+
 void TrainingTab::pauseTraining() {
     QMetaObject::invokeMethod(worker_, [w = worker_] { w->pause(); }, Qt::QueuedConnection);
 }
@@ -312,11 +316,16 @@ void TrainingTab::showFrame(TrainingFramePtr frame) {
     scores_->setEvaluations(f.evaluations, f.config.heads);
     attention_->setRun(f.snapshots, f.evaluations, f.config.layers, f.config.heads);
     const train::Evaluation& e = f.evaluations.back();
-    QString text = tr("step %1 · %2 parameters · loss %3 (repeated half %4) · accuracy on the repeated half %5%")
+    // Which model: this tab trains its own, not the layer the controls and the status line show (issue 36 item 7).
+    const QString model = tr("this tab's model, %1 layers × %2 heads, d_model %3")
+                              .arg(f.config.layers).arg(f.config.heads).arg(f.config.d_model);
+    QString text = tr("%6: step %1 · %2 parameters · loss %3 (repeated half %4) · accuracy on the repeated half %5%")
                        .arg(f.steps).arg(f.parameters).arg(e.loss, 0, 'f', 3).arg(e.repeated_loss, 0, 'f', 3)
-                       .arg(100 * e.repeated_accuracy, 0, 'f', 1);
+                       .arg(100 * e.repeated_accuracy, 0, 'f', 1).arg(model);
     if (f.running) text += tr(" · %1 steps/s").arg(f.steps_per_second, 0, 'f', 0);
     status_->setVariants({text,
+                          tr("%5: step %1 · loss %2 (repeated half %3) · accuracy %4%").arg(f.steps).arg(e.loss, 0, 'f', 3)
+                              .arg(e.repeated_loss, 0, 'f', 3).arg(100 * e.repeated_accuracy, 0, 'f', 1).arg(model),
                           tr("step %1 · loss %2 (repeated half %3) · accuracy %4%").arg(f.steps).arg(e.loss, 0, 'f', 3)
                               .arg(e.repeated_loss, 0, 'f', 3).arg(100 * e.repeated_accuracy, 0, 'f', 1),
                           tr("step %1 · loss %2 · repeated %3").arg(f.steps).arg(e.loss, 0, 'f', 2).arg(e.repeated_loss, 0, 'f', 2),

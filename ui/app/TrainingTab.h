@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "TrainingFrame.h"
+#include "TrainingWorker.h"
 
 class QPushButton;
 class QScrollArea;
@@ -34,7 +35,6 @@ class HeadScoresView;
 class ProbeAttentionView;
 class TrainingCurvesView;
 class TrainingSettings;
-class TrainingWorker;
 
 class TrainingTab : public QWidget {
     Q_OBJECT
@@ -80,6 +80,8 @@ public:
 
 public slots:
     void startTraining();
+    // Starts, pausing at the first step where stop holds (TrainingWorker::start).
+    void trainUntil(TrainingWorker::StopWhen stop);
     void pauseTraining();
     void stepTraining();
     void resetTraining();

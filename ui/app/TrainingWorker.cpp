@@ -26,8 +26,10 @@ void TrainingWorker::reset(const train::TrainConfig& config) {
     post();
 }
 
-void TrainingWorker::start() {
-    if (!trainer_ || running_) return;
+void TrainingWorker::start(StopWhen stop) {
+    if (!trainer_) return;
+    stop_ = std::move(stop);
+    if (running_) return;
     running_ = true;
     since_start_.start();
     steps_at_start_ = trainer_->steps();
@@ -40,6 +42,7 @@ void TrainingWorker::start() {
 
 void TrainingWorker::pause() {
     running_ = false;
+    stop_ = {};
     post();
 }
 
@@ -65,7 +68,15 @@ void TrainingWorker::runChunk() {
     if (!running_ || !trainer_) return;
     QElapsedTimer chunk;
     chunk.start();
-    while (chunk.elapsed() < kChunkMs) trainer_->step();
+    while (chunk.elapsed() < kChunkMs) {
+        const std::size_t evaluations = trainer_->evaluations().size();
+        trainer_->step();
+        const train::Evaluation* evaluated = trainer_->evaluations().size() > evaluations ? &trainer_->evaluations().back() : nullptr;
+        if (stop_ && stop_(trainer_->steps(), evaluated, trainer_->config().heads)) {
+            pause();  // at this step: the frame's steps are its evaluation's
+            return;
+        }
+    }
     if (since_post_.elapsed() >= kFrameMs) post();
     chunk_queued_ = true;
     QMetaObject::invokeMethod(this, &TrainingWorker::runChunk, Qt::QueuedConnection);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <vector>
 
 #include "Heatmap.h"
 #include "TextFit.h"
@@ -83,6 +85,7 @@ void MatrixPanel::setBlocks(bool along_columns, int width, const QStringList& la
     blocks_along_columns_ = along_columns;
     block_width_ = width;
     block_labels_ = labels;
+    outlined_block_ = outlined;
     tick_font_ = font;
     if (width <= 0 || extent <= 0) return;
     QCPAxis* x = rect_->axis(QCPAxis::atBottom);
@@ -170,13 +173,19 @@ void MatrixPanel::fitToRoom() {
         if (blocks_along_columns_)
             for (const QString& label : block_labels_) widest = std::max(widest, tick.horizontalAdvance(label));
         const int stride = fit::labelStride(block_px, widest + gap);
-        auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-        int last = -stride;  // the labels the view left empty stay empty
-        for (int b = 0; b < block_labels_.size() && b * block_width_ < extent; ++b) {
-            if (block_labels_[b].isEmpty() || b - last < stride) continue;
-            ticker->addTick(b * block_width_ + (block_width_ - 1) / 2.0, block_labels_[b]);
-            last = b;
+        // Every stride-th name, and the outlined block's always (issue 36 item 18: lesson 3 framed
+        // head 1 under "h0 h2"), with its neighbours within a stride left out; the labels the view
+        // left empty stay empty.
+        const int blocks = std::min<int>(int(block_labels_.size()), (extent + block_width_ - 1) / block_width_);
+        std::vector<int> named;
+        if (outlined_block_ >= 0 && outlined_block_ < blocks && !block_labels_[outlined_block_].isEmpty())
+            named.push_back(outlined_block_);
+        for (int b = 0; b < blocks; ++b) {
+            const bool clear = std::all_of(named.begin(), named.end(), [&](int n) { return std::abs(b - n) >= stride; });
+            if (!block_labels_[b].isEmpty() && clear) named.push_back(b);
         }
+        auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+        for (int b : named) ticker->addTick(b * block_width_ + (block_width_ - 1) / 2.0, block_labels_[b]);
         rect_->axis(blocks_along_columns_ ? QCPAxis::atTop : QCPAxis::atRight)->setTicker(ticker);
     }
 }

@@ -77,6 +77,7 @@ private:
     QFont tick_font_;
     bool blocks_along_columns_ = true;
     int block_width_ = 0;
+    int outlined_block_ = -1;  // the block framed (the selected head's), whose name is never thinned out
     QString cols_name_, shape_note_, drawn_ratio_;
     QSize shape_;         // the drawn rect's size chosen by chooseShape
     QSize free_minimum_;
