@@ -277,6 +277,60 @@ private slots:
         }
     }
 
+    // Issue 36 item 10: the Model tab of a real-size model (16 layers x 32 heads, Llama 3.2 1B's)
+    // in the tab at 1024 x 768, 1x and 2x: its title whole and in view, a colour bar with its
+    // scale, and each panel's axes named (rows queries, columns keys).
+    void modelTabOfARealSizeModelKeepsItsTitleAndScale() {
+        auto trace = std::make_shared<model::Trace>();
+        const int n = 8, layers = 16, heads = 32;
+        trace->ids.assign(n, 0);
+        trace->tokens.assign(n, "a");
+        std::srand(3);
+        for (int l = 0; l < layers; ++l) {
+            model::LayerTrace layer;
+            for (int h = 0; h < heads; ++h) {
+                HeadResult head;
+                head.weights = Eigen::MatrixXf::Random(n, n).cwiseAbs();  // (n, n), rows summing to 1
+                for (int r = 0; r < n; ++r) head.weights.row(r) /= head.weights.row(r).sum();
+                layer.attention.heads.push_back(head);
+            }
+            layer.attention.allowed = MaskMatrix::Constant(n, n, true);
+            trace->layers.push_back(layer);
+        }
+        for (double scale : {1.0, 2.0}) {
+            ModelOverviewView overview;
+            ViewOptions options;
+            options.font_scale = scale;
+            overview.setOptions(options);
+            overview.resize(690, 400);
+            overview.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&overview));
+            overview.setTrace(trace);
+            overview.replotNow();
+            overview.plot()->replot();
+            const QString where = QStringLiteral("16 x 32 at %1x").arg(scale);
+            auto* title = qobject_cast<QCPTextElement*>(overview.plot()->plotLayout()->elementAt(0));
+            QVERIFY(title);
+            const QRect viewport = overview.plot()->viewport();
+            const QFontMetricsF metrics(title->font());
+            QVERIFY2(title->outerRect().top() >= viewport.top() && title->outerRect().height() >= metrics.height() - 1,
+                     qPrintable(where + QStringLiteral(": title %1 px high at y %2").arg(title->outerRect().height()).arg(title->outerRect().top())));
+            for (const QString& line : title->text().split(QLatin1Char('\n')))
+                QVERIFY2(metrics.horizontalAdvance(line) <= viewport.width(), qPrintable(where + ": " + line));
+            QVERIFY2(title->text().contains(QStringLiteral("queries")) && title->text().contains(QStringLiteral("keys")),
+                     qPrintable(where + ": " + title->text()));
+            const QList<QCPColorScale*> bars = overview.plot()->findChildren<QCPColorScale*>();
+            QCOMPARE(bars.size(), 1);
+            QVERIFY2(viewport.contains(bars.front()->outerRect()), qPrintable(where + ": the colour bar leaves the view"));
+            QVERIFY(!bars.front()->axis()->label().isEmpty());
+            double top = 0;  // one scale for every panel (the View menu's shared scale): its largest weight
+            for (const auto& layer : trace->layers)
+                for (const HeadResult& head : layer.attention.heads) top = std::max(top, double(head.weights.maxCoeff()));
+            QCOMPARE(bars.front()->dataRange().upper, top);
+            QCOMPARE(overview.colorMap(15, 31)->dataRange().upper, top);
+        }
+    }
+
     // The query-key map's words (the demo's 11 tokens, 22 points) at the tab's size at 1x and
     // 2x fonts and at the export's size, with and without a selected cell: each word beside
     // its own point, inside the plot, over no other word, no point (nor the selected cell's

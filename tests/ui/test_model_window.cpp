@@ -95,8 +95,9 @@ private slots:
         overview->plot()->replot();
         for (int i = 0; i < overview->plot()->plotLayout()->elementCount(); ++i)
             if (auto* title = qobject_cast<QCPTextElement*>(overview->plot()->plotLayout()->elementAt(i)))
-                QVERIFY2(QFontMetricsF(title->font()).horizontalAdvance(title->text()) <= overview->plot()->viewport().width(),
-                         qPrintable(title->text()));
+                for (const QString& line : title->text().split(QLatin1Char('\n')))  // wrapped where no wording fits one line
+                    QVERIFY2(QFontMetricsF(title->font()).horizontalAdvance(line) <= overview->plot()->viewport().width(),
+                             qPrintable(title->text()));
         for (int l = 0; l < 2; ++l)
             for (int h = 0; h < 4; ++h) {
                 QCPAxis* top = overview->colorMap(l, h)->keyAxis()->axisRect()->axis(QCPAxis::atTop);

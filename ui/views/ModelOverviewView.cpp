@@ -69,8 +69,14 @@ void ModelOverviewView::setAblation(const model::Ablation& ablation) {
 }
 
 void ModelOverviewView::setOptions(const ViewOptions& options) {
-    options_ = options;  // no refresh: the fonts and labels change here
+    const bool rescaled = options.shared_scale != options_.shared_scale;
+    options_ = options;  // no refresh: the fonts and labels change here (the scale: the colours too)
     title_->setFont(heatmap::font(12, options.font_scale, true));
+    if (scale_) {
+        scale_->axis()->setLabelFont(heatmap::font(9, options.font_scale));
+        scale_->axis()->setTickLabelFont(heatmap::font(9, options.font_scale));
+    }
+    if (rescaled) fill();
     for (QCPAxisRect* rect : rects_) rect->axis(QCPAxis::atTop)->setLabelFont(heatmap::font(9, options.font_scale));
     fitLabels();
     plot_->replot(QCustomPlot::rpQueuedReplot);
@@ -83,11 +89,23 @@ void ModelOverviewView::rebuild(int layers, int heads) {
     plot_->plotLayout()->simplify();
     rects_.clear();
     maps_.clear();
+    scale_ = nullptr;  // deleted with the row it stood in
     layers_ = layers;
     heads_ = heads;
     if (layers == 0) return;
+    // Row 1: the panels, and beside them the colour bar they share.
+    auto* body = new QCPLayoutGrid;
+    plot_->plotLayout()->addElement(1, 0, body);
     auto* grid = new QCPLayoutGrid;
-    plot_->plotLayout()->addElement(1, 0, grid);
+    body->addElement(0, 0, grid);
+    scale_ = new QCPColorScale(plot_);
+    body->addElement(0, 1, scale_);
+    body->setColumnStretchFactor(1, 0.01);
+    scale_->setType(QCPAxis::atRight);
+    scale_->setGradient(viridisGradient());
+    scale_->setBarWidth(10);
+    scale_->axis()->setLabelFont(heatmap::font(9, options_.font_scale));
+    scale_->axis()->setTickLabelFont(heatmap::font(9, options_.font_scale));
     grid->setRowSpacing(2);
     grid->setColumnSpacing(2);
     for (int l = 0; l < layers; ++l) {
@@ -98,6 +116,7 @@ void ModelOverviewView::rebuild(int layers, int heads) {
             rect->axis(QCPAxis::atTop)->setLabel(QStringLiteral("L%1 H%2").arg(l).arg(h));
             rect->axis(QCPAxis::atTop)->setLabelFont(heatmap::font(9, options_.font_scale));
             rect->setAutoMargins(QCP::msTop);
+            rect->setMinimumSize(2, 2);  // 16 layers x 32 heads in a small tab: the panels shrink, the title keeps its lines
             rect->setMargins(QMargins(2, 0, 2, 2));
             grid->addElement(l, h, rect);
             auto* map = new CellColorMap(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
@@ -121,6 +140,14 @@ void ModelOverviewView::fill() {
             ++sliding;
         }
     }
+    // One scale for every panel (View > one colour bar for all heads), its largest weight at the
+    // top; else each panel from 0 to its own largest, which the colour bar then says.
+    float top = 1e-6f;
+    for (const model::LayerTrace& layer : trace_->layers)
+        for (const HeadResult& head : layer.attention.heads) top = std::max(top, head.weights.size() ? head.weights.maxCoeff() : 0.f);
+    const bool shared = options_.shared_scale;
+    scale_->setDataRange(QCPRange(0, shared ? double(top) : 1.0));
+    scale_->axis()->setLabel(shared ? tr("attention weight") : tr("weight ÷ its panel's largest"));
     for (int l = 0; l < layers_; ++l) {
         for (int h = 0; h < heads_; ++h) {
             const Eigen::MatrixXf& w = trace_->layers[std::size_t(l)].attention.heads[std::size_t(h)].weights;  // (n, n)
@@ -130,16 +157,17 @@ void ModelOverviewView::fill() {
             data->setRange(QCPRange(0, std::max(0, n - 1)), QCPRange(0, std::max(0, n - 1)));
             for (int r = 0; r < n; ++r)
                 for (int c = 0; c < n; ++c) data->setCell(c, r, w(r, c));
-            map->setDataRange(QCPRange(0, std::max(1e-6f, w.maxCoeff())));
+            map->setDataRange(QCPRange(0, shared ? double(top) : std::max(1e-6, double(w.maxCoeff()))));
             heatmap::setCellRanges(rects_[std::size_t(l * heads_ + h)], n, n);
         }
     }
-    title_variants_ = {tr("Every layer's heads: attention weights on the %1 tokens · click one to show it").arg(n),
-                       tr("Rows: layers, columns: heads · %1 tokens · click one to show it").arg(n),
-                       tr("Rows: layers, columns: heads")};
+    // What the panels and their axes are (issue 36 item 10: no axis was named).
+    title_variants_ = {tr("Every layer's heads: attention weights on the %1 tokens, queries down, keys across · click one to show it").arg(n),
+                       tr("Rows: layers, columns: heads · in each, queries down, keys across · %1 tokens").arg(n),
+                       tr("Layers down, heads across; in each, queries × keys"), tr("Layers × heads; each: queries × keys")};
     if (sliding > 0)  // which layers slide, said once; each of their panels says its window
         title_variants_ = {title_variants_[0] + tr(" · %1 of %2 layers attend in a sliding window (\u201cwindow\u201d)").arg(sliding).arg(layers_),
-                           title_variants_[1] + tr(" · %1 sliding layers").arg(sliding), title_variants_[2]};
+                           title_variants_[1] + tr(" · %1 sliding layers").arg(sliding), title_variants_[2], title_variants_[3]};
     frameSelection();
 }
 
@@ -151,9 +179,13 @@ void ModelOverviewView::fitLabels() {
         return;
     }
     const QString title = fit::longestThatFits(title_variants_, title_->font(), room);
-    title_->setText(title.isEmpty() ? title_variants_.back() : title);
+    title_->setText(title.isEmpty() ? fit::wrapLines(title_variants_.back(), title_->font(), room) : title);
     fit::layOut(plot_);
-    // "L3 H7" when the panels are wide enough, "3.7" when not, nothing when even that crowds.
+    // "L3 H7" when the panels are wide enough, "3.7" when not, nothing when even that crowds:
+    // too narrow, or a row so low that its name would take most of it.
+    const double name_px = QFontMetricsF(heatmap::font(9, options_.font_scale)).height();
+    const double row_px = layers_ > 0 ? double(rects_.back()->layout()->outerRect().height()) / layers_ : 0;
+    const bool named = row_px >= 3 * name_px;
     for (int l = 0; l < layers_; ++l)
         for (int h = 0; h < heads_; ++h) {
             QCPAxis* top = rects_[std::size_t(l * heads_ + h)]->axis(QCPAxis::atTop);
@@ -162,7 +194,7 @@ void ModelOverviewView::fitLabels() {
                 names = QStringList{tr("L%1 H%2 · window %3").arg(l).arg(h).arg(window), tr("L%1 H%2 w%3").arg(l).arg(h).arg(window),
                                     names[0], names[1]};
             if (ablation_.contains(l, h)) names = QStringList{names[0] + tr(" off"), names[1] + tr(" off"), tr("off")};
-            top->setLabel(fit::longestThatFits(names, top->labelFont(), top->axisRect()->outerRect().width()));
+            top->setLabel(named ? fit::longestThatFits(names, top->labelFont(), top->axisRect()->outerRect().width()) : QString());
         }
 }
 

@@ -1,7 +1,9 @@
 #pragma once
 // A whole GPT-2 model at a glance (BertViz's model view): one small attention heatmap per
 // (layer, head), layers down, heads across, every one drawn from the trace the document
-// computed. The shown layer and head are framed; clicking a panel asks for that layer and head.
+// computed, queries down and keys across, beside one colour bar (the View menu's shared scale: one
+// range for every panel; else each panel's own). The shown layer and head are framed; clicking a
+// panel asks for that layer and head.
 // Knocked-out heads (setAblation) are framed in red and named "off".
 
 #include <memory>
@@ -55,6 +57,7 @@ private:
     std::vector<QCPAxisRect*> rects_;
     std::vector<QCPColorMap*> maps_;
     QCPTextElement* title_ = nullptr;
+    QCPColorScale* scale_ = nullptr;  // beside the panels: their weights' colours
     QStringList title_variants_;  // longest first
     // Each layer's sliding window as its mask shows it (the keys the last query sees when that is
     // fewer than all it could); 0 on a layer that attends to every earlier key.
