@@ -261,12 +261,7 @@ private slots:
     void modelTabInvitationFitsTheTab() {
         for (double scale : {1.0, 2.0}) {
             ModelOverviewView overview;
-            ViewOptions options;
-            options.font_scale = scale;
-            overview.setOptions(options);
-            overview.resize(560, 380);
-            overview.show();
-            QVERIFY(QTest::qWaitForWindowExposed(&overview));
+            testing::showAt(overview, QSize(560, 380), scale, nullptr);  // no model: no trace
             overview.plot()->replot();
             auto* title = qobject_cast<QCPTextElement*>(overview.plot()->plotLayout()->elementAt(0));
             QVERIFY(title);
@@ -299,14 +294,8 @@ private slots:
         }
         for (double scale : {1.0, 2.0}) {
             ModelOverviewView overview;
-            ViewOptions options;
-            options.font_scale = scale;
-            overview.setOptions(options);
-            overview.resize(690, 400);
-            overview.show();
-            QVERIFY(QTest::qWaitForWindowExposed(&overview));
             overview.setTrace(trace);
-            overview.replotNow();
+            testing::showAt(overview, QSize(690, 400), scale, nullptr);
             overview.plot()->replot();
             const QString where = QStringLiteral("16 x 32 at %1x").arg(scale);
             auto* title = qobject_cast<QCPTextElement*>(overview.plot()->plotLayout()->elementAt(0));
