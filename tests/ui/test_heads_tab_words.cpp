@@ -126,6 +126,16 @@ private slots:
         a.input.query.tokens[1] = QString::fromUcs4(unassigned + 1, 1).toStdString();
         QCOMPARE(heatmap::queryLabels(a)[1], QStringLiteral("U+0378"));
         QCOMPARE(heatmap::queryLabels(a)[0], QStringLiteral("The"));
+        // Issue 36 item 19: a piece of a character split across tokens ("é…", text::joinSplitCharacters)
+        // gives its bytes where the cell under the mouse is described; a word and an ellipsis do not.
+        a.input.query.tokens[2] = "é…";
+        a.input.key_value.tokens[3] = "…東";
+        a.input.key_value.tokens[4] = "so…";
+        const QString cell = heatmap::cellText(a, 0, 2, 3);
+        QVERIFY2(cell.contains(QStringLiteral("'é…' is a piece of é (UTF-8 0xC3 0xA9)")) &&
+                     cell.contains(QStringLiteral("'…東' is a piece of 東 (UTF-8 0xE6 0x9D 0xB1)")),
+                 qPrintable(cell));
+        QVERIFY2(!heatmap::cellText(a, 0, 5, 4).contains(QStringLiteral("piece")), qPrintable(heatmap::cellText(a, 0, 5, 4)));
     }
 
     void sixteenHeadsGrid() {

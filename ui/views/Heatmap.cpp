@@ -253,6 +253,31 @@ bool anyMasked(const Analysis& analysis) {
     return allowed.size() > 0 && !allowed.all();
 }
 
+namespace {
+// " · 'é…' is a piece of é (UTF-8 0xC3 0xA9)" for a token whose character's bytes fall into
+// several tokens (text::joinSplitCharacters marks the pieces with "…"); "" for any other.
+QString splitNote(const std::vector<std::string>& tokens, int i) {
+    if (i < 0 || i >= static_cast<int>(tokens.size())) return {};
+    const QString token = QString::fromStdString(tokens[std::size_t(i)]);
+    const QChar mark(0x2026);
+    if (!token.startsWith(mark) && !token.endsWith(mark)) return {};
+    QString core = token;
+    while (core.startsWith(mark)) core.remove(0, 1);
+    while (core.endsWith(mark)) core.chop(1);
+    QStringList parts;
+    for (const char32_t c : core.toUcs4()) {
+        if (c < 0x80) return {};  // a word and an ellipsis, not a piece of a character
+        const QByteArray bytes = QString::fromUcs4(&c, 1).toUtf8();
+        QStringList hex;
+        for (const char b : bytes)
+            hex << QStringLiteral("0x") + QString::number(uint(static_cast<unsigned char>(b)), 16).toUpper().rightJustified(2, QLatin1Char('0'));
+        parts << QStringLiteral("%1 (UTF-8 %2)").arg(QString::fromUcs4(&c, 1), hex.join(QLatin1Char(' ')));
+    }
+    if (parts.isEmpty()) return {};
+    return QStringLiteral(" · '%1' is a piece of %2, split across tokens").arg(token, parts.join(QStringLiteral(", ")));
+}
+}  // namespace
+
 QString cellText(const Analysis& analysis, int head, int row, int col) {
     const auto& heads = analysis.results.heads;
     if (head < 0 || head >= static_cast<int>(heads.size())) return {};
@@ -267,10 +292,13 @@ QString cellText(const Analysis& analysis, int head, int row, int col) {
     const MaskMatrix& allowed = analysis.results.allowed;
     const bool masked = allowed.rows() == h.weights.rows() && allowed.cols() == h.weights.cols() &&
                         !allowed(row, col);
-    if (masked) return where + QStringLiteral(" · masked");
+    // The bytes of a character split across tokens (issue 36 item 19), after the numbers.
+    const QString pieces = splitNote(analysis.input.query.tokens, row) +
+                           (col != row || analysis.input.cross ? splitNote(analysis.input.key_value.tokens, col) : QString());
+    if (masked) return where + QStringLiteral(" · masked") + pieces;
     return where + QStringLiteral(" · logit %1 · weight %2")
                        .arg(static_cast<double>(h.logits(row, col)), 0, 'f', 3)
-                       .arg(static_cast<double>(h.weights(row, col)), 0, 'f', 3);
+                       .arg(static_cast<double>(h.weights(row, col)), 0, 'f', 3) + pieces;
 }
 
 bool cellAt(const QCPAxisRect* rect, const QPointF& pos, int n_q, int n_kv, int* row, int* col) {

@@ -79,7 +79,9 @@ QString weightsOrigin(const Analysis& analysis);
 bool anyMasked(const Analysis& analysis);
 
 // "head 3 · query 'cat' (row 1) → key 'The' (col 0) · logit 0.532 · weight 0.214"
-// (or "... · masked"). Heads, rows and columns count from 0, as in the engine and the CLI.
+// (or "... · masked"), then for a token that is a piece of a character split across tokens
+// its bytes: " · 'é…' is a piece of é (UTF-8 0xC3 0xA9), split across tokens". Heads, rows and
+// columns count from 0, as in the engine and the CLI.
 QString cellText(const Analysis& analysis, int head, int row, int col);
 
 // The (row, col) cell under a widget position inside rect, or false.
