@@ -220,7 +220,10 @@ void StatusPanel::showEquivalence(const Analysis& a) {
     updateTip();
 }
 
-void StatusPanel::showNote(const QString& text) { note_->setText(text); }
+void StatusPanel::showNote(const QString& text) {
+    note_->setText(text);
+    note_->setToolTip(text);  // whole where the line cuts it
+}
 
 void StatusPanel::clearNoteStartingWith(const QString& prefix) {
     if (note_->text().startsWith(prefix)) note_->clear();

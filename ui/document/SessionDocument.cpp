@@ -94,10 +94,10 @@ void Session::adoptSource() {
         if (config.text == Config{}.text) {
             try {
                 source_.model->tokenizer->encode(config.text);
-            } catch (const std::exception& error) {
+            } catch (const std::exception&) {
                 config.text = sampleText(*source_.model);
-                emit noted(tr("The demo's text is not in this model's vocabulary (%1): showing \"%2\"; type a text of your own.")
-                               .arg(QString::fromStdString(error.what()), QString::fromStdString(config.text)));
+                // Short: the status line's note has one line (the text box shows the new text).
+                emit noted(tr("Demo text replaced: not in this model's vocabulary"));
             }
         }
         config.source_text.clear();
