@@ -9,7 +9,9 @@
 //                 post_feedforward_layernorm; OLMo 2: post_attention_ and post_feedforward_layernorm
 //                 only; model.norm.weight; lm_head.weight (vocab, d) unless tied. nn.Linear layout
 //                 (out, in); "model." optional; rotary_emb.inv_freq skipped. Gemma's norms hold w
-//                 for (1 + w): 1 + w is stored.
+//                 for (1 + w): 1 + w is stored. Gemma 3 image-text folders: the same under
+//                 language_model.model. (transformers 4) or model.language_model. (5); vision_tower.*
+//                 and multi_modal_projector.* are not read.
 #include <filesystem>
 #include <new>
 
@@ -38,7 +40,10 @@ model::ModelPtr loadLlamaCheckpoint(const std::string& directory, const LoadProg
     model::ModelConfig& c = model->config;
     c = readLlamaConfig((dir / "config.json").string());
     const LlamaFamily family = llamaFamily(c.family);
-    const nlohmann::json config = checkpoint::readConfigJson((dir / "config.json").string(), "Llama");
+    const std::string config_path = (dir / "config.json").string();
+    const nlohmann::json outer = checkpoint::readConfigJson(config_path, "Llama");
+    const bool image_text = outer.value("model_type", "") == "gemma3";
+    const nlohmann::json config = textTowerConfig(outer, config_path);
     const bool attention_bias = family.qkv_biases || (config.contains("attention_bias") && config["attention_bias"] == true);
     const bool output_bias = !family.qkv_biases && attention_bias;
     model->inverse_frequencies = model::rotaryInverseFrequencies(c);
@@ -52,14 +57,17 @@ model::ModelPtr loadLlamaCheckpoint(const std::string& directory, const LoadProg
 
     checkpoint::TableLayout layout;
     layout.family = c.familyName();
-    layout.prefixes = {"model."};
+    layout.prefixes = image_text ? std::vector<std::string>{"language_model.model.", "model.language_model."}
+                                 : std::vector<std::string>{"model."};
     layout.probe = "embed_tokens.weight";
     layout.block_prefix = "layers.";
-    layout.unprefixed = {"lm_head.weight"};
+    // Gemma 3 image-text: transformers 4 wrote language_model.lm_head.weight, 5 lm_head.weight (both tied as a rule).
+    const std::string lm_head_name = image_text && !c.tie_word_embeddings ? "language_model.lm_head.weight" : "lm_head.weight";
+    layout.unprefixed = {"lm_head.weight", "language_model.lm_head.weight"};
     layout.skip = [](const std::string& name) { return name.find("rotary_emb.inv_freq") != std::string::npos; };
     layout.is_weight = [](const std::string& name) {
         return name.rfind("layers.", 0) == 0 || name.rfind("embed_tokens.", 0) == 0 || name == "norm.weight" ||
-               name == "lm_head.weight";
+               name == "lm_head.weight" || name == "language_model.lm_head.weight";
     };
     std::string weights_path = (dir / "model.safetensors").string();
     try {
@@ -126,9 +134,10 @@ model::ModelPtr loadLlamaCheckpoint(const std::string& directory, const LoadProg
         const Source& norm = table.get("norm.weight", {d}, says);
         const Source* lm_head = nullptr;
         if (!c.tie_word_embeddings) {
-            if (!table.contains("lm_head.weight"))
-                table.fail("config.json says tie_word_embeddings false but there is no 'lm_head.weight'");
-            lm_head = &table.get("lm_head.weight", {vocab, d}, says);
+            const std::string name = table.contains(lm_head_name) ? lm_head_name : "lm_head.weight";
+            if (!table.contains(name))
+                table.fail("config.json says tie_word_embeddings false but there is no '" + name + "'");
+            lm_head = &table.get(name, {vocab, d}, says);
         }
         model->dtype = checkpoint::dtypeName(embed.type);
 

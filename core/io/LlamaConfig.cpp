@@ -14,6 +14,7 @@
 //   Gemma         query_pre_attn_scalar (256), attn_logit_softcapping and final_logit_softcapping
 //                 (Gemma 2: 50, 30; Gemma 3: none), rope_local_base_freq (10000), nested
 //                 rope_parameters; use_bidirectional_attention is refused
+//   Gemma 3       image-text folders: "text_config" (io/LlamaFamily.h textTowerConfig)
 //   SmolLM3       no_rope_layers (1 rotates, 0 does not), or no_rope_layer_interval (4)
 // Mixture-of-experts layers (num_experts, num_local_experts) are refused in one sentence.
 #include <cmath>
@@ -22,6 +23,7 @@
 #include "Config.h"
 #include "io/Checkpoint.h"
 #include "io/CheckpointFiles.h"
+#include "io/IoError.h"
 #include "io/LlamaFamily.h"
 #include "io/Quote.h"
 #include "io/RopeConfig.h"
@@ -33,7 +35,7 @@ using checkpoint::RopeDefaults;
 
 const std::vector<std::string>& llamaFamilyTypes() {
     static const std::vector<std::string> types = {"llama",   "mistral", "qwen2",  "qwen3",      "smollm3",
-                                                   "olmo2",   "gemma2",  "gemma3_text", "phi3"};
+                                                   "olmo2",   "gemma2",  "gemma3_text", "gemma3", "phi3"};
     return types;
 }
 
@@ -48,7 +50,7 @@ LlamaFamily llamaFamily(const std::string& type) {
         family.post_norms = true;
     } else if (type == "gemma2") {
         family.gemma = true;
-    } else if (type == "gemma3_text") {
+    } else if (type == "gemma3_text" || type == "gemma3") {
         family.gemma = true;
         family.qk_norm = LlamaFamily::QkNorm::PerHead;
     } else if (type == "phi3") {
@@ -110,15 +112,33 @@ void readWindows(const ConfigFields& f, model::ModelConfig& c, const std::vector
 
 }  // namespace
 
+nlohmann::json textTowerConfig(const nlohmann::json& config, const std::string& path) {
+    if (config.value("model_type", "") != "gemma3") return config;
+    if (!config.contains("text_config") || !config["text_config"].is_object())
+        throw IoError("cannot read '" + path + "': a Gemma 3 image-text config (model_type \"gemma3\") needs its "
+                      "\"text_config\", the settings of the text tower HeadScope opens");
+    nlohmann::json text = config["text_config"];
+    // Gemma3TextConfig's defaults (configuration_gemma3.py): the hub's image-text configs name only what differs.
+    const nlohmann::json defaults = {{"vocab_size", 262208},   {"hidden_size", 2304},         {"intermediate_size", 9216},
+                                     {"num_hidden_layers", 26}, {"num_attention_heads", 8},    {"num_key_value_heads", 4},
+                                     {"head_dim", 256},         {"max_position_embeddings", 131072}};
+    for (const auto& [key, value] : defaults.items())
+        if (!text.contains(key)) text[key] = value;
+    for (const char* key : {"dtype", "torch_dtype"})
+        if (config.contains(key) && !text.contains("dtype") && !text.contains("torch_dtype")) text[key] = config[key];
+    text["model_type"] = "gemma3_text";
+    return text;
+}
+
 model::ModelConfig readLlamaConfig(const std::string& path) {
-    const nlohmann::json config = checkpoint::readConfigJson(path, "Llama");
+    const nlohmann::json config = textTowerConfig(checkpoint::readConfigJson(path, "Llama"), path);
     const ConfigFields f(config, path, "Llama");
     model::ModelConfig c;
     c.family = f.string("model_type");
     const std::vector<std::string>& types = llamaFamilyTypes();
     if (std::find(types.begin(), types.end(), c.family) == types.end())
         f.fail("\"model_type\" is " + quote(c.family, 40) + "; this reader takes llama, mistral, qwen2, qwen3, smollm3, "
-               "olmo2, gemma2, gemma3_text and phi3");
+               "olmo2, gemma2, gemma3_text, gemma3 and phi3");
     const bool gemma = c.family == "gemma2" || c.family == "gemma3_text";
     for (const char* key : {"num_experts", "num_local_experts"})
         if (f.has(key) && !(config[key].is_number_integer() && config[key].get<long long>() == 0))

@@ -9,12 +9,17 @@
 //   gemma2, gemma3_text     (1 + w) RMSNorm, sandwich norms, embeddings times sqrt(d_model),
 //                           query_pre_attn_scalar, softcaps (Gemma 2), sliding and full layers;
 //                           Gemma 3: per-head q/k norms and a rotation per layer type
+//   gemma3                  Gemma 3's image-text folders: the text tower alone (text_config;
+//                           tensors language_model.model.* or model.language_model.*), as
+//                           gemma3_text; the vision tower is not read
 //   phi3                    fused qkv_proj [Q | K | V] and gate_up_proj [gate | up], partial
 //                           rotary, LongRoPE, a sliding window on every layer
 // For core/ sources only.
 
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace headscope::io {
 
@@ -31,5 +36,10 @@ struct LlamaFamily {
 const std::vector<std::string>& llamaFamilyTypes();
 // std::invalid_argument for a model_type not in llamaFamilyTypes().
 LlamaFamily llamaFamily(const std::string& model_type);
+
+// The settings of the tower the forward runs: `config` itself, or for a Gemma 3 image-text folder
+// (model_type "gemma3") its "text_config" as model_type "gemma3_text", with Gemma3TextConfig's
+// defaults for the sizes it leaves out and the outer dtype. IoError naming `path` when absent.
+nlohmann::json textTowerConfig(const nlohmann::json& config, const std::string& path);
 
 }  // namespace headscope::io

@@ -22,6 +22,7 @@
 #include "io/Checkpoint.h"
 #include "io/HubCache.h"
 #include "io/IoError.h"
+#include "io/Safetensors.h"
 #include "model/Forward.h"
 
 namespace fs = std::filesystem;
@@ -31,6 +32,11 @@ using ::testing::HasSubstr;
 namespace {
 
 const fs::path kReference = fs::path(HEADSCOPE_SHARED_MODELS_DIR).parent_path() / "hf-reference";
+// Written the same way, for what ../shared/hf-reference lacks (tests/data/make_hf_extra_reference.py):
+// NoPE layers, LongRoPE short and long, Phi-3's partial rotation, Qwen2's per-layer window, a Gemma 3
+// image-text folder's text tower. In the project, so these run where ../shared is absent.
+const fs::path kExtra = fs::path(HEADSCOPE_TEST_DATA_DIR) / "hf_extra";
+fs::path referenceFolder(const std::string& name) { return fs::exists(kExtra / name) ? kExtra / name : kReference / name; }
 
 // Float32 forward passes agree to rounding; measured maxima are printed. Layer 0's attention, which
 // no earlier layer's rounding reaches, within 2e-6 (measured 3e-7 to 1.5e-6) in every family; over
@@ -98,6 +104,7 @@ Compared compare(const fs::path& folder, const fs::path& reference_folder) {
 // (GPT-NeoX: rotary_pct and rotary_emb_base; Gemma 3: the sliding layers' theta as
 // rope_local_base_freq); dtype as torch_dtype; no layer_types (each family's default pattern).
 void toTransformers4Keys(nlohmann::json& c) {
+    if (c.contains("text_config")) toTransformers4Keys(c["text_config"]);  // Gemma 3's image-text folders
     if (c.contains("rope_parameters") && c["rope_parameters"].contains("sliding_attention")) {  // Gemma 3
         c["rope_local_base_freq"] = c["rope_parameters"]["sliding_attention"]["rope_theta"];
         c["rope_parameters"] = c["rope_parameters"]["full_attention"];
@@ -126,8 +133,8 @@ void toTransformers4Keys(nlohmann::json& c) {
 class HfReference : public ::testing::TestWithParam<std::string> {
 protected:
     void SetUp() override {
-        if (!fs::exists(kReference / GetParam() / "ref.npz"))
-            GTEST_SKIP() << "the transformers reference " << (kReference / GetParam()) << " is absent (it lives beside "
+        if (!fs::exists(referenceFolder(GetParam()) / "ref.npz"))
+            GTEST_SKIP() << "the transformers reference " << (referenceFolder(GetParam())) << " is absent (it lives beside "
                          << "the project in ../shared/hf-reference, never in it)";
         static int counter = 0;
         dir_ = fs::temp_directory_path() / ("headscope_hf_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
@@ -139,7 +146,7 @@ protected:
     // The reference folder with its config.json edited; the weights are linked, not copied.
     // A new folder each call.
     fs::path editedCopy(const std::function<void(nlohmann::json&)>& edit) {
-        const fs::path from = kReference / GetParam(), to = dir_ / ("copy" + std::to_string(copies_++));
+        const fs::path from = referenceFolder(GetParam()), to = dir_ / ("copy" + std::to_string(copies_++));
         fs::create_directories(to);
         for (const auto& entry : fs::directory_iterator(from))
             if (entry.path().filename() != "config.json" && entry.path().filename() != "ref.npz")
@@ -166,26 +173,26 @@ using test_support::loadError;
 }  // namespace
 
 TEST_P(HfReference, AsTransformers5WroteIt) {
-    expectAgrees(GetParam() + " (transformers 5 keys)", compare(kReference / GetParam(), kReference / GetParam()),
+    expectAgrees(GetParam() + " (transformers 5 keys)", compare(referenceFolder(GetParam()), referenceFolder(GetParam())),
                  toleranceFor(GetParam()));
 }
 
 TEST_P(HfReference, InTransformers4Keys) {
     const fs::path folder = editedCopy(toTransformers4Keys);
-    expectAgrees(GetParam() + " (transformers 4 keys)", compare(folder, kReference / GetParam()), toleranceFor(GetParam()));
+    expectAgrees(GetParam() + " (transformers 4 keys)", compare(folder, referenceFolder(GetParam())), toleranceFor(GetParam()));
 }
 
 TEST_P(HfReference, ReadsTheStoredDtypeInBothForms) {
-    const std::string written = nlohmann::json::parse(std::ifstream(kReference / GetParam() / "config.json"))["dtype"];
+    const std::string written = nlohmann::json::parse(std::ifstream(referenceFolder(GetParam()) / "config.json"))["dtype"];
     EXPECT_THAT(written, ::testing::AnyOf("float32", "bfloat16", "float16"));
-    EXPECT_EQ(io::loadCheckpoint((kReference / GetParam()).string())->config.stored_dtype, written);
+    EXPECT_EQ(io::loadCheckpoint((referenceFolder(GetParam())).string())->config.stored_dtype, written);
     EXPECT_EQ(io::loadCheckpoint(editedCopy(toTransformers4Keys).string())->config.stored_dtype, written);
 }
 
 // No tokenizer in these folders (save_pretrained of a model alone): the text is the ids, and
 // the ids are the labels.
 TEST_P(HfReference, OpensWithoutATokenizerAndLabelsTokensByTheirIds) {
-    const model::ModelPtr m = io::loadCheckpoint((kReference / GetParam()).string());
+    const model::ModelPtr m = io::loadCheckpoint((referenceFolder(GetParam())).string());
     EXPECT_FALSE(m->tokenizer->encodesText());
     EXPECT_EQ(m->tokenizer->displayText(17), "17");
     EXPECT_EQ(m->tokenizer->encode("17 4, 9"), (std::vector<int>{17, 4, 9}));
@@ -203,6 +210,33 @@ INSTANTIATE_TEST_SUITE_P(Families, HfReference,
                                            "llama_shards", "qwen2_bias", "mistral_window", "neox_partial_parallel",
                                            "neox_full_sequential", "gpt2", "qwen3", "smollm3", "olmo2", "gemma2",
                                            "gemma2_softcap", "gemma3_text", "gemma3_pattern", "phi3"));
+INSTANTIATE_TEST_SUITE_P(InTheProject, HfReference,
+                         ::testing::Values("smollm3_nope", "phi3_longrope_short", "phi3_longrope_long", "phi3_partial",
+                                           "qwen2_window", "gemma3_multimodal"));
+
+// Gemma 3's image-text folders: the text tower, under language_model.model. as transformers 4
+// wrote it (above) or model.language_model. as 5 re-saves it; a config without its text_config is refused.
+class Gemma3ImageText : public HfReference {};
+
+TEST_P(Gemma3ImageText, OpensTheTextTowerUnderEitherPrefix) {
+    const fs::path folder = editedCopy([](nlohmann::json&) {});
+    std::map<std::string, io::Tensor> renamed;
+    const std::string old_prefix = "language_model.model.";
+    for (auto& [name, tensor] : io::readSafetensors((referenceFolder(GetParam()) / "model.safetensors").string()))
+        renamed[name.rfind(old_prefix, 0) == 0 ? "model.language_model." + name.substr(old_prefix.size()) : name] = tensor;
+    ASSERT_TRUE(renamed.count("model.language_model.embed_tokens.weight"));
+    fs::remove(folder / "model.safetensors");
+    io::writeSafetensors((folder / "model.safetensors").string(), renamed);
+    expectAgrees(GetParam() + " (model.language_model.)", compare(folder, referenceFolder(GetParam())), toleranceFor(GetParam()));
+    EXPECT_EQ(io::loadCheckpoint(folder.string())->config.family, "gemma3_text");
+}
+
+TEST_P(Gemma3ImageText, AConfigWithoutItsTextConfigIsRefused) {
+    const fs::path folder = editedCopy([](nlohmann::json& c) { c.erase("text_config"); });
+    EXPECT_THAT(loadError(folder), HasSubstr("a Gemma 3 image-text config (model_type \"gemma3\") needs its \"text_config\""));
+}
+
+INSTANTIATE_TEST_SUITE_P(InTheProject, Gemma3ImageText, ::testing::Values("gemma3_multimodal"));
 
 // ---- keys that change the forward: understood or refused in one sentence -------------------
 
