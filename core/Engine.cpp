@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <stdexcept>
@@ -90,6 +91,10 @@ MaskMatrix makeAllowed(const AttentionOptions& options, int n_q, int n_kv) {
             if (options.window > 0)
                 for (int k = 0; k <= q - options.window && k < n_kv; ++k) allowed(q, k) = false;
         }
+    else if (options.window > 0)  // both directions: the band |q - k| <= window
+        for (int q = 0; q < n_q; ++q)
+            for (int k = 0; k < n_kv; ++k)
+                if (std::abs(q - k) > options.window) allowed(q, k) = false;
     for (int key : options.padded_keys)
         if (key >= 0 && key < n_kv) allowed.col(key).setConstant(false);
     return allowed;
@@ -127,13 +132,20 @@ std::pair<Eigen::Index, Eigen::Index> half(Eigen::Index n, int which) {
     return which == 0 ? std::pair{Eigen::Index(0), first} : std::pair{first, n - first};
 }
 
-// Sets masked logits to -inf: causal (key k > query q), outside a sliding window (k <= q - window)
-// and padded key columns.
+// Sets masked logits to -inf: causal (key k > query q), outside a sliding window (k <= q - window;
+// without the causal mask |q - k| > window) and padded key columns.
 void applyMask(const AttentionOptions& options, Eigen::MatrixXf& logits) {
     if (options.mask == MaskKind::Causal) logits.triangularView<Eigen::StrictlyUpper>().setConstant(kMinusInf);
     if (options.mask == MaskKind::Causal && options.window > 0)
         for (Eigen::Index q = options.window; q < logits.rows(); ++q)
             logits.row(q).head(std::min<Eigen::Index>(q - options.window + 1, logits.cols())).setConstant(kMinusInf);
+    if (options.mask != MaskKind::Causal && options.window > 0)
+        for (Eigen::Index q = 0; q < logits.rows(); ++q) {
+            const Eigen::Index below = std::clamp<Eigen::Index>(q - options.window, 0, logits.cols());
+            const Eigen::Index above = std::clamp<Eigen::Index>(q + options.window + 1, 0, logits.cols());
+            logits.row(q).head(below).setConstant(kMinusInf);                            // k < q - window
+            logits.row(q).tail(logits.cols() - above).setConstant(kMinusInf);             // k > q + window
+        }
     for (int key : options.padded_keys)
         if (key >= 0 && key < logits.cols()) logits.col(key).setConstant(kMinusInf);
 }

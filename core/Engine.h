@@ -47,7 +47,8 @@ void rotateHeads(const Rotary& rotary, const std::vector<int>& positions, int d_
 struct AttentionOptions {
     MaskKind mask = MaskKind::None;
     // Sliding window (Mistral, Gemma's local layers): with the causal mask, query q sees only
-    // keys q - window < k <= q (transformers' sliding_window_overlay). 0: no window.
+    // keys q - window < k <= q (transformers' sliding_window_overlay); without it (an encoder's
+    // local layer, ModernBERT) the band |q - k| <= window. 0: no window.
     int window = 0;
     std::vector<int> padded_keys;  // key positions no query may attend to
     bool scale = true;             // multiply logits by 1/sqrt(d_k)

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "io/CheckpointFiles.h"
+#include "io/EncoderFamily.h"
 #include "io/Gpt2Checkpoint.h"
 #include "io/HubCache.h"
 #include "io/IoError.h"
@@ -38,10 +39,15 @@ model::ModelPtr loadFamily(const std::string& given, const LoadProgress& progres
     if (type.is_string() && std::find(llama_like.begin(), llama_like.end(), type.get<std::string>()) != llama_like.end())
         return loadLlamaCheckpoint(directory, progress);
     if (type == "gpt_neox") return loadNeoxCheckpoint(directory, progress);
+    const std::vector<std::string>& encoders = encoderFamilyTypes();
+    if (type.is_string() && std::find(encoders.begin(), encoders.end(), type.get<std::string>()) != encoders.end())
+        return loadEncoderCheckpoint(directory, progress);
     std::string supported = "gpt2";
     for (const std::string& t : llama_like) supported += ", " + t;
+    supported += ", gpt_neox";
+    for (const std::string& t : encoders) supported += ", " + t;
     throw IoError("cannot open checkpoint '" + directory + "': its model_type " + quote(type.is_string() ? type.get<std::string>() : type.dump(), 40) +
-                  " is not supported (supported: " + supported + ", gpt_neox)");
+                  " is not supported (supported: " + supported + ")");
 }
 
 }  // namespace

@@ -11,6 +11,8 @@ AblationEffects ablationEffects(const Model& model, const Trace& intact, const T
     e.tokens = current.tokens;
     e.layers = static_cast<int>(current.layers.size());
     e.heads = model.config.n_head;
+    e.encoder = model.config.encoder;
+    if (e.encoder) return e;  // its logits guess masked tokens: no next token to score or attribute
     e.has_logprobs = intact.logits.rows() == intact.n() && current.logits.rows() == current.n();
     if (e.has_logprobs) {
         e.before = tokenLogProbs(model, intact);

@@ -15,6 +15,9 @@ double DirectAttribution::total() const {
 DirectAttribution directAttribution(const Model& model, const Trace& trace, int position, int token,
                                     const Trace* frozen) {
     const ModelConfig& c = model.config;
+    if (c.encoder || model.ln_f.weight.size() == 0)
+        throw std::invalid_argument("direct logit attribution needs a decoder's final norm before its output; " +
+                                    c.familyName() + " is an encoder, whose masked-LM head has none");
     const int n = trace.n();
     if (position < 0) position = n - 1;
     if (position >= n)

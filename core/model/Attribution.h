@@ -42,7 +42,7 @@ struct DirectAttribution {
 // position: -1 for the last; token: -1 for the trace's arg-max at that position (its logits must
 // include the position: all_logits, or the last one). frozen: the trace whose residual gives
 // sigma (the unablated run); null for `trace` itself. std::invalid_argument for a position or
-// token out of range.
+// token out of range, and for an encoder (no final norm before a next-token output).
 DirectAttribution directAttribution(const Model& model, const Trace& trace, int position = -1, int token = -1,
                                     const Trace* frozen = nullptr);
 

@@ -102,11 +102,23 @@ Trace runModel(const Model& model, const std::vector<int>& ids, const ForwardOpt
                                         ") is outside this model's vocabulary 0.." + std::to_string(c.vocab_size - 1));
 
     checkAblation(options.ablation, c.n_layer, c.n_head);
+    if (!options.token_types.empty()) {
+        if (options.token_types.size() != ids.size())
+            throw std::invalid_argument("the input has " + std::to_string(n) + " tokens but " +
+                                        std::to_string(options.token_types.size()) + " token types");
+        for (int i = 0; i < n; ++i)
+            if (options.token_types[i] < 0 || options.token_types[i] >= std::max(1, c.type_vocab_size))
+                throw std::invalid_argument("token type " + std::to_string(options.token_types[i]) + " (position " +
+                                            std::to_string(i) + ") is not one of this model's " +
+                                            (c.type_vocab_size > 0 ? std::to_string(c.type_vocab_size) + " token types"
+                                                                   : std::string("token types: it has none")));
+    }
 
     Trace trace;
     trace.ids = ids;
     trace.options = options;
     trace.options.attention.scale = c.scale_attn_weights;
+    if (c.encoder) trace.options.attention.mask = MaskKind::None;  // every query sees every key (but padding)
     trace.options.attention.rotary = Rotary{};
     trace.options.attention.rotary.inverse_frequencies = model.inverse_frequencies;  // each layer's: layerAttentionOptions
     for (int id : ids)
@@ -117,9 +129,18 @@ Trace runModel(const Model& model, const std::vector<int>& ids, const ForwardOpt
     // X_0 = wte[ids] (+ wpe[0..n))  (n, d)
     Eigen::MatrixXf x(n, c.n_embd);
     for (int i = 0; i < n; ++i) x.row(i) = model.wte.row(ids[i]);
-    if (model.wpe_t.size())
-        for (int i = 0; i < n; ++i) x.row(i) += model.wpe_t.col(i).transpose();
+    if (model.wpe_t.size()) {
+        // RoBERTa counts positions from padding_idx + 1 over the tokens that are not padding.
+        const int pad = c.padding_position_id;
+        for (int i = 0, counted = 0; i < n; ++i) {
+            const int position = pad < 0 ? i : ids[i] == pad ? pad : pad + ++counted;
+            x.row(i) += model.wpe_t.col(position).transpose();
+        }
+    }
+    if (model.token_type_embeddings.size())  // BERT: sentence A (0) or B (1)
+        for (int i = 0; i < n; ++i) x.row(i) += model.token_type_embeddings.row(options.token_types.empty() ? 0 : options.token_types[i]);
     if (c.embedding_scale > 0) x *= static_cast<float>(c.embedding_scale);  // Gemma: sqrt(d_model)
+    x = normalize(c, x, model.embedding_norm);  // encoders' embedding LayerNorm; none for the decoders
 
     const std::size_t layers = options.layers < 0 ? model.blocks.size() : std::min<std::size_t>(options.layers, model.blocks.size());
     trace.layers.reserve(layers);
@@ -137,9 +158,12 @@ Trace runModel(const Model& model, const std::vector<int>& ids, const ForwardOpt
             return trace;
         }
         // A sandwich or post-norm (Gemma, OLMo 2) normalises the attention's output before the residual adds it.
-        const Eigen::MatrixXf attention_out = normalize(c, layer.attention.output, block.attention_out_norm);  // (n, d)
+        // With post_norm (BERT) that norm comes after the residual's sum instead.
+        const Eigen::MatrixXf attention_out =
+            c.post_norm ? layer.attention.output : normalize(c, layer.attention.output, block.attention_out_norm);  // (n, d)
         // Parallel residual (NeoX): the MLP reads N_2(X_l), not N_2(X_l + attention).
         if (!c.parallel_residual) x += attention_out;                           // residual (n, d)
+        if (c.post_norm) x = normalize(c, x, block.attention_out_norm);         // N_1(X + Attn(X)) (n, d)
         hidden = normalize(c, x, block.ln_2);                                    // (n, d)
         block.W_fc.apply(hidden, block.b_fc, mlp, parallel);                    // (n, n_inner)
         if (c.mlp == MlpKind::Gated) {
@@ -150,16 +174,27 @@ Trace runModel(const Model& model, const std::vector<int>& ids, const ForwardOpt
             activate(mlp, c.activation);
         }
         block.W_proj.apply(mlp, block.b_proj, projected, parallel);            // (n, d)
-        x += normalize(c, projected, block.mlp_out_norm);
+        if (c.post_norm) x = normalize(c, x + projected, block.mlp_out_norm);   // N_2(a + MLP(a)) (n, d)
+        else x += normalize(c, projected, block.mlp_out_norm);
         if (c.parallel_residual) x += attention_out;
+        if (!options.keep_maps)
+            for (HeadResult& head : layer.attention.heads) head.logits = head.weights = Eigen::MatrixXf();
         trace.layers.push_back(std::move(layer));
     }
 
     trace.final_residual = x;
     // logits (n or 1, vocab) = N_f(X_L) E^T, the vocabulary split between two threads.
-    const Eigen::MatrixXf final_hidden = normalize(c, options.all_logits ? x : Eigen::MatrixXf(x.bottomRows(1)), model.ln_f);
+    // An encoder's logits are every position's (a masked token can be anywhere), through its masked-LM
+    // head: N_h(act(h W_h + b_h)) (n, d).
+    Eigen::MatrixXf final_hidden = normalize(c, options.all_logits || c.encoder ? x : Eigen::MatrixXf(x.bottomRows(1)), model.ln_f);
+    if (!model.head_transform.empty()) {
+        Eigen::MatrixXf transformed;
+        model.head_transform.apply(final_hidden, model.head_transform_bias, transformed, parallel);  // (n, d)
+        activate(transformed, c.activation);
+        final_hidden = normalize(c, transformed, model.head_norm);
+    }
     const LinearWeight& embedding = model.outputEmbedding();  // (vocab, d)
-    embedding.apply(final_hidden, Eigen::RowVectorXf(), trace.logits, double(final_hidden.rows()) * embedding.size() > 1e6);
+    embedding.apply(final_hidden, model.output_bias, trace.logits, double(final_hidden.rows()) * embedding.size() > 1e6);
     if (c.final_logit_softcap > 0) {  // Gemma 2: cap tanh(logits / cap)
         const float cap = static_cast<float>(c.final_logit_softcap);
         trace.logits = ((trace.logits.array() / cap).tanh() * cap).matrix();
@@ -168,7 +203,15 @@ Trace runModel(const Model& model, const std::vector<int>& ids, const ForwardOpt
 }
 
 std::vector<NextToken> topNextTokens(const Model& model, const Trace& trace, int k) {
-    const Eigen::VectorXd logits = trace.logits.bottomRows(1).transpose().cast<double>();  // (vocab)
+    return topTokensAt(model, trace, trace.n() - 1, k);
+}
+
+std::vector<NextToken> topTokensAt(const Model& model, const Trace& trace, int position, int k) {
+    // The logits hold every position's row (all_logits, encoders) or the last one's alone.
+    const Eigen::Index row = trace.logits.rows() == trace.n() ? position : position == trace.n() - 1 ? trace.logits.rows() - 1 : -1;
+    if (position < 0 || position >= trace.n() || row < 0 || row >= trace.logits.rows())
+        throw std::invalid_argument("the run holds no logits for position " + std::to_string(position));
+    const Eigen::VectorXd logits = trace.logits.row(row).transpose().cast<double>();  // (vocab)
     const double top = logits.maxCoeff();
     const Eigen::VectorXd p = (logits.array() - top).exp().matrix();
     const double sum = p.sum();
@@ -184,6 +227,18 @@ std::vector<NextToken> topNextTokens(const Model& model, const Trace& trace, int
                         p(id) / sum});
     }
     return next;
+}
+
+std::vector<int> maskedPositions(const Model& model, const Trace& trace) {
+    std::vector<int> positions;
+    if (!model.config.encoder) return positions;
+    for (int i = 0; i < trace.n(); ++i) {
+        const int id = trace.ids[std::size_t(i)];
+        if (!model.tokenizer->hasId(id)) continue;
+        const std::string text = model.tokenizer->displayText(id);
+        if (text == "[MASK]" || text == "<mask>") positions.push_back(i);
+    }
+    return positions;
 }
 
 std::vector<int> greedyContinuation(const Model& model, std::vector<int> ids, int steps,

@@ -35,6 +35,14 @@ struct ForwardOptions {
     // Fewer blocks than the model has: only the first `layers`, the last of them up to its attention
     // (no MLP, no logits): the first picture of a layer without the rest. -1: every block, the logits.
     int layers = -1;
+    // false: each block's per-head logits and weights (n x n each) are dropped once the block is
+    // done, so a long input holds one layer's maps at a time (Q, K, V, the mask and the outputs stay).
+    bool keep_maps = true;
+    // Encoders: each position's token type (BERT's sentence A 0, B 1); empty: every token type 0.
+    std::vector<int> token_types;
+    // A sentence pair: the first position of the second sentence (its keys are "the other sentence"
+    // for the first's queries, whatever the token types say: RoBERTa's are all 0); -1: one text.
+    int second_sentence = -1;
 };
 
 struct LayerTrace {
@@ -79,6 +87,12 @@ struct NextToken {
 
 // The k most probable next tokens after the last position (softmax of its logits, double).
 std::vector<NextToken> topNextTokens(const Model& model, const Trace& trace, int k);
+// The k most probable tokens at `position` (softmax of that row of trace.logits, double): an
+// encoder's guesses for a masked token. std::invalid_argument when the trace has no such row.
+std::vector<NextToken> topTokensAt(const Model& model, const Trace& trace, int position, int k);
+// An encoder's masked positions: where the text holds its tokenizer's mask token ("[MASK]" for
+// BERT, DistilBERT and ModernBERT, "<mask>" for RoBERTa). Empty for a decoder.
+std::vector<int> maskedPositions(const Model& model, const Trace& trace);
 
 // Greedy decoding: appends the arg-max next token `steps` times, or until the input would
 // be longer than n_positions (no sliding window); returns only the new ids.

@@ -18,13 +18,19 @@ std::string ModelConfig::familyName() const {
     if (family == "gemma2") return "Gemma 2";
     if (family == "gemma3_text") return "Gemma 3";
     if (family == "phi3") return "Phi-3";
+    if (family == "bert") return "BERT";
+    if (family == "roberta") return "RoBERTa";
+    if (family == "distilbert") return "DistilBERT";
+    if (family == "modernbert") return "ModernBERT";
     return family;
 }
 
 std::string describeArchitecture(const Model& m) {
     const ModelConfig& c = m.config;
     std::string line = c.familyName();
+    if (c.encoder) line += ", encoder (attention in both directions, masked-LM head)";
     line += c.norm == NormKind::RmsNorm ? ", RMSNorm" : ", LayerNorm";
+    if (c.post_norm) line += " after each sublayer's sum";
     line += c.mlp == MlpKind::Gated ? ", gated MLP " : ", MLP ";
     line += c.activation_name;
     if (c.rotary_dims > 0) {
@@ -42,13 +48,13 @@ std::string describeArchitecture(const Model& m) {
     }
     if (c.local_rope_theta > 0) {
         char local[64];
-        std::snprintf(local, sizeof local, " (sliding layers theta %g)", c.local_rope_theta);
+        std::snprintf(local, sizeof local, c.encoder ? " (local layers theta %g)" : " (sliding layers theta %g)", c.local_rope_theta);
         line += local;
     }
     if (c.parallel_residual) line += ", parallel residual";
     if (!m.blocks.empty() && m.blocks.front().attention.hasQkNorm())
         line += m.blocks.front().attention.qk_norm_per_head ? ", q/k RMSNorm per head" : ", q/k RMSNorm over all heads";
-    if (!m.blocks.empty() && m.blocks.front().attention_out_norm.weight.size())
+    if (!c.post_norm && !m.blocks.empty() && m.blocks.front().attention_out_norm.weight.size())
         line += m.blocks.front().ln_1.weight.size() ? ", sandwich norms" : ", norms after each sublayer";
     if (c.embedding_scale > 0) line += ", embeddings x sqrt(d_model)";
     if (c.query_pre_attn_scalar > 0) {
@@ -64,7 +70,7 @@ std::string describeArchitecture(const Model& m) {
     if (c.sliding_window > 0) {
         int sliding = 0;
         for (int l = 0; l < c.n_layer; ++l) sliding += c.windowOf(l) > 0 ? 1 : 0;
-        line += ", sliding window " + std::to_string(c.sliding_window) + " on " +
+        line += (c.encoder ? ", local band |q - k| <= " : ", sliding window ") + std::to_string(c.sliding_window) + " on " +
                 (sliding == c.n_layer ? std::string("every layer") : std::to_string(sliding) + " of " + std::to_string(c.n_layer) + " layers");
     }
     line += ", " + std::to_string(c.n_head) + " heads on " + std::to_string(c.kvHeads()) + " K/V heads, " + m.dtype;

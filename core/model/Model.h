@@ -1,6 +1,7 @@
 #pragma once
-// A decoder-only language model, loaded once: the GPT-2, Llama (Mistral, Qwen2) and GPT-NeoX
-// (Pythia) families, as the Hugging Face modeling code computes them. Immutable once loaded
+// A transformer language model, loaded once: the decoders (GPT-2, the Llama-like families, GPT-NeoX)
+// and the masked-language-model encoders (BERT, RoBERTa, DistilBERT, ModernBERT), as the Hugging
+// Face modeling code computes them. Immutable once loaded
 // and shared by everything that shows it: std::shared_ptr<const Model>.
 // Row-vector layout as in core/Weights.h: activations are (n, d_model), X W.
 //   X_0 = E[ids] (+ P[0..n) when the family has a position embedding: GPT-2)
@@ -9,7 +10,10 @@
 //   parallel block (NeoX, Pythia):  X' = X + Attn(N_1(X)) + MLP(N_2(X))
 //   N: LayerNorm (weight, bias) or RMSNorm (weight only, x / sqrt(mean(x^2) + eps))
 //   MLP plain: act(x W_fc + b_fc) W_proj + b_proj;  gated (SwiGLU): (act(x W_gate) * (x W_fc)) W_proj
+//   post-norm block (BERT, RoBERTa, DistilBERT):  a = N_1(X + Attn(X)),  X' = N_2(a + MLP(a))
 //   logits = N_f(X_L) E^T (or lm_head^T when the output embedding is untied)
+// Encoders: attention in both directions (padded keys masked), X_0 = N_e(E[ids] + P[positions] +
+// T[token types]), and the masked-LM head: logits = N_h(act(N_f(X_L) W_h + b_h)) E^T + b_out.
 // Every weight matrix (attention, MLP, embeddings) is a LinearWeight (model/LinearWeight.h) in
 // the checkpoint's own layout: F32 ones used in place from the memory-mapped checkpoint, F16/BF16
 // ones converted when a layer is computed, a few layers kept converted (conversion_cache). Each
@@ -91,6 +95,15 @@ struct ModelConfig {
     // long factors (Model::long_inverse_frequencies); cos and sin scaled by rope_attention_scaling.
     float rope_attention_scaling = 1;
     std::string stored_dtype;  // config.json's "dtype" (or transformers 4's "torch_dtype"); "" when absent
+    // Encoders (BERT, RoBERTa, DistilBERT, ModernBERT): every query sees every key (no causal mask);
+    // a sliding layer's window is then the band |q - k| <= sliding_window (ModernBERT's local
+    // layers: local_attention / 2). The output is the masked-LM head's.
+    bool encoder = false;
+    bool post_norm = false;        // BERT family: a block's norms after the residual adds (Block's *_out_norm)
+    int type_vocab_size = 0;       // BERT: rows of Model::token_type_embeddings; 0: none
+    // RoBERTa: positions count from padding_idx + 1 over the tokens that are not padding_idx, padding
+    // itself at padding_idx (create_position_ids_from_input_ids); -1: positions 0, 1, ...
+    int padding_position_id = -1;
 
     // The window of `layer`: sliding_window on a sliding layer, else 0 (full causal attention).
     int windowOf(int layer) const {
@@ -122,7 +135,7 @@ struct Block {
     LinearWeight W_proj;        // MLP out (d, n_inner): GPT-2 mlp.c_proj, NeoX dense_4h_to_h, Llama down_proj
     Eigen::RowVectorXf b_proj;  // (d) or empty
     // A sublayer's output normalised before the residual adds it (Gemma's sandwich norms, OLMo 2's
-    // post-norms); empty weights: none.
+    // post-norms), or with config.post_norm the sum normalised after (BERT); empty weights: none.
     LayerNorm attention_out_norm, mlp_out_norm;
 };
 
@@ -136,6 +149,14 @@ struct Model {
     std::vector<Block> blocks;
     LayerNorm ln_f;
     LinearWeight lm_head;       // untied output embedding (vocab_size, d); empty when tied to wte
+    // Encoders: token types (type_vocab_size, d) (BERT; empty without), the embeddings' norm N_e,
+    // and the masked-LM head: transform (d, d) with its bias, its norm N_h, the output bias (vocab).
+    Eigen::MatrixXf token_type_embeddings;
+    LayerNorm embedding_norm;
+    LinearWeight head_transform;
+    Eigen::RowVectorXf head_transform_bias;
+    LayerNorm head_norm;
+    Eigen::RowVectorXf output_bias;
     std::shared_ptr<const text::Tokenizer> tokenizer;  // never null once loaded
     std::string directory;      // where it was loaded from
     std::string dtype;          // of the stored weights: F32, F16 or BF16

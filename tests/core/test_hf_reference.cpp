@@ -75,6 +75,14 @@ Compared compare(const fs::path& folder, const fs::path& reference_folder) {
     const model::ModelPtr m = io::loadCheckpoint(folder.string());
     model::ForwardOptions options;
     options.all_logits = true;
+    // The encoder cases' inputs: token types (a sentence pair) and padding (attention_mask 0).
+    if (ref.count("token_type_ids"))
+        for (float t : ref.at("token_type_ids").data) options.token_types.push_back(static_cast<int>(t));
+    if (ref.count("attention_mask")) {
+        const std::vector<float>& mask = ref.at("attention_mask").data;
+        for (std::size_t k = 0; k < mask.size(); ++k)
+            if (mask[k] == 0) options.attention.padded_keys.push_back(static_cast<int>(k));
+    }
     const model::Trace trace = model::runModel(*m, ids, options);
     Compared c{0, 0};
     const std::int64_t n = trace.n();
@@ -105,6 +113,11 @@ Compared compare(const fs::path& folder, const fs::path& reference_folder) {
 // rope_local_base_freq); dtype as torch_dtype; no layer_types (each family's default pattern).
 void toTransformers4Keys(nlohmann::json& c) {
     if (c.contains("text_config")) toTransformers4Keys(c["text_config"]);  // Gemma 3's image-text folders
+    if (c.value("model_type", "") == "modernbert" && c.contains("rope_parameters")) {  // one theta per layer type
+        c["global_rope_theta"] = c["rope_parameters"]["full_attention"]["rope_theta"];
+        c["local_rope_theta"] = c["rope_parameters"]["sliding_attention"]["rope_theta"];
+        c.erase("rope_parameters");
+    }
     if (c.contains("rope_parameters") && c["rope_parameters"].contains("sliding_attention")) {  // Gemma 3
         c["rope_local_base_freq"] = c["rope_parameters"]["sliding_attention"]["rope_theta"];
         c["rope_parameters"] = c["rope_parameters"]["full_attention"];
@@ -210,6 +223,12 @@ INSTANTIATE_TEST_SUITE_P(Families, HfReference,
                                            "llama_shards", "qwen2_bias", "mistral_window", "neox_partial_parallel",
                                            "neox_full_sequential", "gpt2", "qwen3", "smollm3", "olmo2", "gemma2",
                                            "gemma2_softcap", "gemma3_text", "gemma3_pattern", "phi3"));
+// Encoders (issue 34): attention in both directions, post-norm blocks, token types, RoBERTa's
+// positions past its padding id, ModernBERT's local band; the masked-LM head's logits at every position.
+// In the project: a sentence pair with padding, padded RoBERTa, DistilBERT and ModernBERT past its band.
+INSTANTIATE_TEST_SUITE_P(Encoders, HfReference, ::testing::Values("bert", "roberta", "distilbert", "modernbert"));
+INSTANTIATE_TEST_SUITE_P(EncodersInTheProject, HfReference,
+                         ::testing::Values("bert_pair", "roberta_pad", "distilbert_pad", "modernbert_pad"));
 INSTANTIATE_TEST_SUITE_P(InTheProject, HfReference,
                          ::testing::Values("smollm3_nope", "phi3_longrope_short", "phi3_longrope_long", "phi3_partial",
                                            "qwen2_window", "gemma3_multimodal"));
@@ -237,6 +256,70 @@ TEST_P(Gemma3ImageText, AConfigWithoutItsTextConfigIsRefused) {
 }
 
 INSTANTIATE_TEST_SUITE_P(InTheProject, Gemma3ImageText, ::testing::Values("gemma3_multimodal"));
+
+// Encoders' keys and inputs: what changes the forward is understood or refused in one sentence; old
+// folders' LayerNorm gamma/beta give the same numbers; a token type the model lacks is refused.
+class EncoderKeys : public HfReference {};
+
+TEST_P(EncoderKeys, RelativePositionsAndDecodersAreRefused) {
+    if (GetParam() == "modernbert") GTEST_SKIP() << "no such keys";
+    if (GetParam() != "distilbert") {
+        EXPECT_THAT(loadError(editedCopy([](nlohmann::json& c) { c["position_embedding_type"] = "relative_key_query"; })),
+                    HasSubstr("\"position_embedding_type\" 'relative_key_query' is not supported (absolute only)"));
+        EXPECT_THAT(loadError(editedCopy([](nlohmann::json& c) { c["is_decoder"] = true; })),
+                    HasSubstr("\"is_decoder\" is true: HeadScope opens this family as an encoder only"));
+    }
+    EXPECT_THAT(loadError(editedCopy([](nlohmann::json& c) { c["tie_word_embeddings"] = false; })),
+                HasSubstr("config.json says tie_word_embeddings false but there is no"));
+}
+
+TEST_P(EncoderKeys, OldLayerNormNamesGiveTheSameNumbers) {
+    if (GetParam() == "modernbert") GTEST_SKIP() << "ModernBERT's folders name their norms weight";
+    const fs::path folder = editedCopy([](nlohmann::json&) {});
+    std::map<std::string, io::Tensor> renamed;
+    for (auto& [name, tensor] : io::readSafetensors((referenceFolder(GetParam()) / "model.safetensors").string())) {
+        std::string old = name;
+        for (const auto& [from, to] : {std::pair{std::string("LayerNorm.weight"), std::string("LayerNorm.gamma")},
+                                       std::pair{std::string("LayerNorm.bias"), std::string("LayerNorm.beta")}})
+            if (old.size() > from.size() && old.compare(old.size() - from.size(), from.size(), from) == 0)
+                old = old.substr(0, old.size() - from.size()) + to;
+        renamed[old] = tensor;
+    }
+    fs::remove(folder / "model.safetensors");
+    io::writeSafetensors((folder / "model.safetensors").string(), renamed);
+    expectAgrees(GetParam() + " (gamma/beta)", compare(folder, referenceFolder(GetParam())), toleranceFor(GetParam()));
+}
+
+TEST_P(EncoderKeys, EveryQueryAttendsBothWaysAndATokenTypeTheModelLacksIsRefused) {
+    const model::ModelPtr m = io::loadCheckpoint(referenceFolder(GetParam()).string());
+    EXPECT_TRUE(m->config.encoder);
+    EXPECT_THAT(model::describeArchitecture(*m), HasSubstr("encoder (attention in both directions, masked-LM head)"));
+    model::ForwardOptions options;
+    const model::Trace trace = model::runModel(*m, {5, 6, 7, 8}, options);
+    EXPECT_GT(trace.layers[0].attention.heads[0].weights(0, 3), 0.0f) << "the first query sees the last key";
+    EXPECT_EQ(trace.logits.rows(), 4) << "a masked token can be anywhere: every position's logits";
+    options.token_types = {0, 0, 0, 7};
+    try {
+        model::runModel(*m, {5, 6, 7, 8}, options);
+        ADD_FAILURE() << "token type 7 was accepted";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_THAT(e.what(), HasSubstr("token type 7 (position 3) is not one of this model's"));
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Encoders, EncoderKeys, ::testing::Values("bert", "roberta", "distilbert", "modernbert"));
+
+TEST(ModernBertBand, LocalLayersSeeOnlyTheirBandBothWays) {
+    const fs::path folder = referenceFolder("modernbert_pad");
+    const model::ModelPtr m = io::loadCheckpoint(folder.string());
+    ASSERT_EQ(m->config.sliding_window, 4);  // local_attention 8 / 2
+    const model::Trace trace = model::runModel(*m, std::vector<int>(20, 5));
+    for (int l = 0; l < 3; ++l)
+        for (int q = 0; q < 20; ++q)
+            for (int k = 0; k < 20; ++k)
+                EXPECT_EQ(trace.layers[std::size_t(l)].attention.allowed(q, k), l == 0 || std::abs(q - k) <= 4) << l << q << k;
+    EXPECT_THAT(model::describeArchitecture(*m), HasSubstr("local band |q - k| <= 4 on 2 of 3 layers"));
+}
 
 // ---- keys that change the forward: understood or refused in one sentence -------------------
 
