@@ -20,9 +20,11 @@
 #include <utility>
 #include <vector>
 
+#include "text/SubwordModel.h"
+
 namespace headscope::text {
 
-class BpeModel {
+class BpeModel : public SubwordModel {
 public:
     struct Options {
         std::optional<std::string> unk_token;
@@ -43,13 +45,13 @@ public:
     BpeModel(const BpeModel&) = delete;
     BpeModel& operator=(const BpeModel&) = delete;
 
-    std::vector<int> tokenize(const std::string& word) const;
+    std::vector<int> tokenize(const std::string& word) const override;
 
-    const std::unordered_map<std::string, int>& vocab() const { return vocab_; }
+    const std::unordered_map<std::string, int>& vocab() const override { return vocab_; }
     // The token of an id, or nullptr.
-    const std::string* tokenOf(int id) const;
+    const std::string* tokenOf(int id) const override;
     // One past the largest id.
-    int idLimit() const { return static_cast<int>(id_to_token_.size()); }
+    int idLimit() const override { return static_cast<int>(id_to_token_.size()); }
 
 private:
     std::vector<int> symbolsOf(const std::string& word) const;

@@ -126,6 +126,35 @@ Decoder metaspaceDecoder(const nlohmann::json& spec) {
     return {decode, [replace](std::string token) { return replace(token, false); }};
 }
 
+// The library's WordPiece decoder (decoders/wordpiece.rs): a token after the first loses its
+// "##" or gains a space before it; with cleanup, the spaces English puts no space before go.
+Decoder wordPiece(const nlohmann::json& spec) {
+    const std::string prefix = stringField(spec, "prefix", "##");
+    const bool cleanup = boolField(spec, "cleanup", true);
+    const auto tidy = [](std::string token) {
+        static const std::pair<const char*, const char*> kReplacements[] = {
+            {" .", "."}, {" ?", "?"}, {" !", "!"}, {" ,", ","}, {" ' ", "'"}, {" n't", "n't"}, {" 'm", "'m"},
+            {" do not", " don't"}, {" 's", "'s"}, {" 've", "'ve"}, {" 're", "'re"}};
+        for (const auto& [from, to] : kReplacements) {
+            const std::string f = from, t = to;
+            for (std::size_t at = 0; (at = token.find(f, at)) != std::string::npos; at += t.size()) token.replace(at, f.size(), t);
+        }
+        return token;
+    };
+    return {[prefix, cleanup, tidy](Tokens tokens) {
+                for (std::size_t i = 0; i < tokens.size(); ++i) {
+                    std::string& token = tokens[i];
+                    if (i != 0) {
+                        if (!prefix.empty() && token.rfind(prefix, 0) == 0) token.erase(0, prefix.size());
+                        else token = " " + token;
+                    }
+                    if (cleanup) token = tidy(std::move(token));
+                }
+                return tokens;
+            },
+            [](std::string token) { return token; }};
+}
+
 }  // namespace
 
 Decoder makeDecoder(const nlohmann::json& spec) {
@@ -166,8 +195,10 @@ Decoder makeDecoder(const nlohmann::json& spec) {
                 [](std::string token) { return token; }};
     }
     if (type == "Strip") return strip(spec);
+    if (type == "WordPiece") return wordPiece(spec);
     throw std::invalid_argument("the decoder type " + io::quote(type) +
-                                " is not supported (supported: Sequence, ByteLevel, Metaspace, Replace, ByteFallback, Fuse, Strip)");
+                                " is not supported (supported: Sequence, ByteLevel, Metaspace, Replace, ByteFallback, Fuse, Strip, "
+                                "WordPiece)");
 }
 
 PostProcessor makePostProcessor(const nlohmann::json& spec, const std::function<int(const std::string&)>& token_id,
@@ -247,6 +278,83 @@ PostProcessor makePostProcessor(const nlohmann::json& spec, const std::function<
             out.insert(out.end(), part.begin(), part.end());
         }
         return out;
+    };
+}
+
+PairProcessor makePairProcessor(const nlohmann::json& spec, const std::function<int(const std::string&)>& token_id,
+                                const std::function<bool(int)>& has_id) {
+    if (spec.is_null()) return {};
+    const std::string type = typeOf(spec, "post_processor");
+    if (type == "Sequence") {  // the one step that joins a pair (ByteLevel's does not)
+        const auto it = spec.find("processors");
+        if (it == spec.end() || !it->is_array()) return {};
+        for (const auto& step : *it)
+            if (PairProcessor pair = makePairProcessor(step, token_id, has_id)) return pair;
+        return {};
+    }
+    const auto idOf = [&](const char* key) {
+        const auto it = spec.find(key);
+        if (it == spec.end() || !it->is_array() || it->size() != 2 || !(*it)[1].is_number_integer() || !has_id((*it)[1].get<int>()))
+            throw std::invalid_argument("the " + type + "'s \"" + key + "\" is not [token, id]");
+        return (*it)[1].get<int>();
+    };
+    if (type == "BertProcessing" || type == "RobertaProcessing") {
+        const int cls = idOf("cls"), sep = idOf("sep");
+        const bool roberta = type == "RobertaProcessing";
+        return [cls, sep, roberta](std::vector<int> a, std::vector<int> b) {
+            PairEncoding p;
+            p.ids.push_back(cls);
+            p.ids.insert(p.ids.end(), a.begin(), a.end());
+            p.ids.push_back(sep);
+            if (roberta) p.ids.push_back(sep);
+            p.types.assign(p.ids.size(), 0);
+            p.second = static_cast<int>(p.ids.size());
+            p.ids.insert(p.ids.end(), b.begin(), b.end());
+            p.ids.push_back(sep);
+            p.types.resize(p.ids.size(), roberta ? 0 : 1);
+            return p;
+        };
+    }
+    if (type != "TemplateProcessing") return {};
+    const auto pair = spec.find("pair");
+    if (pair == spec.end() || !pair->is_array()) return {};
+    std::unordered_map<std::string, std::vector<int>> special;
+    if (const auto it = spec.find("special_tokens"); it != spec.end() && it->is_object())
+        for (const auto& [name, entry] : it->items())
+            if (entry.is_object() && entry.contains("ids") && entry["ids"].is_array())
+                for (const auto& id : entry["ids"])
+                    if (id.is_number_integer() && has_id(id.get<int>())) special[name].push_back(id.get<int>());
+    struct Item {
+        int sequence;  // 0: A, 1: B, -1: special ids
+        std::vector<int> ids;
+        int type;
+    };
+    std::vector<Item> items;
+    for (const auto& item : *pair) {
+        const bool is_sequence = item.contains("Sequence");
+        const auto& body = is_sequence ? item["Sequence"] : item.contains("SpecialToken") ? item["SpecialToken"] : item;
+        if (!body.is_object() || !body.contains("id") || !body["id"].is_string())
+            throw std::invalid_argument("an item of the pair template is neither a Sequence nor a SpecialToken");
+        const std::string id = body["id"].get<std::string>();
+        const int type_id = body.contains("type_id") && body["type_id"].is_number_integer() ? body["type_id"].get<int>() : 0;
+        if (is_sequence) {
+            items.push_back({id == "B" ? 1 : 0, {}, type_id});
+        } else {
+            const auto found = special.find(id);
+            items.push_back({-1, found != special.end() ? found->second : std::vector<int>{token_id(id)}, type_id});
+        }
+    }
+    return [items](std::vector<int> a, std::vector<int> b) {
+        PairEncoding p;
+        p.second = -1;
+        for (const Item& item : items) {
+            const std::vector<int>& part = item.sequence == 0 ? a : item.sequence == 1 ? b : item.ids;
+            if (item.sequence == 1 && p.second < 0) p.second = static_cast<int>(p.ids.size());
+            p.ids.insert(p.ids.end(), part.begin(), part.end());
+            p.types.resize(p.ids.size(), item.type);
+        }
+        if (p.second < 0) p.second = static_cast<int>(p.ids.size());
+        return p;
     };
 }
 

@@ -57,6 +57,47 @@ std::string unicodeMap(const std::string& text, int options) {
     return out;
 }
 
+// The library's BertNormalizer (normalizers/bert.rs), in its order: clean_text drops NUL, U+FFFD
+// and control characters (tab, newline and carriage return are whitespace) and turns every
+// whitespace into a space; handle_chinese_chars puts spaces around each CJK ideograph;
+// strip_accents (null: as lowercase) is NFD without the non-spacing marks; then lowercase.
+bool isBertControl(char32_t c) {
+    if (c == '\t' || c == '\n' || c == '\r') return false;
+    const utf8proc_category_t category = utf8proc_category(static_cast<utf8proc_int32_t>(c));
+    return category == UTF8PROC_CATEGORY_CC || category == UTF8PROC_CATEGORY_CF || category == UTF8PROC_CATEGORY_CN ||
+           category == UTF8PROC_CATEGORY_CO || category == UTF8PROC_CATEGORY_CS;
+}
+
+bool isCjkIdeograph(char32_t c) {
+    return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) || (c >= 0x20000 && c <= 0x2A6DF) ||
+           (c >= 0x2A700 && c <= 0x2B73F) || (c >= 0x2B740 && c <= 0x2B81F) || (c >= 0x2B920 && c <= 0x2CEAF) ||
+           (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x2F800 && c <= 0x2FA1F);
+}
+
+Normalizer bertNormalizer(const nlohmann::json& spec, const Normalizer& strip_accents, const Normalizer& lowercase) {
+    const bool clean = boolField(spec, "clean_text", true), chinese = boolField(spec, "handle_chinese_chars", true);
+    const bool lower = boolField(spec, "lowercase", true);
+    const auto accents = spec.find("strip_accents");
+    const bool strip = accents == spec.end() || accents->is_null() ? lower : accents->is_boolean() && accents->get<bool>();
+    if (accents != spec.end() && !accents->is_null() && !accents->is_boolean())
+        throw std::invalid_argument("the BertNormalizer's \"strip_accents\" is neither true, false nor null");
+    return [=](std::string text) {
+        if (clean || chinese) {
+            std::string out;
+            forEachCharacter(text, [&](char32_t c, std::string_view bytes) {
+                if (clean && (c == 0 || c == 0xFFFD || isBertControl(c))) return;
+                if (clean && isWhitespace(c)) out += ' ';
+                else if (chinese && isCjkIdeograph(c)) out.append(" ").append(bytes).append(" ");
+                else out += bytes;
+            });
+            text = std::move(out);
+        }
+        if (strip) text = strip_accents(unicodeMap(text, UTF8PROC_STABLE | UTF8PROC_DECOMPOSE));
+        if (lower) text = lowercase(std::move(text));
+        return text;
+    };
+}
+
 // A Replace's or Split's pattern: {"String": "..."} or {"Regex": "..."}.
 struct Pattern {
     std::string literal;
@@ -176,9 +217,11 @@ Normalizer makeNormalizer(const nlohmann::json& spec) {
         return [prefix](std::string text) { return text.empty() ? text : prefix + text; };
     }
     if (type == "Replace") return replaceNormalizer(spec);
+    if (type == "BertNormalizer")
+        return bertNormalizer(spec, makeNormalizer({{"type", "StripAccents"}}), makeNormalizer({{"type", "Lowercase"}}));
     throw std::invalid_argument("the normalizer type " + io::quote(type) +
                                 " is not supported (supported: Sequence, NFC, NFD, NFKC, NFKD, Lowercase, StripAccents, "
-                                "Strip, Prepend, Replace)");
+                                "Strip, Prepend, Replace, BertNormalizer)");
 }
 
 }  // namespace headscope::text

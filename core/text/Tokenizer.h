@@ -15,6 +15,13 @@ struct TokenizerError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// A sentence pair as a tokenizer's template joins it: BERT's [CLS] A [SEP] B [SEP] with token
+// types 0 then 1, RoBERTa's <s> A </s></s> B </s> (types all 0); second: the first position of B.
+struct PairEncoding {
+    std::vector<int> ids, types;
+    int second = 0;
+};
+
 class Tokenizer {
 public:
     virtual ~Tokenizer() = default;
@@ -32,6 +39,9 @@ public:
     virtual int idLimit() const = 0;
     // False for a model folder without a tokenizer (IdsOnlyTokenizer): it reads ids, not text.
     virtual bool encodesText() const { return true; }
+    // Two sentences joined by the tokenizer's pair template (tokenizer.json's post_processor);
+    // TokenizerError with one sentence when it has none or a text cannot be encoded.
+    virtual PairEncoding encodePair(std::string_view first, std::string_view second) const;
 };
 
 }  // namespace headscope::text

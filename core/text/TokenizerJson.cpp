@@ -12,6 +12,7 @@
 #include "text/TokenizerJsonReader.h"
 #include "text/TokenizerParts.h"
 #include "text/Utf8.h"
+#include "text/WordPiece.h"
 
 namespace headscope::text {
 
@@ -24,13 +25,13 @@ using nlohmann::json;
 
 class JsonTokenizer : public Tokenizer {
 public:
-    JsonTokenizer(BpeModel model, std::vector<AddedToken> added, Normalizer normalizer, PreTokenizer pre_tokenizer,
-                  Decoder decoder, PostProcessor post_processor)
+    JsonTokenizer(std::unique_ptr<const SubwordModel> model, std::vector<AddedToken> added, Normalizer normalizer, PreTokenizer pre_tokenizer,
+                  Decoder decoder, PostProcessor post_processor, PairProcessor pair_processor)
         : model_(std::move(model)), normalizer_(std::move(normalizer)), pre_tokenizer_(std::move(pre_tokenizer)),
-          decoder_(std::move(decoder)), post_processor_(std::move(post_processor)) {
+          decoder_(std::move(decoder)), post_processor_(std::move(post_processor)), pair_processor_(std::move(pair_processor)) {
         std::vector<AddedToken> raw, normalized;
         std::vector<std::string> raw_patterns, normalized_patterns;
-        limit_ = model_.idLimit();
+        limit_ = model_->idLimit();
         for (AddedToken& token : added) {
             limit_ = std::max(limit_, token.id + 1);
             added_by_id_[token.id] = token.content;
@@ -47,6 +48,17 @@ public:
     }
 
     std::vector<int> encode(std::string_view utf8) const override {
+        std::vector<int> ids = encodeAlone(utf8);
+        return post_processor_ ? post_processor_(std::move(ids)) : ids;
+    }
+
+    PairEncoding encodePair(std::string_view first, std::string_view second) const override {
+        if (!pair_processor_) return Tokenizer::encodePair(first, second);  // says it has no template
+        return pair_processor_(encodeAlone(first), encodeAlone(second));
+    }
+
+    // The text's ids before the post-processor adds its special tokens.
+    std::vector<int> encodeAlone(std::string_view utf8) const {
         requireValidUtf8(utf8);
         std::vector<int> ids;
         for (const Segment& segment : raw_.split(utf8)) {
@@ -63,12 +75,12 @@ public:
                 std::vector<Piece> pieces{{part.text, segment.offset == 0 && part.offset == 0}};
                 if (pre_tokenizer_) pieces = pre_tokenizer_(std::move(pieces));
                 for (const Piece& piece : pieces) {
-                    const std::vector<int> piece_ids = model_.tokenize(piece.text);
+                    const std::vector<int> piece_ids = model_->tokenize(piece.text);
                     ids.insert(ids.end(), piece_ids.begin(), piece_ids.end());
                 }
             }
         }
-        return post_processor_ ? post_processor_(std::move(ids)) : ids;
+        return ids;
     }
 
     std::string decode(const std::vector<int>& ids) const override {
@@ -90,21 +102,22 @@ public:
         return displayBytes(decoder_.display ? decoder_.display(token) : token);
     }
 
-    bool hasId(int id) const override { return added_by_id_.count(id) > 0 || model_.tokenOf(id) != nullptr; }
+    bool hasId(int id) const override { return added_by_id_.count(id) > 0 || model_->tokenOf(id) != nullptr; }
     int idLimit() const override { return limit_; }
 
 private:
     const std::string& tokenText(int id) const {
         if (const auto it = added_by_id_.find(id); it != added_by_id_.end()) return it->second;
-        if (const std::string* token = model_.tokenOf(id)) return *token;
+        if (const std::string* token = model_->tokenOf(id)) return *token;
         throw std::out_of_range("token id " + std::to_string(id) + " is not in the vocabulary");
     }
 
-    BpeModel model_;
+    std::unique_ptr<const SubwordModel> model_;
     Normalizer normalizer_;
     PreTokenizer pre_tokenizer_;
     Decoder decoder_;
     PostProcessor post_processor_;
+    PairProcessor pair_processor_;
     AddedTokenMatcher raw_, normalized_;
     std::unordered_map<int, std::string> added_by_id_;
     int limit_ = 0;
@@ -126,12 +139,28 @@ int idValue(const json& value, const What& what) {
     return static_cast<int>(id);
 }
 
-std::unique_ptr<BpeModel> makeModel(TokenizerJsonDocument& document) {
+// BERT's WordPiece: its vocabulary, unknown token, "##" and the longest word it splits.
+std::unique_ptr<SubwordModel> makeWordPiece(TokenizerJsonDocument& document, const json& spec) {
+    if (!document.has_vocab || document.vocab.empty())
+        throw std::invalid_argument("the WordPiece model has no \"vocab\" of token -> id");
+    WordPieceModel::Options options;
+    options.unk_token = stringField(spec, "unk_token", "[UNK]");
+    options.continuing_subword_prefix = stringField(spec, "continuing_subword_prefix", "##");
+    if (const json& longest = member(spec, "max_input_chars_per_word"); !longest.is_null()) {
+        if (!longest.is_number_integer() || longest.get<long long>() < 1 || longest.get<long long>() > 1'000'000)
+            throw std::invalid_argument("the WordPiece model's \"max_input_chars_per_word\" is not a whole number from 1 to 1000000");
+        options.max_input_chars_per_word = longest.get<int>();
+    }
+    return std::make_unique<WordPieceModel>(std::move(document.vocab), std::move(options));
+}
+
+std::unique_ptr<SubwordModel> makeModel(TokenizerJsonDocument& document) {
     const json& spec = member(document.spec, "model");
     if (!spec.is_object()) throw std::invalid_argument("it has no \"model\" object");
     const std::string type = spec.contains("type") ? typeOf(spec, "model") : "BPE";
+    if (type == "WordPiece") return makeWordPiece(document, spec);
     if (type != "BPE")
-        throw std::invalid_argument("the model type " + io::quote(type) + " is not supported (supported: BPE)");
+        throw std::invalid_argument("the model type " + io::quote(type) + " is not supported (supported: BPE, WordPiece)");
     if (const json& dropout = member(spec, "dropout"); !dropout.is_null() && !(dropout.is_number() && dropout.get<double>() == 0.0))
         throw std::invalid_argument("the BPE model has dropout, which makes encoding random (supported: dropout null)");
     // vocab and merges were read by the parser itself (TokenizerJsonReader.h); where they were
@@ -177,7 +206,10 @@ std::vector<AddedToken> addedTokens(const json& list) {
 }  // namespace
 
 std::shared_ptr<const Tokenizer> loadTokenizerJson(const std::string& path) {
-    const std::string text = readSmallFile(path, kMaxFileBytes, "tokenizer");
+    return loadTokenizerJsonText(readSmallFile(path, kMaxFileBytes, "tokenizer"), path);
+}
+
+std::shared_ptr<const Tokenizer> loadTokenizerJsonText(const std::string& text, const std::string& path) {
     const auto fail = [&](const std::string& why) -> void {
         throw io::IoError("cannot read tokenizer '" + path + "': " + why);
     };
@@ -185,7 +217,7 @@ std::shared_ptr<const Tokenizer> loadTokenizerJson(const std::string& path) {
         TokenizerJsonDocument document = readTokenizerJson(text, kMaxId);
         const json& spec = document.spec;
         if (!spec.is_object()) throw std::invalid_argument("it is not a JSON object");
-        std::unique_ptr<BpeModel> model = makeModel(document);
+        std::unique_ptr<SubwordModel> model = makeModel(document);
         std::vector<AddedToken> added = addedTokens(member(spec, "added_tokens"));
         // As the library (AddedVocabulary::add_tokens): a token the model has takes the model's
         // id; another takes the next id after the vocabulary and the added tokens so far. The
@@ -215,8 +247,10 @@ std::shared_ptr<const Tokenizer> loadTokenizerJson(const std::string& path) {
                    std::any_of(added.begin(), added.end(), [id](const AddedToken& token) { return token.id == id; });
         };
         PostProcessor post_processor = makePostProcessor(member(spec, "post_processor"), token_id, has_id);
-        return std::make_shared<JsonTokenizer>(std::move(*model), std::move(added), std::move(normalizer),
-                                               std::move(pre_tokenizer), std::move(decoder), std::move(post_processor));
+        PairProcessor pair_processor = makePairProcessor(member(spec, "post_processor"), token_id, has_id);
+        return std::make_shared<JsonTokenizer>(std::move(model), std::move(added), std::move(normalizer),
+                                               std::move(pre_tokenizer), std::move(decoder), std::move(post_processor),
+                                               std::move(pair_processor));
     } catch (const io::IoError& error) {  // not JSON
         fail(error.what());
     } catch (const std::invalid_argument& error) {

@@ -16,6 +16,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "text/Tokenizer.h"
+
 namespace headscope::text {
 
 // A piece of text during pre-tokenisation; at_start: it begins at offset 0 of the original
@@ -28,6 +30,8 @@ struct Piece {
 using Normalizer = std::function<std::string(std::string)>;
 using PreTokenizer = std::function<std::vector<Piece>(std::vector<Piece>)>;
 using PostProcessor = std::function<std::vector<int>(std::vector<int>)>;
+// Two sequences of ids joined by the pair template: (first, second) -> ids, types, where B starts.
+using PairProcessor = std::function<PairEncoding(std::vector<int>, std::vector<int>)>;
 
 struct Decoder {
     std::function<std::vector<std::string>(std::vector<std::string>)> decode;  // the library's decode_chain
@@ -41,6 +45,11 @@ Normalizer makeNormalizer(const nlohmann::json& spec);
 PreTokenizer makePreTokenizer(const nlohmann::json& spec);
 Decoder makeDecoder(const nlohmann::json& spec);
 PostProcessor makePostProcessor(const nlohmann::json& spec, const std::function<int(const std::string&)>& token_id,
+                                const std::function<bool(int)>& has_id);
+// The post-processor's pair template (TemplateProcessing's "pair", BertProcessing's [CLS] A [SEP]
+// B [SEP] with types 0 then 1, RobertaProcessing's <s> A </s></s> B </s>, all type 0); an empty
+// function when it has none.
+PairProcessor makePairProcessor(const nlohmann::json& spec, const std::function<int(const std::string&)>& token_id,
                                 const std::function<bool(int)>& has_id);
 
 // A Replace's or Split's "pattern" ({"String": ...} or {"Regex": ...}): text -> the

