@@ -44,13 +44,15 @@ constexpr CommandHelp kCommands[] = {
      "          output.npy, spectra.csv, ranks.csv and every picture export draws (tokens named by position)\n",
      false},
     {"model",
-     "  model   --checkpoint DIR|REPO [--revision R] (--text \"...\" | --ids 1,2,3) [--layer L]\n"
-     "          [--mask causal|none] [--temperature T] [--ablate L.H,L.H [--ablate-mode zero|mean]]\n"
+     "  model   --checkpoint DIR|REPO [--revision R] (--text \"...\" [--pair \"...\"] | --ids 1,2,3)\n"
+     "          [--layer L] [--mask causal|none] [--temperature T] [--ablate L.H,L.H [--ablate-mode zero|mean]]\n"
      "          [--json] [--cache-layers N]\n"
      "          [--out DIR [--attention-only | [--format png,svg,pdf,csv,npy] [--scale S] [--delta N]]]\n"
      "          a checkpoint folder or a repo id in the Hugging Face cache (model_type gpt2, llama,\n"
-     "          mistral, qwen2, qwen3, smollm3, olmo2, gemma2, gemma3_text, phi3 or gpt_neox; F32,\n"
-     "          F16 or BF16): tokens, ids, ranks per layer and head, top-10 next tokens, the\n"
+     "          mistral, qwen2, qwen3, smollm3, olmo2, gemma2, gemma3_text, gemma3, phi3, gpt_neox, or\n"
+     "          the encoders bert, roberta, distilbert, modernbert with --pair for a sentence pair and\n"
+     "          [MASK] guesses; F32, F16 or BF16): tokens, ids, ranks per layer and head, what each\n"
+     "          head looks at (--json: head_patterns), top-10 next tokens, the\n"
      "          log-probability of each actual next token and the loss; --ablate knocks heads out\n"
      "          (zero: they write nothing; mean: their mean output) and shows before and after;\n"
      "          --out writes attention_layer_L.npy (heads, n, n) and layer_L/ as export does\n"

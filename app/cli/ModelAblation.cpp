@@ -66,6 +66,17 @@ void addAblationJson(nlohmann::json& j, const model::Model& m, const model::Trac
     j["ablated"] = nlohmann::json::array();
     for (const model::HeadRef& h : ablation.heads) j["ablated"].push_back({{"layer", h.layer}, {"head", h.head}});
     j["ablate_mode"] = model::toString(ablation.mode);
+    if (m.config.encoder) {  // no next token: the guesses at each [MASK] before the heads went off (j["masked"]: after)
+        if (!before) return;
+        j["masked_before"] = nlohmann::json::array();
+        for (int position : model::maskedPositions(m, *before)) {
+            nlohmann::json top = nlohmann::json::array();
+            for (const model::NextToken& t : model::topTokensAt(m, *before, position, 10))
+                top.push_back({{"id", t.id}, {"label", t.token}, {"probability", t.probability}});
+            j["masked_before"].push_back({{"position", position}, {"top", std::move(top)}});
+        }
+        return;
+    }
     const model::TokenLogProbs lp = model::tokenLogProbs(m, trace);
     j["loss"] = lp.loss;
     j["token_logprobs"] = logProbsJson(m, lp);
@@ -89,6 +100,18 @@ void addAblationJson(nlohmann::json& j, const model::Model& m, const model::Trac
 }
 
 void printAblation(const model::Model& m, const model::Trace& trace, const std::optional<model::Trace>& before) {
+    if (m.config.encoder) {  // the guesses at each [MASK] with the heads on, then off
+        if (!before) return;
+        for (int position : model::maskedPositions(m, *before)) {
+            const std::vector<model::NextToken> on = model::topTokensAt(m, *before, position, 5);
+            const std::vector<model::NextToken> off = model::topTokensAt(m, trace, position, 5);
+            std::printf("\nguesses at position %d, heads on -> off:\n", position);
+            for (std::size_t r = 0; r < on.size(); ++r)
+                std::printf("%4zu. %-12s %8.4f   ->  %-12s %8.4f\n", r + 1, on[r].token.c_str(), on[r].probability,
+                            off[r].token.c_str(), off[r].probability);
+        }
+        return;
+    }
     const model::TokenLogProbs after = model::tokenLogProbs(m, trace);
     if (after.tokens.empty()) {
         std::printf("\none token: there is no next token of the input to predict\n");

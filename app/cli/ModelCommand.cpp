@@ -18,6 +18,8 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "model/HeadPatterns.h"
+
 #include "Export.h"
 #include "Spectrum.h"
 #include "cli/Arguments.h"
@@ -96,6 +98,8 @@ nlohmann::json reportJson(const model::Model& m, const model::Trace& trace, cons
     for (int id : trace.ids) j["tokens"].push_back(m.tokenizer->hasId(id) ? m.tokenizer->decode({id}) : "");
     j["token_labels"] = trace.tokens;
     j["mask"] = toString(trace.options.attention.mask);
+    j["token_types"] = trace.options.token_types;
+    j["second_sentence"] = trace.options.second_sentence;
     j["temperature"] = trace.options.attention.temperature;
     const double values = double(layers.size()) * c.n_head * double(trace.n()) * trace.n();
     const bool with_attention = values <= kMaxJsonAttentionValues;
@@ -120,6 +124,28 @@ nlohmann::json reportJson(const model::Model& m, const model::Trace& trace, cons
             heads.push_back(std::move(head));
         }
         j["layers"].push_back({{"layer", report.layer}, {"heads", std::move(heads)}});
+    }
+    // What each head looks at (issue 34): per pattern, each reported layer's shares (null: no such key).
+    nlohmann::json patterns = nlohmann::json::object();
+    for (model::HeadPattern p : model::allHeadPatterns()) {
+        const Eigen::MatrixXf shares = model::headPatternShares(trace, p);  // (layers, heads)
+        nlohmann::json rows = nlohmann::json::array();
+        for (const LayerReport& report : layers) {
+            nlohmann::json row = nlohmann::json::array();
+            for (int h = 0; h < c.n_head; ++h)
+                row.push_back(std::isnan(shares(report.layer, h)) ? nlohmann::json(nullptr) : nlohmann::json(shares(report.layer, h)));
+            rows.push_back(std::move(row));
+        }
+        patterns[model::headPatternName(p)] = std::move(rows);
+    }
+    j["head_patterns"] = std::move(patterns);
+    // An encoder's guesses at each [MASK] / <mask> (fill-mask); a decoder's next token below.
+    j["masked"] = nlohmann::json::array();
+    for (int position : model::maskedPositions(m, trace)) {
+        nlohmann::json guesses = nlohmann::json::array();
+        for (const model::NextToken& t : model::topTokensAt(m, trace, position, kTopTokens))
+            guesses.push_back({{"id", t.id}, {"label", t.token}, {"probability", t.probability}});
+        j["masked"].push_back({{"position", position}, {"top", std::move(guesses)}});
     }
     j["next_tokens"] = nlohmann::json::array();
     for (const model::NextToken& t : next)
@@ -152,6 +178,17 @@ void printReport(const model::Model& m, const model::Trace& trace, const std::ve
     for (const LayerReport& report : layers)
         for (int i = 0; i < c.n_head; ++i)
             std::printf("%6d %5d %8d %8d\n", report.layer, i, report.spectra[i].qk.rank, report.spectra[i].ov.rank);
+    if (c.encoder) {  // fill-mask instead of a next token
+        const std::vector<int> masked = model::maskedPositions(m, trace);
+        if (masked.empty()) std::printf("\nan encoder: no [MASK] in the input, so no guesses (--json lists each head's patterns)\n");
+        for (int position : masked) {
+            std::printf("\nguesses at position %d ([MASK]):\n", position);
+            const std::vector<model::NextToken> top = model::topTokensAt(m, trace, position, kTopTokens);
+            for (std::size_t r = 0; r < top.size(); ++r)
+                std::printf("%4zu. %8d  %-10.4g  %s\n", r + 1, top[r].id, top[r].probability, top[r].token.c_str());
+        }
+        return;
+    }
     std::printf("\ntop %d next tokens:\n%5s %8s  %-10s  %s\n", static_cast<int>(next.size()), "rank", "id", "p", "token");
     for (std::size_t r = 0; r < next.size(); ++r)
         std::printf("%4zu. %8d  %-10.4g  %s\n", r + 1, next[r].id, next[r].probability, next[r].token.c_str());
@@ -165,10 +202,11 @@ int runModel(const QStringList& arguments, int argc, char** argv) {
         {"checkpoint", "Hugging Face model directory (config.json, model.safetensors or its shards, tokenizer.json or "
                        "vocab.json + merges.txt, or no tokenizer: give --ids) or a repo id in the Hugging Face cache "
                        "(e.g. Qwen/Qwen3-0.6B): gpt2, llama, mistral, qwen2, qwen3, smollm3, olmo2, gemma2, "
-                       "gemma3_text, phi3 or gpt_neox.", "DIR|REPO"},
+                       "gemma3_text, gemma3, phi3, gpt_neox, or an encoder: bert, roberta, distilbert, modernbert.", "DIR|REPO"},
         {"revision", "With a repo id: the branch, tag or commit of the cache to open (default main).", "R"},
         {"text", "Input text, tokenised with the checkpoint's tokenizer.", "TEXT"},
         {"ids", "Input token ids instead of a text, e.g. 2,0,1.", "LIST"},
+        {"pair", "An encoder: a second sentence, joined to --text by the tokenizer's pair template ([CLS] A [SEP] B [SEP]).", "TEXT"},
         {"layer", "Report and write only layer L (default: every layer).", "L"},
         {"mask", "Attention mask: causal (the models', the default) or none.", "causal|none"},
         {"temperature", "Softmax temperature T of every head (logits / T; default 1).", "T"},
@@ -226,11 +264,20 @@ int runModel(const QStringList& arguments, int argc, char** argv) {
     }
     const model::ModelConfig& c = m->config;
     std::vector<int> ids = given_ids;
+    if (parser.isSet("pair") && (!parser.isSet("text") || !c.encoder))
+        throw UsageError("--pair needs --text and an encoder (bert, roberta, distilbert, modernbert)");
     if (parser.isSet("text")) {
         const std::string text = parser.value("text").toStdString();
         if (text.empty()) throw UsageError("--text is empty: type some words");
         try {
-            ids = m->tokenizer->encode(text);
+            if (parser.isSet("pair")) {  // [CLS] A [SEP] B [SEP]: BERT's token types, and where B starts
+                const text::PairEncoding joined = m->tokenizer->encodePair(text, parser.value("pair").toStdString());
+                ids = joined.ids;
+                options.second_sentence = joined.second;
+                if (c.type_vocab_size > 0) options.token_types = joined.types;
+            } else {
+                ids = m->tokenizer->encode(text);
+            }
         } catch (const text::TokenizerError& e) {
             throw UsageError(std::string("--text cannot be tokenised: ") + e.what());
         }
@@ -283,7 +330,8 @@ int runModel(const QStringList& arguments, int argc, char** argv) {
     // One layer's paper layout at a time, dropped after its spectra (not kept in the model's cache).
     if (!attention_only)
         for (int l : layer_indices) layers.push_back({l, headSpectra(m->blocks[std::size_t(l)].attention.toWeights())});
-    const auto next = model::topNextTokens(*m, trace, kTopTokens);
+    // An encoder predicts masked tokens (j["masked"]), not the next one.
+    const auto next = c.encoder ? std::vector<model::NextToken>{} : model::topNextTokens(*m, trace, kTopTokens);
 
     if (parser.isSet("json")) {
         nlohmann::json j = reportJson(*m, trace, layers, next);

@@ -5,10 +5,13 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -59,6 +62,56 @@ TEST(CliModel, NanoSortJsonPredictsZeroWithTokensIdsRanksAndAttention) {
             }
         }
     }
+}
+
+// Issue 34: an encoder's --json carries what each head looks at (every pattern, every layer's heads,
+// equal to the shares of the attention it prints) and no next token; its text report says why.
+TEST(CliModel, AnEncodersJsonCarriesEachHeadsPatternsAndNoNextToken) {
+    const std::string bert = (fs::path(HEADSCOPE_TEST_DATA_DIR) / "hf_extra" / "bert_pair").string();
+    const CliResult r = runCli({"model", "--checkpoint", bert, "--ids", "5,6,7,8,9", "--json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["mask"], "none");
+    EXPECT_TRUE(j["next_tokens"].empty());
+    EXPECT_TRUE(j["masked"].empty());
+    const auto& previous = j["head_patterns"]["previous token"];
+    ASSERT_EQ(previous.size(), 2u);
+    for (std::size_t l = 0; l < 2; ++l)
+        for (std::size_t h = 0; h < 4; ++h) {
+            double sum = 0;  // queries 1..4, each its weight on key q - 1
+            for (int q = 1; q < 5; ++q) sum += j["layers"][l]["heads"][h]["attention"][q][q - 1].get<double>();
+            EXPECT_NEAR(previous[l][h].get<double>(), sum / 4, 1e-6) << l << " " << h;
+        }
+    EXPECT_TRUE(j["head_patterns"]["other sentence"][0][0].is_null()) << "one sentence: no other";
+    const CliResult text = runCli({"model", "--checkpoint", bert, "--ids", "5,6,7"});
+    ASSERT_EQ(text.status, 0) << text.err;
+    EXPECT_THAT(text.out, HasSubstr("an encoder: no [MASK] in the input"));
+}
+
+// --pair joins two sentences with the tokenizer's template (vocab.txt: [CLS] A [SEP] B [SEP], types
+// 0 then 1); "other sentence" is then defined; [MASK] gets its guesses in "masked".
+TEST(CliModel, AnEncoderReadsASentencePairAndGuessesItsMask) {
+    const fs::path dir = fs::temp_directory_path() / ("headscope_cli_pair_" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    for (const char* file : {"config.json", "model.safetensors"})
+        fs::copy_file(fs::path(HEADSCOPE_TEST_DATA_DIR) / "hf_extra" / "bert_pair" / file, dir / file, fs::copy_options::overwrite_existing);
+    {
+        std::ofstream vocab(dir / "vocab.txt");
+        const std::vector<std::string> words = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "sat", "on", "mat"};
+        for (int i = 0; i < 300; ++i) vocab << (i < int(words.size()) ? words[std::size_t(i)] : "[unused" + std::to_string(i) + "]") << "\n";
+    }
+    const CliResult r = runCli({"model", "--checkpoint", dir.string(), "--text", "the [MASK]", "--pair", "sat on the mat", "--json"});
+    fs::remove_all(dir);
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["ids"], nlohmann::json({2, 5, 4, 3, 7, 8, 5, 9, 3}));
+    EXPECT_EQ(j["token_types"], nlohmann::json({0, 0, 0, 0, 1, 1, 1, 1, 1}));
+    EXPECT_EQ(j["second_sentence"], 4);
+    EXPECT_FALSE(j["head_patterns"]["other sentence"][0][0].is_null());
+    ASSERT_EQ(j["masked"].size(), 1u);
+    EXPECT_EQ(j["masked"][0]["position"], 2);
+    EXPECT_EQ(j["masked"][0]["top"].size(), 10u);
+    expectRefused(runCli({"model", "--checkpoint", kTiny.string(), "--text", "ab", "--pair", "c"}), "--pair needs --text and an encoder");
 }
 
 TEST(CliModel, TextReportListsIdsRanksAndTenNextTokens) {
@@ -152,7 +205,7 @@ TEST(CliModel, BadCheckpointsAreOneLineNamingTheFile) {
 TEST(CliModel, UsageListsTheModelCommand) {
     const CliResult r = runCli({"--help"});
     EXPECT_EQ(r.status, 0);
-    EXPECT_THAT(r.out, HasSubstr("model   --checkpoint DIR|REPO [--revision R] (--text \"...\" | --ids 1,2,3) [--layer L]"));
+    EXPECT_THAT(r.out, HasSubstr("model   --checkpoint DIR|REPO [--revision R] (--text \"...\" [--pair \"...\"] | --ids 1,2,3)"));
 }
 
 // Rotary families (issue 22): the committed random Llama 3 / NeoX folders and the trained

@@ -96,7 +96,7 @@ private slots:
             QVERIFY2(view && tabs->widget(i) == view, e.id);
             QCOMPARE(view->objectName(), QString::fromUtf8(e.id) + QStringLiteral("_view"));
         }
-        QCOMPARE(built, 9);  // projections, twice, circuits, costs, model, score, token lines, Q-K map, RoPE
+        QCOMPARE(built, 10);  // projections, twice, circuits, costs, model, looks at, score, token lines, Q-K map, RoPE
         // The RoPE view draws the shares of the window's Delta, shared with the spectra and circuits.
         auto* rope = qobject_cast<RotaryView*>(window.tabView("rope"));
         QVERIFY(rope);

@@ -21,6 +21,7 @@
 #include "ProjectionProductView.h"
 #include "AblationTab.h"
 #include "ModelDock.h"
+#include "HeadPatternsView.h"
 #include "ModelOverviewView.h"
 #include "QueryKeyMapView.h"
 #include "ScoreBreakdownView.h"
@@ -106,6 +107,18 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
         overview->setSelection(session_->source().layer, head);
     });
     connect(overview, &ModelOverviewView::panelClicked, session_, [this](int layer, int head) {
+        session_->setLayer(layer);
+        session_->setHead(head);
+    });
+    auto* patterns = qobject_cast<HeadPatternsView*>(tabView("head_patterns"));  // issue 34: what each head looks at
+    connect(session_, &Session::changed, patterns, [this, patterns]() {
+        patterns->setTrace(session_->trace());
+        patterns->setSelection(session_->source().layer, session_->head());
+    });
+    connect(session_, &Session::headChanged, patterns, [this, patterns](int head) {
+        patterns->setSelection(session_->source().layer, head);
+    });
+    connect(patterns, &HeadPatternsView::cellActivated, session_, [this](int layer, int head) {
         session_->setLayer(layer);
         session_->setHead(head);
     });

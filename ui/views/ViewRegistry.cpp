@@ -8,6 +8,7 @@
 #include "CircuitView.h"
 #include "CostView.h"
 #include "FusedProjectionsView.h"
+#include "HeadPatternsView.h"
 #include "ModelOverviewView.h"
 #include "ProjectionProductView.h"
 #include "QueryKeyMapView.h"
@@ -59,6 +60,10 @@ const std::vector<ViewEntry>& viewRegistry() {
          QT_TRANSLATE_NOOP("ViewRegistry", "Parameters and multiply-adds of each variant, with the formulas."), makeView<CostView>},
         {"model", "Every layer and head of the model", "model_overview", std::nullopt, kTab, "&Model", false, saveModelOverview,
          QT_TRANSLATE_NOOP("ViewRegistry", "Every layer and head of an opened model; click one to show it."), makeView<ModelOverviewView>},
+        {"head_patterns", "What each head looks at", "head_patterns", std::nullopt, kTab, "Looks at", false, saveHeadPatterns,
+         QT_TRANSLATE_NOOP("ViewRegistry", "Every head of an opened model: the share of its attention on the first token, [SEP], "
+                                           "the previous or next token, itself, punctuation, the other sentence or induction keys."),
+         makeView<HeadPatternsView>},
         {"score", "Score breakdown of one cell", "score_breakdown", K::ScoreBreakdown, kTab, "&Score", false, saveAnalysisView,
          QT_TRANSLATE_NOOP("ViewRegistry", "How the selected cell's score is made: q, k, q*k, the scale, the softmax row, W_QK."), makeView<ScoreBreakdownView>},
         {"token_lines", "Token lines of every head", "token_lines", K::TokenLines, kTab, "&Token lines", false, saveAnalysisView,

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "AttributionView.h"
+#include "HeadPatternsView.h"
 #include "HeadScoresView.h"
 #include "ModelOverviewView.h"
 #include "ProbeAttentionView.h"
@@ -59,6 +60,21 @@ bool saveModelOverview(const ViewEntry& entry, const ViewInputs& in, const QStri
     const int layers = int(in.trace->layers.size());
     const int heads = layers ? std::max(1, int(in.trace->layers.front().attention.heads.size())) : 1;
     const QSize size(int(std::clamp(220 * heads, 700, 1800) * s), int(std::clamp(200 * layers + 80, 400, 1600) * s));
+    return savePage(page, size, path, format, scale, error);
+}
+
+bool saveHeadPatterns(const ViewEntry& entry, const ViewInputs& in, const QString& path, ImageFormat format,
+                      double scale, QString* error) {
+    if (!in.trace) return missing(entry, "no model is open", error);
+    const double s = in.options.font_scale > 0 ? in.options.font_scale : 1.0;
+    QWidget page;
+    auto* view = pageView<HeadPatternsView>(page, in.options);
+    view->setForFile(true);
+    view->setTrace(in.trace);
+    view->setSelection(in.layer, in.head);
+    const int layers = int(in.trace->layers.size());
+    const int heads = layers ? std::max(1, int(in.trace->layers.front().attention.heads.size())) : 1;
+    const QSize size(int(std::clamp(60 * heads + 200, 700, 1800) * s), int(std::clamp(36 * layers + 160, 400, 1400) * s));
     return savePage(page, size, path, format, scale, error);
 }
 

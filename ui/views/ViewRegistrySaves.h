@@ -10,6 +10,8 @@ namespace headscope::ui {
 
 bool saveModelOverview(const ViewEntry& entry, const ViewInputs& inputs, const QString& path, ImageFormat format,
                        double scale, QString* error);
+bool saveHeadPatterns(const ViewEntry& entry, const ViewInputs& inputs, const QString& path, ImageFormat format,
+                      double scale, QString* error);
 bool saveTrainingRun(const ViewEntry& entry, const ViewInputs& inputs, const QString& path, ImageFormat format,
                      double scale, QString* error);
 // A rotary layer's RoPE view (RotaryView); a layer without rotary positions has nothing to show.

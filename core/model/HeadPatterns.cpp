@@ -1,0 +1,121 @@
+#include "model/HeadPatterns.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "text/Utf8.h"
+
+namespace headscope::model {
+
+namespace {
+
+using KeyMask = Eigen::Matrix<bool, Eigen::Dynamic, Eigen::Dynamic>;
+
+// A token's text without the marks tokenizers put on word pieces ("##", "Ġ", "▁", a display's
+// "␣"), for the separator and punctuation tests.
+std::string bareText(std::string text) {
+    for (const char* mark : {"##", "\xC4\xA0", "\xE2\x96\x81", "\xE2\x90\xA3"})
+        if (text.rfind(mark, 0) == 0) text.erase(0, std::char_traits<char>::length(mark));
+    return text;
+}
+
+bool isSeparator(const std::string& token) { return token == "[SEP]" || token == "</s>"; }
+
+// ASCII punctuation, and the General Punctuation and CJK punctuation blocks: every character of it.
+bool isPunctuationToken(const std::string& token) {
+    const std::string text = bareText(token);
+    if (text.empty() || text == "[CLS]" || text == "[SEP]" || text == "[MASK]" || text == "[PAD]" || text == "[UNK]") return false;
+    for (std::size_t i = 0; i < text.size();) {
+        const std::size_t length = std::max<std::size_t>(1, text::utf8SequenceLength(text, i));
+        const char32_t c = text::utf8CodePoint(text, i, length);
+        const bool ascii = c < 0x80 && ((c >= '!' && c <= '/') || (c >= ':' && c <= '@') || (c >= '[' && c <= '`') ||
+                                        (c >= '{' && c <= '~'));
+        if (!ascii && !(c >= 0x2010 && c <= 0x205E) && !(c >= 0x3000 && c <= 0x303F) && !(c >= 0xFF01 && c <= 0xFF0F)) return false;
+        i += length;
+    }
+    return true;
+}
+
+}  // namespace
+
+const std::vector<HeadPattern>& allHeadPatterns() {
+    static const std::vector<HeadPattern> patterns = {HeadPattern::FirstToken, HeadPattern::Separator, HeadPattern::PreviousToken,
+                                                      HeadPattern::NextToken,  HeadPattern::Self,      HeadPattern::Punctuation,
+                                                      HeadPattern::OtherSentence, HeadPattern::Induction};
+    return patterns;
+}
+
+std::string headPatternName(HeadPattern pattern) {
+    switch (pattern) {
+        case HeadPattern::FirstToken: return "first token";
+        case HeadPattern::Separator: return "[SEP]";
+        case HeadPattern::PreviousToken: return "previous token";
+        case HeadPattern::NextToken: return "next token";
+        case HeadPattern::Self: return "itself";
+        case HeadPattern::Punctuation: return "punctuation";
+        case HeadPattern::OtherSentence: return "other sentence";
+        case HeadPattern::Induction: return "induction";
+    }
+    return "";
+}
+
+KeyMask headPatternKeys(const Trace& trace, HeadPattern pattern) {
+    const int n = trace.n();
+    KeyMask keys = KeyMask::Constant(n, n, false);  // (n_q, n_kv)
+    const std::vector<int>& types = trace.options.token_types;
+    const int second = trace.options.second_sentence;
+    std::vector<bool> padded(std::size_t(n), false);
+    for (int k : trace.options.attention.padded_keys)
+        if (k >= 0 && k < n) padded[std::size_t(k)] = true;
+    for (int q = 0; q < n; ++q) {
+        if (padded[std::size_t(q)]) continue;
+        for (int k = 0; k < n; ++k) {
+            if (padded[std::size_t(k)]) continue;
+            const std::string& token = trace.tokens[std::size_t(k)];
+            bool on = false;
+            switch (pattern) {
+                case HeadPattern::FirstToken: on = k == 0; break;
+                case HeadPattern::Separator: on = isSeparator(token); break;
+                case HeadPattern::PreviousToken: on = k == q - 1; break;
+                case HeadPattern::NextToken: on = k == q + 1; break;
+                case HeadPattern::Self: on = k == q; break;
+                case HeadPattern::Punctuation: on = isPunctuationToken(token); break;
+                case HeadPattern::OtherSentence:  // where the second sentence starts, else the token types
+                    on = second >= 0 ? (k >= second) != (q >= second)
+                                     : !types.empty() && types[std::size_t(k)] != types[std::size_t(q)];
+                    break;
+                case HeadPattern::Induction:
+                    on = k >= 1 && k - 1 < q && k <= q && trace.ids[std::size_t(k - 1)] == trace.ids[std::size_t(q)];
+                    break;
+            }
+            keys(q, k) = on;
+        }
+    }
+    return keys;
+}
+
+Eigen::MatrixXf headPatternShares(const Trace& trace, HeadPattern pattern) {
+    const KeyMask keys = headPatternKeys(trace, pattern);  // (n, n)
+    const int layers = static_cast<int>(trace.layers.size());
+    const int heads = layers ? static_cast<int>(trace.layers[0].attention.heads.size()) : 0;
+    Eigen::MatrixXf shares = Eigen::MatrixXf::Constant(layers, heads, std::numeric_limits<float>::quiet_NaN());
+    const Eigen::Array<bool, Eigen::Dynamic, 1> applies = keys.rowwise().any();  // (n): queries with a pattern key
+    const int queries = static_cast<int>(applies.count());
+    if (queries == 0) return shares;
+    const Eigen::MatrixXf on = keys.cast<float>();  // (n, n) 1 on the pattern's keys
+    for (int l = 0; l < layers; ++l)
+        for (int h = 0; h < heads; ++h) {
+            const Eigen::MatrixXf& weights = trace.layers[std::size_t(l)].attention.heads[std::size_t(h)].weights;  // (n, n)
+            if (weights.rows() != trace.n()) continue;  // maps dropped
+            // Sum over the applicable queries of the weight on their pattern keys, in double.
+            const Eigen::VectorXd per_query = weights.cwiseProduct(on).rowwise().sum().cast<double>();  // (n)
+            double total = 0;
+            for (int q = 0; q < trace.n(); ++q)
+                if (applies(q)) total += per_query(q);
+            shares(l, h) = static_cast<float>(total / queries);
+        }
+    return shares;
+}
+
+}  // namespace headscope::model

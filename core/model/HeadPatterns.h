@@ -1,0 +1,41 @@
+#pragma once
+// What each head looks at (Clark et al. 2019, "What Does BERT Look At?"; the induction heads of
+// Olsson et al. 2022): for every layer and head of a run, the share of its attention that falls
+// on a pattern's keys, averaged over the queries the pattern applies to.
+//   share_p(l, h) = (1 / |Q_p|) sum_{q in Q_p} sum_{k in K_p(q)} A_lh(q, k)
+// K_p(q) the pattern's keys for query q, Q_p the queries (not padded) with at least one such
+// key; NaN where Q_p is empty (no [SEP] in the text, one token only). A share is in [0, 1]: 1
+// when every applicable query puts all its weight there.
+
+#include <Eigen/Core>
+#include <string>
+#include <vector>
+
+#include "model/Forward.h"
+
+namespace headscope::model {
+
+enum class HeadPattern {
+    FirstToken,     // key 0: [CLS] for an encoder, the "attention sink" of a decoder
+    Separator,      // the [SEP] / </s> tokens
+    PreviousToken,  // key q - 1
+    NextToken,      // key q + 1 (an encoder's; a causal head cannot look there)
+    Self,           // key q
+    Punctuation,    // tokens made of punctuation alone
+    OtherSentence,  // keys of the other sentence of a pair (ForwardOptions::second_sentence, else the token types)
+    Induction,      // the token after an earlier occurrence of the current one (k - 1 < q, token k-1 = token q)
+};
+
+// Every pattern, in the order views list them; the name a view shows ("previous token").
+const std::vector<HeadPattern>& allHeadPatterns();
+std::string headPatternName(HeadPattern pattern);
+
+// The keys of `pattern` for each query: (n, n) true where key k is one of query q's. Padded
+// queries have none. From the trace's tokens, token types and padded keys.
+Eigen::Matrix<bool, Eigen::Dynamic, Eigen::Dynamic> headPatternKeys(const Trace& trace, HeadPattern pattern);
+
+// (layers, heads): each head's share on the pattern's keys, NaN where no query has such a key.
+// Layers whose maps the trace dropped (ForwardOptions::keep_maps) are NaN too.
+Eigen::MatrixXf headPatternShares(const Trace& trace, HeadPattern pattern);
+
+}  // namespace headscope::model

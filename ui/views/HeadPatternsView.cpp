@@ -1,0 +1,199 @@
+#include "HeadPatternsView.h"
+
+#include <QComboBox>
+#include <QLabel>
+#include <QHBoxLayout>
+#include <QMouseEvent>
+#include <QVBoxLayout>
+#include <cmath>
+
+#include "ColorMaps.h"
+#include "Heatmap.h"
+#include "TypesetTitle.h"
+
+namespace headscope::ui {
+
+namespace {
+
+// Above this many multiply-adds (layers x heads x n x n) the shares wait for the command line:
+// the window's thread computes nothing heavy.
+constexpr double kMaxWork = 4e8;
+
+}  // namespace
+
+HeadPatternsView::HeadPatternsView(QWidget* parent) : AttentionView({}, parent), plot_(new QCustomPlot(this)) {
+    setObjectName(QStringLiteral("head_patterns"));
+    setMinimumSize(240, 160);
+    pattern_box_ = new QComboBox(this);
+    pattern_box_->setObjectName(QStringLiteral("head_pattern"));
+    for (model::HeadPattern p : model::allHeadPatterns())
+        pattern_box_->addItem(QString::fromStdString(model::headPatternName(p)), int(p));
+    pattern_box_->setCurrentIndex(pattern_box_->findData(int(pattern_)));
+    pattern_box_->setToolTip(tr("Which keys count: each cell is the share of that head's attention on them, averaged over the "
+                                "queries that have such a key."));
+    auto* label = new QLabel(tr("Share of attention &on:"), this);
+    label->setBuddy(pattern_box_);
+    auto* row = new QHBoxLayout;
+    row->addWidget(label);
+    row->addWidget(pattern_box_);
+    row->addStretch(1);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 4, 0, 0);
+    layout->addLayout(row);
+    layout->addWidget(plot_, 1);
+    connect(pattern_box_, &QComboBox::currentIndexChanged, this, [this](int index) {
+        setPattern(model::HeadPattern(pattern_box_->itemData(index).toInt()));
+    });
+
+    plot_->setObjectName(QStringLiteral("head_patterns_plot"));
+    plot_->setInteractions(QCP::Interactions());
+    plot_->plotLayout()->clear();
+    title_ = new TypesetTitle(plot_, QString());
+    title_->setObjectName(QStringLiteral("head_patterns_title"));
+    plot_->plotLayout()->addElement(0, 0, title_);
+    auto* body = new QCPLayoutGrid;
+    plot_->plotLayout()->addElement(1, 0, body);
+    rect_ = new QCPAxisRect(plot_, true);
+    heatmap::styleAxes(rect_);
+    body->addElement(0, 0, rect_);
+    scale_ = new QCPColorScale(plot_);
+    body->addElement(0, 1, scale_);
+    scale_->setType(QCPAxis::atRight);
+    scale_->setGradient(viridisGradient());
+    scale_->setDataRange(QCPRange(0, 1));
+    scale_->setBarWidth(10);
+    scale_->axis()->setLabel(tr("share of attention"));
+    map_ = new QCPColorMap(rect_->axis(QCPAxis::atBottom), rect_->axis(QCPAxis::atLeft));
+    map_->setColorScale(scale_);
+    map_->setInterpolate(false);
+    QCPColorGradient gradient = viridisGradient();
+    gradient.setNanHandling(QCPColorGradient::nhNanColor);
+    gradient.setNanColor(viridisNanColor());
+    map_->setGradient(gradient);
+    rect_->axis(QCPAxis::atBottom)->setLabel(tr("head"));
+    rect_->axis(QCPAxis::atLeft)->setLabel(tr("layer"));
+    frame_ = new QCPItemRect(plot_);
+    frame_->setClipAxisRect(rect_);
+    for (QCPItemPosition* p : {frame_->topLeft, frame_->bottomRight}) p->setAxes(rect_->axis(QCPAxis::atBottom), rect_->axis(QCPAxis::atLeft));
+    frame_->setPen(QPen(QColor(220, 30, 30), 2.5));  // red: seen on viridis' purples and yellows alike
+    frame_->setBrush(Qt::NoBrush);
+    setOptions(options_);
+    connect(plot_, &QCustomPlot::mouseRelease, this, [this](QMouseEvent* event) {
+        int layer = 0, head = 0;
+        if (event->button() == Qt::LeftButton && cellAt(event->position().toPoint(), &layer, &head)) emit cellActivated(layer, head);
+    });
+}
+
+void HeadPatternsView::setTrace(std::shared_ptr<const model::Trace> trace) {
+    trace_ = std::move(trace);
+    requestRefresh();
+}
+
+void HeadPatternsView::setSelection(int layer, int head) {
+    layer_ = layer;
+    head_ = head;
+    drawCells();
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void HeadPatternsView::setPattern(model::HeadPattern pattern) {
+    if (pattern == pattern_) return;
+    pattern_ = pattern;
+    const QSignalBlocker block(pattern_box_);
+    pattern_box_->setCurrentIndex(pattern_box_->findData(int(pattern)));
+    requestRefresh();
+}
+
+void HeadPatternsView::setOptions(const ViewOptions& options) {
+    options_ = options;
+    title_->setFont(heatmap::font(12, options.font_scale, true));
+    for (QCPAxis* axis : {rect_->axis(QCPAxis::atBottom), rect_->axis(QCPAxis::atLeft), scale_->axis()}) {
+        axis->setLabelFont(heatmap::font(9, options.font_scale));
+        axis->setTickLabelFont(heatmap::font(9, options.font_scale));
+    }
+    requestRefresh();
+}
+
+QString HeadPatternsView::title() const { return title_->text(); }
+
+void HeadPatternsView::refresh() {
+    const int layers = trace_ ? static_cast<int>(trace_->layers.size()) : 0;
+    const int heads = layers ? static_cast<int>(trace_->layers[0].attention.heads.size()) : 0;
+    const double n = trace_ ? trace_->n() : 0;
+    const QString pattern = QString::fromStdString(model::headPatternName(pattern_));
+    if (layers == 0) {
+        shares_.resize(0, 0);
+        title_->setText(tr("Open a model (File > Open model) to see what each head looks at"));
+    } else if (double(layers) * heads * n * n > kMaxWork) {
+        shares_.resize(0, 0);
+        title_->setText(tr("%1 tokens on %2 layers × %3 heads: too long to compute here; headscope-cli model --json gives "
+                           "every share").arg(int(n)).arg(layers).arg(heads));
+    } else {
+        shares_ = model::headPatternShares(*trace_, pattern_);  // (layers, heads)
+        const auto keys = model::headPatternKeys(*trace_, pattern_);
+        const int queries = static_cast<int>(keys.rowwise().any().count());
+        int best_l = -1, best_h = -1;
+        for (int l = 0; l < layers; ++l)
+            for (int h = 0; h < heads; ++h)
+                if (!std::isnan(shares_(l, h)) && (best_l < 0 || shares_(l, h) > shares_(best_l, best_h))) best_l = l, best_h = h;
+        title_->setText(queries == 0 ? tr("No query has a key of this kind (%1) in this text").arg(pattern)
+                                     : tr("Share of each head's attention on %1 (%2 of %3 queries have one); strongest: "
+                                          "L%4 H%5, %6")
+                                           .arg(pattern).arg(queries).arg(int(n)).arg(best_l).arg(best_h)
+                                           .arg(QString::number(shares_(best_l, best_h), 'f', 2)));
+    }
+    map_->data()->setSize(std::max(1, heads), std::max(1, layers));
+    map_->data()->setRange(QCPRange(0, std::max(0, heads - 1)), QCPRange(0, std::max(0, layers - 1)));
+    for (int l = 0; l < std::max(1, layers); ++l)
+        for (int h = 0; h < std::max(1, heads); ++h)
+            map_->data()->setCell(h, l, shares_.size() ? double(shares_(l, h)) : std::nan(""));
+    heatmap::setCellRanges(rect_, std::max(1, layers), std::max(1, heads));
+    for (QCPAxis* axis : {rect_->axis(QCPAxis::atBottom), rect_->axis(QCPAxis::atLeft)}) {
+        axis->setTicks(true);
+        axis->setTickLabels(true);
+        auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
+        ticker->setTickStep(1);
+        ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+        axis->setTicker(ticker);
+    }
+    drawCells();
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void HeadPatternsView::drawCells() {
+    // The share in each cell where the cell has room for "0.83"; the shown head framed.
+    for (int i = plot_->itemCount() - 1; i >= 0; --i)
+        if (plot_->item(i) != frame_) plot_->removeItem(i);
+    const int layers = int(shares_.rows()), heads = int(shares_.cols());
+    frame_->setVisible(layers > 0 && layer_ >= 0 && layer_ < layers && head_ >= 0 && head_ < heads);
+    frame_->topLeft->setCoords(head_ - 0.5, layer_ - 0.5);
+    frame_->bottomRight->setCoords(head_ + 0.5, layer_ + 0.5);
+    if (layers == 0) return;
+    const QFont font = heatmap::font(8, options_.font_scale);
+    const QFontMetrics metrics(font);
+    const double cell_w = double(rect_->width()) / heads, cell_h = double(rect_->height()) / layers;
+    if (cell_w < metrics.horizontalAdvance(QStringLiteral("0.00")) + 4 || cell_h < metrics.height() + 2) return;
+    for (int l = 0; l < layers; ++l)
+        for (int h = 0; h < heads; ++h) {
+            auto* text = new QCPItemText(plot_);
+            text->setClipAxisRect(rect_);
+            text->position->setAxes(rect_->axis(QCPAxis::atBottom), rect_->axis(QCPAxis::atLeft));
+            text->position->setCoords(h, l);
+            text->setFont(font);
+            const float share = shares_(l, h);
+            text->setText(std::isnan(share) ? QStringLiteral("–") : QString::number(share, 'f', 2));
+            text->setColor(std::isnan(share) || share > 0.6f ? Qt::black : Qt::white);  // viridis: dark below, yellow above
+        }
+}
+
+bool HeadPatternsView::cellAt(const QPoint& pos, int* layer, int* head) const {
+    if (shares_.size() == 0 || !rect_->rect().contains(pos)) return false;
+    const int h = int(std::lround(rect_->axis(QCPAxis::atBottom)->pixelToCoord(pos.x())));
+    const int l = int(std::lround(rect_->axis(QCPAxis::atLeft)->pixelToCoord(pos.y())));
+    if (l < 0 || l >= shares_.rows() || h < 0 || h >= shares_.cols()) return false;
+    *layer = l;
+    *head = h;
+    return true;
+}
+
+}  // namespace headscope::ui

@@ -1,0 +1,60 @@
+#pragma once
+// What each head looks at (issue 34; Clark et al. 2019): for an opened model, one cell per
+// (layer, head), layers down and heads across, coloured by the share of the head's attention on
+// the pattern chosen above it (model/HeadPatterns.h: first token, [SEP], previous, next, itself,
+// punctuation, the other sentence, induction), with the share written in the cell where it fits.
+// The title names the pattern, how many queries it applies to and the strongest head; the shown
+// head is framed; clicking a cell asks for that layer and head. Computed from the trace the
+// document holds, when the view is shown (a long input on a large model says where to look instead).
+
+#include <memory>
+
+#include <qcustomplot.h>
+
+#include "AttentionView.h"
+#include "model/HeadPatterns.h"
+
+class QComboBox;
+
+namespace headscope::ui {
+
+class HeadPatternsView : public AttentionView {
+    Q_OBJECT
+
+public:
+    explicit HeadPatternsView(QWidget* parent = nullptr);
+
+    void setTrace(std::shared_ptr<const model::Trace> trace);
+    void setSelection(int layer, int head);
+    void setPattern(model::HeadPattern pattern);
+    model::HeadPattern pattern() const { return pattern_; }
+    void setOptions(const ViewOptions& options) override;
+    QCustomPlot* plot() const override { return plot_; }
+
+    // The shares drawn (layers, heads), NaN where the pattern does not apply; empty before a model.
+    const Eigen::MatrixXf& shares() const { return shares_; }
+    QString title() const;
+    // The (layer, head) cell under pos (the plot's coordinates), or false.
+    bool cellAt(const QPoint& pos, int* layer, int* head) const;
+
+signals:
+    void cellActivated(int layer, int head);
+
+private:
+    void refresh() override;
+    void drawCells();
+
+    std::shared_ptr<const model::Trace> trace_;
+    model::HeadPattern pattern_ = model::HeadPattern::PreviousToken;
+    Eigen::MatrixXf shares_;
+    int layer_ = 0;
+    QComboBox* pattern_box_ = nullptr;
+    QCustomPlot* plot_ = nullptr;
+    QCPAxisRect* rect_ = nullptr;
+    QCPColorMap* map_ = nullptr;
+    QCPColorScale* scale_ = nullptr;
+    QCPTextElement* title_ = nullptr;
+    QCPItemRect* frame_ = nullptr;
+};
+
+}  // namespace headscope::ui
