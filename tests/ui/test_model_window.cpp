@@ -4,7 +4,11 @@
 // the model overview, and a bad directory is one clear message with the window still usable.
 #include <QComboBox>
 #include <QDir>
+#include <QFile>
+#include <QFormLayout>
+#include <QLabel>
 #include <QListWidget>
+#include <QPlainTextEdit>
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -14,6 +18,7 @@
 #include "WindowTestSupport.h"
 #include "ControlsDock.h"
 #include "HeadGridView.h"
+#include "HeadPatternsView.h"
 #include "Heatmap.h"
 #include "LoadProgressRelay.h"
 #include "MainWindow.h"
@@ -25,6 +30,7 @@
 #include "io/Gpt2Checkpoint.h"
 #include "io/MhaLoader.h"
 #include "model/Forward.h"
+#include "model/HeadPatterns.h"
 #include "train/SaveGpt2.h"
 #include "train/Trainer.h"
 
@@ -153,10 +159,10 @@ private slots:
         QVERIFY(window.waitForCompleteUpdate(60000));
     }
 
-    // Issue 33: a folder saved without a tokenizer opens on ids; the next tokens name each id once.
+    // Issue 33: a folder saved without a tokenizer opens on ids; the next tokens name each id once,
+    // and the input box says it takes ids (and says text again for a model with a tokenizer).
     void aModelWithoutATokenizerListsItsNextTokensById() {
-        const QString folder = QStringLiteral(HEADSCOPE_SHARED_MODELS_DIR "/../hf-reference/qwen3");
-        if (!QDir(folder).exists()) QSKIP("../shared/hf-reference is absent (checkpoints beside the project)");
+        const QString folder = QStringLiteral(HEADSCOPE_TEST_DATA_DIR "/hf_extra/phi3_partial");
         MainWindow window(noSettings());
         window.show();
         QVERIFY(window.waitForCompleteUpdate(60000));
@@ -167,6 +173,72 @@ private slots:
         QVERIFY(next && next->count() > 0);
         const QString first = next->item(0)->text();
         QVERIFY2(first.contains(QStringLiteral("   id ")) && !first.contains(QStringLiteral("(id")), qPrintable(first));
+        auto* text = window.controls()->findChild<QPlainTextEdit*>(QStringLiteral("text"));
+        auto* form = qobject_cast<QFormLayout*>(text->parentWidget()->layout());
+        auto* label = qobject_cast<QLabel*>(form->labelForField(text));
+        QCOMPARE(label->text(), QStringLiteral("&Input token ids"));
+        QVERIFY(text->placeholderText().contains(QStringLiteral("17 4 9")));
+        QVERIFY(text->toolTip().contains(QStringLiteral("no tokenizer")));
+        QVERIFY2(window.openModel(QStringLiteral(HEADSCOPE_TEST_DATA_DIR "/gpt2/f32_prefix_tied"), &error), qPrintable(error));
+        QVERIFY(window.session()->waitForIdle(60000));
+        QCOMPARE(label->text(), QStringLiteral("&Input text"));
+        QVERIFY(text->placeholderText().isEmpty());
+    }
+
+    // Issue 34: an encoder (BERT, written by transformers, with a small vocab.txt of its 300 ids) opens
+    // attending both ways: the mask is "none" and fixed, every head's first query sees the last key, and
+    // the model dock lists the guesses at the [MASK] (the engine's, at that position).
+    void anEncoderAttendsBothWaysAndGuessesItsMaskedToken() {
+        QTemporaryDir dir;
+        const QDir from(QStringLiteral(HEADSCOPE_TEST_DATA_DIR "/hf_extra/bert_pair"));
+        for (const QString& file : {QStringLiteral("config.json"), QStringLiteral("model.safetensors")})
+            QVERIFY(QFile::copy(from.filePath(file), QDir(dir.path()).filePath(file)));
+        {
+            QFile vocab(QDir(dir.path()).filePath(QStringLiteral("vocab.txt")));
+            QVERIFY(vocab.open(QIODevice::WriteOnly));
+            QStringList lines = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "sat", "on", "mat", "."};
+            while (lines.size() < 300) lines << QStringLiteral("[unused%1]").arg(lines.size());
+            vocab.write(lines.join('\n').toUtf8() + '\n');
+        }
+        MainWindow window(noSettings());
+        window.show();
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        QString error;
+        QVERIFY2(window.openModel(dir.path(), &error), qPrintable(error));
+        QVERIFY(window.session()->waitForIdle(60000));
+        window.session()->setConfig([&] {
+            Config c = window.session()->config();
+            c.text = "the cat [MASK] on the mat.";
+            return c;
+        }());
+        QVERIFY(window.session()->waitForIdle(60000));
+        QCOMPARE(int(window.session()->config().mask), int(MaskKind::None));
+        auto* mask = window.controls()->findChild<QComboBox*>(QStringLiteral("mask"));
+        QVERIFY(mask && !mask->isEnabled());
+        const model::Trace& trace = *window.session()->trace();
+        QCOMPARE(trace.n(), 9);  // [CLS] the cat [MASK] on the mat . [SEP]
+        QVERIFY(trace.layers[0].attention.heads[0].weights(0, 8) > 0);
+        QCOMPARE(window.session()->predictionPosition(), 3);
+        auto* label = window.findChild<QLabel*>(QStringLiteral("next_tokens_label"));
+        QCOMPARE(label->text(), QStringLiteral("Fill-mask at position 3:"));
+        const std::vector<model::NextToken> expected = model::topTokensAt(*window.session()->source().model, trace, 3, 10);
+        auto* next = window.findChild<QListWidget*>(QStringLiteral("next_tokens"));
+        QCOMPARE(next->count(), 10);
+        QVERIFY2(next->item(0)->text().startsWith(QString::number(expected[0].probability, 'f', 3)), qPrintable(next->item(0)->text()));
+        // What each head looks at: the shares drawn are the engine's; a click on a cell shows that head.
+        auto* patterns = qobject_cast<HeadPatternsView*>(window.tabView("head_patterns"));
+        QVERIFY(patterns);
+        window.centralTabs()->setCurrentWidget(patterns);
+        patterns->setPattern(model::HeadPattern::Separator);
+        patterns->replotNow();
+        const Eigen::MatrixXf shares = model::headPatternShares(trace, model::HeadPattern::Separator);
+        QCOMPARE(patterns->shares().rows(), 2);
+        QVERIFY(patterns->shares().isApprox(shares));
+        QVERIFY2(patterns->title().contains(QStringLiteral("[SEP] (9 of 9 queries have one)")), qPrintable(patterns->title()));
+        emit patterns->cellActivated(1, 2);
+        QVERIFY(window.session()->waitForIdle(60000));
+        QCOMPARE(window.session()->source().layer, 1);
+        QCOMPARE(window.session()->head(), 2);
     }
 
     void badDirectoryIsOneMessageAndTheWindowStaysUsable() {

@@ -176,12 +176,14 @@ QWidget* ControlsDock::buildInputGroup() {
     text_ = makeTextEdit(group, "text", 3,
         tr("The sentence the heads look at. Every word and punctuation mark becomes one token: one row "
            "(and, in self-attention, one column) of each heatmap."));
+    text_tooltip_ = text_->toolTip();
     addRow(form, tr("&Input text"), text_);
     source_text_ = makeTextEdit(group, "source_text", 2,
         tr("Leave empty for self-attention. Type a second sentence for cross-attention: queries come from "
            "the input text, keys and values from this sentence (like a translator looking back at the "
            "original)."));
     source_text_->setPlaceholderText(tr("empty = self-attention"));
+    source_tooltip_ = source_text_->toolTip();
     addRow(form, tr("Source te&xt (cross-attention)"), source_text_);
 
     seq_len_ = makeSpin(group, "seq_len", 0, Limits::kMaxSeqLen,
@@ -253,6 +255,37 @@ void ControlsDock::setGeometryFixed(bool fixed, const QString& why) {
         w->setStatusTip(fixed ? why : QString());
     }
     if (!fixed) updateDerivedDims();
+}
+
+void ControlsDock::setInputTakesIds(bool ids) {
+    auto* form = qobject_cast<QFormLayout*>(text_->parentWidget()->layout());
+    if (auto* label = form ? qobject_cast<QLabel*>(form->labelForField(text_)) : nullptr)
+        label->setText(ids ? tr("&Input token ids") : tr("&Input text"));
+    text_->setPlaceholderText(ids ? tr("token ids, e.g. 17 4 9") : QString());
+    text_->setToolTip(ids ? tr("This model has no tokenizer: give its token ids, separated by spaces or commas. Each id "
+                               "becomes one token, labelled by its id.")
+                          : text_tooltip_);
+    wrapLongLabels();
+}
+
+void ControlsDock::setPairInput(bool pair) {
+    auto* form = qobject_cast<QFormLayout*>(source_text_->parentWidget()->layout());
+    if (auto* label = form ? qobject_cast<QLabel*>(form->labelForField(source_text_)) : nullptr)
+        label->setText(pair ? tr("Second sentence (pair, &B)") : tr("Source te&xt (cross-attention)"));
+    source_text_->setPlaceholderText(pair ? tr("empty = one text") : tr("empty = self-attention"));
+    source_text_->setToolTip(pair ? tr("A second sentence: the encoder reads [CLS] first [SEP] second [SEP] (BERT gives it "
+                                       "token type 1); heads that look across the two show in the Looks at tab.")
+                                  : source_tooltip_);
+    if (pair) {
+        source_text_->setEnabled(true);
+        source_text_->setStatusTip(QString());
+    }
+    wrapLongLabels();
+}
+
+void ControlsDock::setMaskFixed(bool fixed, const QString& why) {
+    mask_->setEnabled(!fixed);
+    mask_->setStatusTip(fixed ? why : QString());
 }
 
 void ControlsDock::updateDerivedDims() {

@@ -40,6 +40,14 @@ public:
     // weights controls are read-only and say why in their tooltips; text, mask, temperature
     // and the rank tolerance stay live.
     void setGeometryFixed(bool fixed, const QString& why = {});
+    // A model without a tokenizer reads token ids ("17 4 9"): the input box is labelled and
+    // explained as ids; false gives the text box back.
+    void setInputTakesIds(bool ids);
+    // An encoder attends both ways: the mask stays "none" and says why; false gives it back.
+    void setMaskFixed(bool fixed, const QString& why = {});
+    // An encoder reads a sentence pair: the second text box is live and labelled as sentence B;
+    // false gives it back to cross-attention (and to setGeometryFixed).
+    void setPairInput(bool pair);
     bool geometryFixed() const { return geometry_fixed_; }
 
     // Lists the problems in red; an empty list hides the label. A problem a ticked control
@@ -74,6 +82,8 @@ private:
     int shown_heads_ = 0;  // heads before the spin box changed (K/V heads follows it)
     Config base_;  // fields the dock has no widget for (init sigma)
     QStringList problems_;
+    QString text_tooltip_;  // the text box's own, given back after a model without a tokenizer
+    QString source_tooltip_;  // the second box's own (cross-attention), given back after an encoder
 
     QLabel* problems_label_ = nullptr;
     QSpinBox* d_model_ = nullptr;

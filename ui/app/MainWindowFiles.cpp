@@ -238,6 +238,9 @@ void MainWindow::onSourceChanged() {
     const int asked_tab = std::exchange(tab_after_model_, -1);
     model_opening_ = false;
     model_dock_->setVisible(!source.generated());
+    controls_->setInputTakesIds(source.model && !source.model->tokenizer->encodesText());
+    controls_->setMaskFixed(source.model && source.model->config.encoder,
+                            tr("An encoder attends in both directions: every query sees every key but the padded ones."));
     if (source.model) {
         controls_->setGeometryFixed(true, tr("Fixed by the trained model; text, mask and temperature stay live."));
         if (asked_tab >= 0) tabs_->setCurrentIndex(asked_tab);  // a tab asked for while it opened (--tab)
@@ -247,6 +250,7 @@ void MainWindow::onSourceChanged() {
     } else {
         controls_->setGeometryFixed(false);
     }
+    controls_->setPairInput(source.model && source.model->config.encoder);  // after setGeometryFixed, which disables it
 }
 
 void MainWindow::copyView() {

@@ -52,7 +52,10 @@ ModelDock::ModelDock(Session* session, QWidget* parent) : QDockWidget(tr("Loaded
     generated_->setToolTip(tr("Close the model and show random weights generated from the controls again."));
     layout->addWidget(name_);
     layout->addLayout(form);
-    layout->addWidget(new QLabel(tr("Next token:"), body));
+    next_label_ = new QLabel(tr("Next token:"), body);
+    next_label_->setObjectName(QStringLiteral("next_tokens_label"));
+    next_label_->setWordWrap(true);
+    layout->addWidget(next_label_);
     layout->addWidget(next_, 1);
     layout->addWidget(new AblationList(session_, body));
     layout->addWidget(generated_);
@@ -105,6 +108,19 @@ void ModelDock::refreshNextTokens() {
     // A model without a tokenizer labels its tokens by their ids: the id once, not "274   (id 274)".
     const model::ModelPtr& m = session_->source().model;
     const bool ids_only = m && !m->tokenizer->encodesText();
+    // An encoder guesses masked tokens (fill-mask), not the next one.
+    const int position = session_->predictionPosition();
+    if (m && m->config.encoder) {
+        next_label_->setText(position >= 0 ? tr("Fill-mask at position %1:").arg(position)
+                                           : ids_only ? tr("Fill-mask: without a tokenizer no id is known as the mask")
+                                                      : tr("Fill-mask: put %1 in the text").arg(m->config.family == "roberta"
+                                                                                                   ? QStringLiteral("<mask>")
+                                                                                                   : QStringLiteral("[MASK]")));
+        next_->setToolTip(tr("The model's most probable tokens at the first masked position, with their probabilities."));
+    } else {
+        next_label_->setText(tr("Next token:"));
+        next_->setToolTip(tr("The model's most probable next tokens after the text, with their probabilities."));
+    }
     for (const model::NextToken& t : session_->nextTokens())
         next_->addItem(ids_only ? QStringLiteral("%1   id %2").arg(QString::number(t.probability, 'f', 3)).arg(t.id)
                                 : QStringLiteral("%1   %2   (id %3)")

@@ -31,6 +31,7 @@ private:
     QLabel* name_ = nullptr;
     QSpinBox* layer_ = nullptr;
     QListWidget* next_ = nullptr;
+    QLabel* next_label_ = nullptr;  // "Next token:", or an encoder's masked position
     QPushButton* generated_ = nullptr;
 };
 

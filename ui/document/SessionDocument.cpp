@@ -100,8 +100,9 @@ void Session::adoptSource() {
                 emit noted(tr("Demo text replaced: not in this model's vocabulary"));
             }
         }
-        config.source_text.clear();
-        config.mask = MaskKind::Causal;  // a trained decoder was trained causal
+        config.source_text.clear();  // a new model starts on one text
+        // A decoder was trained causal; an encoder attends both ways (constrained() keeps it so).
+        config.mask = source_.model->config.encoder ? MaskKind::None : MaskKind::Causal;
         config.padded_keys.clear();
     }
     editConfig(constrained(config, source_));

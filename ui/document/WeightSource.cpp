@@ -15,7 +15,8 @@ Config constrained(const Config& config, const WeightSource& source) {
         c.kv_heads = m.kvHeads();  // grouped-query attention (Llama, Mistral, Qwen2)
         c.d_k = c.d_v = m.headDim();
         c.bias = source.model->blocks.empty() || source.model->blocks[0].attention.hasBias();
-        c.source_text.clear();  // a decoder attends to its own tokens
+        if (!m.encoder) c.source_text.clear();  // a decoder attends to its own tokens; an encoder's second sentence stays
+        if (m.encoder) c.mask = MaskKind::None;  // an encoder's queries see every key (padding aside)
         c.seq_len = 0;
     } else if (w) {
         c.d_model = w->dModel();
@@ -53,7 +54,11 @@ SourceResult computeAnalysis(const Config& config, const WeightSource& source, c
         return result;
     }
     const model::Model& m = *source.model;
-    const std::vector<int> ids = m.tokenizer->encode(config.text);  // throws with the character it lacks
+    // An encoder reads a sentence pair when the second text is given: the tokenizer's pair template.
+    const bool pair = m.config.encoder && !config.source_text.empty();
+    text::PairEncoding joined;
+    if (pair) joined = m.tokenizer->encodePair(config.text, config.source_text);  // throws with the reason
+    const std::vector<int> ids = pair ? joined.ids : m.tokenizer->encode(config.text);  // throws with the character it lacks
     if (ids.empty()) throw std::invalid_argument("the text has no tokens: type some");
     const int n = static_cast<int>(ids.size());
     if (n > m.config.n_positions)
@@ -65,10 +70,15 @@ SourceResult computeAnalysis(const Config& config, const WeightSource& source, c
                                         std::to_string(n) + " tokens are numbered 0 to " + std::to_string(n - 1));
     model::ForwardOptions options;
     options.attention = AttentionOptions::from(config);
+    if (pair) {
+        options.second_sentence = joined.second;
+        if (m.config.type_vocab_size > 0) options.token_types = joined.types;  // BERT's segment embeddings
+    }
     options.all_logits = double(n) * m.config.n_embd * m.config.vocab_size <= kMaxAllLogitsMacs;
     const bool same_model = previous.model == source.model;
     const auto reusable = [&](const model::Trace* old, const model::Ablation& ablation) {
-        return old && old->ids == ids && old->options.attention.mask == options.attention.mask &&
+        return old && old->ids == ids && old->options.second_sentence == options.second_sentence &&
+               old->options.token_types == options.token_types && old->options.attention.mask == options.attention.mask &&
                old->options.attention.padded_keys == options.attention.padded_keys &&
                old->options.attention.temperature == options.attention.temperature &&
                old->options.all_logits == options.all_logits && old->options.ablation == ablation;
@@ -90,7 +100,13 @@ SourceResult computeAnalysis(const Config& config, const WeightSource& source, c
         result.trace = std::make_shared<const model::Trace>(model::runModel(m, ids, options));
     }
     const bool same_runs = previous.trace == result.trace && previous.intact == result.intact;
-    result.next_tokens = same_runs ? previous.next_tokens : model::topNextTokens(m, *result.trace, 10);
+    if (m.config.encoder) {  // fill-mask: the guesses at the first masked position, if any
+        const std::vector<int> masked = model::maskedPositions(m, *result.trace);
+        result.prediction_position = masked.empty() ? -1 : masked.front();
+        if (!masked.empty()) result.next_tokens = model::topTokensAt(m, *result.trace, masked.front(), 10);
+    } else {
+        result.next_tokens = same_runs ? previous.next_tokens : model::topNextTokens(m, *result.trace, 10);
+    }
     result.effects = same_runs && previous.effects ? previous.effects
                                                   : std::make_shared<const model::AblationEffects>(
                                                         model::ablationEffects(m, *result.intact, *result.trace));

@@ -33,7 +33,10 @@ struct SourceResult {
     std::shared_ptr<const Analysis> analysis;
     std::shared_ptr<const model::Trace> trace;       // GPT-2 only: every layer
     model::ModelPtr model;                           // the model the trace was computed with
-    std::vector<model::NextToken> next_tokens;       // GPT-2 only: top 10 after the last token
+    // Models only: top 10 after the last token; an encoder's at its first masked position
+    // (prediction_position; none and -1 when its text has no mask token).
+    std::vector<model::NextToken> next_tokens;
+    int prediction_position = -1;
     std::shared_ptr<const model::Trace> intact;      // GPT-2 only: the run without heads off (== trace when none are)
     std::shared_ptr<const model::AblationEffects> effects;  // GPT-2 only: log-probabilities, attribution
     // Generated weights or a loaded layer with heads off: the layer's output before and after.

@@ -70,8 +70,11 @@ void AttributionView::refresh() {
     cell_texts_.clear();
     title_variants_.clear();
     const model::AblationEffects* e = effects_.get();
-    message_ = e ? QString()
-                 : tr("Open a model (File > Open model) to see what each head writes into the logit of the next token");
+    message_ = !e ? tr("Open a model (File > Open model) to see what each head writes into the logit of the next token")
+               : e->encoder ? tr("An encoder predicts masked tokens, not a next one: the Looks at tab shows what each head "
+                                 "looks at, the Loaded model dock the guesses at [MASK]")
+                            : QString();
+    if (e && e->encoder) e = nullptr;
     axisRect()->setVisible(message_.isEmpty());
     scale_->setVisible(message_.isEmpty());
     if (e) {

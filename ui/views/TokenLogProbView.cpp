@@ -39,6 +39,9 @@ void TokenLogProbView::refresh() {
     const model::AblationEffects* e = effects_.get();
     if (!e) {
         message_ = tr("Open a model (File > Open model) to see how well it predicts each token of the text");
+    } else if (e->encoder) {
+        message_ = tr("An encoder guesses masked tokens, not the next one: put [MASK] in the text and read its guesses in "
+                      "the Loaded model dock");
     } else if (!e->has_logprobs) {
         message_ = tr("The text is too long to compute every position's logits here: shorten it to see each token's "
                       "log-probability");
