@@ -225,7 +225,7 @@ int runBench(const QStringList& arguments, int, char**) {
     parser.addOption({"runs", "Timed runs per figure at BERT-base geometry (default 21).", "N"});
     parser.addOption({"no-gui", "Skip the GUI update figure."});
     parser.addOption({"gui-only", "Only the GUI update figures (skip the engine geometries)."});
-    parser.addOption({"models-only", "Only the model checkpoints' figures (GPT-2-small, Llama-3.2-1B geometry)."});
+    parser.addOption({"models-only", "Only the model checkpoints' figures (GPT-2-small, Llama-3.2-1B, Qwen3-0.6B and Gemma-3-1B geometries)."});
     parser.addOption({"quick", "A smoke run: small geometries, one run each (checks the bench works; "
                                "the figures mean little)."});
     QCommandLineOption child("model-child", "A timed process of the model figures.", "MODE"), child_dir("model-dir", "", "DIR");
@@ -307,6 +307,13 @@ int runBench(const QStringList& arguments, int, char**) {
                 mj.update({{"open_s", m.open_s}, {"forward_64_s", m.forward_s}, {"gemm_floor_s", m.floor_s},
                            {"forward_over_floor", m.forward_s / m.floor_s}, {"forward_peak_mib", m.forward_peak_mib},
                            {"forward_peak_over_file", m.forward_peak_mib / m.file_mib}});
+            if (m.process_s <= 0) {
+                for (const char* key : {"process_runs", "process_s", "process_peak_mib", "process_peak_over_file"}) mj.erase(key);
+            }
+            if (m.long_tokens > 0)
+                mj.update({{"long_tokens", m.long_tokens}, {"long_forward_s", m.long_forward_s},
+                           {"long_gemm_floor_s", m.long_floor_s}, {"long_forward_over_floor", m.long_forward_s / m.long_floor_s},
+                           {"long_forward_peak_mib", m.long_peak_mib}, {"long_forward_peak_over_file", m.long_peak_mib / m.file_mib}});
         }
         if (training) {
             const TrainBenchFigures& t = *training;
@@ -326,16 +333,21 @@ int runBench(const QStringList& arguments, int, char**) {
     std::printf("HeadScope benchmark: medians, %d cores\n\n", cores);
     if (!figures.empty()) printGeometryTables(figures);
     for (const ModelBenchCase& m : models) {
-        std::printf("\n%s checkpoint (%d layers, d_model %d, %d heads on %d K/V, vocabulary %d, %s, %.0f MiB), "
-                    "whole processes, median of %d:\n", m.name.c_str(), m.layers, m.d_model, m.heads, m.kv_heads, m.vocab,
-                    m.dtype.c_str(), m.file_mib, m.runs);
-        std::printf("  %s %.3f s, peak memory %.0f MiB (%.2fx the file)\n",
-                    m.forward_s > 0 ? "open + layer 0's attention:" : "model --ids 464:", m.process_s, m.process_peak_mib,
-                    m.process_peak_mib / m.file_mib);
+        std::printf("\n%s checkpoint (%d layers, d_model %d, %d heads on %d K/V, vocabulary %d, %s, %.0f MiB)%s\n",
+                    m.name.c_str(), m.layers, m.d_model, m.heads, m.kv_heads, m.vocab, m.dtype.c_str(), m.file_mib,
+                    m.process_s > 0 ? (", whole processes, median of " + std::to_string(m.runs) + ":").c_str() : ":");
+        if (m.process_s > 0)
+            std::printf("  %s %.3f s, peak memory %.0f MiB (%.2fx the file)\n",
+                        m.forward_s > 0 ? "open + layer 0's attention:" : "model --ids 464:", m.process_s, m.process_peak_mib,
+                        m.process_peak_mib / m.file_mib);
         if (m.forward_s > 0)
             std::printf("  in one process: open %.3f s; 64-token forward of every layer %.3f s (median of 3), GEMM floor "
                         "%.3f s: %.2fx; peak memory %.0f MiB (%.2fx the file)\n", m.open_s, m.forward_s, m.floor_s,
                         m.forward_s / m.floor_s, m.forward_peak_mib, m.forward_peak_mib / m.file_mib);
+        if (m.long_tokens > 0)
+            std::printf("  %d-token forward, one layer's maps at a time: %.3f s (median of 3), GEMM floor %.3f s: %.2fx; "
+                        "peak memory %.0f MiB (%.2fx the file)\n", m.long_tokens, m.long_forward_s, m.long_floor_s,
+                        m.long_forward_s / m.long_floor_s, m.long_peak_mib, m.long_peak_mib / m.file_mib);
     }
     if (training) {
         const TrainBenchFigures& t = *training;

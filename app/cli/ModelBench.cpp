@@ -123,16 +123,17 @@ fs::path writeGpt2(const fs::path& root, const Geometry& g) {
     return dir;
 }
 
-fs::path writeLlama(const fs::path& root, const Geometry& g) {
-    const fs::path dir = root / "llama";
+// A Llama-like folder, BF16 with tied embeddings: `config` (without the sizes, which come from `g`)
+// names the family; Qwen3 and Gemma 3 add each head's q/k norm, Gemma 3 its sandwich norms.
+fs::path writeLlamaLike(const fs::path& root, const std::string& name, const Geometry& g, json config) {
+    const fs::path dir = root / name;
     fs::create_directories(dir);
-    std::ofstream(dir / "config.json") << json{
-        {"model_type", "llama"}, {"num_hidden_layers", g.layers}, {"num_attention_heads", g.heads},
-        {"num_key_value_heads", g.kv_heads}, {"hidden_size", g.d}, {"head_dim", g.head_dim},
-        {"intermediate_size", g.inner}, {"vocab_size", g.vocab}, {"tie_word_embeddings", true},
-        {"max_position_embeddings", g.context}, {"rope_theta", 500000.0}, {"rms_norm_eps", 1e-5},
-        {"rope_scaling", {{"rope_type", "llama3"}, {"factor", 32.0}, {"low_freq_factor", 1.0}, {"high_freq_factor", 4.0},
-                          {"original_max_position_embeddings", 8192}}}}.dump();
+    config.update({{"num_hidden_layers", g.layers}, {"num_attention_heads", g.heads}, {"num_key_value_heads", g.kv_heads},
+                   {"hidden_size", g.d}, {"head_dim", g.head_dim}, {"intermediate_size", g.inner},
+                   {"vocab_size", g.vocab}, {"tie_word_embeddings", true}, {"max_position_embeddings", g.context}});
+    std::ofstream(dir / "config.json") << config.dump();
+    const std::string type = config["model_type"];
+    const bool gemma = type == "gemma3_text", qk_norm = gemma || type == "qwen3";
     const std::int64_t d = g.d, q = std::int64_t(g.heads) * g.head_dim, kv = std::int64_t(g.kv_heads) * g.head_dim;
     std::vector<TensorSpec> t = {{"model.embed_tokens.weight", {g.vocab, d}}};
     for (int l = 0; l < g.layers; ++l) {
@@ -142,7 +143,15 @@ fs::path writeLlama(const fs::path& root, const Geometry& g) {
         t.push_back({p + "self_attn.k_proj.weight", {kv, d}});
         t.push_back({p + "self_attn.v_proj.weight", {kv, d}});
         t.push_back({p + "self_attn.o_proj.weight", {d, q}});
+        if (qk_norm) {
+            t.push_back({p + "self_attn.q_norm.weight", {g.head_dim}, true});
+            t.push_back({p + "self_attn.k_norm.weight", {g.head_dim}, true});
+        }
         t.push_back({p + "post_attention_layernorm.weight", {d}, true});
+        if (gemma) {
+            t.push_back({p + "pre_feedforward_layernorm.weight", {d}, true});
+            t.push_back({p + "post_feedforward_layernorm.weight", {d}, true});
+        }
         t.push_back({p + "mlp.gate_proj.weight", {g.inner, d}});
         t.push_back({p + "mlp.up_proj.weight", {g.inner, d}});
         t.push_back({p + "mlp.down_proj.weight", {d, g.inner}});
@@ -194,7 +203,9 @@ std::vector<int> benchIds(int n, int vocab) {
 }
 
 // The forward's products on float weights already in memory, the output columns split between two
-// threads as the forward splits them: every block's projections and MLP, and the last row's logits.
+// threads as the forward splits them: every block's projections, each query head's scores
+// (n x d_k by d_k x n) and mixing (n x n by n x d_k) over the whole causal square (a sliding layer's
+// band is not cheaper for a GEMM), the MLP, and the last row's logits.
 class GemmFloor {
 public:
     GemmFloor(const model::ModelConfig& c, int n) : c_(c), n_(n) {
@@ -206,11 +217,21 @@ public:
         embedding_ = Eigen::MatrixXf::Random(d, c.vocab_size);
         x_ = Eigen::MatrixXf::Random(n, std::max({d, q, inner}));
         y_.resize(n, std::max({d, q, inner, Eigen::Index(c.vocab_size)}));
+        keys_ = Eigen::MatrixXf::Random(c.headDim(), n);  // (d_k, n)
+        scores_.resize(n, n);
     }
     double seconds() {  // one pass over every layer and the logits
         const Clock::time_point start = Clock::now();
-        for (int l = 0; l < c_.n_layer; ++l)
+        for (int l = 0; l < c_.n_layer; ++l) {
             for (const Eigen::MatrixXf& w : weights_) product(w, n_);
+            parallelFor(2, [&](int task) {
+                for (int h = task; h < c_.n_head; h += 2) {
+                    Eigen::MatrixXf scores = x_.topLeftCorner(n_, keys_.rows()) * keys_;             // (n, n)
+                    Eigen::MatrixXf mixed = scores * keys_.transpose();                              // (n, d_k)
+                    if (task == 0 && h == 0) scores_ = scores, y_.topLeftCorner(n_, mixed.cols()) = mixed;
+                }
+            });
+        }
         product(embedding_, 1);
         return secondsSince(start);
     }
@@ -225,7 +246,7 @@ private:
     const model::ModelConfig& c_;
     int n_;
     std::vector<Eigen::MatrixXf> weights_;
-    Eigen::MatrixXf embedding_, x_, y_;
+    Eigen::MatrixXf embedding_, x_, y_, keys_, scores_;
 };
 
 }  // namespace
@@ -240,22 +261,26 @@ int modelBenchChild(const std::string& mode, const std::string& directory, int c
         const model::Trace trace = model::runModel(*m, benchIds(8, m->config.vocab_size), options);
         return trace.layers.size() == 1 ? 0 : 1;
     }
-    if (mode != "forward") throw std::invalid_argument("--model-child is first-layer or forward");
-    constexpr int kTokens = 64;
-    const std::vector<int> ids = benchIds(kTokens, m->config.vocab_size);
-    model::runModel(*m, ids);  // the first forward: pages of the file faulted in, the cache's layers converted
+    // forward: 64 tokens, every map kept (what the window holds); forward-long: 2,048 tokens, each
+    // layer's maps dropped with it (ForwardOptions::keep_maps), as a long input is run.
+    if (mode != "forward" && mode != "forward-long") throw std::invalid_argument("--model-child is first-layer, forward or forward-long");
+    const int tokens = mode == "forward" ? 64 : std::min(2048, m->config.n_positions);
+    model::ForwardOptions options;
+    options.keep_maps = mode == "forward";
+    const std::vector<int> ids = benchIds(tokens, m->config.vocab_size);
+    model::runModel(*m, ids, options);  // the first forward: pages of the file faulted in, the cache's layers converted
     const double forward_peak = peakMemoryMiB();  // before the floor's own matrices
     // The forward and its floor in turn, three times, so that both see the same load on the machine.
-    GemmFloor floor(m->config, kTokens);
+    GemmFloor floor(m->config, tokens);
     std::vector<double> seconds, floors;
     for (int run = 0; run < 3; ++run) {
         const Clock::time_point t = Clock::now();
-        const model::Trace trace = model::runModel(*m, ids);
+        const model::Trace trace = model::runModel(*m, ids, options);
         seconds.push_back(secondsSince(t));
         floors.push_back(floor.seconds());
     }
-    std::cout << json{{"open_s", open_s}, {"forward_s", median(seconds)}, {"forward_peak_mib", forward_peak},
-                      {"floor_s", median(floors)}}.dump() << "\n";
+    std::cout << json{{"open_s", open_s}, {"tokens", tokens}, {"forward_s", median(seconds)},
+                      {"forward_peak_mib", forward_peak}, {"floor_s", median(floors)}}.dump() << "\n";
     return 0;
 }
 
@@ -291,9 +316,11 @@ std::vector<ModelBenchCase> measureModels(bool quick, int runs, int cache_layers
 
     const Geometry llama = quick ? Geometry{2, 128, 4, 2, 32, 256, 1000, 2048}
                                  : Geometry{16, 2048, 32, 8, 64, 8192, 128256, 131072};
-    const fs::path llama_dir = writeLlama(root, llama);
+    const fs::path llama_dir = writeLlamaLike(root, "llama", llama, {
+        {"model_type", "llama"}, {"rope_theta", 500000.0}, {"rms_norm_eps", 1e-5},
+        {"rope_scaling", {{"rope_type", "llama3"}, {"factor", 32.0}, {"low_freq_factor", 1.0}, {"high_freq_factor", 4.0},
+                          {"original_max_position_embeddings", 8192}}}});
     ModelBenchCase l{"llama_1b", "BF16", llama.layers, llama.d, llama.heads, llama.kv_heads, llama.vocab};
-    l.file_mib = double(fs::file_size(llama_dir / "model.safetensors")) / (1 << 20);
     l.runs = process_runs;
     wall.clear(), peak.clear();
     for (int r = 0; r < process_runs; ++r) {
@@ -302,11 +329,36 @@ std::vector<ModelBenchCase> measureModels(bool quick, int runs, int cache_layers
         peak.push_back(f.peak_mib);
     }
     l.process_s = median(wall), l.process_peak_mib = median(peak);
-    const ProcessFigures f = runSelf({"bench", "--model-child", "forward", "--model-dir", llama_dir.string(), "--cache-layers", cache}, root / "out.txt");
-    const json figures = json::parse(f.out);
-    l.open_s = figures["open_s"], l.forward_s = figures["forward_s"], l.forward_peak_mib = figures["forward_peak_mib"];
-    l.floor_s = figures["floor_s"];
-    cases.push_back(l);
+    // The in-process forwards of a folder: 64 tokens, and with `long_input` 2,048 too. The folder is removed after.
+    const auto forwards = [&](ModelBenchCase& m, const fs::path& dir, bool long_input) {
+        m.file_mib = double(fs::file_size(dir / "model.safetensors")) / (1 << 20);
+        json figures = json::parse(runSelf({"bench", "--model-child", "forward", "--model-dir", dir.string(), "--cache-layers", cache},
+                                           root / "out.txt").out);
+        m.open_s = figures["open_s"], m.forward_s = figures["forward_s"], m.forward_peak_mib = figures["forward_peak_mib"];
+        m.floor_s = figures["floor_s"];
+        if (long_input) {
+            figures = json::parse(runSelf({"bench", "--model-child", "forward-long", "--model-dir", dir.string(), "--cache-layers", cache},
+                                          root / "out.txt").out);
+            m.long_tokens = figures["tokens"], m.long_forward_s = figures["forward_s"];
+            m.long_floor_s = figures["floor_s"], m.long_peak_mib = figures["forward_peak_mib"];
+        }
+        fs::remove_all(dir);
+        cases.push_back(m);
+    };
+    forwards(l, llama_dir, false);
+
+    // Issue 33: Qwen3 0.6B (per-head q/k norms) and Gemma 3 1B (sandwich norms, a window of 512 on
+    // five layers of six, head_dim 256 on one key/value head, a 262,144-token vocabulary), BF16.
+    const Geometry qwen3 = quick ? Geometry{2, 128, 4, 2, 32, 256, 1000, 2048} : Geometry{28, 1024, 16, 8, 128, 3072, 151936, 40960};
+    ModelBenchCase q{"qwen3_0.6b", "BF16", qwen3.layers, qwen3.d, qwen3.heads, qwen3.kv_heads, qwen3.vocab};
+    forwards(q, writeLlamaLike(root, "qwen3", qwen3, {{"model_type", "qwen3"}, {"rope_theta", 1000000.0}, {"rms_norm_eps", 1e-6}}),
+             false);
+    const Geometry gemma3 = quick ? Geometry{6, 128, 4, 1, 64, 256, 1000, 2048} : Geometry{26, 1152, 4, 1, 256, 6912, 262144, 32768};
+    ModelBenchCase gm{"gemma3_1b", "BF16", gemma3.layers, gemma3.d, gemma3.heads, gemma3.kv_heads, gemma3.vocab};
+    forwards(gm, writeLlamaLike(root, "gemma3", gemma3, {{"model_type", "gemma3_text"}, {"rope_theta", 1000000.0},
+                                                        {"rope_local_base_freq", 10000.0}, {"sliding_window", quick ? 64 : 512},
+                                                        {"sliding_window_pattern", 6}, {"query_pre_attn_scalar", 256}}),
+             true);
     return cases;
 }
 

@@ -10,6 +10,12 @@
 //               attention), and a 64-token forward of every layer against its GEMM floor (the
 //               same products on float weights already converted), timed inside one process: after
 //               one warm-up forward, three forwards and three floor passes in turn (medians).
+//   qwen3_0.6b  Qwen3-0.6B geometry (28 layers, d_model 1024, 16 heads on 8, head_dim 128, q/k norms,
+//               vocabulary 151936), BF16: the 64-token forward against its floor.
+//   gemma3_1b   Gemma-3-1B geometry (26 layers, d_model 1152, 4 heads on 1, head_dim 256, a window of
+//               512 on 5 layers of 6, vocabulary 262144), BF16: the 64-token forward, and a 2,048-token
+//               one holding one layer's maps at a time, each against its floor, with peak memory.
+// The floor counts each head's scores and mixing over the whole causal square as well.
 // --quick writes small geometries of the same shapes instead (the figures mean little).
 
 #include <string>
@@ -27,6 +33,9 @@ struct ModelBenchCase {
     // llama only, inside one process: the 64-token forward (median), the floor, the peak memory of
     // the forward (before the floor's own matrices), the conversion of every layer's weights.
     double forward_s = 0, floor_s = 0, forward_peak_mib = 0, open_s = 0;
+    // gemma3_1b only: a forward of `long_tokens` (2,048) with each layer's maps dropped with it.
+    int long_tokens = 0;
+    double long_forward_s = 0, long_floor_s = 0, long_peak_mib = 0;
 };
 
 // cache_layers: --cache-layers of the timed processes (ModelCacheOption.h).
