@@ -141,7 +141,7 @@ void HeadDetailView::arrangeRows(bool title, bool subtitle) {
     QCPLayoutGrid* layout = plot_->plotLayout();
     for (QCPLayoutElement* element : {static_cast<QCPLayoutElement*>(title_), static_cast<QCPLayoutElement*>(subtitle_),
                                       static_cast<QCPLayoutElement*>(body_)})
-        layout->take(element);
+        if (element->layout() == layout) layout->take(element);  // one left out last time is not there to take
     layout->simplify();
     int row = 0;
     if (title) layout->addElement(row++, 0, title_);

@@ -4,11 +4,13 @@
 #include <QLabel>
 #include <QHBoxLayout>
 #include <QMouseEvent>
+#include <QResizeEvent>
 #include <QVBoxLayout>
 #include <cmath>
 
 #include "ColorMaps.h"
 #include "Heatmap.h"
+#include "TextFit.h"
 #include "TypesetTitle.h"
 
 namespace headscope::ui {
@@ -51,6 +53,7 @@ HeadPatternsView::HeadPatternsView(QWidget* parent) : AttentionView({}, parent),
     title_ = new TypesetTitle(plot_, QString());
     title_->setObjectName(QStringLiteral("head_patterns_title"));
     plot_->plotLayout()->addElement(0, 0, title_);
+    plot_->installEventFilter(this);
     auto* body = new QCPLayoutGrid;
     plot_->plotLayout()->addElement(1, 0, body);
     rect_ = new QCPAxisRect(plot_, true);
@@ -114,7 +117,23 @@ void HeadPatternsView::setOptions(const ViewOptions& options) {
     requestRefresh();
 }
 
-QString HeadPatternsView::title() const { return title_->text(); }
+QString HeadPatternsView::title() const { return title_variants_.isEmpty() ? title_->text() : title_variants_.front(); }
+
+bool HeadPatternsView::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == plot_ && event->type() == QEvent::Resize) {  // before the replot the plot's resize starts
+        plot_->setViewport(QRect(QPoint(0, 0), static_cast<QResizeEvent*>(event)->size()));
+        fitTitle();
+        drawCells();
+    }
+    return AttentionView::eventFilter(watched, event);
+}
+
+void HeadPatternsView::fitTitle() {
+    const double room = plot_->viewport().width() - 8;
+    const QString title = fit::longestThatFits(title_variants_, title_->font(), room);
+    title_->setText(title.isEmpty() ? fit::wrapLines(title_variants_.value(title_variants_.size() - 1), title_->font(), room) : title);
+    fit::layOut(plot_);
+}
 
 void HeadPatternsView::refresh() {
     const int layers = trace_ ? static_cast<int>(trace_->layers.size()) : 0;
@@ -123,11 +142,11 @@ void HeadPatternsView::refresh() {
     const QString pattern = QString::fromStdString(model::headPatternName(pattern_));
     if (layers == 0) {
         shares_.resize(0, 0);
-        title_->setText(tr("Open a model (File > Open model) to see what each head looks at"));
+        title_variants_ = {tr("Open a model (File > Open model) to see what each head looks at")};
     } else if (double(layers) * heads * n * n > kMaxWork) {
         shares_.resize(0, 0);
-        title_->setText(tr("%1 tokens on %2 layers × %3 heads: too long to compute here; headscope-cli model --json gives "
-                           "every share").arg(int(n)).arg(layers).arg(heads));
+        title_variants_ = {tr("%1 tokens on %2 layers × %3 heads: too long to compute here; headscope-cli model --json gives "
+                              "every share").arg(int(n)).arg(layers).arg(heads)};
     } else {
         shares_ = model::headPatternShares(*trace_, pattern_);  // (layers, heads)
         const auto keys = model::headPatternKeys(*trace_, pattern_);
@@ -136,12 +155,19 @@ void HeadPatternsView::refresh() {
         for (int l = 0; l < layers; ++l)
             for (int h = 0; h < heads; ++h)
                 if (!std::isnan(shares_(l, h)) && (best_l < 0 || shares_(l, h) > shares_(best_l, best_h))) best_l = l, best_h = h;
-        title_->setText(queries == 0 ? tr("No query has a key of this kind (%1) in this text").arg(pattern)
-                                     : tr("Share of each head's attention on %1 (%2 of %3 queries have one); strongest: "
-                                          "L%4 H%5, %6")
-                                           .arg(pattern).arg(queries).arg(int(n)).arg(best_l).arg(best_h)
-                                           .arg(QString::number(shares_(best_l, best_h), 'f', 2)));
+        if (queries == 0) {
+            title_variants_ = {tr("No query has a key of this kind (%1) in this text").arg(pattern), tr("No %1 here").arg(pattern)};
+        } else {
+            const QString best = QString::number(shares_(best_l, best_h), 'f', 2);
+            title_variants_ = {tr("Share of each head's attention on %1 (%2 of %3 queries have one); strongest: L%4 H%5, %6")
+                                   .arg(pattern).arg(queries).arg(int(n)).arg(best_l).arg(best_h).arg(best),
+                               tr("Attention on %1 (%2 of %3 queries); strongest L%4 H%5, %6")
+                                   .arg(pattern).arg(queries).arg(int(n)).arg(best_l).arg(best_h).arg(best),
+                               tr("On %1 · strongest L%2 H%3, %4").arg(pattern).arg(best_l).arg(best_h).arg(best),
+                               tr("On %1").arg(pattern)};
+        }
     }
+    fitTitle();
     map_->data()->setSize(std::max(1, heads), std::max(1, layers));
     map_->data()->setRange(QCPRange(0, std::max(0, heads - 1)), QCPRange(0, std::max(0, layers - 1)));
     for (int l = 0; l < std::max(1, layers); ++l)

@@ -9,6 +9,8 @@
 
 #include <memory>
 
+#include <QStringList>
+
 #include <qcustomplot.h>
 
 #include "AttentionView.h"
@@ -40,9 +42,13 @@ public:
 signals:
     void cellActivated(int layer, int head);
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
     void refresh() override;
     void drawCells();
+    void fitTitle();  // the longest of title_variants_ that fits the width, else the last wrapped
 
     std::shared_ptr<const model::Trace> trace_;
     model::HeadPattern pattern_ = model::HeadPattern::PreviousToken;
@@ -55,6 +61,7 @@ private:
     QCPColorScale* scale_ = nullptr;
     QCPTextElement* title_ = nullptr;
     QCPItemRect* frame_ = nullptr;
+    QStringList title_variants_;  // longest first
 };
 
 }  // namespace headscope::ui
