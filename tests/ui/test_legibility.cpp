@@ -498,29 +498,36 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&wide));
         QCOMPARE(wide.findChild<QLabel*>(QStringLiteral("token_lines_hint"))->text(), whole);
 
-        QueryKeyMapView map;
-        map.setOptions(large);
-        map.setAnalysis(analysis);
-        map.resize(tab);
-        map.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&map));
-        QCustomPlot* qk = map.findChild<QCustomPlot*>();
-        QVERIFY(qk);
-        map.replotNow();  // waits for the map computed off the GUI thread
-        for (int i = 0; i < qk->plotLayout()->elementCount(); ++i)
-            if (auto* text = qobject_cast<QCPTextElement*>(qk->plotLayout()->elementAt(i)))
-                QVERIFY2(fits(text->text(), text->font(), qk->viewport().width()), qPrintable(text->text()));
-        const QRect r = qk->axisRect()->rect();
-        QVERIFY2(fits(qk->xAxis->label(), qk->xAxis->labelFont(), r.width()), qPrintable(qk->xAxis->label()));
-        QVERIFY2(fits(qk->yAxis->label(), qk->yAxis->labelFont(), r.height()), qPrintable(qk->yAxis->label()));
-        QVERIFY(qk->xAxis->label().contains("%") );
-        for (int i = 0; i < qk->itemCount(); ++i) {
-            auto* note = qobject_cast<QCPItemText*>(qk->item(i));
-            if (!note || !note->text().contains("variance")) continue;
-            const QRectF box(note->topLeft->pixelPosition(), note->bottomRight->pixelPosition());
-            QVERIFY2(!box.intersects(qk->legend->outerRect()), qPrintable(note->text() + " runs under the legend"));
+        // The Q-K map at 2x in this tab, and at 1x in the Q-K map tab of a 1024 x 768 window (issue 36
+        // item 8: "PC 1 + PC 2: 63.7% of the vari" ran under the legend there).
+        for (const auto& [font_scale, size] : {std::pair{2.0, tab}, std::pair{1.0, QSize(370, 600)}}) {
+            ViewOptions options;
+            options.font_scale = font_scale;
+            QueryKeyMapView map;
+            map.setOptions(options);
+            map.setAnalysis(analysis);
+            map.resize(size);
+            map.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&map));
+            QCustomPlot* qk = map.findChild<QCustomPlot*>();
+            QVERIFY(qk);
+            map.replotNow();  // waits for the map computed off the GUI thread
+            for (int i = 0; i < qk->plotLayout()->elementCount(); ++i)
+                if (auto* text = qobject_cast<QCPTextElement*>(qk->plotLayout()->elementAt(i)))
+                    QVERIFY2(fits(text->text(), text->font(), qk->viewport().width()), qPrintable(text->text()));
+            const QRect r = qk->axisRect()->rect();
+            QVERIFY2(fits(qk->xAxis->label(), qk->xAxis->labelFont(), r.width()), qPrintable(qk->xAxis->label()));
+            QVERIFY2(fits(qk->yAxis->label(), qk->yAxis->labelFont(), r.height()), qPrintable(qk->yAxis->label()));
+            QVERIFY(qk->xAxis->label().contains("%") );
+            for (int i = 0; i < qk->itemCount(); ++i) {
+                auto* note = qobject_cast<QCPItemText*>(qk->item(i));
+                if (!note || !note->text().contains("variance")) continue;
+                const QRectF box(note->topLeft->pixelPosition(), note->bottomRight->pixelPosition());
+                QVERIFY2(!box.intersects(qk->legend->outerRect()), qPrintable(note->text() + " runs under the legend"));
+                QVERIFY2(box.right() <= r.right(), qPrintable(note->text() + " runs out of the plot"));
+            }
+            QVERIFY(map.varianceText().contains("explain"));  // the whole sentence stays available
         }
-        QVERIFY(map.varianceText().contains("explain"));  // the whole sentence stays available
 
         // The score breakdown: its sentences wrap to the width (never splitting "q_i · k_j"),
         // and the page grows taller, to scroll, rather than squeezing them.

@@ -11,6 +11,7 @@
 
 #include "FittedLabel.h"
 #include "LessonDock.h"
+#include "ControlsDock.h"
 #include "MainWindow.h"
 #include "Session.h"
 #include "Teaching.h"
@@ -73,9 +74,11 @@ private slots:
                 QVERIFY2(training->readout()->fullText().contains(QStringLiteral("this tab's model, %1 layers × %2 heads, d_model %3")
                                                                       .arg(f->config.layers).arg(f->config.heads).arg(f->config.d_model)),
                          qPrintable(training->readout()->fullText()));
-                if (window.centralTabs()->currentWidget()->findChild<TrainingTab*>())
+                if (window.centralTabs()->currentWidget()->findChild<TrainingTab*>()) {
+                    QCOMPARE(window.controls()->windowTitle(), QStringLiteral("Controls: other tabs' layer"));
                     QVERIFY2(window.statusPanel()->text().startsWith(QStringLiteral("Other tabs' layer: ")),
                              qPrintable(window.statusPanel()->text()));
+                }
                 qInfo("step %d: %s", k + 1, qPrintable(actions->status()));
             }
             if (step.actions.open_model) QVERIFY(window.session()->source().model != nullptr);

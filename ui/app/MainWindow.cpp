@@ -77,6 +77,7 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     connect(tabs_, &QTabWidget::currentChanged, status_, [this]() {
         const bool training = tabs_->currentWidget() && tabs_->currentWidget()->findChild<TrainingTab*>();
         status_->setScope(training ? tr("Other tabs' layer") : QString());
+        controls_->setWindowTitle(training ? tr("Controls: other tabs' layer") : tr("Controls"));  // not the trained model's
     });
     auto* loading = new LoadProgressBar(this);  // while a model opens
     statusBar()->addPermanentWidget(loading);
