@@ -46,6 +46,9 @@ struct Analysis {
     double scale_base = 0;
     double softcap = 0;
     std::string qk_norm;
+    // An encoder's sentence pair: the first position of the second sentence (its border is drawn
+    // across the heatmaps); -1 for one text.
+    int second_sentence = -1;
 
     // Wall-clock milliseconds of each stage.
     double weights_ms = 0, input_ms = 0, forward_ms = 0, spectra_ms = 0, equivalence_ms = 0;

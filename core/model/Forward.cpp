@@ -296,6 +296,7 @@ Analysis layerAnalysis(const Model& model, const Trace& trace, int layer, double
     const AttentionOptions layer_options = layerAttentionOptions(model, options, layer, trace.n());
     a.rotary = layer_options.rotary;
     a.sliding_window = layer_options.window;
+    a.second_sentence = trace.options.second_sentence;
     a.no_rotation = model.inverse_frequencies.size() > 0 && !layer_options.rotary.enabled();
     a.scale_base = layer_options.scale_base;
     a.softcap = layer_options.softcap;

@@ -17,6 +17,7 @@
 
 #include "WindowTestSupport.h"
 #include "ControlsDock.h"
+#include "HeadDetailView.h"
 #include "HeadGridView.h"
 #include "HeadPatternsView.h"
 #include "Heatmap.h"
@@ -27,6 +28,7 @@
 #include "Session.h"
 #include "SpectrumView.h"
 #include "StatusPanel.h"
+#include "TokenLinesView.h"
 #include "io/Gpt2Checkpoint.h"
 #include "io/MhaLoader.h"
 #include "model/Forward.h"
@@ -239,6 +241,37 @@ private slots:
         QVERIFY(window.session()->waitForIdle(60000));
         QCOMPARE(window.session()->source().layer, 1);
         QCOMPARE(window.session()->head(), 2);
+        // A sentence pair in the second box: [CLS] A [SEP] B [SEP] with types 0 then 1, and the border drawn
+        // across the selected head's heatmap (a line before B's first row and one before its first column).
+        window.session()->setConfig([&] {
+            Config c = window.session()->config();
+            c.text = "the cat";
+            c.source_text = "sat on the mat";
+            return c;
+        }());
+        QVERIFY(window.session()->waitForIdle(60000));
+        const model::Trace& pair = *window.session()->trace();
+        QCOMPARE(pair.ids, (std::vector<int>{2, 5, 6, 3, 7, 8, 5, 9, 3}));
+        QCOMPARE(pair.options.token_types, (std::vector<int>{0, 0, 0, 0, 1, 1, 1, 1, 1}));
+        QCOMPARE(window.session()->analysis()->second_sentence, 4);
+        window.centralTabs()->setCurrentIndex(0);
+        auto* focus = window.findChild<HeadDetailView*>(QStringLiteral("head_focus"));
+        QVERIFY(focus);
+        focus->replotNow();
+        int borders = 0;
+        for (int i = 0; i < focus->plot()->itemCount(); ++i) borders += qobject_cast<QCPItemLine*>(focus->plot()->item(i)) ? 1 : 0;
+        QCOMPARE(borders, 2);
+        // Token lines: from A's queries to B's keys only, every one the engine's weight.
+        auto* lines = window.tokenLinesView();
+        window.centralTabs()->setCurrentWidget(lines);
+        QVERIFY(lines->findChild<QComboBox*>(QStringLiteral("token_lines_sentences"))->isVisibleTo(lines));
+        lines->setSentences(TokenLinesView::Sentences::AToB);
+        lines->replotNow();
+        QVERIFY(!lines->lines().empty());
+        for (const TokenLinesView::Line& l : lines->lines()) QVERIFY(l.query < 4 && l.key >= 4);
+        lines->setSentences(TokenLinesView::Sentences::BToA);
+        lines->replotNow();
+        for (const TokenLinesView::Line& l : lines->lines()) QVERIFY(l.query >= 4 && l.key < 4);
     }
 
     void badDirectoryIsOneMessageAndTheWindowStaysUsable() {

@@ -200,6 +200,7 @@ void HeadDetailView::refresh() {
     for (QCPAbstractItem* mark : row_marks_) plot_->removeItem(mark);
     row_marks_.clear();
     for (int row : heatmap::fullyMaskedRows(a)) row_marks_.push_back(heatmap::hatchRow(plot_, rect_, row, a.nKeyValue()));
+    for (QCPAbstractItem* line : heatmap::sentenceBorder(plot_, rect_, a)) row_marks_.push_back(line);
     heatmap::setCellRanges(rect_, a.nQuery(), a.nKeyValue());
     scale_->setDataRange(heatmap::dataRange(a, options_.shared_scale ? -1 : head_, logits,
                                             options_.shared_scale));
@@ -219,6 +220,8 @@ void HeadDetailView::refresh() {
                              .arg(valueList(s->qk.singular_values, 4));
     }
     if (masked) subtitle_text_ += QStringLiteral(" · grey cells are masked");
+    if (a.second_sentence > 0)
+        subtitle_text_ += QStringLiteral(" · %1 lines: sentence B from token %2").arg(QLatin1String(heatmap::kSentenceBorderName)).arg(a.second_sentence);
     chooseLabelFit();
     const QString title = title_of(compact_);
     // Compact: the thumbnails' colour bar beside names the values; this one keeps its numbers,

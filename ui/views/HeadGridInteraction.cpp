@@ -52,7 +52,10 @@ void HeadGridView::markFullyMaskedRows() {
     row_marks_.clear();
     fully_masked_rows_ = heatmap::fullyMaskedRows(*analysis_);
     for (const Cell& cell : cells_)
+    {
         for (int r : fully_masked_rows_) row_marks_.push_back(heatmap::hatchRow(this, cell.rect, r, analysis_->nKeyValue()));
+        for (QCPAbstractItem* line : heatmap::sentenceBorder(this, cell.rect, *analysis_)) row_marks_.push_back(line);
+    }
 }
 
 // --- numbers in the cells (tiny configurations, worked by hand) ------------------------------

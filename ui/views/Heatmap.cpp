@@ -340,4 +340,25 @@ QCPItemRect* hatchRow(QCustomPlot* plot, QCPAxisRect* rect, int row, int n_kv) {
     return mark;
 }
 
+QList<QCPAbstractItem*> sentenceBorder(QCustomPlot* plot, QCPAxisRect* rect, const Analysis& analysis) {
+    QList<QCPAbstractItem*> lines;
+    const int b = analysis.second_sentence, n_q = analysis.nQuery(), n_kv = analysis.nKeyValue();
+    if (b <= 0 || b >= std::max(n_q, n_kv)) return lines;
+    for (const bool across : {true, false}) {  // the row border, then the column border
+        auto* line = new QCPItemLine(plot);
+        line->setClipAxisRect(rect);
+        for (QCPItemPosition* p : {line->start, line->end}) p->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+        if (across) {
+            line->start->setCoords(-0.5, b - 0.5);
+            line->end->setCoords(n_kv - 0.5, b - 0.5);
+        } else {
+            line->start->setCoords(b - 0.5, -0.5);
+            line->end->setCoords(b - 0.5, n_q - 0.5);
+        }
+        line->setPen(QPen(QColor(255, 140, 0), 2));
+        lines << line;
+    }
+    return lines;
+}
+
 }  // namespace headscope::ui::heatmap

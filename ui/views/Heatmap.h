@@ -69,6 +69,11 @@ QString valueName(const Analysis& analysis, bool logits);
 // draw them.
 QList<int> fullyMaskedRows(const Analysis& analysis);
 QCPItemRect* hatchRow(QCustomPlot* plot, QCPAxisRect* rect, int row, int n_kv);
+// A sentence pair's border (analysis.second_sentence): an orange line across the map before the
+// second sentence's first query row and one before its first key column; none for one text.
+QList<QCPAbstractItem*> sentenceBorder(QCustomPlot* plot, QCPAxisRect* rect, const Analysis& analysis);
+// The colour of that border, named in the views' notes.
+constexpr const char* kSentenceBorderName = "orange";
 
 // Where the weights come from, for every picture of them: "trained weights: GPT-2 nano-sort,
 // layer 1 of 3", "random, untrained weights (Xavier

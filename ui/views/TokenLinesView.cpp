@@ -68,6 +68,14 @@ TokenLinesView::TokenLinesView(QWidget* parent) : AttentionView(FollowsAnalysis 
     heads_edit_->setPlaceholderText(tr("e.g. 0, 2, 5"));
     heads_edit_->setMaximumWidth(160);
     bar->addWidget(heads_edit_);
+    sentences_box_ = new QComboBox(this);
+    sentences_box_->setObjectName(QStringLiteral("token_lines_sentences"));
+    sentences_box_->addItems({tr("both sentences"), tr("A → B"), tr("B → A")});
+    sentences_box_->setToolTip(tr("A sentence pair: every line, or only those from the first sentence's queries to the "
+                                  "second's keys, or back"));
+    sentences_box_->setVisible(false);
+    bar->addWidget(sentences_box_);
+    connect(sentences_box_, &QComboBox::currentIndexChanged, this, [this](int index) { setSentences(Sentences(index)); });
     hint_ = new QLabel(this);
     hint_->setObjectName(QStringLiteral("token_lines_hint"));
     hint_->setWordWrap(true);  // at large fonts two lines, never the controls' width
@@ -129,7 +137,17 @@ QString TokenLinesView::title() const { return title_->text(); }
 
 void TokenLinesView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
     lines_stale_ = true;
+    sentences_box_->setVisible(analysis && analysis->second_sentence > 0);
     AttentionView::setAnalysis(std::move(analysis));
+}
+
+void TokenLinesView::setSentences(Sentences sentences) {
+    if (sentences == sentences_) return;
+    sentences_ = sentences;
+    const QSignalBlocker block(sentences_box_);
+    sentences_box_->setCurrentIndex(int(sentences));
+    lines_stale_ = true;
+    requestRefresh();
 }
 
 void TokenLinesView::setHead(int head) {
@@ -191,20 +209,26 @@ void TokenLinesView::rebuildLines() {
     if (!analysis_) return;
     const Analysis& a = *analysis_;
     const QList<int> heads = shownHeads();
+    // The lines a sentence pair's choice keeps: A's queries to B's keys, or B's to A's.
+    const int b = a.second_sentence;
+    const auto kept = [&](int q, int k) {
+        if (b <= 0 || sentences_ == Sentences::All) return true;
+        return sentences_ == Sentences::AToB ? q < b && k >= b : q >= b && k < b;
+    };
     const MaskMatrix& allowed = a.results.allowed;
     long long thin = 0;
     for (int h : heads) {
         const Eigen::MatrixXf& w = a.results.heads[std::size_t(h)].weights;  // (n_q, n_kv)
         for (int q = 0; q < w.rows(); ++q)
             for (int k = 0; k < w.cols(); ++k)
-                if (allowed(q, k) && w(q, k) < kThinWeight) ++thin;
+                if (allowed(q, k) && kept(q, k) && w(q, k) < kThinWeight) ++thin;
     }
     thin_omitted_ = thin > kMaxThinLines;
     for (int h : heads) {
         const Eigen::MatrixXf& w = a.results.heads[std::size_t(h)].weights;
         for (int q = 0; q < w.rows(); ++q)
             for (int k = 0; k < w.cols(); ++k) {
-                if (!allowed(q, k)) continue;
+                if (!allowed(q, k) || !kept(q, k)) continue;
                 const bool is_thin = w(q, k) < kThinWeight;
                 if (is_thin && thin_omitted_) continue;
                 lines_.push_back({h, q, k, w(q, k), is_thin});

@@ -28,6 +28,9 @@ class TokenLinesView : public AttentionView {
 
 public:
     enum class HeadMode { All, Selected, Chosen };
+    // A sentence pair (Analysis::second_sentence): every line, or only those from A's queries to B's
+    // keys, or from B's to A's (BertViz's head view). The choice shows only for a pair.
+    enum class Sentences { All, AToB, BToA };
     struct Line {
         int head = 0, query = 0, key = 0;
         float weight = 0;  // the engine's softmax weight, exactly
@@ -44,6 +47,8 @@ public:
     // Which heads draw lines; Chosen uses `heads` (also typed in the box as "0, 2, 5").
     void setHeadMode(HeadMode mode, const QList<int>& heads = {});
     HeadMode headMode() const { return mode_; }
+    void setSentences(Sentences sentences);
+    Sentences sentences() const { return sentences_; }
     QList<int> shownHeads() const;
     // Hover a token: side 0 = query column, 1 = key column; index -1 clears.
     void setFocusToken(int side, int index);
@@ -82,6 +87,8 @@ private:
     int tokenAt(const QPointF& pos, int* side) const;
     double rowY(int side, int index) const;  // 0 at the top, 1 at the bottom
     HeadMode mode_ = HeadMode::All;
+    Sentences sentences_ = Sentences::All;
+    QComboBox* sentences_box_ = nullptr;  // shown for a sentence pair only
     QList<int> chosen_;
     int focus_side_ = -1, focus_index_ = -1;
     std::vector<Line> lines_;
