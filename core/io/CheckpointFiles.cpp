@@ -264,6 +264,15 @@ const Source& TensorTable::get(const std::string& name, const std::vector<std::i
     return it->second;
 }
 
+Source rowsOf(const Source& s, std::int64_t first, std::int64_t count) {
+    Source part = s;
+    const std::uint64_t row_bytes = s.bytes / std::uint64_t(s.shape[0]);
+    part.offset += row_bytes * std::uint64_t(first);
+    part.bytes = row_bytes * std::uint64_t(count);
+    part.shape[0] = count;
+    return part;
+}
+
 void TensorTable::fail(const std::string& why) const { throw IoError("cannot load '" + path_ + "': " + why); }
 
 void TensorTable::open() {

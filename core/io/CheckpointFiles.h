@@ -68,6 +68,10 @@ struct Source {
     std::uint64_t bytes = 0;
 };
 
+// Rows [first, first + count) of a row-major (rows, cols) tensor, as a tensor of its own: a fused
+// tensor's parts (Phi-3's gate_up_proj, ModernBERT's Wi halves).
+Source rowsOf(const Source& s, std::int64_t first, std::int64_t count);
+
 struct TableLayout {
     std::string family;                      // "GPT-2", for messages
     std::vector<std::string> prefixes;       // stripped from stored names, e.g. {"transformer."}

@@ -25,6 +25,7 @@
 namespace headscope::io {
 
 namespace fs = std::filesystem;
+using checkpoint::rowsOf;  // a fused tensor's parts as tensors of their own
 using checkpoint::Source;
 using checkpoint::TensorTable;
 using Layout = model::LinearWeight::Layout;
@@ -195,15 +196,6 @@ model::ModelPtr loadEncoderCheckpoint(const std::string& directory, const LoadPr
             model->token_type_embeddings = columns.transpose();
         }
         readNorm(embedding_norm, model->embedding_norm);
-        // Rows [first, first + count) of a (rows, d) tensor, as a tensor of its own (ModernBERT's Wi halves).
-        const auto rows = [](const Source& s, std::int64_t first, std::int64_t count) {
-            Source part = s;
-            const std::uint64_t row_bytes = s.bytes / std::uint64_t(s.shape[0]);
-            part.offset += row_bytes * std::uint64_t(first);
-            part.bytes = row_bytes * std::uint64_t(count);
-            part.shape[0] = count;
-            return part;
-        };
         int layer = 0;
         for (const BlockSources& s : blocks) {
             model::Block block;
@@ -230,8 +222,8 @@ model::ModelPtr loadEncoderCheckpoint(const std::string& directory, const LoadPr
             readNorm(s.input_norm, block.ln_1);
             if (modern) {
                 readNorm(s.mlp_norm, block.ln_2);
-                block.W_gate = table.linear(rows(*s.in, 0, c.n_inner), Layout::OutIn, layer, cache);  // act(input)
-                block.W_fc = table.linear(rows(*s.in, c.n_inner, c.n_inner), Layout::OutIn, layer, cache);  // gate
+                block.W_gate = table.linear(rowsOf(*s.in, 0, c.n_inner), Layout::OutIn, layer, cache);  // act(input)
+                block.W_fc = table.linear(rowsOf(*s.in, c.n_inner, c.n_inner), Layout::OutIn, layer, cache);  // gate
                 if (s.in_b) {
                     Eigen::RowVectorXf in_bias;
                     table.vector(*s.in_b, in_bias);

@@ -28,6 +28,7 @@ namespace headscope::io {
 
 namespace fs = std::filesystem;
 using checkpoint::ConfigFields;
+using checkpoint::rowsOf;  // a fused tensor's parts as tensors of their own
 using checkpoint::Source;
 using checkpoint::TensorTable;
 
@@ -152,15 +153,6 @@ model::ModelPtr loadLlamaCheckpoint(const std::string& directory, const LoadProg
             table.vector(*s, out);
             if (family.gemma) out.array() += 1.0f;
         };
-        // Rows [first, first + count) of a (rows, d) tensor, as a tensor of its own (Phi-3's fused halves).
-        const auto rows = [](const Source& s, std::int64_t first, std::int64_t count) {
-            Source part = s;
-            const std::uint64_t row_bytes = s.bytes / std::uint64_t(s.shape[0]);
-            part.offset += row_bytes * std::uint64_t(first);
-            part.bytes = row_bytes * std::uint64_t(count);
-            part.shape[0] = count;
-            return part;
-        };
         int layer = 0;
         for (const BlockSources& s : blocks) {
             model::Block block;
@@ -201,8 +193,8 @@ model::ModelPtr loadLlamaCheckpoint(const std::string& directory, const LoadProg
             normWeight(s.mlp_out, block.mlp_out_norm.weight);
             // nn.Linear (out, in), used where they are: gate, up (inner, d), down (d, inner).
             if (s.gate_up) {
-                block.W_gate = table.linear(rows(*s.gate_up, 0, inner), Layout::OutIn, layer, cache);
-                block.W_fc = table.linear(rows(*s.gate_up, inner, inner), Layout::OutIn, layer, cache);
+                block.W_gate = table.linear(rowsOf(*s.gate_up, 0, inner), Layout::OutIn, layer, cache);
+                block.W_fc = table.linear(rowsOf(*s.gate_up, inner, inner), Layout::OutIn, layer, cache);
             } else {
                 block.W_gate = table.linear(*s.gate, Layout::OutIn, layer, cache);
                 block.W_fc = table.linear(*s.up, Layout::OutIn, layer, cache);
