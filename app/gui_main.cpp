@@ -192,11 +192,13 @@ int main(int argc, char* argv[]) {
         if (!window.openSession(files.first(), shoot ? &error : nullptr) && shoot)
             return fail(error);  // the message names the file
     }
+    // The user's text before the model: a model opening (at once for a screenshot) keeps a text of the
+    // user's, where it would replace the demo's with a note saying so.
+    if (parser.isSet(text)) window.setText(parser.value(text));
     if (parser.isSet(model_dir)) {
         if (!window.openModel(parser.value(model_dir), shoot ? &error_text : nullptr) && shoot)
             return fail(error_text);
     }
-    if (parser.isSet(text)) window.setText(parser.value(text));
     if (lesson_number > 0) {
         if (!window.openLesson(lesson_number, &error_text)) return fail(error_text);
         headscope::ui::LessonDock* dock = window.lessonDock();
