@@ -61,8 +61,11 @@ void readBertLike(const ConfigFields& f, model::ModelConfig& c) {
     c.type_vocab_size = f.integer("type_vocab_size", 0, 1 << 16, 2);
     const int max_positions = f.integer("max_position_embeddings", 1, 1 << 24, 512);
     if (roberta) {
-        c.padding_position_id = f.integer("pad_token_id", 0, max_positions - 2, 1);
+        c.padding_position_id = f.integer("pad_token_id", 0, 1 << 24, 1);
         c.n_positions = max_positions - c.padding_position_id - 1;
+        if (c.n_positions < 1)  // RoBERTa's positions start past its padding id
+            f.fail("max_position_embeddings " + std::to_string(max_positions) + " leaves no position past the padding id " +
+                   std::to_string(c.padding_position_id));
     } else {
         c.n_positions = max_positions;
     }
@@ -124,6 +127,8 @@ void readModernBert(const ConfigFields& f, model::ModelConfig& c) {
         c.local_rope_theta = f.number("local_rope_theta", 0, 1e12, 10000.0);
     }
     if (!c.rope_scaling.empty()) f.fail("rope_type " + quote(c.rope_scaling, 40) + " is not supported for modernbert (default only)");
+    if (c.n_embd % c.n_head == 0 && (c.n_embd / c.n_head) % 2 != 0)
+        f.fail("the head size " + std::to_string(c.n_embd / c.n_head) + " is odd: rotary positions turn pairs");
 }
 
 }  // namespace

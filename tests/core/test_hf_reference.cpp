@@ -271,6 +271,22 @@ TEST_P(EncoderKeys, RelativePositionsAndDecodersAreRefused) {
     }
     EXPECT_THAT(loadError(editedCopy([](nlohmann::json& c) { c["tie_word_embeddings"] = false; })),
                 HasSubstr("config.json says tie_word_embeddings false but there is no"));
+    if (GetParam() == "roberta") {  // its positions start past the padding id
+        EXPECT_THAT(loadError(editedCopy([](nlohmann::json& c) { c["max_position_embeddings"] = 2; })),
+                    HasSubstr("max_position_embeddings 2 leaves no position past the padding id 1"));
+    }
+}
+
+TEST(ModernBertKeys, AnOddHeadSizeIsRefused) {
+    const fs::path from = referenceFolder("modernbert");
+    if (!fs::exists(from / "config.json")) GTEST_SKIP() << "../shared/hf-reference is absent";
+    const fs::path dir = fs::temp_directory_path() / ("headscope_modernbert_odd_" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    nlohmann::json config = nlohmann::json::parse(std::ifstream(from / "config.json"));
+    config["hidden_size"] = 90;  // 6 heads of 15
+    std::ofstream(dir / "config.json") << config.dump();
+    EXPECT_THAT(loadError(dir), HasSubstr("the head size 15 is odd: rotary positions turn pairs"));
+    fs::remove_all(dir);
 }
 
 TEST_P(EncoderKeys, OldLayerNormNamesGiveTheSameNumbers) {
