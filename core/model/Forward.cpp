@@ -140,7 +140,7 @@ Trace runModel(const Model& model, const std::vector<int>& ids, const ForwardOpt
     if (model.token_type_embeddings.size())  // BERT: sentence A (0) or B (1)
         for (int i = 0; i < n; ++i) x.row(i) += model.token_type_embeddings.row(options.token_types.empty() ? 0 : options.token_types[i]);
     if (c.embedding_scale > 0) x *= static_cast<float>(c.embedding_scale);  // Gemma: sqrt(d_model)
-    x = normalize(c, x, model.embedding_norm);  // encoders' embedding LayerNorm; none for the decoders
+    if (model.embedding_norm.weight.size()) x = normalize(c, x, model.embedding_norm);  // encoders' embedding LayerNorm
 
     const std::size_t layers = options.layers < 0 ? model.blocks.size() : std::min<std::size_t>(options.layers, model.blocks.size());
     trace.layers.reserve(layers);

@@ -68,19 +68,24 @@ KeyMask headPatternKeys(const Trace& trace, HeadPattern pattern) {
     std::vector<bool> padded(std::size_t(n), false);
     for (int k : trace.options.attention.padded_keys)
         if (k >= 0 && k < n) padded[std::size_t(k)] = true;
+    // Each key's token tested once, not once per query.
+    std::vector<bool> separator(static_cast<std::size_t>(n), false), punctuation(static_cast<std::size_t>(n), false);
+    for (int k = 0; k < n; ++k) {
+        separator[std::size_t(k)] = isSeparator(trace.tokens[std::size_t(k)]);
+        punctuation[std::size_t(k)] = isPunctuationToken(trace.tokens[std::size_t(k)]);
+    }
     for (int q = 0; q < n; ++q) {
         if (padded[std::size_t(q)]) continue;
         for (int k = 0; k < n; ++k) {
             if (padded[std::size_t(k)]) continue;
-            const std::string& token = trace.tokens[std::size_t(k)];
             bool on = false;
             switch (pattern) {
                 case HeadPattern::FirstToken: on = k == 0; break;
-                case HeadPattern::Separator: on = isSeparator(token); break;
+                case HeadPattern::Separator: on = separator[std::size_t(k)]; break;
                 case HeadPattern::PreviousToken: on = k == q - 1; break;
                 case HeadPattern::NextToken: on = k == q + 1; break;
                 case HeadPattern::Self: on = k == q; break;
-                case HeadPattern::Punctuation: on = isPunctuationToken(token); break;
+                case HeadPattern::Punctuation: on = punctuation[std::size_t(k)]; break;
                 case HeadPattern::OtherSentence:  // where the second sentence starts, else the token types
                     on = second >= 0 ? (k >= second) != (q >= second)
                                      : !types.empty() && types[std::size_t(k)] != types[std::size_t(q)];

@@ -17,9 +17,9 @@ namespace headscope::ui {
 
 namespace {
 
-// Above this many multiply-adds (layers x heads x n x n) the shares wait for the command line:
-// the window's thread computes nothing heavy.
-constexpr double kMaxWork = 4e8;
+// Above this many multiply-adds (layers x heads x n x n; about 30 ms) the shares wait for the
+// command line: the window's thread computes nothing heavy.
+constexpr double kMaxWork = 3e7;
 
 }  // namespace
 
