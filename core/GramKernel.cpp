@@ -18,26 +18,28 @@ using namespace simd;  // Packet, kLanes, load, store, wholePackets
 // A tile of 64 rows of a 64-column factor is 32 KiB of doubles: it stays in L1 while every
 // block of the Gram passes over it.
 constexpr Index kTileRows = 64;
-// A kernel block is kBlockPackets packets of one column strip of G (32 rows) by 4 columns:
-// 16 accumulators plus the operands fit the 32 vector registers.
-constexpr int kBlockPackets = 4;
+// A kernel block is kBlockPackets packets of one strip of G's rows by kBlockColumns columns: its
+// accumulators, a row's packets and the broadcast entry (and, without a fused multiply-add, the
+// product) fit the target's registers: 4 x 4 of 32 with AVX-512, 3 x 4 of 16 with AVX2's FMA,
+// 2 x 4 otherwise.
+constexpr int kBlockPackets = kRegisters >= 32 ? 4 : kFused ? 3 : 2;
 constexpr Index kBlockColumns = 4;
 
-using FloatPacket = float __attribute__((vector_size(32)));
+using FloatOctet = float __attribute__((vector_size(32)));
 
 // Eight columns of A, eight rows each (column c at source + c * col_step), as double, written
 // as eight rows of eight into tile (row-major, leading dimension width): an 8 x 8 transpose
 // in registers, by three rounds of pairwise interleaving.
 template <typename Scalar>
 void packTransposed8x8(const Scalar* source, Index col_step, double* tile, Index width) {
-    Packet x[8], y[8];
+    Octet x[8], y[8];
     for (int c = 0; c < 8; ++c) {
         if constexpr (std::is_same_v<Scalar, float>) {
-            FloatPacket f;
+            FloatOctet f;
             std::memcpy(&f, source + c * col_step, sizeof f);
-            x[c] = __builtin_convertvector(f, Packet);
+            x[c] = __builtin_convertvector(f, Octet);
         } else {
-            x[c] = load(source + c * col_step);
+            x[c] = load<Octet>(source + c * col_step);
         }
     }
     for (int c = 0; c < 8; c += 2) {  // y[c], y[c+1]: pairs of columns, rows interleaved singly
@@ -92,49 +94,69 @@ void packRows(const StridedMatrix<Scalar>& a, Index first, Index count, Index wi
             tile[r * width + c] = double(origin[r * a.row_step + c * a.col_step]);
 }
 
-// G(i0 .. i0 + 8 * packets, j0 .. j0 + 4) += sum over the tile's rows t of tile(t, i) tile(t, j):
-// each row's strip times four of its entries. G is column-major with leading dimension ld.
-template <int packets>
+// G(i0 .. i0 + kLanes * packets, j0 .. j0 + columns) += sum over the tile's rows t of
+// tile(t, i) tile(t, j): each row's strip times `columns` of its entries. G is column-major with
+// leading dimension ld. fused: one rounding per multiply-add, for float factors only, where the
+// product of two floats is exact in double and the sum is then the same as without it.
+template <bool fused, int columns, int packets>
 void accumulateBlock(const double* tile, Index count, Index width, Index i0, Index j0, double* g, Index ld) {
-    Packet sum[packets][kBlockColumns];
-    for (Index j = 0; j < kBlockColumns; ++j)
-        for (int p = 0; p < packets; ++p) sum[p][j] = load(g + (j0 + j) * ld + i0 + p * kLanes);
+    Packet sum[packets][columns];
+    for (Index j = 0; j < columns; ++j)
+        for (int p = 0; p < packets; ++p) sum[p][j] = load<Packet>(g + (j0 + j) * ld + i0 + p * kLanes);
 #pragma GCC unroll 2  // two rows per pass: the loads of one overlap the multiply-adds of the other
     for (Index t = 0; t < count; ++t) {
         const double* row = tile + t * width;
         Packet strip[packets];
-        for (int p = 0; p < packets; ++p) strip[p] = load(row + i0 + p * kLanes);
-        for (Index j = 0; j < kBlockColumns; ++j) {
+        for (int p = 0; p < packets; ++p) strip[p] = load<Packet>(row + i0 + p * kLanes);
+#pragma GCC unroll 16  // every accumulator a register of its own, at -O2 too
+        for (int j = 0; j < columns; ++j) {
             const double x = row[j0 + j];
-            for (int p = 0; p < packets; ++p) sum[p][j] += strip[p] * x;
+#pragma GCC unroll 16
+            for (int p = 0; p < packets; ++p) {
+                if constexpr (fused)
+                    sum[p][j] = fusedMultiplyAdd(strip[p], x, sum[p][j]);
+                else
+                    sum[p][j] += strip[p] * x;
+            }
         }
     }
-    for (Index j = 0; j < kBlockColumns; ++j)
+    for (Index j = 0; j < columns; ++j)
         for (int p = 0; p < packets; ++p) store(g + (j0 + j) * ld + i0 + p * kLanes, sum[p][j]);
+}
+
+// accumulateBlock for a strip of `strip_packets` packets (1 .. kBlockPackets).
+template <bool fused, int columns, int packets = kBlockPackets>
+void accumulateStrip(Index strip_packets, const double* tile, Index count, Index width, Index i0, Index j0, double* g,
+                     Index ld) {
+    if constexpr (packets > 1)
+        if (strip_packets < packets)
+            return accumulateStrip<fused, columns, packets - 1>(strip_packets, tile, count, width, i0, j0, g, ld);
+    accumulateBlock<fused, columns, packets>(tile, count, width, i0, j0, g, ld);
 }
 
 template <typename Scalar>
 Eigen::MatrixXd gram(const StridedMatrix<Scalar>& a) {
+    constexpr bool fused = kFused && std::is_same_v<Scalar, float>;
     const Index width = wholePackets(a.cols);                 // columns padded to whole packets
     Eigen::MatrixXd g = Eigen::MatrixXd::Zero(width, width);  // (width, width), lower blocks summed
     std::vector<double> tile(kTileRows * width, 0.0);         // (kTileRows, width), row-major
+    // G's rows in strips of kBlockPackets packets, the odd one first (it has the fewest columns
+    // left of the diagonal); each strip times every column up to its last row, in whole blocks:
+    // the strictly upper part of the diagonal's blocks is summed too, and left unspecified.
+    const Index packets = width / kLanes;
+    std::vector<std::pair<Index, Index>> strips;  // (first row, packets)
+    if (packets % kBlockPackets) strips.push_back({0, packets % kBlockPackets});
+    for (Index p = packets % kBlockPackets; p < packets; p += kBlockPackets) strips.push_back({p * kLanes, kBlockPackets});
     for (Index first = 0; first < a.rows; first += kTileRows) {
         const Index count = std::min(kTileRows, a.rows - first);
         packRows(a, first, count, width, tile.data());
-        // Lower triangle by strips of 4 packets (32 rows of G): below the diagonal whole
-        // blocks; on it, only the packets that reach the diagonal or below.
-        for (Index strip = 0; strip < width; strip += kBlockPackets * kLanes) {
-            const Index strip_packets = std::min<Index>(kBlockPackets, (width - strip) / kLanes);
-            for (Index j0 = 0; j0 < strip + strip_packets * kLanes; j0 += kBlockColumns) {
-                const Index skipped = j0 > strip ? (j0 - strip) / kLanes : 0;  // packets above the diagonal
-                const Index i0 = strip + skipped * kLanes;
-                switch (strip_packets - skipped) {
-                    case 4: accumulateBlock<4>(tile.data(), count, width, i0, j0, g.data(), width); break;
-                    case 3: accumulateBlock<3>(tile.data(), count, width, i0, j0, g.data(), width); break;
-                    case 2: accumulateBlock<2>(tile.data(), count, width, i0, j0, g.data(), width); break;
-                    default: accumulateBlock<1>(tile.data(), count, width, i0, j0, g.data(), width); break;
-                }
-            }
+        for (const auto& [i0, strip_packets] : strips) {
+            const Index end = i0 + strip_packets * kLanes;  // columns [0, end): a multiple of kLanes >= 2
+            Index j0 = 0;
+            for (; j0 + kBlockColumns <= end; j0 += kBlockColumns)
+                accumulateStrip<fused, kBlockColumns>(strip_packets, tile.data(), count, width, i0, j0, g.data(), width);
+            if (j0 < end)  // two columns left (kLanes 2)
+                accumulateStrip<fused, 2>(strip_packets, tile.data(), count, width, i0, j0, g.data(), width);
         }
     }
     if (width == a.cols) return g;

@@ -20,6 +20,7 @@
 #include "cli/Arguments.h"
 #include "cli/CommandLine.h"
 #include "cli/Commands.h"
+#include "cli/GramBench.h"
 #include "cli/ModelBench.h"
 #include "cli/ModelCacheOption.h"
 #include "cli/TrainBench.h"
@@ -43,6 +44,7 @@ struct GeometryFigures {
     double forward_multiply_adds = 0, gemm_gflops_per_core = 0, floor_ms = 0;
     // The same at the rate the cores reach running the sgemm all at once (noisier: every core must be free).
     double gemm_gflops_all_cores = 0, all_cores_floor_ms = 0;
+    GramFigures gram = {};  // the spectra's largest cost against a GEMM of its multiply-adds, one thread
 };
 
 // The floor's sgemm: a plain Eigen product of the forward's projection shape, X (n, d) times
@@ -158,6 +160,7 @@ GeometryFigures measure(std::string name, int d_model, int heads, int n, int run
     g.floor_ms = 2.0 * g.forward_multiply_adds / (g.gemm_gflops_per_core * 1e9 * threads) * 1e3;
     g.gemm_gflops_all_cores = median(all_cores);
     g.all_cores_floor_ms = 2.0 * g.forward_multiply_adds / (g.gemm_gflops_all_cores * 1e9) * 1e3;
+    g.gram = measureGram(d_model, heads, std::max(3, std::min(runs, 9)));
     return g;
 }
 
@@ -171,7 +174,12 @@ void printGeometryTables(const std::vector<GeometryFigures>& figures) {
                     g.naive_spectra_ms / g.spectra_ms, g.peak_mib);
     std::printf("naive = full SVD of every d_model x d_model product (large geometry: timed on 2 heads, "
                 "scaled to 25)\n");
-    std::printf("spectra: Gram by %s (HEADSCOPE_GRAM_KERNEL)\n\n", HEADSCOPE_GRAM_KERNEL ? "HeadScope's kernel" : "Eigen");
+    std::printf("spectra: Gram by %s (HEADSCOPE_GRAM_KERNEL)\n", HEADSCOPE_GRAM_KERNEL ? "HeadScope's kernel" : "Eigen");
+    for (const auto& g : figures)
+        std::printf("%-10s Gram of every head's (%d, %d) W_Q factor, one thread: %.3f ms; Eigen's GEMM of the same "
+                    "multiply-adds %.3f ms: %.2fx\n", g.name.c_str(), g.gram.rows, g.gram.cols, g.gram.gram_ms,
+                    g.gram.gemm_ms, g.gram.gram_ms / g.gram.gemm_ms);
+    std::printf("\n");
     std::printf("%-10s %14s %12s %10s %14s %18s\n", "floor", "multiply-adds", "GEMM GF/s", "floor ms",
                 "forward/floor", "fwd+spectra/floor");
     for (const auto& g : figures)
@@ -278,6 +286,7 @@ int runBench(const QStringList& arguments, int, char**) {
         nlohmann::json j;
         j["cores"] = cores;
         j["gram_kernel"] = bool(HEADSCOPE_GRAM_KERNEL);  // the spectra's Gram: our kernel, or Eigen's (Gram.h)
+        j["instruction_set"] = {{"build", buildInstructionSet()}, {"cpu", cpuInstructionSet()}};
         for (const auto& g : figures)
             j[g.name] = {{"d_model", g.d_model}, {"heads", g.heads}, {"seq_len", g.n}, {"runs", g.runs},
                          {"forward_ms", g.forward_ms}, {"spectra_ms", g.spectra_ms},
@@ -294,7 +303,9 @@ int runBench(const QStringList& arguments, int, char**) {
                          {"gemm_gflops_all_cores", g.gemm_gflops_all_cores},
                          {"all_cores_floor_ms", g.all_cores_floor_ms},
                          {"forward_over_all_cores_floor", g.forward_ms / g.all_cores_floor_ms},
-                         {"forward_plus_spectra_over_all_cores_floor", g.forward_plus_spectra_ms / g.all_cores_floor_ms}};
+                         {"forward_plus_spectra_over_all_cores_floor", g.forward_plus_spectra_ms / g.all_cores_floor_ms},
+                         {"gram_ms", g.gram.gram_ms}, {"gram_gemm_ms", g.gram.gemm_ms},
+                         {"gram_over_gemm", g.gram.gram_ms / g.gram.gemm_ms}};
         if (gui && gui->error.empty()) j.update(nlohmann::json::parse(gui->output));
         if (gui && !gui->error.empty()) j["gui_error"] = gui->error;
         for (const ModelBenchCase& m : models) {
@@ -330,7 +341,8 @@ int runBench(const QStringList& arguments, int, char**) {
         std::cout << j.dump(2) << "\n";
         return 0;
     }
-    std::printf("HeadScope benchmark: medians, %d cores\n\n", cores);
+    std::printf("HeadScope benchmark: medians, %d cores; built for %s, the CPU has %s\n\n", cores,
+                buildInstructionSet().c_str(), cpuInstructionSet().c_str());
     if (!figures.empty()) printGeometryTables(figures);
     for (const ModelBenchCase& m : models) {
         std::printf("\n%s checkpoint (%d layers, d_model %d, %d heads on %d K/V, vocabulary %d, %s, %.0f MiB)%s\n",

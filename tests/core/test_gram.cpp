@@ -2,8 +2,9 @@
 // with HEADSCOPE_GRAM_KERNEL) agree with the plain sum to a few eps for float and double
 // factors read column-major, row-major (a transposed block) or through other strides. The
 // kernel's every entry of the lower triangle is, to the last bit, the plain sum over rows in
-// order of the products in double (the build turns off fused multiply-add), on shapes around
-// its 8-lane packets, 32-row strips and 64-row tiles.
+// order of the products in double (a fused multiply-add only for float factors, whose products
+// are exact in double), on shapes around its packets, strips and 64-row tiles. CMake builds this
+// file again for each x86-64 level (SSE2, AVX2 with FMA, AVX-512) and runs those this CPU can.
 #include <gtest/gtest.h>
 
 #include <Eigen/Core>
