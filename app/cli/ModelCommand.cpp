@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/HeadPatterns.h"
+#include "model/WeightSpectra.h"
 
 #include "Export.h"
 #include "Spectrum.h"
@@ -309,9 +310,12 @@ int runModel(const QStringList& arguments, int argc, char** argv) {
     } catch (const std::invalid_argument& e) {
         throw UsageError(e.what());
     }
+    // Each printed layer's weight spectra computed once, for the rank table and the files of --out.
+    const model::WeightSpectraCache weight_spectra(m);
     // Every layer of a model has the same positions: the first one answers for --delta.
     const std::optional<int> delta =
-        parser.isSet("delta") ? parseDelta(parser, model::layerAnalysis(*m, trace, layer_indices.front())) : std::nullopt;
+        parser.isSet("delta") ? parseDelta(parser, model::layerAnalysis(trace, layer_indices.front(), weight_spectra))
+                              : std::nullopt;
     // Every file --out will write, counted before any is written: W_QK, W_OV (and W_QK(Delta)) are
     // d_model x d_model per head; refuse to fill a disk by surprise (as export does).
     if (parser.isSet("out")) {
@@ -327,9 +331,8 @@ int runModel(const QStringList& arguments, int argc, char** argv) {
                              "); choose one --layer or leave csv/npy out of --format");
     }
     std::vector<LayerReport> layers;
-    // One layer's paper layout at a time, dropped after its spectra (not kept in the model's cache).
     if (!attention_only)
-        for (int l : layer_indices) layers.push_back({l, headSpectra(m->blocks[std::size_t(l)].attention.toWeights())});
+        for (int l : layer_indices) layers.push_back({l, *weight_spectra.get(l, 0)});
     // An encoder predicts masked tokens (j["masked"]), not the next one.
     const auto next = c.encoder ? std::vector<model::NextToken>{} : model::topNextTokens(*m, trace, kTopTokens);
 
@@ -372,7 +375,7 @@ int runModel(const QStringList& arguments, int argc, char** argv) {
         app = std::make_unique<QApplication>(argc, argv);
     }
     for (int l : layer_indices) {
-        const Analysis analysis = model::layerAnalysis(*m, trace, l);
+        const Analysis analysis = model::layerAnalysis(trace, l, weight_spectra);
         const std::filesystem::path dir = out / ("layer_" + std::to_string(l));
         try {
             if (!matrix_formats.empty()) files += static_cast<int>(io::exportMatrices(analysis, dir.string(), matrix_formats).size());

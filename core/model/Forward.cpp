@@ -10,6 +10,7 @@
 #include "Cost.h"
 #include "Parallel.h"
 #include "Spectrum.h"
+#include "model/WeightSpectra.h"
 #include "text/Utf8.h"
 
 namespace headscope::model {
@@ -256,7 +257,11 @@ std::vector<int> greedyContinuation(const Model& model, std::vector<int> ids, in
     return added;
 }
 
-Analysis layerAnalysis(const Model& model, const Trace& trace, int layer, double rank_rtol) {
+namespace {
+
+// layerAnalysis, with the weight spectra from `cache` when given.
+Analysis analyzeLayer(const Model& model, const Trace& trace, int layer, double rank_rtol,
+                      const WeightSpectraCache* cache) {
     if (layer < 0 || layer >= static_cast<int>(trace.layers.size()))
         throw std::invalid_argument("layer " + std::to_string(layer) + " does not exist (the model has " +
                                     std::to_string(trace.layers.size()) + " layers: 0 to " +
@@ -305,11 +310,21 @@ Analysis layerAnalysis(const Model& model, const Trace& trace, int layer, double
         a.qk_norm = stored.qk_norm_per_head ? "RMSNorm of each head's q and k before RoPE"
                                             : "RMSNorm of the whole q and k projections before RoPE";
     const auto start = std::chrono::steady_clock::now();
-    a.spectra = headSpectra(a.weights(), rank_rtol);
+    a.spectra = cache ? *cache->get(layer, rank_rtol) : headSpectra(a.weights(), rank_rtol);
     a.logits = logitsSpectra(a.weights(), a.results, layer_options, rank_rtol);
     a.spectra_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     a.cost = computeCost(config, trace.n(), trace.n());
     return a;
+}
+
+}  // namespace
+
+Analysis layerAnalysis(const Model& model, const Trace& trace, int layer, double rank_rtol) {
+    return analyzeLayer(model, trace, layer, rank_rtol, nullptr);
+}
+
+Analysis layerAnalysis(const Trace& trace, int layer, const WeightSpectraCache& cache, double rank_rtol) {
+    return analyzeLayer(cache.model(), trace, layer, rank_rtol, &cache);
 }
 
 }  // namespace headscope::model

@@ -14,6 +14,7 @@
 #include "io/Gpt2Checkpoint.h"
 #include "io/Npy.h"
 #include "model/Forward.h"
+#include "model/WeightSpectra.h"
 
 namespace fs = std::filesystem;
 using namespace headscope;
@@ -226,4 +227,32 @@ TEST(Induction, LayerOneHeadsAttendToTheTokenAfterThePreviousOccurrence) {
         fractionOf(trace.layers[0].attention.heads[0].weights, 1, to, [](int q, int key) { return key == q - 1; });
     std::printf("induction layer 0 head 0: previous token at %.1f%% of positions 1..37\n", 100 * previous);
     EXPECT_NEAR(previous, 0.76, 0.03);
+}
+
+// Issue 35: a layer's weight spectra are computed once, whatever the text, and equal those
+// layerAnalysis computes without the cache.
+TEST(WeightSpectraCache, ComputesEachLayerOnceForEveryText) {
+    const model::ModelPtr m = loadCase("f32_prefix_tied");
+    const model::WeightSpectraCache cache(m);
+    const model::Trace first = model::runModel(*m, {11, 10, 2, 10, 11});
+    const model::Trace second = model::runModel(*m, {2, 10, 11});
+    const Analysis uncached = model::layerAnalysis(*m, first, 1);
+    const Analysis a = model::layerAnalysis(first, 1, cache);
+    EXPECT_EQ(cache.computed(), 1);
+    const Analysis b = model::layerAnalysis(second, 1, cache);  // another text: the same weights
+    EXPECT_EQ(cache.computed(), 1);
+    EXPECT_EQ(cache.get(1, 0), cache.get(1, 0));
+    ASSERT_EQ(a.spectra.size(), uncached.spectra.size());
+    for (std::size_t head = 0; head < a.spectra.size(); ++head) {
+        EXPECT_EQ(a.spectra[head].qk.singular_values, uncached.spectra[head].qk.singular_values);
+        EXPECT_EQ(a.spectra[head].ov.singular_values, uncached.spectra[head].ov.singular_values);
+        EXPECT_EQ(b.spectra[head].qk.singular_values, uncached.spectra[head].qk.singular_values);
+    }
+    EXPECT_EQ(b.logits.size(), 2u);  // the text's logits spectra are its own
+    EXPECT_EQ(b.nQuery(), 3);
+    model::layerAnalysis(first, 0, cache);
+    EXPECT_EQ(cache.computed(), 2);  // another layer
+    model::layerAnalysis(first, 0, cache, 1e-3);
+    EXPECT_EQ(cache.computed(), 3);  // another rank tolerance
+    EXPECT_THROW(cache.get(2, 0), std::invalid_argument);
 }

@@ -68,6 +68,37 @@ class TestModelWindow : public QObject {
     Q_OBJECT
 
 private slots:
+    // Issue 35: the worker computes a model layer's weight spectra once; a new text, the heads
+    // knocked out or a return to the layer reuse them; another model starts afresh.
+    void weightSpectraAreComputedOncePerLayer() {
+        if (!QDir(kInduction).exists()) QSKIP("../shared/models/induction is absent: the trained checkpoint is needed");
+        WeightSource source;
+        source.model = io::loadGpt2Checkpoint(kInduction.toStdString());
+        Config config;
+        config.text = kRepeated.toStdString();
+        const SourceResult first = computeAnalysis(constrained(config, source), source, {});
+        QVERIFY(first.weight_spectra);
+        QCOMPARE(first.weight_spectra->computed(), 1LL);
+        config.text = "abc abc";
+        const SourceResult second = computeAnalysis(constrained(config, source), source, first);
+        QCOMPARE(second.weight_spectra, first.weight_spectra);
+        QCOMPARE(second.weight_spectra->computed(), 1LL);
+        QCOMPARE(second.analysis->spectra[3].qk.singular_values, first.analysis->spectra[3].qk.singular_values);
+        QVERIFY(second.analysis->nQuery() != first.analysis->nQuery());  // the new text's own analysis
+        source.ablation.add({0, 1});
+        source.layer = 1;
+        const SourceResult third = computeAnalysis(constrained(config, source), source, second);
+        QCOMPARE(third.weight_spectra->computed(), 2LL);  // layer 1's
+        source.layer = 0;
+        const SourceResult fourth = computeAnalysis(constrained(config, source), source, third);
+        QCOMPARE(fourth.weight_spectra->computed(), 2LL);  // layer 0's again
+        QCOMPARE(fourth.analysis->spectra[2].ov.singular_values, first.analysis->spectra[2].ov.singular_values);
+        source.model = io::loadGpt2Checkpoint(kInduction.toStdString());  // another model object
+        const SourceResult other = computeAnalysis(constrained(config, source), source, fourth);
+        QVERIFY(other.weight_spectra != fourth.weight_spectra);
+        QCOMPARE(other.weight_spectra->computed(), 1LL);
+    }
+
     void trainedModelShowsItsLayersHeads() {
         if (!QDir(kInduction).exists()) QSKIP("../shared/models/induction is absent: the trained checkpoint is needed");
         MainWindow window(noSettings());

@@ -110,8 +110,10 @@ SourceResult computeAnalysis(const Config& config, const WeightSource& source, c
     result.effects = same_runs && previous.effects ? previous.effects
                                                   : std::make_shared<const model::AblationEffects>(
                                                         model::ablationEffects(m, *result.intact, *result.trace));
+    result.weight_spectra = same_model && previous.weight_spectra ? previous.weight_spectra
+                                                                  : std::make_shared<const model::WeightSpectraCache>(source.model);
     result.analysis = std::make_shared<const Analysis>(
-        model::layerAnalysis(m, *result.trace, source.layer, config.rank_rtol));
+        model::layerAnalysis(*result.trace, source.layer, *result.weight_spectra, config.rank_rtol));
     return result;
 }
 

@@ -16,6 +16,7 @@
 #include "model/AblationLayer.h"
 #include "model/Forward.h"
 #include "model/Model.h"
+#include "model/WeightSpectra.h"
 
 namespace headscope::ui {
 
@@ -39,6 +40,8 @@ struct SourceResult {
     int prediction_position = -1;
     std::shared_ptr<const model::Trace> intact;      // GPT-2 only: the run without heads off (== trace when none are)
     std::shared_ptr<const model::AblationEffects> effects;  // GPT-2 only: log-probabilities, attribution
+    // Models only: the layers' weight spectra computed so far, handed on while the model stays.
+    std::shared_ptr<const model::WeightSpectraCache> weight_spectra;
     // Generated weights or a loaded layer with heads off: the layer's output before and after.
     std::shared_ptr<const model::LayerAblation> layer_ablation;
 };
@@ -55,7 +58,8 @@ Config constrained(const Config& config, const WeightSource& source);
 std::string sampleText(const model::Model& model);
 
 // Runs on the worker. previous: the last result (its traces are reused when only the layer, the
-// rank tolerance or, for the intact run, the heads off changed). With heads off the model runs twice:
+// rank tolerance or, for the intact run, the heads off changed; a model's weight spectra whatever
+// changed but the model). With heads off the model runs twice:
 // intact and ablated. Throws std::exception with one sentence on bad input (text the
 // vocabulary cannot encode, too many tokens, a padded key past the end).
 // forward_done, for generated or loaded weights whose spectra must be computed, receives the
