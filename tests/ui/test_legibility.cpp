@@ -274,7 +274,8 @@ private slots:
 
     // Issue 36 item 10: the Model tab of a real-size model (16 layers x 32 heads, Llama 3.2 1B's)
     // in the tab at 1024 x 768, 1x and 2x: its title whole and in view, a colour bar with its
-    // scale, and each panel's axes named (rows queries, columns keys).
+    // scale, and each panel's axes named (rows queries, columns keys); the panels out of view
+    // a scroll away.
     void modelTabOfARealSizeModelKeepsItsTitleAndScale() {
         auto trace = std::make_shared<model::Trace>();
         const int n = 8, layers = 16, heads = 32;
@@ -316,6 +317,9 @@ private slots:
             for (const auto& layer : trace->layers)
                 for (const HeadResult& head : layer.attention.heads) top = std::max(top, double(head.weights.maxCoeff()));
             QCOMPARE(bars.front()->dataRange().upper, top);
+            QCOMPARE(overview.colorMap(overview.firstLayer(), overview.firstHead())->dataRange().upper, top);
+            overview.setSelection(15, 31);  // the last panel, scrolled into view (issue 35 item 3)
+            QVERIFY(overview.colorMap(15, 31));
             QCOMPARE(overview.colorMap(15, 31)->dataRange().upper, top);
         }
     }

@@ -99,6 +99,84 @@ private slots:
         QCOMPARE(other.weight_spectra->computed(), 1LL);
     }
 
+    // Issue 35 item 3: a real-size model (16 layers x 32 heads) in a small room. The panels in view
+    // each name their layer and head, the title says which are in view, the scroll bars and a
+    // selection bring the rest; a 100-token map is drawn in 64 x 64 cells, each its block's largest.
+    void realSizeModelScrollsWithItsNumbersInView() {
+        constexpr int kLayers = 16, kHeads = 32, kTokens = 100;
+        auto trace = std::make_shared<model::Trace>();
+        trace->ids.assign(kTokens, 0);
+        trace->options.attention.mask = MaskKind::Causal;
+        for (int l = 0; l < kLayers; ++l) {
+            model::LayerTrace& layer = trace->layers.emplace_back();
+            for (int h = 0; h < kHeads; ++h) {
+                Eigen::MatrixXf w = Eigen::MatrixXf::Zero(kTokens, kTokens);  // (n, n): one sharp key per query
+                for (int q = 0; q < kTokens; ++q) w(q, (q * (h + 1) + l) % (q + 1)) = 1.0f;
+                layer.attention.heads.push_back({Eigen::MatrixXf(), w, Eigen::MatrixXf()});
+            }
+        }
+        ModelOverviewView view;
+        view.resize(420, 560);
+        view.show();
+        view.setTrace(trace);
+        view.replotNow();
+        QCOMPARE(view.layers(), kLayers);
+        QCOMPARE(view.heads(), kHeads);
+        QVERIFY2(view.shownHeads() < kHeads && view.shownLayers() < kLayers,
+                 qPrintable(QStringLiteral("%1 x %2 in view").arg(view.shownLayers()).arg(view.shownHeads())));
+        QVERIFY(view.layerScrollBar()->isVisible() && view.headScrollBar()->isVisible());
+        QCOMPARE(view.headScrollBar()->maximum(), kHeads - view.shownHeads());
+        QString title;
+        for (int i = 0; i < view.plot()->plotLayout()->elementCount(); ++i)
+            if (auto* text = qobject_cast<QCPTextElement*>(view.plot()->plotLayout()->elementAt(i))) title = text->text();
+        QVERIFY2(title.contains(QStringLiteral("of 16")) && title.contains(QStringLiteral("of 32")), qPrintable(title));
+        const auto check_panels = [&] {
+            for (int l = view.firstLayer(); l < view.firstLayer() + view.shownLayers(); ++l)
+                for (int h = view.firstHead(); h < view.firstHead() + view.shownHeads(); ++h) {
+                    QCPColorMap* map = view.colorMap(l, h);
+                    if (!map) return QStringLiteral("no panel for L%1 H%2").arg(l).arg(h);
+                    const QString name = map->keyAxis()->axisRect()->axis(QCPAxis::atTop)->label();
+                    if (name != QStringLiteral("L%1 H%2").arg(l).arg(h) && name != QStringLiteral("%1.%2").arg(l).arg(h))
+                        return QStringLiteral("L%1 H%2 is named '%3'").arg(l).arg(h).arg(name);
+                    int layer = -1, head = -1;
+                    const QPoint centre = map->keyAxis()->axisRect()->rect().center();
+                    if (!view.panelAt(centre, &layer, &head) || layer != l || head != h)
+                        return QStringLiteral("the panel of L%1 H%2 answers L%3 H%4").arg(l).arg(h).arg(layer).arg(head);
+                    const Eigen::MatrixXf& w = trace->layers[std::size_t(l)].attention.heads[std::size_t(h)].weights;
+                    QCPColorMapData* data = map->data();
+                    if (data->keySize() != 64 || data->valueSize() != 64) return QStringLiteral("not 64 x 64 cells");
+                    for (int r = 0; r < 64; ++r)
+                        for (int c = 0; c < 64; ++c) {
+                            const int r0 = r * kTokens / 64, r1 = (r + 1) * kTokens / 64;
+                            const int c0 = c * kTokens / 64, c1 = (c + 1) * kTokens / 64;
+                            if (data->cell(c, r) != double(w.block(r0, c0, r1 - r0, c1 - c0).maxCoeff()))
+                                return QStringLiteral("L%1 H%2 cell (%3, %4) is not its block's largest").arg(l).arg(h).arg(r).arg(c);
+                        }
+                }
+            return QString();
+        };
+        QString wrong = check_panels();
+        QVERIFY2(wrong.isEmpty(), qPrintable(wrong));
+        QVERIFY(!view.colorMap(kLayers - 1, kHeads - 1));  // out of view
+        view.setSelection(kLayers - 1, kHeads - 1);         // chosen elsewhere: scrolled into view
+        QVERIFY(view.colorMap(kLayers - 1, kHeads - 1));
+        QCOMPARE(view.headScrollBar()->value(), kHeads - view.shownHeads());
+        wrong = check_panels();
+        QVERIFY2(wrong.isEmpty(), qPrintable(wrong));
+        view.layerScrollBar()->setValue(0);  // the bar itself
+        QCOMPARE(view.firstLayer(), 0);
+        QVERIFY(view.colorMap(0, kHeads - 1));
+        view.resize(1200, 450);  // a wide, low room (the Model tab at full HD): still named
+        view.replotNow();
+        wrong = check_panels();
+        QVERIFY2(wrong.isEmpty(), qPrintable(wrong));
+        view.resize(2400, 1600);  // room for every panel: no bars
+        view.replotNow();
+        QCOMPARE(view.shownLayers(), kLayers);
+        QCOMPARE(view.shownHeads(), kHeads);
+        QVERIFY(!view.layerScrollBar()->isVisible() && !view.headScrollBar()->isVisible());
+    }
+
     void trainedModelShowsItsLayersHeads() {
         if (!QDir(kInduction).exists()) QSKIP("../shared/models/induction is absent: the trained checkpoint is needed");
         MainWindow window(noSettings());

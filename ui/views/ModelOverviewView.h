@@ -5,10 +5,16 @@
 // range for every panel; else each panel's own). The shown layer and head are framed; clicking a
 // panel asks for that layer and head.
 // Knocked-out heads (setAblation) are framed in red and named "off".
+// A real-size model (16-32 layers x 12-32 heads) has more panels than the room holds legibly:
+// the panels in view are as many as fit at a size where each names its layer and head, the
+// title says which, and scroll bars (and the mouse wheel; Shift for heads) bring the rest.
+// A long text's maps are drawn downsampled to kThumbnailCells a side, each cell the largest
+// weight it covers, so that one sharp key stays visible.
 
 #include <memory>
 #include <vector>
 
+#include <QScrollBar>
 #include <qcustomplot.h>
 
 #include "AttentionView.h"
@@ -30,8 +36,18 @@ public:
     const model::Ablation& ablation() const { return ablation_; }
     QCustomPlot* plot() const override { return plot_; }
 
+    static constexpr int kThumbnailCells = 64;
+
     int layers() const { return layers_; }
     int heads() const { return heads_; }
+    // The panels in view: layers firstLayer() .. firstLayer() + shownLayers() - 1, heads likewise.
+    int firstLayer() const { return first_layer_; }
+    int firstHead() const { return first_head_; }
+    int shownLayers() const { return shown_layers_; }
+    int shownHeads() const { return shown_heads_; }
+    QScrollBar* layerScrollBar() const { return layer_bar_; }
+    QScrollBar* headScrollBar() const { return head_bar_; }
+    // The panel of (layer, head), or null when it is out of view (or the model lacks it).
     QCPColorMap* colorMap(int layer, int head) const;
     // The (layer, head) panel under pos (the view's and the plot's coordinates), or false.
     bool panelAt(const QPoint& pos, int* layer, int* head) const;
@@ -41,10 +57,13 @@ signals:
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     void refresh() override;
     void rebuild(int layers, int heads);
+    void fitPanels();  // as many panels in view as the room holds legibly; rebuilds when that changed
+    void scrollTo(int layer, int head);
     void fill();
     void frameSelection();
     void fitLabels();  // the title and the panels' names to the room they have
@@ -52,9 +71,12 @@ private:
     std::shared_ptr<const model::Trace> trace_;
     QCustomPlot* plot_ = nullptr;
     int layers_ = 0, heads_ = 0;
+    int first_layer_ = 0, first_head_ = 0, shown_layers_ = 0, shown_heads_ = 0;
+    QScrollBar* layer_bar_ = nullptr;  // beside the panels: which layers are in view
+    QScrollBar* head_bar_ = nullptr;   // below them: which heads
     int layer_ = 0;  // the shown layer (head_: its head)
     model::Ablation ablation_;
-    std::vector<QCPAxisRect*> rects_;
+    std::vector<QCPAxisRect*> rects_;  // the panels in view, row by row (shown_layers_ x shown_heads_)
     std::vector<QCPColorMap*> maps_;
     QCPTextElement* title_ = nullptr;
     QCPColorScale* scale_ = nullptr;  // beside the panels: their weights' colours
