@@ -17,8 +17,10 @@ namespace headscope::model {
 struct AblationEffects {
     Ablation ablation;                 // the heads that were off in `current`
     std::vector<std::string> tokens;   // display text of each input token
-    bool has_logprobs = false;         // false: the traces hold only the last position's logits, or an encoder's
-    bool encoder = false;              // a masked-LM encoder: no next token, so no log-probabilities nor attribution
+    bool has_logprobs = false;         // false: the traces hold only the last position's logits; an encoder's text without a mask
+    // A masked-LM encoder: no next token, so no attribution; before and after then hold, at each
+    // masked position, the intact run's guess and its log-probability with and without the heads.
+    bool encoder = false;
     TokenLogProbs before, after;       // empty without has_logprobs
     DirectAttribution attribution;     // of `current`: token and scale from `intact` (empty heads for an encoder)
     std::string predicted;             // display text of attribution.token

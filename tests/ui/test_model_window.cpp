@@ -29,6 +29,8 @@
 #include "SpectrumView.h"
 #include "StatusPanel.h"
 #include "TokenLinesView.h"
+#include "TokenLogProbView.h"
+#include "AblationTab.h"
 #include "io/Gpt2Checkpoint.h"
 #include "io/MhaLoader.h"
 #include "model/Forward.h"
@@ -336,6 +338,40 @@ private slots:
         auto* next = window.findChild<QListWidget*>(QStringLiteral("next_tokens"));
         QCOMPARE(next->count(), 10);
         QVERIFY2(next->item(0)->text().startsWith(QString::number(expected[0].probability, 'f', 3)), qPrintable(next->item(0)->text()));
+        // Heads knocked out (issue 34 item 4): the Ablation tab's strip shows the intact guess at the
+        // [MASK] and its log-probability with the heads on and off, as the two runs' logits give it.
+        window.session()->setAblation([] {
+            model::Ablation off;
+            for (int h = 0; h < 4; ++h) off.add({1, h});
+            return off;
+        }());
+        QVERIFY(window.session()->waitForIdle(60000));
+        const auto effects = window.session()->effects();
+        QVERIFY(effects && effects->encoder && effects->has_logprobs);
+        QCOMPARE(effects->before.tokens.size(), std::size_t(1));
+        QCOMPARE(effects->after.tokens.size(), std::size_t(1));
+        QCOMPARE(effects->before.tokens[0].position, 3);
+        QCOMPARE(effects->before.tokens[0].id, expected[0].id);
+        QVERIFY(std::abs(effects->before.tokens[0].logprob - std::log(expected[0].probability)) < 1e-9);
+        const model::Model& bert = *window.session()->source().model;
+        const int vocab = bert.config.vocab_size;
+        double after = 0;
+        for (const model::NextToken& t : model::topTokensAt(bert, *window.session()->trace(), 3, vocab))
+            if (t.id == expected[0].id) after = std::log(t.probability);
+        QVERIFY(std::abs(effects->after.tokens[0].logprob - after) < 1e-9);
+        QVERIFY(effects->after.tokens[0].logprob != effects->before.tokens[0].logprob);
+        TokenLogProbView* strip = window.ablationTab()->strip();
+        for (int i = 0; i < window.centralTabs()->count(); ++i)  // the tab holding the Ablation page (a scroll area)
+            if (window.centralTabs()->widget(i)->isAncestorOf(window.ablationTab()) ||
+                window.centralTabs()->widget(i) == window.ablationTab())
+                window.centralTabs()->setCurrentIndex(i);
+        QCoreApplication::processEvents();
+        QCOMPARE(strip->afterBars()->data()->size(), 1);
+        QCOMPARE(strip->afterBars()->data()->constBegin()->key, 3.0);
+        QCOMPARE(strip->afterBars()->data()->constBegin()->value, effects->after.tokens[0].logprob);
+        QVERIFY2(strip->title().contains(QString::fromStdString(expected[0].token)), qPrintable(strip->title()));
+        window.session()->restoreAll();
+        QVERIFY(window.session()->waitForIdle(60000));
         // What each head looks at: the shares drawn are the engine's; a click on a cell shows that head.
         auto* patterns = qobject_cast<HeadPatternsView*>(window.tabView("head_patterns"));
         QVERIFY(patterns);

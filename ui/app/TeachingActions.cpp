@@ -117,7 +117,7 @@ void TeachingActions::ablate() {
 void TeachingActions::finish() {
     if (stage_ == Stage::Ablating && session_->effects()) {
         const model::AblationEffects& e = *session_->effects();
-        if (e.has_logprobs)
+        if (e.has_logprobs && !e.encoder)  // an encoder's are its masked guesses, not a loss on the text
             setStatus(tr("<b>Knocked out</b> %1: the loss on the text goes from %2 to %3 (see the Ablation tab).")
                           .arg(QString::fromStdString(lessons::headList(e.ablation.heads)))
                           .arg(e.before.loss, 0, 'f', 2)

@@ -45,7 +45,7 @@ QString HeadlessLessonRun::apply(const lessons::LessonStep& step, const QString&
     }
     if (model_ && (open || a.ablate)) {
         runModel(step.session.config.text, a.ablate.value_or(model::Ablation{}));
-        if (a.ablate && effects_->has_logprobs)
+        if (a.ablate && effects_->has_logprobs && !effects_->encoder)
             status = QStringLiteral("<b>Knocked out</b> %1: the loss on the text goes from %2 to %3.")
                          .arg(QString::fromStdString(lessons::headList(a.ablate->heads)))
                          .arg(effects_->before.loss, 0, 'f', 2)

@@ -39,9 +39,9 @@ void TokenLogProbView::refresh() {
     const model::AblationEffects* e = effects_.get();
     if (!e) {
         message_ = tr("Open a model (File > Open model) to see how well it predicts each token of the text");
-    } else if (e->encoder) {
-        message_ = tr("An encoder guesses masked tokens, not the next one: put [MASK] in the text and read its guesses in "
-                      "the Loaded model dock");
+    } else if (e->encoder && !e->has_logprobs) {
+        message_ = tr("An encoder guesses masked tokens, not the next one: put [MASK] in the text to see its guesses "
+                      "here, with and without the heads you knock out");
     } else if (!e->has_logprobs) {
         message_ = tr("The text is too long to compute every position's logits here: shorten it to see each token's "
                       "log-probability");
@@ -70,11 +70,25 @@ void TokenLogProbView::refresh() {
         first_->setName(tr("intact"));
         second_->setName(tr("%1 off").arg(headList(e->ablation)));
         second_->setVisible(ablated);
-        xAxis->setRange(0.4, double(e->tokens.size()) - 0.4);
+        xAxis->setRange(e->encoder ? -0.6 : 0.4, double(e->tokens.size()) - 0.4);  // an encoder's [CLS] may be masked
         yAxis->setRange(std::min(-1.0, lowest * 1.08), 0);
         const model::TokenLogProbs& b = e->before;
         const model::TokenLogProbs& a = e->after;
-        if (ablated) {
+        if (e->encoder) {  // the intact guess at each [MASK], its log-probability with the heads on and off
+            QStringList guesses;
+            for (const model::TokenLogProb& g : b.tokens) guesses << QString::fromStdString(g.token);
+            const QString what = tr("[MASK] guessed “%1”").arg(guesses.join(QStringLiteral("”, “")));
+            title_variants_ = ablated ? QStringList{tr("Log-probability of each intact guess: %1, mean log p %2 → %3 with %4 off")
+                                                        .arg(what).arg(-b.loss, 0, 'f', 3).arg(-a.loss, 0, 'f', 3)
+                                                        .arg(headList(e->ablation)),
+                                                    tr("%1: log p %2 → %3").arg(what).arg(-b.loss, 0, 'f', 2).arg(-a.loss, 0, 'f', 2),
+                                                    tr("“%1” %2 → %3").arg(guesses.join(QStringLiteral("”, “")))
+                                                        .arg(-b.loss, 0, 'f', 2).arg(-a.loss, 0, 'f', 2)}
+                                      : QStringList{tr("Log-probability of each guess: %1, mean log p %2 · right-click a head "
+                                                       "to knock it out").arg(what).arg(-b.loss, 0, 'f', 3),
+                                                    tr("%1: log p %2").arg(what).arg(-b.loss, 0, 'f', 3),
+                                                    tr("“%1” %2").arg(guesses.join(QStringLiteral("”, “"))).arg(-b.loss, 0, 'f', 2)};
+        } else if (ablated) {
             const QString mode = QString::fromUtf8(model::toString(e->ablation.mode));
             const QString change = (e->lossChange() >= 0 ? QStringLiteral("+") : QStringLiteral("−")) +
                                    QString::number(std::abs(e->lossChange()), 'f', 3);
@@ -96,10 +110,13 @@ void TokenLogProbView::refresh() {
 
 QString TokenLogProbView::tipAt(int p) const {
     const model::AblationEffects* e = effects_.get();
-    if (!e || p < 1 || p > static_cast<int>(e->before.tokens.size())) return {};
-    const model::TokenLogProb& b = e->before.tokens[std::size_t(p - 1)];
-    const model::TokenLogProb& a = e->after.tokens[std::size_t(p - 1)];
-    QString text = tr("position %1 “%2”: log p %3 (p = %4)%5")
+    if (!e) return {};
+    const auto at = std::find_if(e->before.tokens.begin(), e->before.tokens.end(),
+                                 [p](const model::TokenLogProb& t) { return t.position == p; });  // a decoder's: p - 1
+    if (at == e->before.tokens.end() || e->after.tokens.size() != e->before.tokens.size()) return {};
+    const model::TokenLogProb& b = *at;
+    const model::TokenLogProb& a = e->after.tokens[std::size_t(at - e->before.tokens.begin())];
+    QString text = tr(e->encoder ? "[MASK] at %1 guessed “%2”: log p %3 (p = %4)%5" : "position %1 “%2”: log p %3 (p = %4)%5")
                        .arg(p).arg(QString::fromStdString(b.token)).arg(b.logprob, 0, 'f', 3)
                        .arg(std::exp(b.logprob), 0, 'f', 3).arg(b.top ? tr(", the first choice") : QString());
     if (!e->ablation.empty())
