@@ -58,6 +58,10 @@ ModelOverviewView::ModelOverviewView(QWidget* parent)
     });
 }
 
+QSize ModelOverviewView::minimumSizeHint() const {
+    return static_cast<const QWidget*>(plot_)->minimumSizeHint();  // QCustomPlot's own is protected
+}
+
 QCPColorMap* ModelOverviewView::colorMap(int layer, int head) const {
     const int row = layer - first_layer_, column = head - first_head_;
     if (row < 0 || row >= shown_layers_ || column < 0 || column >= shown_heads_) return nullptr;

@@ -49,6 +49,9 @@ public:
     QScrollBar* headScrollBar() const { return head_bar_; }
     // The panel of (layer, head), or null when it is out of view (or the model lacks it).
     QCPColorMap* colorMap(int layer, int head) const;
+    // The plot's, as before the scroll bars: they show when the room is small and must not ask
+    // the window for more (a tab widget's least size is its largest page's).
+    QSize minimumSizeHint() const override;
     // The (layer, head) panel under pos (the view's and the plot's coordinates), or false.
     bool panelAt(const QPoint& pos, int* layer, int* head) const;
 
