@@ -123,4 +123,14 @@ Eigen::MatrixXf headPatternShares(const Trace& trace, HeadPattern pattern) {
     return shares;
 }
 
+std::vector<RankedHead> headsByShare(const Eigen::MatrixXf& shares) {
+    std::vector<RankedHead> ranked;
+    for (int l = 0; l < shares.rows(); ++l)
+        for (int h = 0; h < shares.cols(); ++h)
+            if (!std::isnan(shares(l, h))) ranked.push_back({l, h, shares(l, h)});
+    // Stable: the row-major order above breaks ties by layer, then head.
+    std::stable_sort(ranked.begin(), ranked.end(), [](const RankedHead& a, const RankedHead& b) { return a.share > b.share; });
+    return ranked;
+}
+
 }  // namespace headscope::model

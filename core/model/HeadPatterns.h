@@ -38,4 +38,14 @@ Eigen::Matrix<bool, Eigen::Dynamic, Eigen::Dynamic> headPatternKeys(const Trace&
 // Layers whose maps the trace dropped (ForwardOptions::keep_maps) are NaN too.
 Eigen::MatrixXf headPatternShares(const Trace& trace, HeadPattern pattern);
 
+// A head and its share, for a list sorted by share.
+struct RankedHead {
+    int layer = 0, head = 0;
+    float share = 0;
+};
+
+// The heads of `shares` (layers, heads) that have a share, strongest first; equal shares in
+// layer then head order. NaN cells (the pattern does not apply, maps dropped) are left out.
+std::vector<RankedHead> headsByShare(const Eigen::MatrixXf& shares);
+
 }  // namespace headscope::model

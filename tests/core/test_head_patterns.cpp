@@ -77,3 +77,18 @@ TEST(HeadPatterns, AnInductionHeadLooksAtTheTokenAfterTheEarlierOccurrence) {
     EXPECT_TRUE(keys(3, 1) && keys(4, 2) && keys(5, 3));
     EXPECT_TRUE(std::isnan(headPatternShares(traceOf({"a", "b"}, {uniform(2)}), HeadPattern::Induction)(0, 0)));
 }
+
+TEST(HeadPatterns, HeadsByShareListsTheStrongestFirstAndLeavesNaNOut) {
+    Eigen::MatrixXf shares(2, 3);  // (layers, heads)
+    shares << 0.2f, std::nanf(""), 0.9f,
+              0.9f, 0.5f, 0.1f;
+    const std::vector<RankedHead> ranked = headsByShare(shares);
+    ASSERT_EQ(ranked.size(), 5u);
+    const std::vector<std::pair<int, int>> order = {{0, 2}, {1, 0}, {1, 1}, {0, 0}, {1, 2}};  // equal 0.9: layer 0 first
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        EXPECT_EQ(ranked[i].layer, order[i].first) << i;
+        EXPECT_EQ(ranked[i].head, order[i].second) << i;
+        EXPECT_EQ(ranked[i].share, shares(order[i].first, order[i].second)) << i;
+    }
+    EXPECT_TRUE(headsByShare(Eigen::MatrixXf::Constant(2, 2, std::nanf(""))).empty());
+}

@@ -108,24 +108,43 @@ void ModelDock::refreshNextTokens() {
     // A model without a tokenizer labels its tokens by their ids: the id once, not "274   (id 274)".
     const model::ModelPtr& m = session_->source().model;
     const bool ids_only = m && !m->tokenizer->encodesText();
-    // An encoder guesses masked tokens (fill-mask), not the next one.
-    const int position = session_->predictionPosition();
-    if (m && m->config.encoder) {
-        next_label_->setText(position >= 0 ? tr("Fill-mask at position %1:").arg(position)
-                                           : ids_only ? tr("Fill-mask: without a tokenizer no id is known as the mask")
-                                                      : tr("Fill-mask: put %1 in the text").arg(m->config.family == "roberta"
-                                                                                                   ? QStringLiteral("<mask>")
-                                                                                                   : QStringLiteral("[MASK]")));
-        next_->setToolTip(tr("The model's most probable tokens at the first masked position, with their probabilities."));
-    } else {
+    const auto item = [ids_only](const model::NextToken& t) {
+        return ids_only ? QStringLiteral("%1   id %2").arg(QString::number(t.probability, 'f', 3)).arg(t.id)
+                        : QStringLiteral("%1   %2   (id %3)")
+                              .arg(QString::number(t.probability, 'f', 3), QString::fromStdString(t.token))
+                              .arg(t.id);
+    };
+    if (!m || !m->config.encoder) {
         next_label_->setText(tr("Next token:"));
         next_->setToolTip(tr("The model's most probable next tokens after the text, with their probabilities."));
+        for (const model::NextToken& t : session_->nextTokens()) next_->addItem(item(t));
+        return;
     }
-    for (const model::NextToken& t : session_->nextTokens())
-        next_->addItem(ids_only ? QStringLiteral("%1   id %2").arg(QString::number(t.probability, 'f', 3)).arg(t.id)
-                                : QStringLiteral("%1   %2   (id %3)")
-                                      .arg(QString::number(t.probability, 'f', 3), QString::fromStdString(t.token))
-                                      .arg(t.id));
+    // An encoder guesses masked tokens (fill-mask), not the next one: the top 10 at a single
+    // mask; at several, each position's top 5 under its name.
+    const std::vector<MaskedGuesses>& masked = session_->fillMask();
+    QStringList positions;
+    for (const MaskedGuesses& guesses : masked) positions << QString::number(guesses.position);
+    if (masked.empty())
+        next_label_->setText(ids_only ? tr("Fill-mask: without a tokenizer no id is known as the mask")
+                                      : tr("Fill-mask: put %1 in the text")
+                                            .arg(m->config.family == "roberta" ? QStringLiteral("<mask>") : QStringLiteral("[MASK]")));
+    else
+        next_label_->setText(masked.size() == 1 ? tr("Fill-mask at position %1:").arg(positions.front())
+                                                : tr("Fill-mask at positions %1:").arg(positions.join(QStringLiteral(", "))));
+    next_->setToolTip(tr("The model's most probable tokens at each masked position, with their probabilities."));
+    for (const MaskedGuesses& guesses : masked) {
+        if (masked.size() > 1) {
+            auto* heading = new QListWidgetItem(tr("at position %1:").arg(guesses.position), next_);
+            heading->setFlags(Qt::NoItemFlags);
+            QFont bold = heading->font();
+            bold.setBold(true);
+            heading->setFont(bold);
+            heading->setForeground(next_->palette().color(QPalette::Text));
+        }
+        const std::size_t shown = masked.size() > 1 ? std::min<std::size_t>(5, guesses.tokens.size()) : guesses.tokens.size();
+        for (std::size_t i = 0; i < shown; ++i) next_->addItem(item(guesses.tokens[i]));
+    }
 }
 
 }  // namespace headscope::ui

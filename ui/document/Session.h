@@ -100,9 +100,9 @@ public:
     const WeightSource& source() const { return source_; }
     // GPT-2 only: every layer's attention for the current text, and the next-token list.
     std::shared_ptr<const model::Trace> trace() const { return result_.trace; }
+    // A decoder's most probable next tokens; an encoder's guesses at each masked position.
     const std::vector<model::NextToken>& nextTokens() const { return result_.next_tokens; }
-    // An encoder's predictions are of this (masked) position; -1: the next token after the text.
-    int predictionPosition() const { return result_.prediction_position; }
+    const std::vector<MaskedGuesses>& fillMask() const { return result_.fill_mask; }
 
     // Loads on the worker thread, then analyses the current text with it: sourceChanged() on
     // success, openingCancelled() when the user cancelled it, failed(message) otherwise (the

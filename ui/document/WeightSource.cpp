@@ -100,10 +100,9 @@ SourceResult computeAnalysis(const Config& config, const WeightSource& source, c
         result.trace = std::make_shared<const model::Trace>(model::runModel(m, ids, options));
     }
     const bool same_runs = previous.trace == result.trace && previous.intact == result.intact;
-    if (m.config.encoder) {  // fill-mask: the guesses at the first masked position, if any
-        const std::vector<int> masked = model::maskedPositions(m, *result.trace);
-        result.prediction_position = masked.empty() ? -1 : masked.front();
-        if (!masked.empty()) result.next_tokens = model::topTokensAt(m, *result.trace, masked.front(), 10);
+    if (m.config.encoder) {  // fill-mask: the guesses at every masked position
+        for (int position : model::maskedPositions(m, *result.trace))
+            result.fill_mask.push_back({position, model::topTokensAt(m, *result.trace, position, 10)});
     } else {
         result.next_tokens = same_runs ? previous.next_tokens : model::topNextTokens(m, *result.trace, 10);
     }

@@ -30,14 +30,20 @@ struct WeightSource {
     bool operator==(const WeightSource&) const = default;
 };
 
+// An encoder's guesses at one masked position (fill-mask).
+struct MaskedGuesses {
+    int position = 0;
+    std::vector<model::NextToken> tokens;  // most probable first
+};
+
 struct SourceResult {
     std::shared_ptr<const Analysis> analysis;
     std::shared_ptr<const model::Trace> trace;       // GPT-2 only: every layer
     model::ModelPtr model;                           // the model the trace was computed with
-    // Models only: top 10 after the last token; an encoder's at its first masked position
-    // (prediction_position; none and -1 when its text has no mask token).
+    // Decoders only: the top 10 after the last token.
     std::vector<model::NextToken> next_tokens;
-    int prediction_position = -1;
+    // Encoders only: the top 10 at each masked position, in text order (none without a mask token).
+    std::vector<MaskedGuesses> fill_mask;
     std::shared_ptr<const model::Trace> intact;      // GPT-2 only: the run without heads off (== trace when none are)
     std::shared_ptr<const model::AblationEffects> effects;  // GPT-2 only: log-probabilities, attribution
     // Models only: the layers' weight spectra computed so far, handed on while the model stays.

@@ -1,5 +1,6 @@
 #include "HeadPatternsView.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
 #include <QHBoxLayout>
@@ -33,11 +34,17 @@ HeadPatternsView::HeadPatternsView(QWidget* parent) : AttentionView({}, parent),
     pattern_box_->setCurrentIndex(pattern_box_->findData(int(pattern_)));
     pattern_box_->setToolTip(tr("Which keys count: each cell is the share of that head's attention on them, averaged over the "
                                 "queries that have such a key."));
-    auto* label = new QLabel(tr("Share of attention &on:"), this);
+    auto* label = new QLabel(tr("Attention &on:"), this);
     label->setBuddy(pattern_box_);
+    order_box_ = new QCheckBox(tr("&Sorted"), this);
+    order_box_->setObjectName(QStringLiteral("head_pattern_sorted"));
+    order_box_->setChecked(sorted_);
+    order_box_->setToolTip(tr("The heads as bars sorted by their share, strongest first, instead of the layers × heads grid."));
     auto* row = new QHBoxLayout;
     row->addWidget(label);
     row->addWidget(pattern_box_);
+    row->addSpacing(12);
+    row->addWidget(order_box_);
     row->addStretch(1);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 4, 0, 0);
@@ -46,6 +53,7 @@ HeadPatternsView::HeadPatternsView(QWidget* parent) : AttentionView({}, parent),
     connect(pattern_box_, &QComboBox::currentIndexChanged, this, [this](int index) {
         setPattern(model::HeadPattern(pattern_box_->itemData(index).toInt()));
     });
+    connect(order_box_, &QCheckBox::toggled, this, &HeadPatternsView::setSorted);
 
     plot_->setObjectName(QStringLiteral("head_patterns_plot"));
     plot_->setInteractions(QCP::Interactions());
@@ -95,7 +103,7 @@ void HeadPatternsView::setTrace(std::shared_ptr<const model::Trace> trace) {
 void HeadPatternsView::setSelection(int layer, int head) {
     layer_ = layer;
     head_ = head;
-    drawCells();
+    sorted_ ? drawBars() : drawCells();
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -105,6 +113,19 @@ void HeadPatternsView::setPattern(model::HeadPattern pattern) {
     const QSignalBlocker block(pattern_box_);
     pattern_box_->setCurrentIndex(pattern_box_->findData(int(pattern)));
     requestRefresh();
+}
+
+void HeadPatternsView::setSorted(bool sorted) {
+    if (sorted == sorted_) return;
+    sorted_ = sorted;
+    const QSignalBlocker block(order_box_);
+    order_box_->setChecked(sorted);
+    requestRefresh();
+}
+
+std::vector<model::RankedHead> HeadPatternsView::barsShown() const {
+    if (!sorted_) return {};
+    return {ranked_.begin(), ranked_.begin() + std::min<std::ptrdiff_t>(bars_, std::ptrdiff_t(ranked_.size()))};
 }
 
 void HeadPatternsView::setOptions(const ViewOptions& options) {
@@ -123,7 +144,7 @@ bool HeadPatternsView::eventFilter(QObject* watched, QEvent* event) {
     if (watched == plot_ && event->type() == QEvent::Resize) {  // before the replot the plot's resize starts
         plot_->setViewport(QRect(QPoint(0, 0), static_cast<QResizeEvent*>(event)->size()));
         fitTitle();
-        drawCells();
+        sorted_ ? drawBars() : drawCells();
     }
     return AttentionView::eventFilter(watched, event);
 }
@@ -167,29 +188,90 @@ void HeadPatternsView::refresh() {
                                tr("On %1").arg(pattern)};
         }
     }
+    ranked_ = model::headsByShare(shares_);
     fitTitle();
     map_->data()->setSize(std::max(1, heads), std::max(1, layers));
     map_->data()->setRange(QCPRange(0, std::max(0, heads - 1)), QCPRange(0, std::max(0, layers - 1)));
     for (int l = 0; l < std::max(1, layers); ++l)
         for (int h = 0; h < std::max(1, heads); ++h)
             map_->data()->setCell(h, l, shares_.size() ? double(shares_(l, h)) : std::nan(""));
-    heatmap::setCellRanges(rect_, std::max(1, layers), std::max(1, heads));
-    for (QCPAxis* axis : {rect_->axis(QCPAxis::atBottom), rect_->axis(QCPAxis::atLeft)}) {
-        axis->setTicks(true);
-        axis->setTickLabels(true);
-        auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
-        ticker->setTickStep(1);
-        ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
-        axis->setTicker(ticker);
-    }
-    drawCells();
+    sorted_ ? drawBars() : drawCells();
     plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void HeadPatternsView::setAxes() {
+    QCPAxis* x = rect_->axis(QCPAxis::atBottom);
+    QCPAxis* y = rect_->axis(QCPAxis::atLeft);
+    map_->setVisible(!sorted_);
+    if (!sorted_) {
+        heatmap::setCellRanges(rect_, std::max(1, int(shares_.rows())), std::max(1, int(shares_.cols())));
+        for (QCPAxis* axis : {x, y}) {
+            auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
+            ticker->setTickStep(1);
+            ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+            axis->setTicker(ticker);
+        }
+        x->setLabel(tr("head"));
+        y->setLabel(tr("layer"));
+        return;
+    }
+    // Bars: the share across (0 to 1), one row per head shown, the strongest at the top.
+    x->setRange(0, 1);
+    y->setRange(-0.5, std::max(1, bars_) - 0.5);
+    x->setTicker(QSharedPointer<QCPAxisTicker>::create());
+    auto names = QSharedPointer<QCPAxisTickerText>::create();
+    for (int r = 0; r < bars_; ++r)
+        names->addTick(r, QStringLiteral("L%1 H%2").arg(ranked_[std::size_t(r)].layer).arg(ranked_[std::size_t(r)].head));
+    y->setTicker(names);
+    x->setLabel(tr("share of attention"));
+    y->setLabel(bars_ < int(ranked_.size()) ? tr("the %1 strongest of %2 heads").arg(bars_).arg(ranked_.size())
+                                                 : tr("heads, strongest first"));
+}
+
+void HeadPatternsView::drawBars() {
+    // As many bars as rows of a label's height fit, from the strongest down; the shown head framed.
+    for (int i = plot_->itemCount() - 1; i >= 0; --i)
+        if (plot_->item(i) != frame_) plot_->removeItem(i);
+    const QFont font = heatmap::font(9, options_.font_scale);
+    const QFontMetrics metrics(font);
+    const int room = std::max(1, rect_->height() / (metrics.height() + 4));
+    bars_ = std::min(int(ranked_.size()), room);
+    setAxes();
+    frame_->setVisible(false);
+    QCPColorGradient gradient = viridisGradient();
+    QCPAxis* x = rect_->axis(QCPAxis::atBottom);
+    QCPAxis* y = rect_->axis(QCPAxis::atLeft);
+    for (int r = 0; r < bars_; ++r) {
+        const model::RankedHead& ranked = ranked_[std::size_t(r)];
+        auto* bar = new QCPItemRect(plot_);
+        bar->setClipAxisRect(rect_);
+        for (QCPItemPosition* p : {bar->topLeft, bar->bottomRight}) p->setAxes(x, y);
+        bar->topLeft->setCoords(0, r - 0.38);
+        bar->bottomRight->setCoords(ranked.share, r + 0.38);
+        bar->setPen(Qt::NoPen);
+        bar->setBrush(QColor::fromRgb(gradient.color(ranked.share, QCPRange(0, 1))));
+        auto* text = new QCPItemText(plot_);
+        text->setClipAxisRect(rect_);
+        text->position->setAxes(x, y);
+        text->position->setCoords(ranked.share, r);
+        text->setPositionAlignment(ranked.share > 0.85f ? Qt::AlignRight | Qt::AlignVCenter : Qt::AlignLeft | Qt::AlignVCenter);
+        text->setPadding(QMargins(4, 0, 4, 0));
+        text->setFont(font);
+        text->setText(QString::number(ranked.share, 'f', 2));
+        text->setColor(ranked.share > 0.85f ? Qt::black : QColor(40, 40, 40));  // inside a yellow bar, or after it
+        if (ranked.layer == layer_ && ranked.head == head_) {
+            frame_->setVisible(true);
+            frame_->topLeft->setCoords(-0.004, r - 0.5);
+            frame_->bottomRight->setCoords(1.0, r + 0.5);
+        }
+    }
 }
 
 void HeadPatternsView::drawCells() {
     // The share in each cell where the cell has room for "0.83"; the shown head framed.
     for (int i = plot_->itemCount() - 1; i >= 0; --i)
         if (plot_->item(i) != frame_) plot_->removeItem(i);
+    setAxes();
     const int layers = int(shares_.rows()), heads = int(shares_.cols());
     frame_->setVisible(layers > 0 && layer_ >= 0 && layer_ < layers && head_ >= 0 && head_ < heads);
     frame_->topLeft->setCoords(head_ - 0.5, layer_ - 0.5);
@@ -214,6 +296,13 @@ void HeadPatternsView::drawCells() {
 
 bool HeadPatternsView::cellAt(const QPoint& pos, int* layer, int* head) const {
     if (shares_.size() == 0 || !rect_->rect().contains(pos)) return false;
+    if (sorted_) {  // the bar's row, wherever along it
+        const int r = int(std::lround(rect_->axis(QCPAxis::atLeft)->pixelToCoord(pos.y())));
+        if (r < 0 || r >= bars_) return false;
+        *layer = ranked_[std::size_t(r)].layer;
+        *head = ranked_[std::size_t(r)].head;
+        return true;
+    }
     const int h = int(std::lround(rect_->axis(QCPAxis::atBottom)->pixelToCoord(pos.x())));
     const int l = int(std::lround(rect_->axis(QCPAxis::atLeft)->pixelToCoord(pos.y())));
     if (l < 0 || l >= shares_.rows() || h < 0 || h >= shares_.cols()) return false;

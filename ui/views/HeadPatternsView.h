@@ -4,8 +4,10 @@
 // the pattern chosen above it (model/HeadPatterns.h: first token, [SEP], previous, next, itself,
 // punctuation, the other sentence, induction), with the share written in the cell where it fits.
 // The title names the pattern, how many queries it applies to and the strongest head; the shown
-// head is framed; clicking a cell asks for that layer and head. Computed from the trace the
-// document holds, when the view is shown (a long input on a large model says where to look instead).
+// head is framed; clicking a cell asks for that layer and head. Sorted ("strongest first"), the
+// same shares are bars, one per head from the strongest down, as many as the room holds, each
+// named "L3 H7"; clicking a bar asks for its head. Computed from the trace the document holds,
+// when the view is shown (a long input on a large model says where to look instead).
 
 #include <memory>
 
@@ -16,6 +18,7 @@
 #include "AttentionView.h"
 #include "model/HeadPatterns.h"
 
+class QCheckBox;
 class QComboBox;
 
 namespace headscope::ui {
@@ -30,11 +33,16 @@ public:
     void setSelection(int layer, int head);
     void setPattern(model::HeadPattern pattern);
     model::HeadPattern pattern() const { return pattern_; }
+    // Sorted: the heads as bars, strongest first; else the layers x heads grid.
+    void setSorted(bool sorted);
+    bool sorted() const { return sorted_; }
     void setOptions(const ViewOptions& options) override;
     QCustomPlot* plot() const override { return plot_; }
 
     // The shares drawn (layers, heads), NaN where the pattern does not apply; empty before a model.
     const Eigen::MatrixXf& shares() const { return shares_; }
+    // Sorted: the heads drawn as bars, top to bottom (the strongest of ranked()).
+    std::vector<model::RankedHead> barsShown() const;
     QString title() const;
     // The (layer, head) cell under pos (the plot's coordinates), or false.
     bool cellAt(const QPoint& pos, int* layer, int* head) const;
@@ -48,13 +56,19 @@ protected:
 private:
     void refresh() override;
     void drawCells();
+    void drawBars();  // sorted: the strongest heads that fit, as bars
+    void setAxes();   // the grid's or the bars' ranges and ticks
     void fitTitle();  // the longest of title_variants_ that fits the width, else the last wrapped
 
     std::shared_ptr<const model::Trace> trace_;
     model::HeadPattern pattern_ = model::HeadPattern::PreviousToken;
     Eigen::MatrixXf shares_;
+    std::vector<model::RankedHead> ranked_;  // every head with a share, strongest first
+    int bars_ = 0;                           // sorted: how many of ranked_ are drawn
+    bool sorted_ = false;
     int layer_ = 0;
     QComboBox* pattern_box_ = nullptr;
+    QCheckBox* order_box_ = nullptr;
     QCustomPlot* plot_ = nullptr;
     QCPAxisRect* rect_ = nullptr;
     QCPColorMap* map_ = nullptr;
