@@ -100,7 +100,7 @@ double estimatedMultiplyAdds(const Config& c, int n_q, int n_kv) {
     return projections + attention + spectra;
 }
 
-std::vector<std::string> Config::validate() const {
+std::vector<std::string> Config::validate(Tokens tokens) const {
     std::vector<std::string> problems;
     checkRange(problems, "d_model", d_model, 1, Limits::kMaxDModel);
     checkRange(problems, "heads", heads, 1, Limits::kMaxHeads);
@@ -128,6 +128,8 @@ std::vector<std::string> Config::validate() const {
     int n_q = 0;
     if (text.size() > Limits::kMaxTextBytes) {
         problems.push_back("The text is longer than 1 MiB; shorten it.");
+    } else if (tokens == Tokens::OfModel) {  // counted by the model's tokenizer; a model reads no random tokens
+        if (text.empty()) problems.push_back("The text has no tokens: type some words.");
     } else if (!text.empty()) {
         n_q = static_cast<int>(tokenize(text).size());
         if (n_q == 0) problems.push_back("The text has no tokens: type some words.");
@@ -143,7 +145,7 @@ std::vector<std::string> Config::validate() const {
     int n_kv = n_q;
     if (source_text.size() > Limits::kMaxTextBytes) {
         problems.push_back("The source text is longer than 1 MiB; shorten it.");
-    } else if (isCross()) {
+    } else if (isCross() && tokens == Tokens::Demo) {
         n_kv = static_cast<int>(tokenize(source_text).size());
         if (n_kv == 0) problems.push_back("The source text has no tokens: type some words or clear it for self-attention.");
         if (n_kv > Limits::kMaxSeqLen)

@@ -58,9 +58,14 @@ struct Config {
     // biases. Weights::parameterCount() counts the same from the matrices.
     long long parameterCount() const;
 
+    // Who counts the input's tokens: the demo's word tokenizer, or a loaded model's (which
+    // checks the length and the padded keys itself once it has the ids, a sentence pair's
+    // template included, so none of that is counted here in the demo's words).
+    enum class Tokens { Demo, OfModel };
+
     // Every problem with this configuration, in words a student understands.
     // Empty means valid.
-    std::vector<std::string> validate() const;
+    std::vector<std::string> validate(Tokens tokens = Tokens::Demo) const;
 
     // True when makeWeights() gives both configs the same numbers (geometry, biases,
     // initialiser and seed agree), so weights and their spectra can be reused.

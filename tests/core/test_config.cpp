@@ -122,3 +122,16 @@ TEST(Config, DerivedHeadSizes) {
     EXPECT_EQ(c.headDimK(), 32);
     EXPECT_EQ(c.headDimV(), 64);
 }
+
+// A loaded model's tokenizer counts the tokens (a sentence pair's template included): the demo's
+// words do not decide which padded keys exist, while the rest is still checked.
+TEST(Config, AModelsTokensAreNotCountedInTheDemosWords) {
+    Config c;
+    c.text = "the cat";
+    c.source_text = "sat on the mat";  // [CLS] the cat [SEP] sat on the mat [SEP]: 9 keys of a BERT
+    c.padded_keys = {8};
+    EXPECT_FALSE(c.validate(Config::Tokens::Demo).empty()) << "the demo counts 4 keys";
+    EXPECT_TRUE(c.validate(Config::Tokens::OfModel).empty());
+    c.temperature = 0;
+    EXPECT_FALSE(c.validate(Config::Tokens::OfModel).empty());
+}

@@ -168,6 +168,35 @@ private slots:
         QCOMPARE(pair.ids, (std::vector<int>{2, 5, 6, 3, 7, 8, 5, 9, 3}));
         QCOMPARE(pair.options.token_types, (std::vector<int>{0, 0, 0, 0, 1, 1, 1, 1, 1}));
         QCOMPARE(window.session()->analysis()->second_sentence, 4);
+        // A padded key of the pair is counted in the model's tokens (9), not the demo's words of B
+        // (4): key 8, the last [SEP], is masked for every query; key 9 is one clear message.
+        QSignalSpy invalid(window.session(), &Session::invalid);
+        QSignalSpy failed(window.session(), &Session::failed);
+        window.session()->setConfig([&] {
+            Config c = window.session()->config();
+            c.padded_keys = {8};
+            return c;
+        }());
+        QVERIFY(window.session()->waitForIdle(60000));
+        QCOMPARE(invalid.count(), 0);
+        QCOMPARE(failed.count(), 0);
+        QCOMPARE(window.session()->trace()->options.attention.padded_keys, std::vector<int>{8});
+        QCOMPARE(window.session()->trace()->layers[0].attention.heads[0].weights(0, 8), 0.0f);
+        window.session()->setConfig([&] {
+            Config c = window.session()->config();
+            c.padded_keys = {9};
+            return c;
+        }());
+        QVERIFY(window.session()->waitForIdle(60000));
+        QCOMPARE(failed.count() + invalid.count(), 1);
+        const QString message = failed.isEmpty() ? invalid.first().first().toStringList().join(' ') : failed.first().first().toString();
+        QVERIFY2(message.contains(QStringLiteral("padded key 9 does not exist: the 9 tokens are numbered 0 to 8")), qPrintable(message));
+        window.session()->setConfig([&] {
+            Config c = window.session()->config();
+            c.padded_keys.clear();
+            return c;
+        }());
+        QVERIFY(window.session()->waitForIdle(60000));
         window.centralTabs()->setCurrentIndex(0);
         auto* focus = window.findChild<HeadDetailView*>(QStringLiteral("head_focus"));
         QVERIFY(focus);

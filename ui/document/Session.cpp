@@ -78,7 +78,9 @@ void Session::setConfig(const Config& edited) {
     config_ = config;
     unshown_failure_.clear();
     problems_.clear();
-    for (const std::string& problem : config.validate()) problems_ << QString::fromStdString(problem);
+    // A model's tokenizer counts its tokens (computeSourceResult checks the length and padded keys).
+    const Config::Tokens tokens = source_.model ? Config::Tokens::OfModel : Config::Tokens::Demo;
+    for (const std::string& problem : config.validate(tokens)) problems_ << QString::fromStdString(problem);
     if (!problems_.isEmpty()) {
         analysis_jobs_.dropWaiting();  // the latest intent is invalid: nothing older is worth computing
         if (!fallBack(problems_.join(QLatin1Char(' ')))) emit invalid(problems_);
@@ -118,7 +120,7 @@ bool Session::fallBack(const QString& why) {
     Config sample = config_;
     sample.text = sampleText(*source_.model);
     sample = constrained(sample, source_);
-    if (sample.text == config_.text || !sample.validate().empty()) return false;
+    if (sample.text == config_.text || !sample.validate(Config::Tokens::OfModel).empty()) return false;
     unshown_failure_ = why;
     requestAnalysis(sample, true);
     return true;
