@@ -141,12 +141,16 @@ private slots:
             const QString cut = cutLabels(tab);
             QVERIFY2(cut.isEmpty(), qPrintable(where + QStringLiteral(": ") + cut));
             // The step's text: whole in its strip or column, or its scroll bar says there is more.
+            // Under load the browser may lay its text out after the tab's last resize: waited for.
             QTextBrowser* text = dock->textBrowser();
-            const int needed = int(text->document()->size().height()), room = text->viewport()->height();
-            QVERIFY2(needed <= room + 1 || text->verticalScrollBar()->isVisible(),
-                     qPrintable(QStringLiteral("%1: the text needs %2 px of %3 and shows no scroll bar").arg(where).arg(needed).arg(room)));
-            qInfo("%s: %s; text %d px in %d%s", qPrintable(where), qPrintable(measured), needed, room,
-                  needed <= room + 1 ? "" : " (scrolls)");
+            const auto needed = [text] { return int(text->document()->size().height()); };
+            QTRY_VERIFY2_WITH_TIMEOUT(needed() <= text->viewport()->height() + 1 || text->verticalScrollBar()->isVisible(),
+                                      qPrintable(QStringLiteral("%1: the text needs %2 px of %3 and shows no scroll bar")
+                                                     .arg(where).arg(needed()).arg(text->viewport()->height())),
+                                      5000);
+            const int room = text->viewport()->height();
+            qInfo("%s: %s; text %d px in %d%s", qPrintable(where), qPrintable(measured), needed(), room,
+                  needed() <= room + 1 ? "" : " (scrolls)");
         }
     }
 
