@@ -233,7 +233,8 @@ int runBench(const QStringList& arguments, int, char**) {
     parser.addOption({"runs", "Timed runs per figure at BERT-base geometry (default 21).", "N"});
     parser.addOption({"no-gui", "Skip the GUI update figure."});
     parser.addOption({"gui-only", "Only the GUI update figures (skip the engine geometries)."});
-    parser.addOption({"models-only", "Only the model checkpoints' figures (GPT-2-small, Llama-3.2-1B, Qwen3-0.6B and Gemma-3-1B geometries)."});
+    parser.addOption({"models-only", "Only the model checkpoints' figures (GPT-2-small, Llama-3.2-1B, Qwen3-0.6B, Gemma-3-1B, "
+                               "BERT-base and ModernBERT-base geometries)."});
     parser.addOption({"quick", "A smoke run: small geometries, one run each (checks the bench works; "
                                "the figures mean little)."});
     QCommandLineOption child("model-child", "A timed process of the model figures.", "MODE"), child_dir("model-dir", "", "DIR");
@@ -315,7 +316,7 @@ int runBench(const QStringList& arguments, int, char**) {
                   {"process_s", m.process_s}, {"process_peak_mib", m.process_peak_mib},
                   {"process_peak_over_file", m.process_peak_mib / m.file_mib}};
             if (m.forward_s > 0)
-                mj.update({{"open_s", m.open_s}, {"forward_64_s", m.forward_s}, {"gemm_floor_s", m.floor_s},
+                mj.update({{"open_s", m.open_s}, {"forward_tokens", m.forward_tokens}, {"forward_s", m.forward_s}, {"gemm_floor_s", m.floor_s},
                            {"forward_over_floor", m.forward_s / m.floor_s}, {"forward_peak_mib", m.forward_peak_mib},
                            {"forward_peak_over_file", m.forward_peak_mib / m.file_mib}});
             if (m.process_s <= 0) {
@@ -353,8 +354,8 @@ int runBench(const QStringList& arguments, int, char**) {
                         m.forward_s > 0 ? "open + layer 0's attention:" : "model --ids 464:", m.process_s, m.process_peak_mib,
                         m.process_peak_mib / m.file_mib);
         if (m.forward_s > 0)
-            std::printf("  in one process: open %.3f s; 64-token forward of every layer %.3f s (median of 3), GEMM floor "
-                        "%.3f s: %.2fx; peak memory %.0f MiB (%.2fx the file)\n", m.open_s, m.forward_s, m.floor_s,
+            std::printf("  in one process: open %.3f s; %d-token forward of every layer %.3f s (median of 3), GEMM floor "
+                        "%.3f s: %.2fx; peak memory %.0f MiB (%.2fx the file)\n", m.open_s, m.forward_tokens, m.forward_s, m.floor_s,
                         m.forward_s / m.floor_s, m.forward_peak_mib, m.forward_peak_mib / m.file_mib);
         if (m.long_tokens > 0)
             std::printf("  %d-token forward, one layer's maps at a time: %.3f s (median of 3), GEMM floor %.3f s: %.2fx; "

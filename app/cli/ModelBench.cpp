@@ -162,6 +162,70 @@ fs::path writeLlamaLike(const fs::path& root, const std::string& name, const Geo
     return dir;
 }
 
+// An encoder's *ForMaskedLM folder as transformers writes it, F32, tied, without a tokenizer (the
+// bench gives ids): `bert` (post-norm blocks with biases, token types, learned positions) or
+// `modernbert` (fused Wqkv, GeGLU, pre-norm without biases, a local band on two layers of three).
+fs::path writeEncoder(const fs::path& root, const std::string& type, const Geometry& g, int local_window) {
+    const fs::path dir = root / type;
+    fs::create_directories(dir);
+    const std::int64_t d = g.d;
+    std::vector<TensorSpec> t;
+    json config = {{"model_type", type}, {"num_hidden_layers", g.layers}, {"num_attention_heads", g.heads},
+                   {"hidden_size", g.d}, {"intermediate_size", g.inner}, {"vocab_size", g.vocab},
+                   {"max_position_embeddings", g.context}, {"tie_word_embeddings", true}, {"pad_token_id", 0}};
+    if (type == "bert") {
+        config.update({{"hidden_act", "gelu"}, {"layer_norm_eps", 1e-12}, {"type_vocab_size", 2}});
+        const auto norm = [&t, d](const std::string& name) {
+            t.push_back({name + ".weight", {d}, true});
+            t.push_back({name + ".bias", {d}});
+        };
+        const auto dense = [&t](const std::string& name, std::int64_t out, std::int64_t in) {
+            t.push_back({name + ".weight", {out, in}});
+            t.push_back({name + ".bias", {out}});
+        };
+        t = {{"bert.embeddings.word_embeddings.weight", {g.vocab, d}}, {"bert.embeddings.position_embeddings.weight", {g.context, d}},
+             {"bert.embeddings.token_type_embeddings.weight", {2, d}}};
+        norm("bert.embeddings.LayerNorm");
+        for (int l = 0; l < g.layers; ++l) {
+            const std::string p = "bert.encoder.layer." + std::to_string(l) + ".";
+            for (const char* name : {"query", "key", "value"}) dense(p + "attention.self." + name, d, d);
+            dense(p + "attention.output.dense", d, d);
+            norm(p + "attention.output.LayerNorm");
+            dense(p + "intermediate.dense", g.inner, d);
+            dense(p + "output.dense", d, g.inner);
+            norm(p + "output.LayerNorm");
+        }
+        dense("cls.predictions.transform.dense", d, d);
+        norm("cls.predictions.transform.LayerNorm");
+        t.push_back({"cls.predictions.bias", {g.vocab}});
+    } else {
+        json layer_types = json::array();
+        for (int l = 0; l < g.layers; ++l) layer_types.push_back(l % 3 == 0 ? "full_attention" : "sliding_attention");
+        config.update({{"hidden_activation", "gelu"}, {"classifier_activation", "gelu"}, {"norm_eps", 1e-5}, {"norm_bias", false},
+                       {"attention_bias", false}, {"mlp_bias", false}, {"decoder_bias", true}, {"local_attention", local_window},
+                       {"global_attn_every_n_layers", 3}, {"layer_types", layer_types},
+                       {"rope_parameters", {{"full_attention", {{"rope_type", "default"}, {"rope_theta", 160000.0}}},
+                                            {"sliding_attention", {{"rope_type", "default"}, {"rope_theta", 10000.0}}}}}});
+        t = {{"model.embeddings.tok_embeddings.weight", {g.vocab, d}}, {"model.embeddings.norm.weight", {d}, true}};
+        for (int l = 0; l < g.layers; ++l) {
+            const std::string p = "model.layers." + std::to_string(l) + ".";
+            if (l > 0) t.push_back({p + "attn_norm.weight", {d}, true});  // layer 0 reads the embedding's norm
+            t.push_back({p + "attn.Wqkv.weight", {3 * d, d}});
+            t.push_back({p + "attn.Wo.weight", {d, d}});
+            t.push_back({p + "mlp_norm.weight", {d}, true});
+            t.push_back({p + "mlp.Wi.weight", {2 * std::int64_t(g.inner), d}});
+            t.push_back({p + "mlp.Wo.weight", {d, g.inner}});
+        }
+        t.push_back({"model.final_norm.weight", {d}, true});
+        t.push_back({"head.dense.weight", {d, d}});
+        t.push_back({"head.norm.weight", {d}, true});
+        t.push_back({"decoder.bias", {g.vocab}});
+    }
+    std::ofstream(dir / "config.json") << config.dump();
+    writeSafetensors(dir / "model.safetensors", t, false);
+    return dir;
+}
+
 struct ProcessFigures {
     double wall_s = 0, peak_mib = 0;
     std::string out;
@@ -204,16 +268,18 @@ std::vector<int> benchIds(int n, int vocab) {
 
 // The forward's products on float weights already in memory, the output columns split between two
 // threads as the forward splits them: every block's projections, each query head's scores
-// (n x d_k by d_k x n) and mixing (n x n by n x d_k) over the whole causal square (a sliding layer's
-// band is not cheaper for a GEMM), the MLP, and the last row's logits.
+// (n x d_k by d_k x n) and mixing (n x n by n x d_k) over the whole square (a sliding layer's band
+// is not cheaper for a GEMM), the MLP (two matrices, three when gated), and the logits: the last
+// row's for a decoder, every row's after the masked-LM head's d x d transform for an encoder.
 class GemmFloor {
 public:
-    GemmFloor(const model::ModelConfig& c, int n) : c_(c), n_(n) {
+    GemmFloor(const model::ModelConfig& c, int n) : c_(c), n_(n), logit_rows_(c.encoder ? n : 1) {
         const Eigen::Index d = c.n_embd, q = Eigen::Index(c.n_head) * c.headDim(), kv = Eigen::Index(c.kvHeads()) * c.headDim();
         const Eigen::Index inner = c.n_inner;
-        const std::vector<std::pair<Eigen::Index, Eigen::Index>> shapes = {{d, q}, {d, kv}, {d, kv}, {q, d},
-                                                                           {d, inner}, {d, inner}, {inner, d}};
+        std::vector<std::pair<Eigen::Index, Eigen::Index>> shapes = {{d, q}, {d, kv}, {d, kv}, {q, d}, {d, inner}, {inner, d}};
+        if (c.mlp == model::MlpKind::Gated) shapes.push_back({d, inner});
         for (const auto& [in, out] : shapes) weights_.push_back(Eigen::MatrixXf::Random(in, out));
+        if (c.encoder) head_ = Eigen::MatrixXf::Random(d, d);
         embedding_ = Eigen::MatrixXf::Random(d, c.vocab_size);
         x_ = Eigen::MatrixXf::Random(n, std::max({d, q, inner}));
         y_.resize(n, std::max({d, q, inner, Eigen::Index(c.vocab_size)}));
@@ -232,7 +298,8 @@ public:
                 }
             });
         }
-        product(embedding_, 1);
+        if (head_.size()) product(head_, logit_rows_);
+        product(embedding_, logit_rows_);
         return secondsSince(start);
     }
 
@@ -244,9 +311,9 @@ private:
         });
     }
     const model::ModelConfig& c_;
-    int n_;
+    int n_, logit_rows_;
     std::vector<Eigen::MatrixXf> weights_;
-    Eigen::MatrixXf embedding_, x_, y_, keys_, scores_;
+    Eigen::MatrixXf embedding_, head_, x_, y_, keys_, scores_;
 };
 
 }  // namespace
@@ -261,12 +328,16 @@ int modelBenchChild(const std::string& mode, const std::string& directory, int c
         const model::Trace trace = model::runModel(*m, benchIds(8, m->config.vocab_size), options);
         return trace.layers.size() == 1 ? 0 : 1;
     }
-    // forward: 64 tokens, every map kept (what the window holds); forward-long: 2,048 tokens, each
-    // layer's maps dropped with it (ForwardOptions::keep_maps), as a long input is run.
-    if (mode != "forward" && mode != "forward-long") throw std::invalid_argument("--model-child is first-layer, forward or forward-long");
-    const int tokens = mode == "forward" ? 64 : std::min(2048, m->config.n_positions);
+    // forward: 64 tokens (forward:N, N tokens), every map kept (what the window holds); forward-long:
+    // 2,048 tokens, each layer's maps dropped with it (ForwardOptions::keep_maps), as a long input is run.
+    const bool long_input = mode == "forward-long";
+    if (mode != "forward" && !long_input && !mode.starts_with("forward:"))
+        throw std::invalid_argument("--model-child is first-layer, forward[:N] or forward-long");
+    const int tokens = long_input ? std::min(2048, m->config.n_positions)
+                       : mode == "forward" ? 64
+                                           : std::clamp(std::atoi(mode.c_str() + 8), 1, m->config.n_positions);
     model::ForwardOptions options;
-    options.keep_maps = mode == "forward";
+    options.keep_maps = !long_input;
     const std::vector<int> ids = benchIds(tokens, m->config.vocab_size);
     model::runModel(*m, ids, options);  // the first forward: pages of the file faulted in, the cache's layers converted
     const double forward_peak = peakMemoryMiB();  // before the floor's own matrices
@@ -332,9 +403,11 @@ std::vector<ModelBenchCase> measureModels(bool quick, int runs, int cache_layers
     // The in-process forwards of a folder: 64 tokens, and with `long_input` 2,048 too. The folder is removed after.
     const auto forwards = [&](ModelBenchCase& m, const fs::path& dir, bool long_input) {
         m.file_mib = double(fs::file_size(dir / "model.safetensors")) / (1 << 20);
-        json figures = json::parse(runSelf({"bench", "--model-child", "forward", "--model-dir", dir.string(), "--cache-layers", cache},
+        const std::string mode = "forward:" + std::to_string(m.forward_tokens);
+        json figures = json::parse(runSelf({"bench", "--model-child", mode, "--model-dir", dir.string(), "--cache-layers", cache},
                                            root / "out.txt").out);
         m.open_s = figures["open_s"], m.forward_s = figures["forward_s"], m.forward_peak_mib = figures["forward_peak_mib"];
+        m.forward_tokens = figures["tokens"];  // what the child ran
         m.floor_s = figures["floor_s"];
         if (long_input) {
             figures = json::parse(runSelf({"bench", "--model-child", "forward-long", "--model-dir", dir.string(), "--cache-layers", cache},
@@ -359,6 +432,30 @@ std::vector<ModelBenchCase> measureModels(bool quick, int runs, int cache_layers
                                                         {"rope_local_base_freq", 10000.0}, {"sliding_window", quick ? 64 : 512},
                                                         {"sliding_window_pattern", 6}, {"query_pre_attn_scalar", 256}}),
              true);
+
+    // Issue 34: the encoders of attention tutorials, F32: BERT-base on 128 tokens and ModernBERT-base on
+    // 512 (22 layers, GeGLU, a band of 128 on two layers of three); the first picture is a process that
+    // opens the folder and computes layer 0's attention.
+    const auto encoder = [&](const std::string& name, const std::string& type, const Geometry& e, int tokens, int window) {
+        const fs::path dir = writeEncoder(root, type, e, window);
+        ModelBenchCase c{name, "F32", e.layers, e.d, e.heads, e.heads, e.vocab};
+        c.forward_tokens = tokens;
+        c.runs = process_runs;
+        std::vector<double> times, peaks;
+        for (int r = 0; r < process_runs; ++r) {
+            const ProcessFigures f = runSelf({"bench", "--model-child", "first-layer", "--model-dir", dir.string(), "--cache-layers", cache},
+                                             root / "out.txt");
+            times.push_back(f.wall_s);
+            peaks.push_back(f.peak_mib);
+        }
+        c.process_s = median(times), c.process_peak_mib = median(peaks);
+        forwards(c, dir, false);
+    };
+    encoder("bert_base", "bert", quick ? Geometry{2, 64, 4, 4, 16, 128, 1000, 128} : Geometry{12, 768, 12, 12, 64, 3072, 30522, 512},
+            quick ? 32 : 128, 0);
+    encoder("modernbert_base", "modernbert",
+            quick ? Geometry{3, 64, 4, 4, 16, 96, 1000, 512} : Geometry{22, 768, 12, 12, 64, 1152, 50368, 8192}, quick ? 96 : 512,
+            quick ? 16 : 128);
     return cases;
 }
 

@@ -15,7 +15,12 @@
 //   gemma3_1b   Gemma-3-1B geometry (26 layers, d_model 1152, 4 heads on 1, head_dim 256, a window of
 //               512 on 5 layers of 6, vocabulary 262144), BF16: the 64-token forward, and a 2,048-token
 //               one holding one layer's maps at a time, each against its floor, with peak memory.
-// The floor counts each head's scores and mixing over the whole causal square as well.
+//   bert_base        BERT-base geometry (12 layers, d_model 768, 12 heads, vocabulary 30522), F32 (issue 34):
+//                    open + layer 0's attention as a process, and a 128-token forward against its floor.
+//   modernbert_base  ModernBERT-base geometry (22 layers, d_model 768, 12 heads, GeGLU of 1152, a band of
+//                    128 on two layers of three, vocabulary 50368), F32: the same, on 512 tokens.
+// The floor counts each head's scores and mixing over the whole square as well, and an encoder's
+// logits at every position.
 // --quick writes small geometries of the same shapes instead (the figures mean little).
 
 #include <string>
@@ -33,6 +38,7 @@ struct ModelBenchCase {
     // llama only, inside one process: the 64-token forward (median), the floor, the peak memory of
     // the forward (before the floor's own matrices), the conversion of every layer's weights.
     double forward_s = 0, floor_s = 0, forward_peak_mib = 0, open_s = 0;
+    int forward_tokens = 64;  // the forward's input length (encoders: 128, 512)
     // gemma3_1b only: a forward of `long_tokens` (2,048) with each layer's maps dropped with it.
     int long_tokens = 0;
     double long_forward_s = 0, long_floor_s = 0, long_peak_mib = 0;
@@ -44,7 +50,7 @@ std::vector<ModelBenchCase> measureModels(bool quick, int runs, int cache_layers
 // Peak resident memory of this process so far, in MiB (VmHWM of /proc/self/status; 0 if unknown).
 double peakMemoryMiB();
 
-// `bench --model-child MODE --model-dir DIR`: what the timed processes run (first-layer or forward).
+// `bench --model-child MODE --model-dir DIR`: what the timed processes run (first-layer, forward[:tokens] or forward-long).
 int modelBenchChild(const std::string& mode, const std::string& directory, int cache_layers);
 
 }  // namespace headscope::cli

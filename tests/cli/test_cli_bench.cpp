@@ -101,3 +101,26 @@ TEST(Bench, TheGuiProgramsBenchOptionsGoWithBenchAndRunAlone) {
         EXPECT_TRUE(r.out.empty());
     }
 }
+
+// The model section (--quick: small geometries of the same shapes): every checkpoint the issues
+// name, the encoders' forwards at their own lengths, each figure a measurement and the ratios
+// following from them. No timing is asserted.
+TEST(Bench, ModelsOnlyReportsEveryCheckpointsForwardAgainstItsFloor) {
+    const CliResult r = runCli({"bench", "--models-only", "--quick", "--json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const json j = json::parse(r.out);
+    for (const char* name : {"gpt2_small", "llama_1b", "qwen3_0.6b", "gemma3_1b", "bert_base", "modernbert_base"})
+        EXPECT_TRUE(j["models"].contains(name)) << name;
+    EXPECT_EQ(j["models"]["llama_1b"]["forward_tokens"], 64);
+    EXPECT_EQ(j["models"]["bert_base"]["forward_tokens"], 32);        // 128 in the full bench
+    EXPECT_EQ(j["models"]["modernbert_base"]["forward_tokens"], 96);  // 512 in the full bench
+    for (const char* name : {"bert_base", "modernbert_base"}) {
+        SCOPED_TRACE(name);
+        const json& m = j["models"][name];
+        EXPECT_EQ(m["dtype"], "F32");
+        for (const char* key : {"file_mib", "process_s", "process_peak_mib", "open_s", "forward_s", "gemm_floor_s", "forward_peak_mib"})
+            EXPECT_GT(m[key].get<double>(), 0.0) << key;
+        EXPECT_DOUBLE_EQ(m["forward_over_floor"].get<double>(), m["forward_s"].get<double>() / m["gemm_floor_s"].get<double>());
+    }
+    EXPECT_EQ(j["models"]["modernbert_base"]["layers"], 3);
+}
