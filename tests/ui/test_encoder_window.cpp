@@ -42,6 +42,16 @@ bool writeBertFolder(const QString& path) {
     return vocab.write(lines.join('\n').toUtf8() + '\n') > 0;
 }
 
+// The window shown, then the BERT folder written to `path` opened in it.
+void openBert(MainWindow& window, const QString& path) {
+    QVERIFY(writeBertFolder(path));
+    window.show();
+    QVERIFY(window.waitForCompleteUpdate(60000));
+    QString error;
+    QVERIFY2(window.openModel(path, &error), qPrintable(error));
+    QVERIFY(window.session()->waitForIdle(60000));
+}
+
 void setText(MainWindow& window, const QString& text) {
     Config c = window.session()->config();
     c.text = text.toStdString();
@@ -59,13 +69,9 @@ private slots:
     // the model dock lists the guesses at the [MASK] (the engine's, at that position).
     void anEncoderAttendsBothWaysAndGuessesItsMaskedToken() {
         QTemporaryDir dir;
-        QVERIFY(writeBertFolder(dir.path()));
         MainWindow window(noSettings());
-        window.show();
-        QVERIFY(window.waitForCompleteUpdate(60000));
-        QString error;
-        QVERIFY2(window.openModel(dir.path(), &error), qPrintable(error));
-        QVERIFY(window.session()->waitForIdle(60000));
+        openBert(window, dir.path());
+        if (QTest::currentTestFailed()) return;
         window.session()->setConfig([&] {
             Config c = window.session()->config();
             c.text = "the cat [MASK] on the mat.";
@@ -221,13 +227,9 @@ private slots:
     // the engine's probability at that position.
     void everyMaskedPositionIsListed() {
         QTemporaryDir dir;
-        QVERIFY(writeBertFolder(dir.path()));
         MainWindow window(noSettings());
-        window.show();
-        QVERIFY(window.waitForCompleteUpdate(60000));
-        QString error;
-        QVERIFY2(window.openModel(dir.path(), &error), qPrintable(error));
-        QVERIFY(window.session()->waitForIdle(60000));
+        openBert(window, dir.path());
+        if (QTest::currentTestFailed()) return;
         setText(window, QStringLiteral("the [MASK] sat on the [MASK]."));
         QVERIFY(window.session()->waitForIdle(60000));
         const model::Trace& trace = *window.session()->trace();  // [CLS] the [MASK] sat on the [MASK] . [SEP]
