@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "Parallel.h"
+#include "Strings.h"  // median
 #include "io/Checkpoint.h"
 #include "model/Forward.h"
 
@@ -29,11 +30,6 @@ using Clock = std::chrono::steady_clock;
 using nlohmann::json;
 
 double secondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0 : v[v.size() / 2];
-}
 
 struct Geometry {
     int layers, d, heads, kv_heads, head_dim, inner, vocab, context;
