@@ -100,7 +100,9 @@ SourceResult computeAnalysis(const Config& config, const WeightSource& source, c
         result.trace = std::make_shared<const model::Trace>(model::runModel(m, ids, options));
     }
     const bool same_runs = previous.trace == result.trace && previous.intact == result.intact;
-    if (m.config.encoder) {  // fill-mask: the guesses at every masked position
+    if (m.config.encoder && same_runs) {  // fill-mask: the guesses at every masked position
+        result.fill_mask = previous.fill_mask;
+    } else if (m.config.encoder) {
         for (int position : model::maskedPositions(m, *result.trace))
             result.fill_mask.push_back({position, model::topTokensAt(m, *result.trace, position, 10)});
     } else {
