@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "Cost.h"
+#include "Downsample.h"
 #include "Parallel.h"
 #include "Spectrum.h"
 #include "model/WeightSpectra.h"
@@ -178,8 +179,13 @@ Trace runModel(const Model& model, const std::vector<int>& ids, const ForwardOpt
         if (c.post_norm) x = normalize(c, x + projected, block.mlp_out_norm);   // N_2(a + MLP(a)) (n, d)
         else x += normalize(c, projected, block.mlp_out_norm);
         if (c.parallel_residual) x += attention_out;
-        if (!options.keep_maps)
-            for (HeadResult& head : layer.attention.heads) head.logits = head.weights = Eigen::MatrixXf();
+        if (!options.keep_maps) {
+            const int cells = std::min(n, kThumbnailCells);
+            for (HeadResult& head : layer.attention.heads) {
+                layer.thumbnails.push_back(downsample(head.weights, cells, cells, Pool::Max));  // (cells, cells)
+                head.logits = head.weights = Eigen::MatrixXf();
+            }
+        }
         trace.layers.push_back(std::move(layer));
     }
 
@@ -257,6 +263,20 @@ std::vector<int> greedyContinuation(const Model& model, std::vector<int> ids, in
     return added;
 }
 
+Results layerAttention(const Model& model, const Trace& trace, int layer) {
+    if (layer < 0 || layer >= static_cast<int>(trace.layers.size()))
+        throw std::invalid_argument("layer " + std::to_string(layer) + " does not exist (the run holds " +
+                                    std::to_string(trace.layers.size()) + " layers: 0 to " +
+                                    std::to_string(int(trace.layers.size()) - 1) + ")");
+    const LayerTrace& kept = trace.layers[std::size_t(layer)];
+    if (kept.keptMaps()) return kept.attention;
+    // The forward's own steps on the same attention input: the same numbers, bit for bit.
+    const AttentionOptions options = layerAttentionOptions(model, trace.options.attention, layer, trace.n());
+    Results r = attend(options, model.blocks[std::size_t(layer)].attention, kept.attention_input);
+    ablateLayer(trace.options.ablation, layer, model.blocks[std::size_t(layer)].attention, r);
+    return r;
+}
+
 namespace {
 
 // layerAnalysis, with the weight spectra from `cache` when given.
@@ -297,7 +317,7 @@ Analysis analyzeLayer(const Model& model, const Trace& trace, int layer, double 
     a.input.query.X = trace.layers[layer].attention_input;
     a.input.key_value = a.input.query;
     a.input.cross = false;
-    a.results = trace.layers[layer].attention;
+    a.results = layerAttention(model, trace, layer);  // the maps recomputed when the trace dropped them
     const AttentionOptions layer_options = layerAttentionOptions(model, options, layer, trace.n());
     a.rotary = layer_options.rotary;
     a.sliding_window = layer_options.window;

@@ -45,10 +45,17 @@ struct ForwardOptions {
     int second_sentence = -1;
 };
 
+// A head's map drawn small (the Model tab's panels) is at most this many cells a side.
+constexpr int kThumbnailCells = 64;
+
 struct LayerTrace {
     Eigen::MatrixXf residual;         // X_l, the residual stream entering the block (n, d)
     Eigen::MatrixXf attention_input;  // N_1(X_l) (n, d)
     Results attention;                // Q, K, V (n, d), heads' logits/weights (n, n), output (n, d)
+    // With the maps dropped (keep_maps false): each head's weights downsampled to at most
+    // kThumbnailCells a side, each cell its block's largest weight (Downsample.h). Empty otherwise.
+    std::vector<Eigen::MatrixXf> thumbnails;
+    bool keptMaps() const { return attention.heads.empty() || attention.heads.front().weights.size() > 0; }
 };
 
 struct Trace {
@@ -72,6 +79,11 @@ Eigen::MatrixXf layerNorm(const Eigen::Ref<const Eigen::MatrixXf>& x, const Laye
 Eigen::MatrixXf rmsNorm(const Eigen::Ref<const Eigen::MatrixXf>& x, const LayerNorm& norm, double epsilon);
 // The model's norm (config.norm) with its epsilon; x itself where the norm is absent (empty weight).
 Eigen::MatrixXf normalize(const ModelConfig& config, const Eigen::Ref<const Eigen::MatrixXf>& x, const LayerNorm& norm);
+
+// Layer `layer`'s attention exactly as the forward computed it (the ablated heads' outputs replaced),
+// maps included: the trace's own when it kept them, else recomputed from its attention input (one
+// layer's maps of a long input). std::invalid_argument for a layer the trace does not hold.
+Results layerAttention(const Model& model, const Trace& trace, int layer);
 
 // Layer `layer`'s attention options on n tokens: `base` (mask, padding, temperature) with the
 // layer's sliding window, score scale and softcap, and its rotation (the model's frequencies;

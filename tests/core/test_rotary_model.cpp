@@ -24,6 +24,7 @@
 #include "RotaryCircuits.h"
 #include "ScoreBreakdown.h"
 #include "Engine.h"
+#include "Downsample.h"
 
 namespace fs = std::filesystem;
 using namespace headscope;
@@ -315,6 +316,43 @@ TEST_F(RotaryCheckpointErrors, MistralSlidingWindowMasksKeysOutsideIt) {
     EXPECT_TRUE(trace.layers[0].attention.allowed(8, 1));
     EXPECT_EQ(trace.layers[0].attention.heads[0].weights(8, 0), 0.0f);
     EXPECT_EQ(model::layerAnalysis(*m, trace, 0).sliding_window, 8);
+}
+
+// A long input keeps one layer's maps (issue 35 item 4): a run that drops them recomputes any layer's
+// exactly as the run that kept them (bit for bit, heads off included), and keeps each head's
+// thumbnail, its weights downsampled. Rotary, GQA, a sliding window, a parallel residual.
+TEST_F(RotaryCheckpointErrors, DroppedMapsAreRecomputedExactlyForTheLayerInView) {
+    const fs::path mistral = copyOf("llama3_scaled");
+    rewriteConfig(mistral, [](nlohmann::json& c) {
+        c["model_type"] = "mistral";
+        c["sliding_window"] = 5;
+    });
+    for (const fs::path& folder : {mistral, kCases / "qwen2_tied", kCases / "neox_sequential"}) {
+        const model::ModelPtr m = io::loadCheckpoint(folder.string());
+        const std::vector<int> ids = {1, 5, 9, 2, 7, 5, 9, 3, 1, 5, 9};
+        model::ForwardOptions options;
+        options.ablation.heads = {{1, 0}};
+        const model::Trace kept = model::runModel(*m, ids, options);
+        options.keep_maps = false;
+        const model::Trace dropped = model::runModel(*m, ids, options);
+        ASSERT_EQ(dropped.layers.size(), kept.layers.size());
+        for (std::size_t l = 0; l < kept.layers.size(); ++l) {
+            EXPECT_FALSE(dropped.layers[l].keptMaps());
+            EXPECT_TRUE(kept.layers[l].thumbnails.empty());
+            const Results again = model::layerAttention(*m, dropped, int(l));
+            const Results& expected = kept.layers[l].attention;
+            ASSERT_EQ(again.heads.size(), expected.heads.size());
+            EXPECT_EQ(again.allowed, expected.allowed) << folder << " layer " << l;
+            EXPECT_EQ(again.output, expected.output) << folder << " layer " << l;
+            for (std::size_t h = 0; h < expected.heads.size(); ++h) {
+                EXPECT_EQ(again.heads[h].weights, expected.heads[h].weights) << folder << " layer " << l << " head " << h;
+                EXPECT_EQ(again.heads[h].logits, expected.heads[h].logits) << folder << " layer " << l << " head " << h;
+                EXPECT_EQ(dropped.layers[l].thumbnails[h], downsample(expected.heads[h].weights, 11, 11, Pool::Max));
+            }
+            EXPECT_EQ(model::layerAnalysis(*m, dropped, int(l)).results.heads[0].weights, expected.heads[0].weights);
+        }
+        EXPECT_EQ(dropped.logits, kept.logits) << folder;
+    }
 }
 
 // The Score view's split of one rotary score: each pair of the rotated q, k adds what

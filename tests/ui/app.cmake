@@ -17,6 +17,8 @@ headscope_add_ui_test(test_model_window)
 target_compile_definitions(test_model_window PRIVATE HEADSCOPE_SHARED_MODELS_DIR="${HEADSCOPE_SHARED_MODELS_DIR}")
 # Encoders in the window (issue 34): fill-mask at every [MASK], both-way attention, what each head looks at, pairs.
 headscope_add_ui_test(test_encoder_window)
+# Long inputs in the window (issue 35 item 4): one layer's maps kept, drawn downsampled, zoom and pan.
+headscope_add_ui_test(test_long_input)
 # Legible at any size (issue 7): spectra and status facts at projector sizes and large fonts.
 headscope_add_ui_test(test_legibility)
 # In front of a class (issue 7): lock hint, controls and head window at 2x, colour bars at 64 heads, lesson 1's M / M^-T step.

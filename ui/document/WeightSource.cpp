@@ -75,6 +75,7 @@ SourceResult computeAnalysis(const Config& config, const WeightSource& source, c
         if (m.config.type_vocab_size > 0) options.token_types = joined.types;  // BERT's segment embeddings
     }
     options.all_logits = double(n) * m.config.n_embd * m.config.vocab_size <= kMaxAllLogitsMacs;
+    options.keep_maps = model::traceBytes(m.config, n) <= kMaxKeptMapsBytes;
     const bool same_model = previous.model == source.model;
     const auto reusable = [&](const model::Trace* old, const model::Ablation& ablation) {
         return old && old->ids == ids && old->options.second_sentence == options.second_sentence &&

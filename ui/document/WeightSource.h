@@ -56,6 +56,11 @@ struct SourceResult {
 // n * d_model * vocab stays under this many multiply-adds (GPT-2 small: about 100 tokens).
 constexpr double kMaxAllLogitsMacs = 4e9;
 
+// Every layer's attention maps are kept while they take at most this many bytes (model::traceBytes:
+// GPT-2 small up to about 650 tokens); a longer input keeps the layer in view's alone, recomputed
+// from the trace (model::layerAttention), and small copies of the rest for the Model tab.
+constexpr double kMaxKeptMapsBytes = 512.0 * 1024 * 1024;
+
 // The config as the source fixes it: a model or loaded layer sets d_model, heads, d_k, d_v,
 // kv_heads and biases; everything else (text, mask, temperature, rank tolerance) is kept.
 Config constrained(const Config& config, const WeightSource& source);

@@ -31,14 +31,15 @@ HeadDetailView::LabelFit HeadDetailView::fitLabels(double tick_pt, bool compact,
     const int bar_w = compact ? compactBarWidth(titled) : 170;
     const int chrome_h = compact ? compactChromeHeight(titled) : fullChromeHeight();
     const int side_w = compact ? query_w + 14 : query_w;
-    const double px_col = double(size.width() - side_w - bar_w) / std::max(1, a.nKeyValue());
+    // The tokens in view (all, or the zoom's window).
+    const double px_col = double(size.width() - side_w - bar_w) / std::max(1, shownKeys());
     LabelFit fit;
     fit.tick_pt = tick_pt;
     fit.compact = compact;
     fit.titled = titled || !compact;
     fit.rotate = key_w + 6 > px_col;
     const double px_row =
-        double(size.height() - chrome_h - (fit.rotate ? key_w : text_h)) / std::max(1, a.nQuery());
+        double(size.height() - chrome_h - (fit.rotate ? key_w : text_h)) / std::max(1, shownQueries());
     // A word per cell where they fit 0.8 lines apart; else every k-th word with its position.
     const double spacing = (compact ? kCompactLineSpacing : kLineSpacing) * text_h;
     const auto stride = [&](double px) { return px <= 0 ? 1000 : std::max(1, int(std::ceil(spacing / px))); };
@@ -160,8 +161,8 @@ void HeadDetailView::updateLabels() {
     using heatmap::TickMode;
     const int x_stride = label_fit_.x_stride, y_stride = label_fit_.y_stride;
     const bool rotate = label_fit_.rotate;
-    const TickMode x = x_stride > std::max(1, a.nKeyValue() - 1) ? TickMode::Positions : TickMode::Tokens;
-    const TickMode y = y_stride > std::max(1, a.nQuery() - 1) ? TickMode::Positions : TickMode::Tokens;
+    const TickMode x = x_stride > std::max(1, shownKeys() - 1) ? TickMode::Positions : TickMode::Tokens;
+    const TickMode y = y_stride > std::max(1, shownQueries() - 1) ? TickMode::Positions : TickMode::Tokens;
     const bool numbered = options_.token_positions;
     heatmap::setTicks(rect_->axis(QCPAxis::atBottom), x, thinnedWithPositions(k, x_stride, numbered));
     heatmap::setTicks(rect_->axis(QCPAxis::atLeft), y, thinnedWithPositions(q, y_stride, numbered));

@@ -140,6 +140,13 @@ HeadDetailView::HeadDetailView(QWidget* parent) : QWidget(parent) {
     layout->addWidget(info_scroll_, 0);
 
     connect(plot_, &QCustomPlot::mouseMove, this, &HeadDetailView::onMouseMove);
+    // Zoom and pan (HeadDetailZoom.cpp).
+    plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    rect_->setRangeDrag(Qt::Horizontal | Qt::Vertical);
+    rect_->setRangeZoom(Qt::Horizontal | Qt::Vertical);
+    for (QCPAxis* axis : {rect_->axis(QCPAxis::atBottom), rect_->axis(QCPAxis::atLeft)})
+        connect(axis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, &HeadDetailView::onAxisRange);
+    connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this] { setTokenWindow(QRect()); });
     applyFonts();
 }
 
@@ -196,14 +203,14 @@ void HeadDetailView::refresh() {
     head_ = std::clamp(head_, 0, heads - 1);
     const bool logits = options_.show_logits;
 
-    heatmap::fill(map_, a, head_, logits);
+    if (!window_.isEmpty() && !QRect(0, 0, a.nKeyValue(), a.nQuery()).contains(window_)) window_ = QRect();
+    heatmap::fill(map_, a, head_, logits, window_);
     for (QCPAbstractItem* mark : row_marks_) plot_->removeItem(mark);
     row_marks_.clear();
     for (int row : heatmap::fullyMaskedRows(a)) row_marks_.push_back(heatmap::hatchRow(plot_, rect_, row, a.nKeyValue()));
     for (QCPAbstractItem* line : heatmap::sentenceBorder(plot_, rect_, a)) row_marks_.push_back(line);
-    heatmap::setCellRanges(rect_, a.nQuery(), a.nKeyValue());
-    scale_->setDataRange(heatmap::dataRange(a, options_.shared_scale ? -1 : head_, logits,
-                                            options_.shared_scale));
+    applyTokenWindow();
+    scale_->setDataRange(colourRange(logits));
     const bool masked = heatmap::anyMasked(a);
     const auto title_of = [&](bool compact) {
         const QString what = compact ? (logits ? QStringLiteral("logits") : QStringLiteral("weights"))
@@ -222,6 +229,7 @@ void HeadDetailView::refresh() {
     if (masked) subtitle_text_ += QStringLiteral(" · grey cells are masked");
     if (a.second_sentence > 0)
         subtitle_text_ += QStringLiteral(" · %1 lines: sentence B from token %2").arg(QLatin1String(heatmap::kSentenceBorderName)).arg(a.second_sentence);
+    subtitle_text_ += zoomNote();
     chooseLabelFit();
     const QString title = title_of(compact_);
     // Compact: the thumbnails' colour bar beside names the values; this one keeps its numbers,

@@ -49,6 +49,15 @@ public:
 
     void replotNow();
 
+    // Zoom and pan (HeadDetailZoom.cpp): the tokens in view, keys along x from window.x(), queries
+    // along y from window.y(); empty while every token is. The mouse wheel zooms about the pointer,
+    // a drag pans, a double-click shows every token again; a new text of another length resets it.
+    // A map larger than kMaxDrawnCells a side is drawn downsampled (each cell its block's largest),
+    // and at every zoom the words are thinned for the tokens in view.
+    QRect tokenWindow() const { return window_; }
+    void setTokenWindow(QRect window);  // clamped to the tokens, at least kMinZoomTokens a side
+    static constexpr int kMinZoomTokens = 4;
+
 signals:
     void cellHovered(QString text);
     void tokenCountChanged();  // widthForEveryWord() changed
@@ -80,6 +89,12 @@ private:
     void applyFonts();
     void fitInfoWidth();
     void onMouseMove(QMouseEvent* event);
+    void onAxisRange();                 // the wheel or a drag moved the axes: the window follows
+    void applyTokenWindow();            // the axes' ranges from window_
+    int shownKeys() const;              // the window's width, or every key
+    int shownQueries() const;
+    QString zoomNote() const;           // the subtitle's "keys 100–355 of 2048 · ..." while zoomed or downsampled
+    QCPRange colourRange(bool logits);  // heatmap::dataRange, kept while the analysis, head and options stay
 
     static constexpr double kTitlePt = 14, kSubtitlePt = 10, kTickPt = 10, kAxisPt = 11, kInfoPt = 10;
     // In a low room (a lesson strip below the Heads tab at 2x) the words may shrink to this size
@@ -108,6 +123,14 @@ private:
     LabelFit label_fit_;
     bool compact_ = false;
     bool compact_allowed_ = false;
+    QRect window_;               // the tokens in view; empty: all
+    bool applying_range_ = false;  // the axes are being set from window_
+    struct RangeKey {
+        std::weak_ptr<const Analysis> analysis;
+        int head = -1;
+        bool logits = false, shared = false;
+    } range_key_;
+    QCPRange range_;
 };
 
 }  // namespace headscope::ui

@@ -161,7 +161,7 @@ bool HeadGridView::refresh(const QSize& size, bool reuse_labels) {
     // Numbers: copy each head's matrix into its map, then the colour ranges.
     for (int h = 0; h < heads; ++h) {
         Cell& cell = cells_[static_cast<std::size_t>(h)];
-        heatmap::fill(cell.map, a, h, logits);
+        heatmap::fill(cell.map, a, h, logits, {}, heatmap::kMaxGridCells);
         heatmap::setCellRanges(cell.rect, a.nQuery(), a.nKeyValue());
         if (cell.scale) cell.scale->setDataRange(heatmap::dataRange(a, h, logits, false));
     }

@@ -1,5 +1,7 @@
 #include "Heatmap.h"
 
+#include "Downsample.h"
+
 #include <QFontMetrics>
 #include <QGlyphRun>
 #include <QHash>
@@ -9,6 +11,7 @@
 #include <limits>
 
 #include "ColorMaps.h"
+#include "Downsample.h"
 
 namespace headscope::ui::heatmap {
 namespace {
@@ -163,26 +166,44 @@ void setTicks(QCPAxis* axis, TickMode mode, const QStringList& labels, int posit
     }
 }
 
-void fill(QCPColorMap* map, const Analysis& analysis, int head, bool logits) {
+void fill(QCPColorMap* map, const Analysis& analysis, int head, bool logits, QRect window, int max_cells) {
     const HeadResult& result = analysis.results.heads.at(static_cast<std::size_t>(head));
-    const Eigen::MatrixXf& m = logits ? result.logits : result.weights;
+    const Eigen::MatrixXf& m = logits ? result.logits : result.weights;  // (n_q, n_kv)
     const MaskMatrix& allowed = analysis.results.allowed;
-    const int n_q = static_cast<int>(m.rows());
-    const int n_kv = static_cast<int>(m.cols());
+    const QRect all(0, 0, static_cast<int>(m.cols()), static_cast<int>(m.rows()));
+    window = window.isEmpty() ? all : window.intersected(all);
+    const int x0 = window.x(), y0 = window.y(), n_kv = window.width(), n_q = window.height();
     const bool have_mask = allowed.rows() == m.rows() && allowed.cols() == m.cols();
     QCPColorMapData* data = map->data();
-    if (data->keySize() != n_kv || data->valueSize() != n_q) data->setSize(n_kv, n_q);
-    // Cell centres on integer coordinates; a single cell spans [-0.5, 0.5].
-    data->setRange(n_kv > 1 ? QCPRange(0, n_kv - 1) : QCPRange(-0.5, 0.5),
-                   n_q > 1 ? QCPRange(0, n_q - 1) : QCPRange(-0.5, 0.5));
     constexpr double nan = std::numeric_limits<double>::quiet_NaN();
-    for (int r = 0; r < n_q; ++r) {
-        for (int c = 0; c < n_kv; ++c) {
-            const double v = m(r, c);
-            const bool masked = (have_mask && !allowed(r, c)) || !std::isfinite(v);
-            data->setCell(c, r, masked ? nan : v);
+    if (n_q <= max_cells && n_kv <= max_cells) {
+        if (data->keySize() != n_kv || data->valueSize() != n_q) data->setSize(n_kv, n_q);
+        // Cell centres on integer coordinates; a single cell spans [-0.5, 0.5].
+        data->setRange(n_kv > 1 ? QCPRange(x0, x0 + n_kv - 1) : QCPRange(x0 - 0.5, x0 + 0.5),
+                       n_q > 1 ? QCPRange(y0, y0 + n_q - 1) : QCPRange(y0 - 0.5, y0 + 0.5));
+        for (int r = 0; r < n_q; ++r) {
+            for (int c = 0; c < n_kv; ++c) {
+                const double v = m(y0 + r, x0 + c);
+                const bool masked = (have_mask && !allowed(y0 + r, x0 + c)) || !std::isfinite(v);
+                data->setCell(c, r, masked ? nan : v);
+            }
         }
+        return;
     }
+    // (cells_q, cells_kv): block i of a side of `size` tokens covers [i * size / cells, (i + 1) * size / cells).
+    const int cells_q = std::min(n_q, max_cells), cells_kv = std::min(n_kv, max_cells);
+    const Eigen::MatrixXf small =
+        downsample(m.block(y0, x0, n_q, n_kv), cells_q, cells_kv, logits ? Pool::Extreme : Pool::Max,
+                   have_mask ? MaskMatrix(allowed.block(y0, x0, n_q, n_kv)) : MaskMatrix());
+    if (data->keySize() != cells_kv || data->valueSize() != cells_q) data->setSize(cells_kv, cells_q);
+    // Evenly spaced cells of size/cells tokens whose edges are the window's: [x0 - 0.5, x0 + n_kv - 0.5].
+    const auto centres = [](int first, int size, int cells) {
+        const double step = double(size) / cells;
+        return cells > 1 ? QCPRange(first - 0.5 + step / 2, first - 0.5 + size - step / 2) : QCPRange(first - 0.5, first + size - 0.5);
+    };
+    data->setRange(centres(x0, n_kv, cells_kv), centres(y0, n_q, cells_q));
+    for (int r = 0; r < cells_q; ++r)
+        for (int c = 0; c < cells_kv; ++c) data->setCell(c, r, small(r, c));  // NaN: every cell of the block masked
 }
 
 QCPRange dataRange(const Analysis& analysis, int head, bool logits, bool shared) {

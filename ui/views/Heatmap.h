@@ -9,6 +9,7 @@
 // Masked cells (Results::allowed false) hold NaN and are drawn in the gradient's grey.
 
 #include <QFont>
+#include <QRect>
 #include <QString>
 #include <QStringList>
 #include <qcustomplot.h>
@@ -43,9 +44,18 @@ enum class TickMode { Tokens, Positions, None };
 // position_ticks: about how many numbers Positions shows (fewer on small panels).
 void setTicks(QCPAxis* axis, TickMode mode, const QStringList& labels, int position_ticks = 6);
 
-// Copy head's weights or logits into map: size (n_kv, n_q), masked cells NaN.
-// Only numbers are touched, so it is cheap to call on every update.
-void fill(QCPColorMap* map, const Analysis& analysis, int head, bool logits);
+// A map with more tokens than this on a side is drawn downsampled: each drawn cell the largest
+// weight (the logit of largest magnitude) of its block of tokens, so one sharp key stays visible.
+// The large head's; the grid's small panels take fewer.
+constexpr int kMaxDrawnCells = 512;
+constexpr int kMaxGridCells = 256;
+
+// Copy head's weights or logits into map, masked cells NaN: the tokens of `window` (keys x from
+// window.x(), queries y from window.y(); an empty window: every token), one cell per token, or
+// downsampled (core's Downsample.h) to at most max_cells a side. Either way the map's cells
+// cover exactly the window's tokens on the axes' token coordinates (cell c of key k at x = k).
+void fill(QCPColorMap* map, const Analysis& analysis, int head, bool logits, QRect window = {},
+          int max_cells = kMaxDrawnCells);
 
 // Smallest of 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8 (times a power of ten) >= x.
 double niceCeiling(double x);

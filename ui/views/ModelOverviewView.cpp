@@ -9,6 +9,7 @@
 
 #include "CellColorMap.h"
 #include "ColorMaps.h"
+#include "Downsample.h"
 #include "Heatmap.h"
 #include "TextFit.h"
 #include "TypesetTitle.h"
@@ -221,27 +222,30 @@ void ModelOverviewView::fill() {
     }
     // One scale for every panel (View > one colour bar for all heads), its largest weight at the
     // top; else each panel from 0 to its own largest, which the colour bar then says.
+    // Each head's map, or its thumbnail where a long input's trace kept only those (the same largest weight).
+    const auto map = [this](int l, int h) -> const Eigen::MatrixXf& {
+        const model::LayerTrace& layer = trace_->layers[std::size_t(l)];
+        return layer.keptMaps() ? layer.attention.heads[std::size_t(h)].weights : layer.thumbnails[std::size_t(h)];
+    };
     float top = 1e-6f;
-    for (const model::LayerTrace& layer : trace_->layers)
-        for (const HeadResult& head : layer.attention.heads) top = std::max(top, head.weights.size() ? head.weights.maxCoeff() : 0.f);
+    for (int l = 0; l < layers_; ++l)
+        for (int h = 0; h < heads_; ++h) top = std::max(top, map(l, h).size() ? map(l, h).maxCoeff() : 0.f);
     const bool shared = options_.shared_scale;
     scale_->setDataRange(QCPRange(0, shared ? double(top) : 1.0));
     scale_->axis()->setLabel(shared ? tr("attention weight") : tr("weight ÷ its panel's largest"));
     // A long text's map downsampled to `cells` a side: cell (r, c) the largest weight of its block.
-    const int cells = std::min(n, kThumbnailCells);
-    const auto from = [n, cells](int cell) { return int(std::int64_t(cell) * n / cells); };
+    const int cells = std::min(n, model::kThumbnailCells);
     for (int row = 0; row < shown_layers_; ++row) {
         for (int column = 0; column < shown_heads_; ++column) {
             const int l = first_layer_ + row, h = first_head_ + column;
-            const Eigen::MatrixXf& w = trace_->layers[std::size_t(l)].attention.heads[std::size_t(h)].weights;  // (n, n)
-            QCPColorMap* map = maps_[std::size_t(row * shown_heads_ + column)];
-            QCPColorMapData* data = map->data();
+            const Eigen::MatrixXf thumbnail = downsample(map(l, h), cells, cells, Pool::Max);  // (cells, cells)
+            QCPColorMap* panel = maps_[std::size_t(row * shown_heads_ + column)];
+            QCPColorMapData* data = panel->data();
             data->setSize(cells, cells);
             data->setRange(QCPRange(0, std::max(0, cells - 1)), QCPRange(0, std::max(0, cells - 1)));
             for (int r = 0; r < cells; ++r)
-                for (int c = 0; c < cells; ++c)
-                    data->setCell(c, r, w.block(from(r), from(c), from(r + 1) - from(r), from(c + 1) - from(c)).maxCoeff());
-            map->setDataRange(QCPRange(0, shared ? double(top) : std::max(1e-6, double(w.maxCoeff()))));
+                for (int c = 0; c < cells; ++c) data->setCell(c, r, thumbnail(r, c));
+            panel->setDataRange(QCPRange(0, shared ? double(top) : std::max(1e-6, double(thumbnail.maxCoeff()))));
             heatmap::setCellRanges(rects_[std::size_t(row * shown_heads_ + column)], cells, cells);
         }
     }

@@ -36,7 +36,7 @@ public:
     const model::Ablation& ablation() const { return ablation_; }
     QCustomPlot* plot() const override { return plot_; }
 
-    static constexpr int kThumbnailCells = 64;
+    static constexpr int kThumbnailCells = model::kThumbnailCells;
 
     int layers() const { return layers_; }
     int heads() const { return heads_; }

@@ -1,0 +1,28 @@
+#pragma once
+// A matrix larger than the pixels it is drawn in, shrunk so that nothing sharp is lost: each
+// cell of the smaller grid is the largest value of its block (a single key holding a query's
+// whole weight stays visible at any size), not a sample or a mean that would blur it away.
+
+#include <Eigen/Core>
+#include <cstdint>
+
+#include "Engine.h"
+
+namespace headscope {
+
+enum class Pool {
+    Max,      // the block's largest value (attention weights)
+    Extreme,  // the block's value of largest magnitude, with its sign (logits)
+};
+
+// The cell a position falls in when `size` positions are split into `cells` blocks as evenly as
+// integers allow: block i covers [first(i), first(i + 1)) with first(i) = i * size / cells.
+inline int poolFirst(int i, int size, int cells) { return static_cast<int>(std::int64_t(i) * size / cells); }
+
+// m (rows, cols) -> (out_rows, out_cols), 1 <= out_rows <= rows and 1 <= out_cols <= cols (clamped).
+// Cells where `allowed` (same shape as m, or empty) is false and non-finite values are left out; a
+// block with nothing left is NaN (drawn as masked).
+Eigen::MatrixXf downsample(const Eigen::Ref<const Eigen::MatrixXf>& m, int out_rows, int out_cols, Pool pool,
+                           const Eigen::Ref<const MaskMatrix>& allowed = MaskMatrix());
+
+}  // namespace headscope

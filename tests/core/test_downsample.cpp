@@ -1,0 +1,61 @@
+// Downsample.h against closed forms: each cell its block's largest value (or the value of largest
+// magnitude, signed), blocks split as evenly as integers allow, masked and non-finite cells left out.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "Downsample.h"
+
+using namespace headscope;
+
+TEST(Downsample, OneSharpKeyStaysVisibleInItsBlock) {
+    // 2048 queries, each with its whole weight on key 1000 (a sharp column): in 64 x 64 cells the
+    // column of block 1000 * 64 / 2048 = 31 holds 1 in every row, every other cell 0.
+    const int n = 2048, cells = 64;
+    Eigen::MatrixXf w = Eigen::MatrixXf::Zero(n, n);
+    w.col(1000).setOnes();
+    const Eigen::MatrixXf small = downsample(w, cells, cells, Pool::Max);
+    ASSERT_EQ(small.rows(), cells);
+    ASSERT_EQ(small.cols(), cells);
+    for (int r = 0; r < cells; ++r)
+        for (int c = 0; c < cells; ++c) EXPECT_EQ(small(r, c), c == 31 ? 1.0f : 0.0f) << r << ", " << c;
+}
+
+TEST(Downsample, UnevenBlocksFollowIntegerBoundaries) {
+    // 5 rows into 2: blocks [0, 2) and [2, 5); 3 columns into 2: [0, 1) and [1, 3).
+    Eigen::MatrixXf m(5, 3);
+    m << 1, 2, 3,
+         4, 5, 6,
+         7, 8, 9,
+         10, 11, 12,
+         13, 14, 15;
+    Eigen::MatrixXf expected(2, 2);
+    expected << 4, 6,
+                13, 15;
+    EXPECT_EQ(downsample(m, 2, 2, Pool::Max), expected);
+    EXPECT_EQ(poolFirst(1, 5, 2), 2);
+    EXPECT_EQ(downsample(m, 5, 3, Pool::Max), m);  // no smaller: itself
+    EXPECT_EQ(downsample(m, 9, 9, Pool::Max), m);  // a larger grid is clamped to the matrix
+}
+
+TEST(Downsample, ExtremeKeepsTheSignOfTheLargestMagnitude) {
+    Eigen::MatrixXf logits(2, 2);
+    logits << 0.5f, -3.0f,
+              2.0f, 1.0f;
+    EXPECT_EQ(downsample(logits, 1, 1, Pool::Extreme)(0, 0), -3.0f);
+    EXPECT_EQ(downsample(logits, 1, 1, Pool::Max)(0, 0), 2.0f);
+}
+
+TEST(Downsample, MaskedAndNonFiniteCellsAreLeftOutAndAnEmptyBlockIsNaN) {
+    const float inf = std::numeric_limits<float>::infinity();
+    Eigen::MatrixXf logits(2, 4);
+    logits << 1, -inf, 9, 9,
+              2, 3, 9, 9;
+    MaskMatrix allowed(2, 4);
+    allowed << true, false, false, false,
+               true, true, false, false;
+    const Eigen::MatrixXf small = downsample(logits, 1, 2, Pool::Extreme, allowed);  // (1, 2)
+    EXPECT_EQ(small(0, 0), 3.0f);  // -inf and the masked 9s are not the largest
+    EXPECT_TRUE(std::isnan(small(0, 1)));  // every cell masked
+}

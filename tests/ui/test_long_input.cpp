@@ -1,0 +1,179 @@
+// Long inputs in the window (issue 35 item 4): a text whose every map would not fit keeps the layer
+// in view's maps alone (recomputed exactly from the trace), the Model tab draws each head from its
+// thumbnail, and the large head draws a map larger than its panel downsampled (each cell its block's
+// largest weight) with zoom and pan down to single tokens.
+#include <QDir>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QWheelEvent>
+#include <QtTest>
+#include <cmath>
+#include <random>
+
+#include "WindowTestSupport.h"
+#include "Downsample.h"
+#include "HeadDetailView.h"
+#include "Heatmap.h"
+#include "MainWindow.h"
+#include "ModelOverviewView.h"
+#include "Session.h"
+#include "io/Safetensors.h"
+#include "model/Forward.h"
+#include "train/SaveGpt2.h"
+
+using namespace headscope;
+using namespace headscope::ui;
+using namespace headscope::ui::testing;
+
+namespace {
+
+constexpr int kPositions = 2048;
+
+// A random GPT-2 folder of 4 layers x 8 heads (d_model 64) reading 2,048 positions: saved as a
+// trained model is (context 512), then its position embeddings and config widened.
+bool writeLongGpt2(const QString& path) {
+    train::TrainConfig settings;
+    settings.layers = 4, settings.heads = 8, settings.d_model = 64, settings.context = 512;
+    const train::ParameterLayout layout(settings);
+    std::srand(7);
+    const Eigen::VectorXf parameters = Eigen::VectorXf::Random(layout.size()) * 0.5f;
+    train::saveGpt2Folder(settings, layout, parameters, path.toStdString());
+    const std::string file = QDir(path).filePath(QStringLiteral("model.safetensors")).toStdString();
+    auto tensors = io::readSafetensors(file);
+    io::Tensor& wpe = tensors.at("transformer.wpe.weight");
+    wpe.shape = {kPositions, settings.d_model};
+    wpe.data.resize(std::size_t(kPositions) * settings.d_model);
+    std::mt19937 random(3);
+    std::uniform_real_distribution<float> uniform(-0.5f, 0.5f);
+    for (float& v : wpe.data) v = uniform(random);
+    io::writeSafetensors(file, tensors);
+    QFile config(QDir(path).filePath(QStringLiteral("config.json")));
+    if (!config.open(QIODevice::ReadOnly)) return false;
+    QJsonObject json = QJsonDocument::fromJson(config.readAll()).object();
+    config.close();
+    json["n_positions"] = kPositions;
+    json["n_ctx"] = kPositions;
+    if (!config.open(QIODevice::WriteOnly | QIODevice::Truncate)) return false;
+    return config.write(QJsonDocument(json).toJson()) > 0;
+}
+
+// The text of n single-letter tokens (no spaces: one pre-token, no merges: a token a letter).
+QString letters(int n) {
+    QString text;
+    std::mt19937 random(11);
+    for (int i = 0; i < n; ++i) text += QChar(char('a' + random() % 26));
+    return text;
+}
+
+}  // namespace
+
+class TestLongInput : public QObject {
+    Q_OBJECT
+
+private slots:
+    void aLongTextKeepsOneLayersMapsDrawnDownsampledWithZoom() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("model"));
+        QVERIFY(writeLongGpt2(path));
+        MainWindow window(noSettings());
+        window.resize(1400, 1000);
+        window.show();
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        QString error;
+        QVERIFY2(window.openModel(path, &error), qPrintable(error));
+        QVERIFY(window.session()->waitForIdle(60000));
+        constexpr int kTokens = 1500;  // 4 x 8 maps of 1500 x 1500, with their logits: 576 MB, over the window's 512 MiB
+        Config c = window.session()->config();
+        c.text = letters(kTokens).toStdString();
+        window.session()->setConfig(c);
+        QVERIFY(window.session()->waitForIdle(120000));
+
+        // Every layer's maps dropped but for small copies; the layer in view's recomputed, exactly.
+        const auto trace = window.session()->trace();
+        const model::Model& m = *window.session()->source().model;
+        QCOMPARE(trace->n(), kTokens);
+        QVERIFY(model::traceBytes(m.config, kTokens) > kMaxKeptMapsBytes);
+        for (const model::LayerTrace& layer : trace->layers) {
+            QVERIFY(!layer.keptMaps());
+            QCOMPARE(int(layer.thumbnails.size()), 8);
+            QCOMPARE(int(layer.thumbnails.front().rows()), model::kThumbnailCells);
+        }
+        const auto analysis = window.session()->analysis();
+        const Results expected = model::layerAttention(m, *trace, 0);
+        for (int h = 0; h < 8; ++h) QVERIFY(analysis->results.heads[std::size_t(h)].weights == expected.heads[std::size_t(h)].weights);
+
+        // The Model tab: each panel is its head's thumbnail.
+        ModelOverviewView* overview = window.modelOverview();
+        QVERIFY(window.showTab(QStringLiteral("Model")));
+        overview->replotNow();
+        QCPColorMap* panel = overview->colorMap(3, 5);
+        QVERIFY(panel);
+        const Eigen::MatrixXf& thumbnail = trace->layers[3].thumbnails[5];
+        QCOMPARE(panel->data()->keySize(), model::kThumbnailCells);
+        for (int r = 0; r < model::kThumbnailCells; r += 7)
+            for (int col = 0; col < model::kThumbnailCells; col += 5) QCOMPARE(panel->data()->cell(col, r), double(thumbnail(r, col)));
+
+        // The large head: 1500 tokens in at most kMaxDrawnCells cells a side, each its block's largest
+        // weight (masked blocks NaN), the subtitle saying so.
+        QVERIFY(window.showTab(QStringLiteral("Heads")));
+        HeadDetailView* focus = window.headFocus();
+        QVERIFY(focus);
+        focus->replotNow();
+        const int head = focus->head();
+        const Eigen::MatrixXf& w = analysis->results.heads[std::size_t(head)].weights;  // (n, n)
+        const Eigen::MatrixXf drawn = downsample(w, heatmap::kMaxDrawnCells, heatmap::kMaxDrawnCells, Pool::Max,
+                                                 analysis->results.allowed);
+        QCPColorMapData* data = focus->colorMap()->data();
+        QCOMPARE(data->keySize(), heatmap::kMaxDrawnCells);
+        QCOMPARE(data->valueSize(), heatmap::kMaxDrawnCells);
+        for (int r = 0; r < heatmap::kMaxDrawnCells; r += 13)
+            for (int col = 0; col < heatmap::kMaxDrawnCells; col += 11) {
+                const double cell = data->cell(col, r);
+                QVERIFY2(std::isnan(drawn(r, col)) ? std::isnan(cell) : cell == double(drawn(r, col)),
+                         qPrintable(QStringLiteral("cell %1, %2: %3 drawn, %4 expected").arg(r).arg(col).arg(cell).arg(drawn(r, col))));
+            }
+        // The drawn cells span exactly the tokens: the first cell's centre half a block in.
+        const double step = double(kTokens) / heatmap::kMaxDrawnCells;
+        QVERIFY(std::abs(data->keyRange().lower - (step / 2 - 0.5)) < 1e-9);
+        QVERIFY(std::abs(data->keyRange().upper - (kTokens - 0.5 - step / 2)) < 1e-9);
+        QString subtitle;
+        for (int i = 0; i < focus->plot()->plotLayout()->elementCount(); ++i)
+            if (auto* text = qobject_cast<QCPTextElement*>(focus->plot()->plotLayout()->elementAt(i))) subtitle += text->text();
+        QVERIFY2(subtitle.contains(QStringLiteral("largest of 2.9 × 2.9 tokens")), qPrintable(subtitle));
+
+        // Zoomed to 300 tokens a side: one cell per token, the engine's weights, the words of the window.
+        focus->setTokenWindow(QRect(100, 400, 300, 300));
+        focus->replotNow();
+        QCOMPARE(data->keySize(), 300);
+        QCOMPARE(data->valueSize(), 300);
+        QCOMPARE(data->cell(0, 0), double(w(400, 100)));
+        QCOMPARE(data->cell(299, 299), double(w(699, 399)));
+        QVERIFY(std::abs(focus->colorMap()->keyAxis()->range().lower - 99.5) < 1e-9);
+        // The wheel zooms in about the pointer; a double-click shows every token again.
+        QCPAxisRect* rect = focus->colorMap()->keyAxis()->axisRect();
+        const QPointF centre = rect->rect().center();
+        QWheelEvent wheel(centre, focus->plot()->mapToGlobal(centre), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier,
+                          Qt::NoScrollPhase, false);
+        QApplication::sendEvent(focus->plot(), &wheel);
+        QTRY_VERIFY(focus->tokenWindow().width() < 300 && focus->tokenWindow().width() >= HeadDetailView::kMinZoomTokens);
+        QTest::mouseDClick(focus->plot(), Qt::LeftButton, Qt::NoModifier, centre.toPoint());
+        QTRY_VERIFY(focus->tokenWindow().isEmpty());
+        QCOMPARE(data->keySize(), heatmap::kMaxDrawnCells);
+
+        // Another layer: its maps recomputed from the trace, equal to a run that kept them.
+        window.session()->setLayer(2);
+        QVERIFY(window.session()->waitForIdle(60000));
+        model::ForwardOptions keep;
+        keep.attention = trace->options.attention;
+        keep.all_logits = trace->options.all_logits;
+        const model::Trace kept = model::runModel(m, trace->ids, keep);
+        const auto layer2 = window.session()->analysis();
+        for (int h = 0; h < 8; ++h)
+            QVERIFY(layer2->results.heads[std::size_t(h)].weights == kept.layers[2].attention.heads[std::size_t(h)].weights);
+    }
+};
+
+QTEST_MAIN(TestLongInput)
+#include "test_long_input.moc"
