@@ -10,6 +10,8 @@
 //   headscope --bench [--runs N] [--quick] [--json]
 //                                    the GUI's figures of `headscope-cli bench` (GuiBench.h),
 //                                    offscreen; that command runs this and prints them in place
+//   headscope --bench --model DIR [--text T] [--runs N] [--json]
+//                                    a model in the window, timed: open, a new text, another layer
 
 #include <cstdio>
 #include <cstring>
@@ -112,7 +114,9 @@ int main(int argc, char* argv[]) {
         QStringLiteral("FILE"));
     parser.addOption(screenshot);
     const QCommandLineOption model_dir(QStringLiteral("model"),
-        QStringLiteral("Open the model directory DIR: GPT-2, Llama, Mistral, Qwen2 or GPT-NeoX (config.json, safetensors, tokenizer)."),
+        QStringLiteral("Open the model directory DIR (config.json, safetensors, tokenizer), or a repo id of the "
+                       "Hugging Face cache: GPT-2, Llama, Mistral, Qwen2 and 3, Gemma 2 and 3, Phi-3, OLMo 2, SmolLM3, "
+                       "GPT-NeoX, BERT, RoBERTa, DistilBERT, ModernBERT."),
         QStringLiteral("DIR"));
     parser.addOption(model_dir);
     const QCommandLineOption text(QStringLiteral("text"), QStringLiteral("Start with this input text."),
@@ -129,7 +133,7 @@ int main(int argc, char* argv[]) {
     parser.addOption(screen_size);
     const QCommandLineOption bench(QStringLiteral("bench"),
         QStringLiteral("Print the GUI's update and training-stall figures (offscreen) and exit: the GUI section of "
-                       "headscope-cli bench."));
+                       "headscope-cli bench. With --model DIR (and --text): that model in the window, timed."));
     const QCommandLineOption bench_runs(QStringLiteral("runs"), QStringLiteral("With --bench: timed changes (default 21)."),
                                         QStringLiteral("N"));
     const QCommandLineOption bench_quick(QStringLiteral("quick"),
@@ -150,12 +154,17 @@ int main(int argc, char* argv[]) {
     const QStringList files = parser.positionalArguments();
     if (files.size() > 1) return fail(QStringLiteral("give at most one session file"));
     if (parser.isSet(bench)) {
-        if (!files.isEmpty() || parser.isSet(screenshot) || parser.isSet(model_dir) || parser.isSet(text) || parser.isSet(tab) ||
-            parser.isSet(lesson) || parser.isSet(present))
-            return fail(QStringLiteral("--bench runs alone: give it no file, --screenshot, --model, --text, --tab, --lesson or --present"));
+        if (!files.isEmpty() || parser.isSet(screenshot) || parser.isSet(tab) || parser.isSet(lesson) || parser.isSet(present))
+            return fail(QStringLiteral("--bench runs alone: give it no file, --screenshot, --tab, --lesson or --present"));
+        if (parser.isSet(text) && !parser.isSet(model_dir)) return fail(QStringLiteral("--bench takes --text only with --model"));
         bool ok = true;
-        const int runs = parser.isSet(bench_runs) ? parser.value(bench_runs).toInt(&ok) : parser.isSet(bench_quick) ? 1 : 21;
+        const int runs = parser.isSet(bench_runs) ? parser.value(bench_runs).toInt(&ok)
+                         : parser.isSet(bench_quick)  ? 1
+                         : parser.isSet(model_dir)    ? 3
+                                                      : 21;
         if (!ok || runs < 1 || runs > 1000) return fail(QStringLiteral("--runs expects a whole number from 1 to 1000"));
+        if (parser.isSet(model_dir))
+            return headscope::app::runModelWindowBench(parser.value(model_dir), parser.value(text), runs, parser.isSet(bench_json));
         return headscope::app::runGuiBench(runs, parser.isSet(bench_quick), parser.isSet(bench_json));
     }
     if (parser.isSet(bench_runs) || parser.isSet(bench_quick) || parser.isSet(bench_json))

@@ -11,6 +11,7 @@
 
 #include "Config.h"
 #include "Cost.h"
+#include "Downsample.h"
 #include "Engine.h"
 #include "Input.h"
 #include "Spectrum.h"
@@ -29,6 +30,11 @@ struct Analysis {
     std::vector<Spectrum> logits;       // per head: spectrum/rank of Q_i K_i^T (n_q, n_kv)
     Cost cost;
     std::optional<Equivalence> equivalence;  // absent until computed (it costs O(n d^2) a head)
+    // A long input's maps pooled for pictures (Downsample.h), computed with the analysis where a
+    // side is longer than kPooledCells (model::layerAnalysis); null otherwise.
+    std::shared_ptr<const PooledMaps> pooled;
+    // Bytes of every head's logits and weights (n_q x n_kv each): what a copy of the results costs.
+    double mapBytes() const { return 8.0 * double(results.heads.size()) * nQuery() * nKeyValue(); }
     // Empty when the weights were generated from the config (random, untrained); otherwise
     // what they were loaded from, e.g. "GPT-2 nano-sort, layer 1 of 3" (model/Forward.h).
     std::string model_name;

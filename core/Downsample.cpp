@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "Parallel.h"
+
 namespace headscope {
 
 Eigen::MatrixXf downsample(const Eigen::Ref<const Eigen::MatrixXf>& m, int out_rows, int out_cols, Pool pool,
@@ -12,23 +14,49 @@ Eigen::MatrixXf downsample(const Eigen::Ref<const Eigen::MatrixXf>& m, int out_r
     out_rows = std::clamp(out_rows, std::min(1, rows), rows);
     out_cols = std::clamp(out_cols, std::min(1, cols), cols);
     const bool masked = allowed.rows() == m.rows() && allowed.cols() == m.cols();
-    constexpr float nan = std::numeric_limits<float>::quiet_NaN();
-    Eigen::MatrixXf out = Eigen::MatrixXf::Constant(out_rows, out_cols, nan);  // (out_rows, out_cols)
-    // Column-major: walk each source column once, folding it into its output column's cells.
+    constexpr float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+    Eigen::MatrixXf out(out_rows, out_cols);  // (out_rows, out_cols)
+    Eigen::ArrayXf high(out_rows), low(out_rows);  // one output column's largest and smallest so far
     for (int oc = 0; oc < out_cols; ++oc) {
+        high.setConstant(-inf);
+        low.setConstant(inf);
+        // Column-major: each source column once, its row blocks folded into this output column's cells.
+        // Masked and non-finite cells are left out: -inf for the largest, +inf for the smallest.
         for (int c = poolFirst(oc, cols, out_cols); c < poolFirst(oc + 1, cols, out_cols); ++c) {
+            const float* column = m.col(c).data();                             // (rows)
+            const bool* keep = masked ? allowed.col(c).data() : nullptr;       // (rows)
             for (int orow = 0; orow < out_rows; ++orow) {
-                float& cell = out(orow, oc);
+                float hi = high(orow), lo = low(orow);
                 for (int r = poolFirst(orow, rows, out_rows); r < poolFirst(orow + 1, rows, out_rows); ++r) {
-                    const float v = m(r, c);
-                    if ((masked && !allowed(r, c)) || !std::isfinite(v)) continue;
-                    const bool better = pool == Pool::Max ? !(cell >= v) : !(std::abs(cell) >= std::abs(v));  // NaN: first value
-                    if (better) cell = v;
+                    const float v = column[r];
+                    const bool kept = (!keep || keep[r]) && std::isfinite(v);
+                    hi = std::max(hi, kept ? v : -inf);
+                    lo = std::min(lo, kept ? v : inf);
                 }
+                high(orow) = hi, low(orow) = lo;
             }
+        }
+        for (int orow = 0; orow < out_rows; ++orow) {
+            const bool empty = high(orow) == -inf;
+            float v = high(orow);
+            if (pool == Pool::Extreme && -low(orow) > std::abs(high(orow))) v = low(orow);  // ties: the positive
+            out(orow, oc) = empty ? nan : v;
         }
     }
     return out;
+}
+
+PooledMaps poolMaps(const Results& results, int cells) {
+    const int heads = static_cast<int>(results.heads.size());
+    PooledMaps p;
+    p.weights.resize(std::size_t(heads));
+    p.logits.resize(std::size_t(heads));
+    parallelFor(2 * heads, [&](int task) {  // each head's weights, then each head's logits
+        const std::size_t h = std::size_t(task % heads);
+        if (task < heads) p.weights[h] = downsample(results.heads[h].weights, cells, cells, Pool::Max, results.allowed);
+        else p.logits[h] = downsample(results.heads[h].logits, cells, cells, Pool::Extreme, results.allowed);
+    });
+    return p;
 }
 
 }  // namespace headscope

@@ -5,6 +5,7 @@
 
 #include <Eigen/Core>
 #include <cstdint>
+#include <vector>
 
 #include "Engine.h"
 
@@ -24,5 +25,15 @@ inline int poolFirst(int i, int size, int cells) { return static_cast<int>(std::
 // block with nothing left is NaN (drawn as masked).
 Eigen::MatrixXf downsample(const Eigen::Ref<const Eigen::MatrixXf>& m, int out_rows, int out_cols, Pool pool,
                            const Eigen::Ref<const MaskMatrix>& allowed = MaskMatrix());
+
+// A long input's maps as they are drawn: each head's weights (Pool::Max) and logits (Pool::Extreme),
+// masked cells left out, at most kPooledCells a side. Pooling these again to a divisor of
+// kPooledCells (256, 128, ...) gives exactly what pooling the maps to it gives, and their largest
+// value is the map's, so a picture never needs the whole maps on the GUI thread.
+constexpr int kPooledCells = 512;
+struct PooledMaps {
+    std::vector<Eigen::MatrixXf> weights, logits;  // per head, (min(n_q, cells), min(n_kv, cells))
+};
+PooledMaps poolMaps(const Results& results, int cells = kPooledCells);
 
 }  // namespace headscope

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 
 #include "Cost.h"
@@ -119,6 +120,7 @@ Trace runModel(const Model& model, const std::vector<int>& ids, const ForwardOpt
     Trace trace;
     trace.ids = ids;
     trace.options = options;
+    trace.options.layer_done = nullptr;  // the caller's, for this call only
     trace.options.attention.scale = c.scale_attn_weights;
     if (c.encoder) trace.options.attention.mask = MaskKind::None;  // every query sees every key (but padding)
     trace.options.attention.rotary = Rotary{};
@@ -179,14 +181,19 @@ Trace runModel(const Model& model, const std::vector<int>& ids, const ForwardOpt
         if (c.post_norm) x = normalize(c, x + projected, block.mlp_out_norm);   // N_2(a + MLP(a)) (n, d)
         else x += normalize(c, projected, block.mlp_out_norm);
         if (c.parallel_residual) x += attention_out;
-        if (!options.keep_maps) {
-            const int cells = std::min(n, kThumbnailCells);
-            for (HeadResult& head : layer.attention.heads) {
-                layer.thumbnails.push_back(downsample(head.weights, cells, cells, Pool::Max));  // (cells, cells)
-                head.logits = head.weights = Eigen::MatrixXf();
-            }
-        }
         trace.layers.push_back(std::move(layer));
+        if (!options.keep_maps) {  // the thumbnails before layer_done, which may take the maps
+            LayerTrace& done = trace.layers.back();
+            const int cells = std::min(n, kThumbnailCells);
+            for (const HeadResult& head : done.attention.heads)
+                done.thumbnails.push_back(downsample(head.weights, cells, cells, Pool::Max));  // (cells, cells)
+        }
+        if (options.layer_done) options.layer_done(trace);
+        if (!options.keep_maps) {
+            Results& r = trace.layers.back().attention;
+            for (HeadResult& head : r.heads) head.logits = head.weights = Eigen::MatrixXf();
+            r.Q = r.K = r.V = r.Q_projected = r.K_projected = r.concat = Eigen::MatrixXf();
+        }
     }
 
     trace.final_residual = x;
@@ -277,11 +284,22 @@ Results layerAttention(const Model& model, const Trace& trace, int layer) {
     return r;
 }
 
+Results takeLayerAttention(Trace& trace) {
+    if (trace.layers.empty()) throw std::invalid_argument("the run holds no layer");
+    Results& kept = trace.layers.back().attention;
+    Results taken;
+    taken.Q = kept.Q, taken.K = kept.K, taken.V = kept.V;
+    taken.Q_projected = kept.Q_projected, taken.K_projected = kept.K_projected;
+    taken.allowed = kept.allowed, taken.concat = kept.concat, taken.output = kept.output;
+    for (HeadResult& head : kept.heads) taken.heads.push_back({std::move(head.logits), std::move(head.weights), head.output});
+    return taken;
+}
+
 namespace {
 
-// layerAnalysis, with the weight spectra from `cache` when given.
+// layerAnalysis, with the weight spectra from `cache` when given and the layer's attention when given.
 Analysis analyzeLayer(const Model& model, const Trace& trace, int layer, double rank_rtol,
-                      const WeightSpectraCache* cache) {
+                      const WeightSpectraCache* cache, std::optional<Results> attention = std::nullopt) {
     if (layer < 0 || layer >= static_cast<int>(trace.layers.size()))
         throw std::invalid_argument("layer " + std::to_string(layer) + " does not exist (the model has " +
                                     std::to_string(trace.layers.size()) + " layers: 0 to " +
@@ -317,7 +335,9 @@ Analysis analyzeLayer(const Model& model, const Trace& trace, int layer, double 
     a.input.query.X = trace.layers[layer].attention_input;
     a.input.key_value = a.input.query;
     a.input.cross = false;
-    a.results = layerAttention(model, trace, layer);  // the maps recomputed when the trace dropped them
+    // The maps given, or the trace's, or recomputed where the trace dropped them.
+    a.results = attention ? std::move(*attention) : layerAttention(model, trace, layer);
+    if (trace.n() > kPooledCells) a.pooled = std::make_shared<const PooledMaps>(poolMaps(a.results));
     const AttentionOptions layer_options = layerAttentionOptions(model, options, layer, trace.n());
     a.rotary = layer_options.rotary;
     a.sliding_window = layer_options.window;
@@ -345,6 +365,10 @@ Analysis layerAnalysis(const Model& model, const Trace& trace, int layer, double
 
 Analysis layerAnalysis(const Trace& trace, int layer, const WeightSpectraCache& cache, double rank_rtol) {
     return analyzeLayer(cache.model(), trace, layer, rank_rtol, &cache);
+}
+
+Analysis layerAnalysis(const Trace& trace, int layer, Results attention, const WeightSpectraCache& cache, double rank_rtol) {
+    return analyzeLayer(cache.model(), trace, layer, rank_rtol, &cache, std::move(attention));
 }
 
 }  // namespace headscope::model

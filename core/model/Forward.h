@@ -12,6 +12,7 @@
 // the single-layer views read.
 
 #include <Eigen/Core>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,8 @@
 #include "model/Model.h"
 
 namespace headscope::model {
+
+struct Trace;
 
 struct ForwardOptions {
     // Causal mask on (GPT-2 was trained with it); temperature and padded keys pass through.
@@ -35,9 +38,15 @@ struct ForwardOptions {
     // Fewer blocks than the model has: only the first `layers`, the last of them up to its attention
     // (no MLP, no logits): the first picture of a layer without the rest. -1: every block, the logits.
     int layers = -1;
-    // false: each block's per-head logits and weights (n x n each) are dropped once the block is
-    // done, so a long input holds one layer's maps at a time (Q, K, V, the mask and the outputs stay).
+    // false: each block's per-head logits and weights (n x n each), Q, K, V and the concatenated heads
+    // are dropped once the block is done, so a long input holds one layer's maps at a time; the
+    // residual, attention input, mask and outputs stay (layerAttention recomputes the rest exactly).
     bool keep_maps = true;
+    // Called on the forward's thread after each block with the trace so far (blocks 0..l, the last
+    // one's maps still there whatever keep_maps says): a window draws the layer in view before the
+    // layers after it are done. With keep_maps false it may take the last block's maps
+    // (takeLayerAttention); they are dropped after it anyway. Not kept in Trace::options.
+    std::function<void(Trace& partial)> layer_done;
     // Encoders: each position's token type (BERT's sentence A 0, B 1); empty: every token type 0.
     std::vector<int> token_types;
     // A sentence pair: the first position of the second sentence (its keys are "the other sentence"
@@ -84,6 +93,10 @@ Eigen::MatrixXf normalize(const ModelConfig& config, const Eigen::Ref<const Eige
 // maps included: the trace's own when it kept them, else recomputed from its attention input (one
 // layer's maps of a long input). std::invalid_argument for a layer the trace does not hold.
 Results layerAttention(const Model& model, const Trace& trace, int layer);
+
+// A trace's last block's attention, its maps moved out (the rest copied): what layer_done takes of a
+// trace that drops them, so that the layer in view is not copied (1 GiB at 2,048 tokens of a 1B model).
+Results takeLayerAttention(Trace& trace);
 
 // Layer `layer`'s attention options on n tokens: `base` (mask, padding, temperature) with the
 // layer's sliding window, score scale and softcap, and its rotation (the model's frequencies;

@@ -41,5 +41,8 @@ private:
 // layerAnalysis (Forward.h) of cache.model() with the weight spectra from `cache`; only the
 // logits' spectra (which depend on the text) are computed.
 Analysis layerAnalysis(const Trace& trace, int layer, const WeightSpectraCache& cache, double rank_rtol = 0);
+// The same with the layer's attention given (takeLayerAttention), not read from the trace.
+Analysis layerAnalysis(const Trace& trace, int layer, Results attention, const WeightSpectraCache& cache,
+                       double rank_rtol = 0);
 
 }  // namespace headscope::model

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 
 #include "Downsample.h"
@@ -58,4 +59,31 @@ TEST(Downsample, MaskedAndNonFiniteCellsAreLeftOutAndAnEmptyBlockIsNaN) {
     const Eigen::MatrixXf small = downsample(logits, 1, 2, Pool::Extreme, allowed);  // (1, 2)
     EXPECT_EQ(small(0, 0), 3.0f);  // -inf and the masked 9s are not the largest
     EXPECT_TRUE(std::isnan(small(0, 1)));  // every cell masked
+}
+
+TEST(Downsample, PoolingThePooledMapsAgainGivesTheSameCells) {
+    // A causal 1500-token head pooled to kPooledCells, then to 256 and 128, equals the map pooled
+    // to those directly (the blocks nest: 256 and 128 divide 512), masked blocks NaN in both.
+    const int n = 1500;
+    std::srand(4);
+    Eigen::MatrixXf logits = Eigen::MatrixXf::Random(n, n) * 5.0f;  // (n, n)
+    MaskMatrix allowed(n, n);
+    for (int q = 0; q < n; ++q)
+        for (int k = 0; k < n; ++k) allowed(q, k) = k <= q;
+    Results r;
+    r.allowed = allowed;
+    r.heads.push_back({logits, logits.array().abs().matrix(), Eigen::MatrixXf()});
+    const PooledMaps pooled = poolMaps(r);
+    ASSERT_EQ(pooled.logits.front().rows(), kPooledCells);
+    for (int cells : {256, 128}) {
+        const Eigen::MatrixXf again = downsample(pooled.logits.front(), cells, cells, Pool::Extreme);
+        const Eigen::MatrixXf direct = downsample(logits, cells, cells, Pool::Extreme, allowed);
+        for (int i = 0; i < cells; ++i)
+            for (int j = 0; j < cells; ++j) {
+                if (std::isnan(direct(i, j))) EXPECT_TRUE(std::isnan(again(i, j))) << cells << ": " << i << ", " << j;
+                else EXPECT_EQ(again(i, j), direct(i, j)) << cells << ": " << i << ", " << j;
+            }
+        EXPECT_EQ(downsample(pooled.weights.front(), cells, cells, Pool::Max).maxCoeff(),
+                  downsample(r.heads.front().weights, cells, cells, Pool::Max, allowed).maxCoeff());
+    }
 }

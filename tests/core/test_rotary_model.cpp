@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -21,6 +22,7 @@
 #include "io/IoError.h"
 #include "io/Npy.h"
 #include "model/Forward.h"
+#include "model/WeightSpectra.h"
 #include "RotaryCircuits.h"
 #include "ScoreBreakdown.h"
 #include "Engine.h"
@@ -335,6 +337,7 @@ TEST_F(RotaryCheckpointErrors, DroppedMapsAreRecomputedExactlyForTheLayerInView)
         const model::Trace kept = model::runModel(*m, ids, options);
         options.keep_maps = false;
         const model::Trace dropped = model::runModel(*m, ids, options);
+        const model::WeightSpectraCache cache(m);
         ASSERT_EQ(dropped.layers.size(), kept.layers.size());
         for (std::size_t l = 0; l < kept.layers.size(); ++l) {
             EXPECT_FALSE(dropped.layers[l].keptMaps());
@@ -352,6 +355,18 @@ TEST_F(RotaryCheckpointErrors, DroppedMapsAreRecomputedExactlyForTheLayerInView)
             EXPECT_EQ(model::layerAnalysis(*m, dropped, int(l)).results.heads[0].weights, expected.heads[0].weights);
         }
         EXPECT_EQ(dropped.logits, kept.logits) << folder;
+        // A window's preview: layer 1's analysis as its block is done, its maps taken, not copied.
+        std::optional<Analysis> preview;
+        options.layer_done = [&](model::Trace& partial) {
+            if (partial.layers.size() == 2) preview = model::layerAnalysis(partial, 1, model::takeLayerAttention(partial), cache);
+        };
+        const model::Trace taken = model::runModel(*m, ids, options);
+        ASSERT_TRUE(preview.has_value()) << folder;
+        EXPECT_EQ(preview->results.heads[1].weights, kept.layers[1].attention.heads[1].weights) << folder;
+        EXPECT_EQ(preview->results.output, kept.layers[1].attention.output) << folder;
+        EXPECT_EQ(taken.layers[1].thumbnails, dropped.layers[1].thumbnails) << folder;  // made before the maps were taken
+        EXPECT_EQ(taken.layers[1].attention.heads[0].output, kept.layers[1].attention.heads[0].output) << folder;
+        EXPECT_FALSE(taken.options.layer_done) << folder;
     }
 }
 

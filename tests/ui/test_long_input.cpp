@@ -15,6 +15,7 @@
 #include "WindowTestSupport.h"
 #include "Downsample.h"
 #include "HeadDetailView.h"
+#include "HeadGridView.h"
 #include "Heatmap.h"
 #include "MainWindow.h"
 #include "ModelOverviewView.h"
@@ -133,6 +134,18 @@ private slots:
                 const double cell = data->cell(col, r);
                 QVERIFY2(std::isnan(drawn(r, col)) ? std::isnan(cell) : cell == double(drawn(r, col)),
                          qPrintable(QStringLiteral("cell %1, %2: %3 drawn, %4 expected").arg(r).arg(col).arg(cell).arg(drawn(r, col))));
+            }
+        QVERIFY(analysis->pooled);  // pooled on the worker: the grid's panels read these, not the maps
+        HeadGridView* grid = window.headGrid();
+        grid->replotNow();
+        const Eigen::MatrixXf small = downsample(w, heatmap::kMaxGridCells, heatmap::kMaxGridCells, Pool::Max,
+                                                 analysis->results.allowed);
+        QCPColorMapData* cell_data = grid->colorMap(head)->data();
+        QCOMPARE(cell_data->keySize(), heatmap::kMaxGridCells);
+        for (int r = 0; r < heatmap::kMaxGridCells; r += 9)
+            for (int col = 0; col < heatmap::kMaxGridCells; col += 7) {
+                const double cell = cell_data->cell(col, r);
+                QVERIFY(std::isnan(small(r, col)) ? std::isnan(cell) : cell == double(small(r, col)));
             }
         // The drawn cells span exactly the tokens: the first cell's centre half a block in.
         const double step = double(kTokens) / heatmap::kMaxDrawnCells;

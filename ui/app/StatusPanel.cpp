@@ -8,6 +8,7 @@
 #include <QLocale>
 
 #include "FittedLabel.h"
+#include "WeightSource.h"
 #include "Spectrum.h"
 
 namespace headscope::ui {
@@ -191,6 +192,11 @@ void StatusPanel::showAnalysis(const Analysis& a, double update_ms) {
         equivalence_->setVariants(
             {tr("Logits not compared: %1, so no W_QK alone gives them").arg(QString::fromStdString(a.qk_norm)),
              tr("Logits not compared: q and k are normalised first"), tr("q, k normalised: not compared")});
+    else if (a.mapBytes() > kMaxEquivalenceMapBytes)  // Session::startEquivalence leaves long inputs out
+        equivalence_->setVariants(
+            {tr("Logits fused / per-head / merged: not compared on %1 tokens (a copy of %2 MiB of maps)")
+                 .arg(a.nQuery()).arg(qlonglong(a.mapBytes() / (1024 * 1024))),
+             tr("Logits not compared on %1 tokens").arg(a.nQuery()), tr("Not compared: long input")});
     else
         equivalence_->setVariants(
             {tr("Equivalence fused / per-head / merged: computing\u2026"), tr("Equivalence: computing\u2026")});

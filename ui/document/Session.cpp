@@ -195,6 +195,7 @@ void Session::onAnalysisFailed(const QString& message, long long request, long l
 }
 
 void Session::startEquivalence(std::shared_ptr<const Analysis> analysis, long long request) {
+    if (analysis->mapBytes() > kMaxEquivalenceMapBytes) return;  // a long input: the status line says it is not checked
     // Cancelled by every newer valid request (setConfig), so a result that arrives is current.
     equivalence_.request([analysis = std::move(analysis)]() -> std::shared_ptr<const Analysis> {
         try {

@@ -85,12 +85,31 @@ SourceResult computeAnalysis(const Config& config, const WeightSource& source, c
                old->options.all_logits == options.all_logits && old->options.ablation == ablation;
     };
     result.model = source.model;
+    result.weight_spectra = same_model && previous.weight_spectra ? previous.weight_spectra
+                                                                  : std::make_shared<const model::WeightSpectraCache>(source.model);
+    // A long forward draws the layer in view as soon as it is done, before the layers after it; that
+    // analysis is the result's too (the same numbers: the layers after it change nothing in it).
+    std::shared_ptr<const Analysis> shown;
+    const auto preview = [&](model::ForwardOptions run) {
+        if (forward_done && double(n) * m.parameterCount() > kPreviewMacs)
+            run.layer_done = [&, keep = run.keep_maps](model::Trace& partial) {
+                if (int(partial.layers.size()) != source.layer + 1) return;
+                // A trace that drops its maps gives them to the analysis instead of a copy.
+                shown = std::make_shared<const Analysis>(
+                    keep ? model::layerAnalysis(partial, source.layer, *result.weight_spectra, config.rank_rtol)
+                         : model::layerAnalysis(partial, source.layer, model::takeLayerAttention(partial),
+                                                *result.weight_spectra, config.rank_rtol));
+                if (source.layer + 1 < m.config.n_layer) forward_done(shown);
+            };
+        return run;
+    };
     // The intact run, then (with heads off) the ablated one: each reused when its input is unchanged.
     const model::Ablation none;
     if (same_model && reusable(previous.intact.get(), none)) {
         result.intact = previous.intact;
     } else {
-        result.intact = std::make_shared<const model::Trace>(model::runModel(m, ids, options));
+        result.intact = std::make_shared<const model::Trace>(
+            model::runModel(m, ids, source.ablation.empty() ? preview(options) : options));
     }
     if (source.ablation.empty()) {
         result.trace = result.intact;
@@ -98,7 +117,7 @@ SourceResult computeAnalysis(const Config& config, const WeightSource& source, c
         result.trace = previous.trace;
     } else {
         options.ablation = source.ablation;
-        result.trace = std::make_shared<const model::Trace>(model::runModel(m, ids, options));
+        result.trace = std::make_shared<const model::Trace>(model::runModel(m, ids, preview(options)));
     }
     const bool same_runs = previous.trace == result.trace && previous.intact == result.intact;
     if (m.config.encoder && same_runs) {  // fill-mask: the guesses at every masked position
@@ -112,10 +131,10 @@ SourceResult computeAnalysis(const Config& config, const WeightSource& source, c
     result.effects = same_runs && previous.effects ? previous.effects
                                                   : std::make_shared<const model::AblationEffects>(
                                                         model::ablationEffects(m, *result.intact, *result.trace));
-    result.weight_spectra = same_model && previous.weight_spectra ? previous.weight_spectra
-                                                                  : std::make_shared<const model::WeightSpectraCache>(source.model);
-    result.analysis = std::make_shared<const Analysis>(
-        model::layerAnalysis(*result.trace, source.layer, *result.weight_spectra, config.rank_rtol));
+    // Only the run shown is previewed (the ablated one when heads are off).
+    result.analysis = shown ? shown
+                            : std::make_shared<const Analysis>(
+                                  model::layerAnalysis(*result.trace, source.layer, *result.weight_spectra, config.rank_rtol));
     return result;
 }
 

@@ -56,6 +56,14 @@ struct SourceResult {
 // n * d_model * vocab stays under this many multiply-adds (GPT-2 small: about 100 tokens).
 constexpr double kMaxAllLogitsMacs = 4e9;
 
+// A model's forward of more multiply-adds than this (tokens x parameters: Llama 3.2 1B from about
+// 20 tokens, BERT-base from 180) shows the layer in view as soon as its block is done (ForwardDone).
+constexpr double kPreviewMacs = 2e10;
+
+// The equivalence of the three paths is checked on a copy of the analysis (Session): not where the
+// layer's maps take more than this (GPT-2 small beyond about 1,900 tokens, Llama 3.2 1B beyond 1,000).
+constexpr double kMaxEquivalenceMapBytes = 256.0 * 1024 * 1024;
+
 // Every layer's attention maps are kept while they take at most this many bytes (model::traceBytes:
 // GPT-2 small up to about 650 tokens); a longer input keeps the layer in view's alone, recomputed
 // from the trace (model::layerAttention), and small copies of the rest for the Model tab.
@@ -76,6 +84,8 @@ std::string sampleText(const model::Model& model);
 // forward_done, for generated or loaded weights whose spectra must be computed, receives the
 // analysis as soon as its forward pass is done; its spectra and logits spectra are being filled
 // in meanwhile (analyzeInto): a receiver reads only its config, input, weights and results.
+// For a model whose forward exceeds kPreviewMacs it receives the layer in view's whole analysis
+// as soon as that block is done, while the later blocks and the logits are computed.
 using ForwardDone = std::function<void(std::shared_ptr<const Analysis>)>;
 SourceResult computeAnalysis(const Config& config, const WeightSource& source, const SourceResult& previous,
                              const ForwardDone& forward_done = {});

@@ -192,9 +192,13 @@ void fill(QCPColorMap* map, const Analysis& analysis, int head, bool logits, QRe
     }
     // (cells_q, cells_kv): block i of a side of `size` tokens covers [i * size / cells, (i + 1) * size / cells).
     const int cells_q = std::min(n_q, max_cells), cells_kv = std::min(n_kv, max_cells);
+    const Pool pool = logits ? Pool::Extreme : Pool::Max;
+    const bool from_pooled = analysis.pooled && window == all && kPooledCells % max_cells == 0;
     const Eigen::MatrixXf small =
-        downsample(m.block(y0, x0, n_q, n_kv), cells_q, cells_kv, logits ? Pool::Extreme : Pool::Max,
-                   have_mask ? MaskMatrix(allowed.block(y0, x0, n_q, n_kv)) : MaskMatrix());
+        from_pooled ? downsample((logits ? analysis.pooled->logits : analysis.pooled->weights).at(std::size_t(head)),
+                                 cells_q, cells_kv, pool)  // masked cells are NaN there: left out
+                    : downsample(m.block(y0, x0, n_q, n_kv), cells_q, cells_kv, pool,
+                                 have_mask ? MaskMatrix(allowed.block(y0, x0, n_q, n_kv)) : MaskMatrix());
     if (data->keySize() != cells_kv || data->valueSize() != cells_q) data->setSize(cells_kv, cells_q);
     // Evenly spaced cells of size/cells tokens whose edges are the window's: [x0 - 0.5, x0 + n_kv - 0.5].
     const auto centres = [](int first, int size, int cells) {
@@ -215,6 +219,13 @@ QCPRange dataRange(const Analysis& analysis, int head, bool logits, bool shared)
     const int first = head < 0 ? 0 : head;
     const int last = head < 0 ? static_cast<int>(heads.size()) : head + 1;
     for (int h = first; h < last; ++h) {
+        // A long input's pooled maps hold every map's largest weight and largest |logit| (masked: NaN).
+        if (analysis.pooled) {
+            const Eigen::MatrixXf& p = (logits ? analysis.pooled->logits : analysis.pooled->weights)[std::size_t(h)];
+            for (Eigen::Index i = 0; i < p.size(); ++i)
+                if (std::isfinite(p(i))) extreme = std::max(extreme, std::abs(double(p(i))));
+            continue;
+        }
         const Eigen::MatrixXf& m = logits ? heads[static_cast<std::size_t>(h)].logits
                                           : heads[static_cast<std::size_t>(h)].weights;
         const bool have_mask = allowed.rows() == m.rows() && allowed.cols() == m.cols();

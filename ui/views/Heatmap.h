@@ -47,12 +47,13 @@ void setTicks(QCPAxis* axis, TickMode mode, const QStringList& labels, int posit
 // A map with more tokens than this on a side is drawn downsampled: each drawn cell the largest
 // weight (the logit of largest magnitude) of its block of tokens, so one sharp key stays visible.
 // The large head's; the grid's small panels take fewer.
-constexpr int kMaxDrawnCells = 512;
+constexpr int kMaxDrawnCells = kPooledCells;
 constexpr int kMaxGridCells = 256;
 
 // Copy head's weights or logits into map, masked cells NaN: the tokens of `window` (keys x from
 // window.x(), queries y from window.y(); an empty window: every token), one cell per token, or
-// downsampled (core's Downsample.h) to at most max_cells a side. Either way the map's cells
+// downsampled (core's Downsample.h) to at most max_cells a side (from Analysis::pooled when the
+// window is every token and max_cells divides kPooledCells: the same cells). Either way the map's cells
 // cover exactly the window's tokens on the axes' token coordinates (cell c of key k at x = k).
 void fill(QCPColorMap* map, const Analysis& analysis, int head, bool logits, QRect window = {},
           int max_cells = kMaxDrawnCells);
