@@ -13,13 +13,13 @@
 #include <QTemporaryDir>
 #include <QtTest>
 #include <set>
-#include <tuple>
 
 #include "WindowTestSupport.h"
 #include "Analysis.h"
 #include "Circuits.h"
 #include "Export.h"
 #include "HeadGridView.h"
+#include "LineRaster.h"
 #include "HeadsTab.h"
 #include "MainWindow.h"
 #include "QueryKeyMap.h"
@@ -159,6 +159,65 @@ private slots:
         QCOMPARE(view.breakdown().row, row);
         QCOMPARE(view.breakdown().col, col);
         QVERIFY(view.title().contains("no cell selected"));
+    }
+
+    // Issue 35 item 4: a long text keeps the heaviest kMaxLines lines and says how many it leaves out.
+    void aLongTextDrawsOnlyItsHeaviestLines() {
+        Config c;
+        c.d_model = 64, c.heads = 16, c.seq_len = 1200, c.mask = MaskKind::None;
+        c.init = InitKind::Normal, c.init_sigma = 0.5;  // large logits: a few sharp keys per query
+        c.text.clear();                                 // seq_len random tokens
+        const auto a = analysisOf(c);
+        TokenLinesView view;
+        view.resize(900, 700);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setAnalysis(a);
+        long long strong = 0;
+        float lightest_kept = 1, heaviest_left = 0;
+        for (const HeadResult& head : a->results.heads)
+            strong += (head.weights.array() >= TokenLinesView::kThinWeight).count();
+        QVERIFY2(view.thinLinesOmitted() && strong > TokenLinesView::kMaxLines, qPrintable(QString::number(strong)));
+        QCOMPARE(int(view.lines().size()), TokenLinesView::kMaxLines);
+        QCOMPARE(view.linesOmitted(), strong - TokenLinesView::kMaxLines);
+        std::vector<Eigen::MatrixXf> left;  // each head's weights with the drawn lines' cells zeroed
+        for (const HeadResult& head : a->results.heads) left.push_back(head.weights);
+        for (const TokenLinesView::Line& line : view.lines()) {
+            QCOMPARE(line.weight, a->results.heads[std::size_t(line.head)].weights(line.query, line.key));
+            lightest_kept = std::min(lightest_kept, line.weight);
+            left[std::size_t(line.head)](line.query, line.key) = 0;
+        }
+        for (const Eigen::MatrixXf& w : left) heaviest_left = std::max(heaviest_left, w.maxCoeff());
+        QVERIFY2(lightest_kept >= heaviest_left, qPrintable(QStringLiteral("%1 kept, %2 left").arg(lightest_kept).arg(heaviest_left)));
+        // Drawn (into one image, LineRaster.h): the lines' middle is inked in the heads' colours.
+        const QImage drawn = view.plot()->toPixmap().toImage();
+        QVERIFY2(inkShare(drawn.copy(drawn.width() / 3, drawn.height() / 3, drawn.width() / 3, drawn.height() / 3)) > 0.5,
+                 "the lines are not drawn");
+        const QString heaviest = QStringLiteral("of %L1 lines").arg(strong);
+        QVERIFY2(view.title().contains(QStringLiteral("lighter ones left out")) || view.title().contains(heaviest),
+                 qPrintable(view.title()));
+        view.resize(420, 700);  // the narrowest title still says it
+        view.replotNow();
+        QVERIFY2(view.title().contains(heaviest), qPrintable(view.title()));
+    }
+
+    // LineRaster.h against closed forms: a horizontal opaque line on a pixel row covers that row
+    // alone; half-way between two rows it covers each by half; a two-pixel line covers two rows.
+    void rasterLinesCoverTheirPixels() {
+        QImage image(20, 10, QImage::Format_ARGB32_Premultiplied);
+        image.fill(Qt::transparent);
+        blendLines(image, {QLineF(2, 3, 17, 3)}, QColor(255, 0, 0), 1);
+        QCOMPARE(image.pixel(10, 3), qRgba(255, 0, 0, 255));
+        QCOMPARE(qAlpha(image.pixel(10, 2)), 0);
+        QCOMPARE(qAlpha(image.pixel(10, 4)), 0);
+        image.fill(Qt::transparent);
+        blendLines(image, {QLineF(2, 5.5, 17, 5.5)}, QColor(0, 0, 255), 1);
+        QCOMPARE(qAlpha(image.pixel(10, 5)), 128);
+        QCOMPARE(qAlpha(image.pixel(10, 6)), 128);
+        image.fill(Qt::transparent);
+        blendLines(image, {QLineF(2, 5.5, 17, 5.5)}, QColor(0, 128, 0, 255), 2);  // rows 5 and 6 whole, by two half-pixel lines
+        QVERIFY(qAlpha(image.pixel(10, 5)) >= 254 && qAlpha(image.pixel(10, 6)) >= 254);
+        QCOMPARE(qAlpha(image.pixel(10, 3)), 0);
     }
 
     void tokenLinesCarryExactlyTheWeightsOfTheChosenHeads() {

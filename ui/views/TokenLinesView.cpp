@@ -1,5 +1,7 @@
 #include "TokenLinesView.h"
 
+#include "LineRaster.h"
+
 #include <QComboBox>
 #include <QFontMetrics>
 #include <QHBoxLayout>
@@ -40,18 +42,50 @@ protected:
         const double s = view_->options_.font_scale;
         const bool focus = view_->focus_index_ >= 0;
         painter->setRenderHint(QPainter::Antialiasing, true);
+        // One colour per head, opacity (the weight in 1/64 steps) and width, lightest first (strong
+        // lines on top). On screen, many lines are blended by our own loop into one image (LineRaster.h):
+        // Qt's raster engine waits on its fill threads for each one. Files (SVG, PDF) get vector lines.
+        const double strong_width = (focus ? 3.0 : 2.0) * std::max(1.0, s * 0.75);
+        const double dpr = painter->device() ? painter->device()->devicePixelRatioF() : 1.0;
+        const QRect area = rect->rect();
+        const bool raster = painter->paintEngine() && painter->paintEngine()->type() == QPaintEngine::Raster &&
+                            view_->lines_.size() > kImageFrom;
+        const QPointF origin = raster ? QPointF(area.topLeft()) : QPointF();
+        const double scale = raster ? dpr : 1.0;  // image pixels per logical pixel
+        std::map<std::tuple<int, int, bool>, std::vector<QLineF>> groups;  // (opacity step, head, thin) -> lines
         for (const TokenLinesView::Line& line : view_->lines_) {
             if (focus && (view_->focus_side_ == 0 ? line.query : line.key) != view_->focus_index_) continue;
-            QColor colour = headColor(line.head);
-            colour.setAlphaF(std::clamp(line.weight, 0.0f, 1.0f));  // opacity = weight
-            const double width = line.thin ? 0.5 : (focus ? 3.0 : 2.0) * std::max(1.0, s * 0.75);
-            painter->setPen(QPen(colour, width, Qt::SolidLine, Qt::RoundCap));
-            painter->drawLine(QPointF(x0, y->coordToPixel(view_->rowY(0, line.query))),
-                              QPointF(x1, y->coordToPixel(view_->rowY(1, line.key))));
+            const int opacity = int(std::lround(std::clamp(line.weight, 0.0f, 1.0f) * kOpacitySteps));  // opacity = weight
+            const QPointF from(x0, y->coordToPixel(view_->rowY(0, line.query))), to(x1, y->coordToPixel(view_->rowY(1, line.key)));
+            groups[{opacity, line.head, line.thin}].push_back(QLineF((from - origin) * scale, (to - origin) * scale));
+        }
+        QImage image;
+        if (raster) {
+            image = QImage(area.size() * dpr, QImage::Format_ARGB32_Premultiplied);
+            image.fill(Qt::transparent);
+        }
+        for (const auto& [key, lines] : groups) {
+            const auto [opacity, head, thin] = key;
+            QColor colour = headColor(head);
+            colour.setAlphaF(double(std::max(opacity, 1)) / kOpacitySteps);  // the faintest drawn, never invisible
+            const double width = thin ? 0.5 : strong_width;
+            if (raster) {
+                if (thin) colour.setAlphaF(colour.alphaF() / 2);  // half a pixel: one at half the opacity
+                blendLines(image, lines, colour, std::max(1, int(std::lround(width * dpr))));
+                continue;
+            }
+            painter->setPen(QPen(colour, width, Qt::SolidLine, Qt::FlatCap));
+            painter->drawLines(lines.data(), int(lines.size()));
+        }
+        if (raster) {
+            image.setDevicePixelRatio(dpr);
+            painter->drawImage(area.topLeft(), image);
         }
     }
 
 private:
+    static constexpr int kOpacitySteps = 64;
+    static constexpr std::size_t kImageFrom = 500;  // lines; fewer are drawn by the painter itself
     TokenLinesView* view_;
 };
 
@@ -206,6 +240,7 @@ QList<int> TokenLinesView::shownHeads() const {
 void TokenLinesView::rebuildLines() {
     lines_.clear();
     thin_omitted_ = false;
+    lines_omitted_ = 0;
     if (!analysis_) return;
     const Analysis& a = *analysis_;
     const QList<int> heads = shownHeads();
@@ -233,6 +268,13 @@ void TokenLinesView::rebuildLines() {
                 if (is_thin && thin_omitted_) continue;
                 lines_.push_back({h, q, k, w(q, k), is_thin});
             }
+    }
+    // A long text: the heaviest kMaxLines lines (ties kept in head, query, key order).
+    const auto heavier = [](const Line& l, const Line& r) { return l.weight > r.weight; };
+    lines_omitted_ = std::max<long long>(0, static_cast<long long>(lines_.size()) - kMaxLines);
+    if (lines_omitted_ > 0) {
+        std::stable_sort(lines_.begin(), lines_.end(), heavier);
+        lines_.resize(kMaxLines);
     }
     // Strong lines last: drawn on top.
     std::stable_sort(lines_.begin(), lines_.end(), [](const Line& l, const Line& r) { return l.weight < r.weight; });
@@ -305,7 +347,9 @@ void TokenLinesView::refresh() {
     // keeps trying to remove.)
     legend_heads_ = heads.size() > 1 && heads.size() <= kMaxLegendHeads ? heads : QList<int>();
     const QString keys = a.input.cross ? QStringLiteral("source keys") : QStringLiteral("keys");
-    const QString omitted = thin_omitted_ ? QStringLiteral(" (over %1 hairlines: left out)").arg(kMaxThinLines) : QString();
+    QString omitted = thin_omitted_ ? QStringLiteral(" (over %1 hairlines: left out)").arg(kMaxThinLines) : QString();
+    if (lines_omitted_ > 0)
+        omitted += QStringLiteral(" · the %L1 heaviest lines drawn, %L2 lighter ones left out").arg(kMaxLines).arg(lines_omitted_);
     // Token labels, thinned to one per line height (the hovered and selected ones always), with
     // their positions ("12:the") so that a thinned column never reads as the sequence itself.
     const QFont token_font = heatmap::font(kTokenPt, s), bold_font = heatmap::font(kTokenPt, s, true);
@@ -322,10 +366,17 @@ void TokenLinesView::refresh() {
     const QString labelled = std::max(steps[0], steps[1]) > 1 ? QStringLiteral(" · labels: %1").arg(thinned) : QString();
     title_lines_[0] = {QStringLiteral("Which words each head links: queries (left) → %1 (right), %2").arg(keys, which),
                        QStringLiteral("Queries (left) → %1 (right), %2").arg(keys, which), which};
+    // Lines left out are said in every variant: the narrowest keeps "the 10,000 heaviest of 26,000 lines".
+    const QString heaviest = lines_omitted_ > 0 ? QStringLiteral(" · the %L1 heaviest of %L2 lines").arg(kMaxLines)
+                                                      .arg(kMaxLines + lines_omitted_)
+                                                : QString();
+    const QString last = heaviest + labelled;
     title_lines_[1] = {QStringLiteral("line opacity = softmax weight; lines under %1 are hairlines%2%3")
                            .arg(double(kThinWeight)).arg(omitted, labelled),
-                       QStringLiteral("opacity = softmax weight%1%2").arg(omitted, labelled),
-                       labelled.isEmpty() ? QString() : labelled.mid(3)};
+                       QStringLiteral("opacity = softmax weight%1%2").arg(thin_omitted_ ? QString() : omitted, last),
+                       last.isEmpty() ? QString() : last.mid(3)};
+    if (lines_omitted_ > 0)  // narrower still: the count alone
+        title_lines_[1] << heaviest.mid(3) << QStringLiteral("%L1 of %L2 lines").arg(kMaxLines).arg(kMaxLines + lines_omitted_);
     if (a.rotary.enabled()) title_lines_[1][0] += QStringLiteral(" · RoPE: weights of the rotated q, k");
     title_->setFont(heatmap::font(kTitlePt, s, true));
     fitToWidth();

@@ -4,7 +4,8 @@
 // query to every key it may see, its opacity the head's softmax weight, one colour per head
 // (headColor). All heads, the selected head only, or a chosen subset. Hovering a token shows
 // only its lines, with the weights written at their far ends. Lines under kThinWeight are drawn
-// as hairlines (and left out above kMaxThinLines lines), so a few hundred tokens stay usable.
+// as hairlines (and left out above kMaxThinLines lines), so a few hundred tokens stay usable; past
+// kMaxLines lines (a long text) only the heaviest are drawn, and the title says how many are not.
 // The selected cell's query and key are written in bold. The weights are the engine's
 // (Results::heads[h].weights), read, never recomputed.
 
@@ -38,6 +39,8 @@ public:
     };
     static constexpr float kThinWeight = 0.02f;
     static constexpr int kMaxThinLines = 40000;
+    // A long text links more words than can be drawn, or seen: the heaviest kMaxLines lines are kept.
+    static constexpr int kMaxLines = 10000;
 
     explicit TokenLinesView(QWidget* parent = nullptr);
 
@@ -57,6 +60,7 @@ public:
     // Every line the view draws (thin ones too, unless left out: see thinLinesOmitted()).
     const std::vector<Line>& lines() const { return lines_; }
     bool thinLinesOmitted() const { return thin_omitted_; }
+    long long linesOmitted() const { return lines_omitted_; }  // past kMaxLines: the lightest, left out
     // The lines drawn in full colour now (those of the hovered token, or all).
     std::vector<Line> visibleLines() const;
     // The weights written beside the other column while a token is hovered.
@@ -93,6 +97,7 @@ private:
     int focus_side_ = -1, focus_index_ = -1;
     std::vector<Line> lines_;
     bool thin_omitted_ = false;
+    long long lines_omitted_ = 0;
     QComboBox* mode_box_ = nullptr;
     QLineEdit* heads_edit_ = nullptr;
     QLabel* hint_ = nullptr;  // "Hover a word ...", worded for its width
