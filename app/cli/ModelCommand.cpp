@@ -43,6 +43,8 @@ namespace {
 
 constexpr int kTopTokens = 10;
 constexpr double kMaxJsonAttentionValues = 250'000;  // above this, --json leaves the maps to --out
+// Every layer's maps are kept while they take at most this; past it, one layer's at a time.
+constexpr double kMaxKeptMapsBytes = 1024.0 * 1024 * 1024;
 
 std::vector<int> parseIds(const QString& text) {
     std::vector<int> ids;
@@ -108,12 +110,13 @@ nlohmann::json reportJson(const model::Model& m, const model::Trace& trace, cons
     j["layers"] = nlohmann::json::array();
     for (const LayerReport& report : layers) {
         nlohmann::json heads = nlohmann::json::array();
+        const Results maps = with_attention ? model::layerAttention(m, trace, report.layer) : Results();
         for (int i = 0; i < c.n_head; ++i) {
             nlohmann::json head = {{"head", i},
                                    {"qk_rank", report.spectra[i].qk.rank},
                                    {"ov_rank", report.spectra[i].ov.rank}};
             if (with_attention) {
-                const Eigen::MatrixXf& w = trace.layers[report.layer].attention.heads[i].weights;  // (n, n)
+                const Eigen::MatrixXf& w = maps.heads[std::size_t(i)].weights;  // (n, n)
                 nlohmann::json rows = nlohmann::json::array();
                 for (Eigen::Index q = 0; q < w.rows(); ++q) {
                     std::vector<float> row(w.cols());
@@ -126,7 +129,8 @@ nlohmann::json reportJson(const model::Model& m, const model::Trace& trace, cons
         }
         j["layers"].push_back({{"layer", report.layer}, {"heads", std::move(heads)}});
     }
-    // What each head looks at (issue 34): per pattern, each reported layer's shares (null: no such key).
+    // What each head looks at (issue 34): per pattern, each reported layer's shares (null: no such key, or a
+    // long input whose maps were not all kept).
     nlohmann::json patterns = nlohmann::json::object();
     for (model::HeadPattern p : model::allHeadPatterns()) {
         const Eigen::MatrixXf shares = model::headPatternShares(trace, p);  // (layers, heads)
@@ -286,9 +290,16 @@ int runModel(const QStringList& arguments, int argc, char** argv) {
     if (static_cast<int>(ids.size()) > c.n_positions)
         throw UsageError("the input is " + std::to_string(ids.size()) + " tokens long but this model reads at most " +
                          std::to_string(c.n_positions) + " (n_positions)");
-    // Every head's attention, and every position's logits (for the log-probabilities).
-    if (model::traceBytes(c, static_cast<int>(ids.size())) + 4.0 * double(ids.size()) * c.vocab_size > Limits::kMaxBytes)
-        throw UsageError("every head's attention for " + std::to_string(ids.size()) + " tokens would need more than 4 GiB: use a shorter input");
+    // Every head's attention, and every position's logits (for the log-probabilities). A long input
+    // keeps one layer's maps at a time (each printed layer's recomputed from the trace when needed).
+    const int n = static_cast<int>(ids.size());
+    const double logits_bytes = 4.0 * double(n) * c.vocab_size;
+    const double one_layer_maps = 8.0 * c.n_head * double(n) * n;
+    options.keep_maps = model::traceBytes(c, n) <= kMaxKeptMapsBytes;
+    const double kept = options.keep_maps ? model::traceBytes(c, n)
+                                          : model::traceBytes(c, n) - (c.n_layer - 1) * one_layer_maps;
+    if (kept + logits_bytes > Limits::kMaxBytes)
+        throw UsageError("the attention and logits of " + std::to_string(n) + " tokens would need more than 4 GiB: use a shorter input");
     std::vector<int> layer_indices;
     if (parser.isSet("layer")) {
         layer_indices.push_back(parseInt("layer", parser.value("layer"), 0, c.n_layer - 1));
@@ -356,7 +367,8 @@ int runModel(const QStringList& arguments, int argc, char** argv) {
             io::Tensor attention;  // (heads, n, n)
             attention.shape = {c.n_head, trace.n(), trace.n()};
             attention.data.reserve(static_cast<std::size_t>(c.n_head) * trace.n() * trace.n());
-            for (const HeadResult& head : trace.layers[l].attention.heads)
+            const Results maps = model::layerAttention(*m, trace, l);  // recomputed where a long input dropped them
+            for (const HeadResult& head : maps.heads)
                 for (Eigen::Index q = 0; q < head.weights.rows(); ++q)
                     for (Eigen::Index k = 0; k < head.weights.cols(); ++k) attention.data.push_back(head.weights(q, k));
             io::writeNpy((out / ("attention_layer_" + std::to_string(l) + ".npy")).string(), attention);

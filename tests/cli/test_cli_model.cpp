@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,7 +18,10 @@
 #include <nlohmann/json.hpp>
 
 #include "CliRunner.h"
+#include "io/Checkpoint.h"
 #include "io/Npy.h"
+#include "io/Safetensors.h"
+#include "model/Forward.h"
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
@@ -171,6 +176,56 @@ TEST(CliModel, AttentionOnlyWritesTheArraysAlone) {
     expectRefused(runCli({"model", "--checkpoint", kTiny.string(), "--ids", "1", "--out", out.str(), "--attention-only",
                           "--format", "png"}),
                   "leave out --format");
+}
+
+// Issue 35 item 4: an input whose every map would take over 4 GiB (12 layers x 16 heads of 1,800 x 1,800,
+// 5 GB) runs, one layer's maps at a time; the arrays written are the forward's own.
+TEST(CliModel, ALongInputKeepsOneLayersMapsAtATime) {
+    TempDir dir, out;
+    const int layers = 12, heads = 16, d = 64, positions = 2048, vocab = 50, n = 1800;
+    std::map<std::string, headscope::io::Tensor> tensors;
+    std::srand(9);
+    const auto add = [&](const std::string& name, std::vector<std::int64_t> shape, bool ones = false) {
+        headscope::io::Tensor& t = tensors[name];
+        t.shape = shape;
+        std::int64_t size = 1;
+        for (std::int64_t s : shape) size *= s;
+        t.data.resize(std::size_t(size));
+        for (float& v : t.data) v = ones ? 1.0f : 0.6f * (float(std::rand()) / RAND_MAX - 0.5f);
+    };
+    add("wte.weight", {vocab, d});
+    add("wpe.weight", {positions, d});
+    for (int l = 0; l < layers; ++l) {
+        const std::string h = "h." + std::to_string(l) + ".";
+        for (const char* ln : {"ln_1.", "ln_2."}) add(h + ln + "weight", {d}, true), add(h + ln + "bias", {d});
+        add(h + "attn.c_attn.weight", {d, 3 * d}), add(h + "attn.c_attn.bias", {3 * d});
+        add(h + "attn.c_proj.weight", {d, d}), add(h + "attn.c_proj.bias", {d});
+        add(h + "mlp.c_fc.weight", {d, 4 * d}), add(h + "mlp.c_fc.bias", {4 * d});
+        add(h + "mlp.c_proj.weight", {4 * d, d}), add(h + "mlp.c_proj.bias", {d});
+    }
+    add("ln_f.weight", {d}, true), add("ln_f.bias", {d});
+    headscope::io::writeSafetensors((dir.path / "model.safetensors").string(), tensors);
+    std::ofstream(dir.path / "config.json") << nlohmann::json{{"model_type", "gpt2"}, {"n_layer", layers}, {"n_head", heads},
+                                                              {"n_embd", d}, {"n_positions", positions},
+                                                              {"vocab_size", vocab}}.dump();
+    std::vector<int> ids;
+    std::string list;
+    for (int i = 0; i < n; ++i) ids.push_back((i * 7 + i / 13) % vocab), list += (i ? "," : "") + std::to_string(ids.back());
+    const CliResult r = runCli({"model", "--checkpoint", dir.str(), "--ids", list, "--layer", "0", "--out", out.str(),
+                                "--attention-only"});
+    ASSERT_EQ(r.status, 0) << r.err;  // refused before: "would need more than 4 GiB"
+    const headscope::io::Tensor written = headscope::io::readNpy((out.path / "attention_layer_0.npy").string());
+    ASSERT_EQ(written.shape, (std::vector<std::int64_t>{heads, n, n}));
+    // Layer 0 as a forward that stops after it computes it, every map kept.
+    const headscope::model::ModelPtr m = headscope::io::loadCheckpoint(dir.str());
+    headscope::model::ForwardOptions first;
+    first.layers = 1;
+    const headscope::model::Trace trace = headscope::model::runModel(*m, ids, first);
+    for (int h = 0; h < heads; h += 5)
+        for (int q = 0; q < n; q += 97)
+            for (int k = 0; k <= q; k += 31)
+                ASSERT_EQ(written.data[(std::size_t(h) * n + q) * n + k], trace.layers[0].attention.heads[std::size_t(h)].weights(q, k))
+                    << "head " << h << " query " << q << " key " << k;
 }
 
 TEST(CliModel, BadArgumentsAreOneLineAndStatusTwo) {

@@ -57,16 +57,17 @@ struct SourceResult {
 constexpr double kMaxAllLogitsMacs = 4e9;
 
 // A model's forward of more multiply-adds than this (tokens x parameters: Llama 3.2 1B from about
-// 20 tokens, BERT-base from 180) shows the layer in view as soon as its block is done (ForwardDone).
+// 16 tokens, BERT-base from 180) shows the layer in view as soon as its block is done (ForwardDone).
 constexpr double kPreviewMacs = 2e10;
 
 // The equivalence of the three paths is checked on a copy of the analysis (Session): not where the
-// layer's maps take more than this (GPT-2 small beyond about 1,900 tokens, Llama 3.2 1B beyond 1,000).
+// layer's maps take more than this (GPT-2 small beyond about 1,670 tokens, Llama 3.2 1B beyond 1,024).
 constexpr double kMaxEquivalenceMapBytes = 256.0 * 1024 * 1024;
 
 // Every layer's attention maps are kept while they take at most this many bytes (model::traceBytes:
-// GPT-2 small up to about 650 tokens); a longer input keeps the layer in view's alone, recomputed
-// from the trace (model::layerAttention), and small copies of the rest for the Model tab.
+// GPT-2 small up to about 570 tokens, Llama 3.2 1B up to 260); a longer input keeps the layer in
+// view's alone, recomputed from the trace (model::layerAttention), and small copies of the rest
+// for the Model tab.
 constexpr double kMaxKeptMapsBytes = 512.0 * 1024 * 1024;
 
 // The config as the source fixes it: a model or loaded layer sets d_model, heads, d_k, d_v,
