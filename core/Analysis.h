@@ -30,8 +30,8 @@ struct Analysis {
     std::vector<Spectrum> logits;       // per head: spectrum/rank of Q_i K_i^T (n_q, n_kv)
     Cost cost;
     std::optional<Equivalence> equivalence;  // absent until computed (it costs O(n d^2) a head)
-    // A long input's maps pooled for pictures (Downsample.h), computed with the analysis where a
-    // side is longer than kPooledCells (model::layerAnalysis); null otherwise.
+    // A long input's maps pooled for pictures (Downsample.h), computed with the window's analysis
+    // where a side is longer than kPooledCells (ui's computeAnalysis); null otherwise.
     std::shared_ptr<const PooledMaps> pooled;
     // Bytes of every head's logits and weights (n_q x n_kv each): what a copy of the results costs.
     double mapBytes() const { return 8.0 * double(results.heads.size()) * nQuery() * nKeyValue(); }

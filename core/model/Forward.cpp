@@ -337,7 +337,6 @@ Analysis analyzeLayer(const Model& model, const Trace& trace, int layer, double 
     a.input.cross = false;
     // The maps given, or the trace's, or recomputed where the trace dropped them.
     a.results = attention ? std::move(*attention) : layerAttention(model, trace, layer);
-    if (trace.n() > kPooledCells) a.pooled = std::make_shared<const PooledMaps>(poolMaps(a.results));
     const AttentionOptions layer_options = layerAttentionOptions(model, options, layer, trace.n());
     a.rotary = layer_options.rotary;
     a.sliding_window = layer_options.window;

@@ -36,6 +36,17 @@ std::string sampleText(const model::Model& model) {
     return model.tokenizer->decode(ids);
 }
 
+namespace {
+
+// The analysis the window shows, a long input's maps pooled for its pictures on this worker thread.
+std::shared_ptr<const Analysis> shown(Analysis analysis) {
+    if (std::max(analysis.nQuery(), analysis.nKeyValue()) > kPooledCells)
+        analysis.pooled = std::make_shared<const PooledMaps>(poolMaps(analysis.results));
+    return std::make_shared<const Analysis>(std::move(analysis));
+}
+
+}  // namespace
+
 SourceResult computeAnalysis(const Config& config, const WeightSource& source, const SourceResult& previous,
                              const ForwardDone& forward_done) {
     SourceResult result;
@@ -89,17 +100,16 @@ SourceResult computeAnalysis(const Config& config, const WeightSource& source, c
                                                                   : std::make_shared<const model::WeightSpectraCache>(source.model);
     // A long forward draws the layer in view as soon as it is done, before the layers after it; that
     // analysis is the result's too (the same numbers: the layers after it change nothing in it).
-    std::shared_ptr<const Analysis> shown;
+    std::shared_ptr<const Analysis> early;
     const auto preview = [&](model::ForwardOptions run) {
         if (forward_done && double(n) * m.parameterCount() > kPreviewMacs)
             run.layer_done = [&, keep = run.keep_maps](model::Trace& partial) {
                 if (int(partial.layers.size()) != source.layer + 1) return;
                 // A trace that drops its maps gives them to the analysis instead of a copy.
-                shown = std::make_shared<const Analysis>(
-                    keep ? model::layerAnalysis(partial, source.layer, *result.weight_spectra, config.rank_rtol)
-                         : model::layerAnalysis(partial, source.layer, model::takeLayerAttention(partial),
-                                                *result.weight_spectra, config.rank_rtol));
-                if (source.layer + 1 < m.config.n_layer) forward_done(shown);
+                early = shown(keep ? model::layerAnalysis(partial, source.layer, *result.weight_spectra, config.rank_rtol)
+                                   : model::layerAnalysis(partial, source.layer, model::takeLayerAttention(partial),
+                                                          *result.weight_spectra, config.rank_rtol));
+                if (source.layer + 1 < m.config.n_layer) forward_done(early);
             };
         return run;
     };
@@ -132,9 +142,7 @@ SourceResult computeAnalysis(const Config& config, const WeightSource& source, c
                                                   : std::make_shared<const model::AblationEffects>(
                                                         model::ablationEffects(m, *result.intact, *result.trace));
     // Only the run shown is previewed (the ablated one when heads are off).
-    result.analysis = shown ? shown
-                            : std::make_shared<const Analysis>(
-                                  model::layerAnalysis(*result.trace, source.layer, *result.weight_spectra, config.rank_rtol));
+    result.analysis = early ? early : shown(model::layerAnalysis(*result.trace, source.layer, *result.weight_spectra, config.rank_rtol));
     return result;
 }
 

@@ -1,7 +1,5 @@
 #include "Heatmap.h"
 
-#include "Downsample.h"
-
 #include <QFontMetrics>
 #include <QGlyphRun>
 #include <QHash>
