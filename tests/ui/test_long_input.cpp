@@ -147,6 +147,10 @@ private slots:
                 const double cell = cell_data->cell(col, r);
                 QVERIFY(std::isnan(small(r, col)) ? std::isnan(cell) : cell == double(small(r, col)));
             }
+        // A thinned axis carries no tick marks (a tick on each of 1,500 tokens was a solid band).
+        QCPAxis* keys = focus->colorMap()->keyAxis();
+        QVERIFY(keys->tickLabels() && keys->label().contains(QStringLiteral("every")));
+        QCOMPARE(keys->tickLengthOut(), 0);
         // The drawn cells span exactly the tokens: the first cell's centre half a block in.
         const double step = double(kTokens) / heatmap::kMaxDrawnCells;
         QVERIFY(std::abs(data->keyRange().lower - (step / 2 - 0.5)) < 1e-9);

@@ -105,7 +105,7 @@ void styleAxes(QCPAxisRect* rect) {
         axis->setTickPen(frame);
         axis->setSubTicks(false);
         axis->setTickLengthIn(0);
-        axis->setTickLengthOut(3);
+        axis->setTickLengthOut(kTickLengthOut);
         axis->setTickLabelPadding(3);
         axis->setLabelPadding(4);
         axis->setPadding(2);
@@ -138,6 +138,10 @@ void setTicks(QCPAxis* axis, TickMode mode, const QStringList& labels, int posit
             QVector<double> positions(labels.size());
             for (qsizetype i = 0; i < labels.size(); ++i) positions[i] = static_cast<double>(i);
             ticker->setTicks(positions, QVector<QString>(labels.begin(), labels.end()));
+            // A thinned axis (empty labels between its words) keeps no tick marks: a long text's tick on
+            // every token drew a solid dark band beside a small panel.
+            const bool thinned = std::any_of(labels.begin(), labels.end(), [](const QString& l) { return l.isEmpty(); });
+            axis->setTickLengthOut(thinned ? 0 : kTickLengthOut);
             ticker->setSubTickCount(0);
             axis->setTicks(true);
             axis->setTickLabels(true);

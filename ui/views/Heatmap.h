@@ -37,9 +37,10 @@ QFont font(double point_size, double scale, bool bold = false);
 // Axis rect styled as a heatmap: no grid, no interactions, y reversed, ranges framing
 // n_kv x n_q cells, all four sides framed by a thin box.
 void styleAxes(QCPAxisRect* rect);
+constexpr int kTickLengthOut = 3;  // pixels
 void setCellRanges(QCPAxisRect* rect, int n_q, int n_kv);
 
-// Axis labelling: tokens (one tick per cell), positions (numbers, for long sequences) or none.
+// Axis labelling: tokens (one tick per cell; no tick marks where the words are thinned), positions (numbers, for long sequences) or none.
 enum class TickMode { Tokens, Positions, None };
 // position_ticks: about how many numbers Positions shows (fewer on small panels).
 void setTicks(QCPAxis* axis, TickMode mode, const QStringList& labels, int position_ticks = 6);
