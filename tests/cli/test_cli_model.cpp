@@ -4,11 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -184,14 +184,15 @@ TEST(CliModel, ALongInputKeepsOneLayersMapsAtATime) {
     TempDir dir, out;
     const int layers = 12, heads = 16, d = 64, positions = 2048, vocab = 50, n = 1800;
     std::map<std::string, headscope::io::Tensor> tensors;
-    std::srand(9);
+    std::mt19937 random(9);
+    std::uniform_real_distribution<float> uniform(-0.3f, 0.3f);
     const auto add = [&](const std::string& name, std::vector<std::int64_t> shape, bool ones = false) {
         headscope::io::Tensor& t = tensors[name];
         t.shape = shape;
         std::int64_t size = 1;
         for (std::int64_t s : shape) size *= s;
         t.data.resize(std::size_t(size));
-        for (float& v : t.data) v = ones ? 1.0f : 0.6f * (float(std::rand()) / RAND_MAX - 0.5f);
+        for (float& v : t.data) v = ones ? 1.0f : uniform(random);
     };
     add("wte.weight", {vocab, d});
     add("wpe.weight", {positions, d});
