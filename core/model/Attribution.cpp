@@ -67,9 +67,14 @@ DirectAttribution directAttribution(const Model& model, const Trace& trace, int 
         const AttentionWeights& weights = model.blocks[l].attention;
         const Eigen::MatrixXf w_o = weights.W_O.toDense();  // (d, h*d_v) as stored: W_O^T
         const Results& r = trace.layers[l].attention;
+        // A long input's trace keeps a layer's outputs at the last position only (keep_maps false).
+        const Eigen::Index row = r.output.rows() == n ? position : position == n - 1 ? r.output.rows() - 1 : -1;
+        if (row < 0)
+            throw std::invalid_argument("the run kept layer " + std::to_string(l) +
+                                        "'s outputs at the last position only (a long input)");
         for (int i = 0; i < c.n_head; ++i) {
             // c_{l,i} (d) = out_i[p] (d_v) W_O,i (d_v, d)
-            const Eigen::RowVectorXd out = r.heads[i].output.row(position).cast<double>();
+            const Eigen::RowVectorXd out = r.heads[i].output.row(row).cast<double>();
             const Eigen::RowVectorXd written =
                 out * w_o.middleCols(Eigen::Index(i) * weights.d_v, weights.d_v).transpose().cast<double>();
             a.heads(l, i) = direct(written);
@@ -79,7 +84,7 @@ DirectAttribution directAttribution(const Model& model, const Trace& trace, int 
         const Eigen::MatrixXf& next = l + 1 < L ? trace.layers[l + 1].residual : trace.final_residual;
         const Eigen::RowVectorXd mlp = next.row(position).cast<double>() -
                                        trace.layers[l].residual.row(position).cast<double>() -
-                                       r.output.row(position).cast<double>();
+                                       r.output.row(row).cast<double>();
         a.mlp[l] = direct(mlp);
     }
     return a;

@@ -189,10 +189,16 @@ Trace runModel(const Model& model, const std::vector<int>& ids, const ForwardOpt
                 done.thumbnails.push_back(downsample(head.weights, cells, cells, Pool::Max));  // (cells, cells)
         }
         if (options.layer_done) options.layer_done(trace);
-        if (!options.keep_maps) {
-            Results& r = trace.layers.back().attention;
-            for (HeadResult& head : r.heads) head.logits = head.weights = Eigen::MatrixXf();
+        if (!options.keep_maps) {  // what later layers and the attribution need, no more
+            LayerTrace& done = trace.layers.back();
+            Results& r = done.attention;
+            for (HeadResult& head : r.heads) {
+                head.logits = head.weights = Eigen::MatrixXf();
+                head.output = Eigen::MatrixXf(head.output.bottomRows(1));  // (1, d_v)
+            }
             r.Q = r.K = r.V = r.Q_projected = r.K_projected = r.concat = Eigen::MatrixXf();
+            r.output = Eigen::MatrixXf(r.output.bottomRows(1));  // (1, d)
+            done.attention_input = Eigen::MatrixXf();             // N_1(residual): attentionInput()
         }
     }
 
@@ -270,16 +276,31 @@ std::vector<int> greedyContinuation(const Model& model, std::vector<int> ids, in
     return added;
 }
 
-Results layerAttention(const Model& model, const Trace& trace, int layer) {
+namespace {
+
+void checkLayer(const Trace& trace, int layer) {
     if (layer < 0 || layer >= static_cast<int>(trace.layers.size()))
         throw std::invalid_argument("layer " + std::to_string(layer) + " does not exist (the run holds " +
                                     std::to_string(trace.layers.size()) + " layers: 0 to " +
                                     std::to_string(int(trace.layers.size()) - 1) + ")");
+}
+
+}  // namespace
+
+Eigen::MatrixXf attentionInput(const Model& model, const Trace& trace, int layer) {
+    checkLayer(trace, layer);
+    const LayerTrace& kept = trace.layers[std::size_t(layer)];
+    if (kept.attention_input.size()) return kept.attention_input;
+    return normalize(model.config, kept.residual, model.blocks[std::size_t(layer)].ln_1);  // the forward's step (n, d)
+}
+
+Results layerAttention(const Model& model, const Trace& trace, int layer) {
+    checkLayer(trace, layer);
     const LayerTrace& kept = trace.layers[std::size_t(layer)];
     if (kept.keptMaps()) return kept.attention;
     // The forward's own steps on the same attention input: the same numbers, bit for bit.
     const AttentionOptions options = layerAttentionOptions(model, trace.options.attention, layer, trace.n());
-    Results r = attend(options, model.blocks[std::size_t(layer)].attention, kept.attention_input);
+    Results r = attend(options, model.blocks[std::size_t(layer)].attention, attentionInput(model, trace, layer));
     ablateLayer(trace.options.ablation, layer, model.blocks[std::size_t(layer)].attention, r);
     return r;
 }
@@ -332,7 +353,7 @@ Analysis analyzeLayer(const Model& model, const Trace& trace, int layer, double 
     a.model_name = c.familyName() + " " + name + ", layer " + std::to_string(layer) + " of " + std::to_string(c.n_layer);
     a.shared_weights = model.attentionWeights(layer);  // the paper's layout, one layer
     a.input.query.tokens = trace.tokens;
-    a.input.query.X = trace.layers[layer].attention_input;
+    a.input.query.X = attentionInput(model, trace, layer);
     a.input.key_value = a.input.query;
     a.input.cross = false;
     // The maps given, or the trace's, or recomputed where the trace dropped them.

@@ -38,9 +38,11 @@ struct ForwardOptions {
     // Fewer blocks than the model has: only the first `layers`, the last of them up to its attention
     // (no MLP, no logits): the first picture of a layer without the rest. -1: every block, the logits.
     int layers = -1;
-    // false: each block's per-head logits and weights (n x n each), Q, K, V and the concatenated heads
-    // are dropped once the block is done, so a long input holds one layer's maps at a time; the
-    // residual, attention input, mask and outputs stay (layerAttention recomputes the rest exactly).
+    // false: each block's per-head logits and weights (n x n each), Q, K, V, the concatenated heads and
+    // the attention input are dropped once the block is done, and its outputs (each head's and the
+    // sum) kept at the last position only, so a long input holds one layer's maps at a time; the
+    // residual and mask stay (layerAttention recomputes the rest exactly, attribution reads the last
+    // position).
     bool keep_maps = true;
     // Called on the forward's thread after each block with the trace so far (blocks 0..l, the last
     // one's maps still there whatever keep_maps says): a window draws the layer in view before the
@@ -59,8 +61,9 @@ constexpr int kThumbnailCells = 64;
 
 struct LayerTrace {
     Eigen::MatrixXf residual;         // X_l, the residual stream entering the block (n, d)
-    Eigen::MatrixXf attention_input;  // N_1(X_l) (n, d)
-    Results attention;                // Q, K, V (n, d), heads' logits/weights (n, n), output (n, d)
+    Eigen::MatrixXf attention_input;  // N_1(X_l) (n, d); empty with the maps dropped: attentionInput()
+    Results attention;                // Q, K, V (n, d), heads' logits/weights (n, n), output (n, d);
+                                      // maps dropped: heads' outputs (1, d_v) and output (1, d), the last position
     // With the maps dropped (keep_maps false): each head's weights downsampled to at most
     // kThumbnailCells a side, each cell its block's largest weight (Downsample.h). Empty otherwise.
     std::vector<Eigen::MatrixXf> thumbnails;
@@ -88,6 +91,9 @@ Eigen::MatrixXf layerNorm(const Eigen::Ref<const Eigen::MatrixXf>& x, const Laye
 Eigen::MatrixXf rmsNorm(const Eigen::Ref<const Eigen::MatrixXf>& x, const LayerNorm& norm, double epsilon);
 // The model's norm (config.norm) with its epsilon; x itself where the norm is absent (empty weight).
 Eigen::MatrixXf normalize(const ModelConfig& config, const Eigen::Ref<const Eigen::MatrixXf>& x, const LayerNorm& norm);
+
+// N_1(X_l), layer `layer`'s attention input: the trace's, or recomputed from its residual (bit for bit).
+Eigen::MatrixXf attentionInput(const Model& model, const Trace& trace, int layer);
 
 // Layer `layer`'s attention exactly as the forward computed it (the ablated heads' outputs replaced),
 // maps included: the trace's own when it kept them, else recomputed from its attention input (one

@@ -21,6 +21,7 @@
 #include "io/Checkpoint.h"
 #include "io/IoError.h"
 #include "io/Npy.h"
+#include "model/Attribution.h"
 #include "model/Forward.h"
 #include "model/WeightSpectra.h"
 #include "RotaryCircuits.h"
@@ -353,8 +354,15 @@ TEST_F(RotaryCheckpointErrors, DroppedMapsAreRecomputedExactlyForTheLayerInView)
                 EXPECT_EQ(dropped.layers[l].thumbnails[h], downsample(expected.heads[h].weights, 11, 11, Pool::Max));
             }
             EXPECT_EQ(model::layerAnalysis(*m, dropped, int(l)).results.heads[0].weights, expected.heads[0].weights);
+            // Kept for later layers and the attribution: the residual, the outputs at the last position.
+            EXPECT_EQ(dropped.layers[l].attention_input.size(), 0) << folder << " layer " << l;
+            EXPECT_EQ(model::attentionInput(*m, dropped, int(l)), kept.layers[l].attention_input) << folder << " layer " << l;
+            EXPECT_EQ(dropped.layers[l].attention.output, expected.output.bottomRows(1)) << folder << " layer " << l;
         }
         EXPECT_EQ(dropped.logits, kept.logits) << folder;
+        const model::DirectAttribution whole = model::directAttribution(*m, kept), last = model::directAttribution(*m, dropped);
+        EXPECT_EQ(last.heads, whole.heads) << folder;
+        EXPECT_EQ(last.mlp, whole.mlp) << folder;
         // A window's preview: layer 1's analysis as its block is done, its maps taken, not copied.
         std::optional<Analysis> preview;
         options.layer_done = [&](model::Trace& partial) {
@@ -365,7 +373,7 @@ TEST_F(RotaryCheckpointErrors, DroppedMapsAreRecomputedExactlyForTheLayerInView)
         EXPECT_EQ(preview->results.heads[1].weights, kept.layers[1].attention.heads[1].weights) << folder;
         EXPECT_EQ(preview->results.output, kept.layers[1].attention.output) << folder;
         EXPECT_EQ(taken.layers[1].thumbnails, dropped.layers[1].thumbnails) << folder;  // made before the maps were taken
-        EXPECT_EQ(taken.layers[1].attention.heads[0].output, kept.layers[1].attention.heads[0].output) << folder;
+        EXPECT_EQ(taken.layers[1].attention.heads[0].output, kept.layers[1].attention.heads[0].output.bottomRows(1)) << folder;
         EXPECT_FALSE(taken.options.layer_done) << folder;
     }
 }
