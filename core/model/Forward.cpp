@@ -19,7 +19,7 @@ namespace headscope::model {
 
 namespace {
 
-void activate(Eigen::MatrixXf& m, Activation activation) {
+void activateColumns(Eigen::Ref<Eigen::MatrixXf> m, Activation activation) {
     auto x = m.array();
     switch (activation) {
         case Activation::GeluTanh: {
@@ -37,6 +37,14 @@ void activate(Eigen::MatrixXf& m, Activation activation) {
             m = (x / (1.0f + (-x).exp())).matrix();
             break;
     }
+}
+
+// The activation in place, its columns in two halves for the cores to share. (n, width)
+void activate(Eigen::MatrixXf& m, Activation activation, bool parallel) {
+    const Eigen::Index first = m.cols() / 2;
+    parallelFor(2, [&](int task) {
+        activateColumns(task == 0 ? m.leftCols(first) : m.rightCols(m.cols() - first), activation);
+    }, parallel);
 }
 
 }  // namespace
@@ -172,10 +180,10 @@ Trace runModel(const Model& model, const std::vector<int>& ids, const ForwardOpt
         block.W_fc.apply(hidden, block.b_fc, mlp, parallel);                    // (n, n_inner)
         if (c.mlp == MlpKind::Gated) {
             block.W_gate.apply(hidden, block.b_gate, gate, parallel);           // (n, n_inner)
-            activate(gate, c.activation);
+            activate(gate, c.activation, parallel);
             mlp.array() *= gate.array();                                         // act(x W_gate) * (x W_up)
         } else {
-            activate(mlp, c.activation);
+            activate(mlp, c.activation, parallel);
         }
         block.W_proj.apply(mlp, block.b_proj, projected, parallel);            // (n, d)
         if (c.post_norm) x = normalize(c, x + projected, block.mlp_out_norm);   // N_2(a + MLP(a)) (n, d)
@@ -210,7 +218,7 @@ Trace runModel(const Model& model, const std::vector<int>& ids, const ForwardOpt
     if (!model.head_transform.empty()) {
         Eigen::MatrixXf transformed;
         model.head_transform.apply(final_hidden, model.head_transform_bias, transformed, parallel);  // (n, d)
-        activate(transformed, c.activation);
+        activate(transformed, c.activation, parallel);
         final_hidden = normalize(c, transformed, model.head_norm);
     }
     const LinearWeight& embedding = model.outputEmbedding();  // (vocab, d)
