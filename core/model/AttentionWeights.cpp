@@ -56,27 +56,27 @@ Weights AttentionWeights::toWeights() const {
     const Eigen::Index q_width = Eigen::Index(heads) * d_k, k_width = Eigen::Index(kv_heads) * d_k,
                        v_width = Eigen::Index(kv_heads) * d_v;
     if (packing == QkvPacking::Separate) {
-        w.W_Q = W_Q.toDense().transpose();  // (h*d_k, d) -> (d, h*d_k)
-        w.W_K = W_K.toDense().transpose();  // (kv*d_k, d) -> (d, kv*d_k)
-        w.W_V = W_V.toDense().transpose();  // (kv*d_v, d) -> (d, kv*d_v)
+        w.W_Q = W_Q.transposedRows(0, W_Q.rows());  // (h*d_k, d) -> (d, h*d_k)
+        w.W_K = W_K.transposedRows(0, W_K.rows());  // (kv*d_k, d) -> (d, kv*d_k)
+        w.W_V = W_V.transposedRows(0, W_V.rows());  // (kv*d_v, d) -> (d, kv*d_v)
     } else if (packing == QkvPacking::Fused) {  // row blocks [Q; K; V], one converted at a time
-        w.W_Q = W_QKV.rowBlock(0, q_width).transpose();
-        w.W_K = W_QKV.rowBlock(q_width, k_width).transpose();
-        w.W_V = W_QKV.rowBlock(q_width + k_width, v_width).transpose();
+        w.W_Q = W_QKV.transposedRows(0, q_width);
+        w.W_K = W_QKV.transposedRows(q_width, k_width);
+        w.W_V = W_QKV.transposedRows(q_width + k_width, v_width);
     } else {  // rows (h, 3, d_k): head i's q, k, v rows -> its columns of W_Q, W_K, W_V
         const Eigen::Index d = W_QKV.cols();
         w.W_Q.resize(d, q_width);
         w.W_K.resize(d, k_width);
         w.W_V.resize(d, v_width);
         for (int i = 0; i < heads; ++i) {
-            const Eigen::MatrixXf qkv = W_QKV.rowBlock(Eigen::Index(3) * i * d_k, 3 * Eigen::Index(d_k));  // (3 d_k, d)
+            const Eigen::MatrixXf qkv = W_QKV.transposedRows(Eigen::Index(3) * i * d_k, 3 * Eigen::Index(d_k));  // (d, 3 d_k)
             const Eigen::Index to = Eigen::Index(i) * d_k;
-            w.W_Q.middleCols(to, d_k) = qkv.topRows(d_k).transpose();
-            w.W_K.middleCols(to, d_k) = qkv.middleRows(d_k, d_k).transpose();
-            w.W_V.middleCols(to, d_k) = qkv.bottomRows(d_k).transpose();
+            w.W_Q.middleCols(to, d_k) = qkv.leftCols(d_k);
+            w.W_K.middleCols(to, d_k) = qkv.middleCols(d_k, d_k);
+            w.W_V.middleCols(to, d_k) = qkv.rightCols(d_k);
         }
     }
-    w.W_O = W_O.toDense().transpose();  // (d, h*d_v) -> (h*d_v, d)
+    w.W_O = W_O.transposedRows(0, W_O.rows());  // (d, h*d_v) -> (h*d_v, d)
     w.b_Q = b_Q;
     w.b_K = b_K;
     w.b_V = b_V;

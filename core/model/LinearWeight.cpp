@@ -246,6 +246,15 @@ Eigen::MatrixXf LinearWeight::rowBlock(Eigen::Index begin, Eigen::Index count) c
     return w;
 }
 
+Eigen::MatrixXf LinearWeight::transposedRows(Eigen::Index begin, Eigen::Index count) const {
+    if (owned_) return owned_->middleRows(begin, count).transpose();
+    if (layout_ == Layout::InOut) return rowBlock(begin, count).transpose();
+    // Rows [begin, begin + count) of the row-major (out, in) data are a column-major (in, count).
+    Eigen::MatrixXf wt(in_, count);
+    decode(data_ + std::size_t(begin) * in_ * itemBytes(type_), type_, std::size_t(count * in_), wt.data());
+    return wt;
+}
+
 Eigen::MatrixXf LinearWeight::toDense() const {
     if (owned_) return *owned_;
     Eigen::MatrixXf w;

@@ -86,6 +86,9 @@ public:
     Eigen::MatrixXf toDense() const;
     // Rows [begin, begin + count) of W as float (count, in), converted (not cached) when not F32.
     Eigen::MatrixXf rowBlock(Eigen::Index begin, Eigen::Index count) const;
+    // The same rows transposed, (in, count): the paper's layout of a projection (d, h*d_k). Data
+    // stored (out, in) as torch's Linear stores it is decoded straight into it, no transpose.
+    Eigen::MatrixXf transposedRows(Eigen::Index begin, Eigen::Index count) const;
 
 private:
     using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
