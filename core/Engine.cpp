@@ -152,7 +152,7 @@ void applyMask(const AttentionOptions& options, Eigen::MatrixXf& logits) {
 }  // namespace
 
 void attendProjected(const AttentionOptions& options, int heads, int kv_heads, int d_k, int d_v, Results& r,
-                     bool parallel) {
+                     bool parallel, const HeadDone& head_done) {
     const int n_q = static_cast<int>(r.Q.rows()), n_kv = static_cast<int>(r.K.rows());
     if (r.Q.cols() != Eigen::Index(heads) * d_k || r.K.cols() != Eigen::Index(kv_heads) * d_k ||
         r.V.cols() != Eigen::Index(kv_heads) * d_v || r.V.rows() != n_kv || kv_heads <= 0 || heads % kv_heads != 0)
@@ -178,6 +178,7 @@ void attendProjected(const AttentionOptions& options, int heads, int kv_heads, i
         // weights_i (n_q, n_kv) V_g (n_kv, d_v) -> out_i (n_q, d_v)
         head.output.noalias() = head.weights * r.V.middleCols(g * d_v, d_v);
         r.concat.middleCols(i * d_v, d_v) = head.output;
+        if (head_done) head_done(i, head);
     }, parallel);
 }
 

@@ -11,6 +11,7 @@
 // zero head output (PyTorch would give NaN: 0/0 in the softmax).
 
 #include <Eigen/Core>
+#include <functional>
 #include <vector>
 
 #include "Config.h"
@@ -92,8 +93,12 @@ Eigen::MatrixXf softmaxRows(const Eigen::Ref<const Eigen::MatrixXf>& logits);
 // r.V (n_kv, kv_heads*d_v) hold X W + b; Q and K are rotated (options.rotary), then per head
 // the logits, mask, softmax and output, into r.allowed, r.heads and r.concat (n_q, heads*d_v).
 // The output projection is the caller's. std::invalid_argument when the shapes do not agree.
+// head_done, when given, is called on the worker's thread as soon as head i's maps and output are
+// computed; it may clear the maps (a long input's forward keeps a thumbnail of each instead), so a
+// layer's maps are never all held at once.
+using HeadDone = std::function<void(int head, HeadResult& result)>;
 void attendProjected(const AttentionOptions& options, int heads, int kv_heads, int d_k, int d_v, Results& r,
-                     bool parallel);
+                     bool parallel, const HeadDone& head_done = {});
 
 // The fused path: three projections for all heads at once.
 Results forward(const AttentionOptions& options, const Weights& weights,

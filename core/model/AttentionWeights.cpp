@@ -101,7 +101,8 @@ AttentionWeights AttentionWeights::owned(const Weights& w) {
     return a;
 }
 
-Results attend(const AttentionOptions& options, const AttentionWeights& w, const Eigen::Ref<const Eigen::MatrixXf>& x) {
+Results attend(const AttentionOptions& options, const AttentionWeights& w, const Eigen::Ref<const Eigen::MatrixXf>& x,
+               const HeadDone& head_done) {
     Results r;
     // Below about a million multiply-adds, threads cost more than they save (as core's forward()).
     const bool parallel = 2.0 * double(x.rows()) * w.dModel() * (double(w.heads) * w.d_k + double(w.kv_heads) * w.d_v) > 1e6;
@@ -122,7 +123,7 @@ Results attend(const AttentionOptions& options, const AttentionWeights& w, const
         norm(r.Q, w.q_norm);  // (n, h*d_k)
         norm(r.K, w.k_norm);  // (n, kv*d_k)
     }
-    attendProjected(options, w.heads, w.kv_heads, w.d_k, w.d_v, r, parallel);  // concat (n, h*d_v)
+    attendProjected(options, w.heads, w.kv_heads, w.d_k, w.d_v, r, parallel, head_done);  // concat (n, h*d_v)
     w.W_O.apply(r.concat, w.b_O, r.output, parallel);                    // (n, h*d_v) -> (n, d)
     return r;
 }

@@ -57,7 +57,9 @@ struct AttentionWeights {
 // One layer of a loaded model on x (n, d): the projections through `w` in place, then core's
 // attendProjected() (rotary, logits, mask, softmax, heads, concat), then
 // output (n, d) = concat (n, h*d_v) W_O^T + b_O.
-Results attend(const AttentionOptions& options, const AttentionWeights& w, const Eigen::Ref<const Eigen::MatrixXf>& x);
+// head_done: as attendProjected's (Engine.h).
+Results attend(const AttentionOptions& options, const AttentionWeights& w, const Eigen::Ref<const Eigen::MatrixXf>& x,
+               const HeadDone& head_done = {});
 
 // The paper-layout Weights of the last `capacity` layers asked for, built with `make` on a miss;
 // safe from several threads. A copy starts empty (a copied Model may have other weights).

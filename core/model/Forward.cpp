@@ -163,9 +163,18 @@ Trace runModel(const Model& model, const std::vector<int>& ids, const ForwardOpt
         layer.residual = x;
         layer.attention_input = normalize(c, x, block.ln_1);                    // (n, d)
         const AttentionOptions layer_options = layerAttentionOptions(model, trace.options.attention, static_cast<int>(l), n);
-        layer.attention = attend(layer_options, block.attention, layer.attention_input);  // (n, d)
+        const bool last_asked = options.layers >= 0 && l + 1 == layers && layers < model.blocks.size();
+        // A long input: each head's map made small and dropped as soon as it is computed, but the layer asked for.
+        const int cells = std::min(n, kThumbnailCells);
+        const bool drop_maps = !options.keep_maps && static_cast<int>(l) != options.maps_of_layer && !last_asked;
+        if (drop_maps) layer.thumbnails.resize(std::size_t(block.attention.heads));
+        const HeadDone drop = [&layer, cells](int i, HeadResult& head) {
+            layer.thumbnails[std::size_t(i)] = downsample(head.weights, cells, cells, Pool::Max);  // (cells, cells)
+            head.logits = head.weights = Eigen::MatrixXf();
+        };
+        layer.attention = attend(layer_options, block.attention, layer.attention_input, drop_maps ? drop : HeadDone{});  // (n, d)
         ablateLayer(options.ablation, static_cast<int>(trace.layers.size()), block.attention, layer.attention);
-        if (options.layers >= 0 && l + 1 == layers && layers < model.blocks.size()) {  // stop at this layer's attention
+        if (last_asked) {  // stop at this layer's attention
             trace.layers.push_back(std::move(layer));
             return trace;
         }
@@ -190,9 +199,8 @@ Trace runModel(const Model& model, const std::vector<int>& ids, const ForwardOpt
         else x += normalize(c, projected, block.mlp_out_norm);
         if (c.parallel_residual) x += attention_out;
         trace.layers.push_back(std::move(layer));
-        if (!options.keep_maps) {  // the thumbnails before layer_done, which may take the maps
+        if (!options.keep_maps && !drop_maps) {  // the thumbnails before layer_done, which may take the maps
             LayerTrace& done = trace.layers.back();
-            const int cells = std::min(n, kThumbnailCells);
             for (const HeadResult& head : done.attention.heads)
                 done.thumbnails.push_back(downsample(head.weights, cells, cells, Pool::Max));  // (cells, cells)
         }

@@ -44,8 +44,12 @@ struct ForwardOptions {
     // residual and mask stay (layerAttention recomputes the rest exactly, attribution reads the last
     // position).
     bool keep_maps = true;
+    // With keep_maps false, the one layer whose maps are whole when layer_done sees it (a window's
+    // layer in view); every other layer's are dropped head by head as they are computed, so that a
+    // long input's forward never holds a whole layer's maps (1 GiB at 2,048 tokens of a 1B model).
+    int maps_of_layer = -1;
     // Called on the forward's thread after each block with the trace so far (blocks 0..l, the last
-    // one's maps still there whatever keep_maps says): a window draws the layer in view before the
+    // one's maps still there when it is maps_of_layer or keep_maps is on): a window draws the layer in view before the
     // layers after it are done. With keep_maps false it may take the last block's maps
     // (takeLayerAttention); they are dropped after it anyway. Not kept in Trace::options.
     std::function<void(Trace& partial)> layer_done;

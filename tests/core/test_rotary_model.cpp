@@ -365,11 +365,17 @@ TEST_F(RotaryCheckpointErrors, DroppedMapsAreRecomputedExactlyForTheLayerInView)
         EXPECT_EQ(last.mlp, whole.mlp) << folder;
         // A window's preview: layer 1's analysis as its block is done, its maps taken, not copied.
         std::optional<Analysis> preview;
+        options.maps_of_layer = 1;
+        std::vector<bool> kept_whole;  // each layer's maps as layer_done saw them: only layer 1's whole
         options.layer_done = [&](model::Trace& partial) {
+            kept_whole.push_back(partial.layers.back().keptMaps());
             if (partial.layers.size() == 2) preview = model::layerAnalysis(partial, 1, model::takeLayerAttention(partial), cache);
         };
         const model::Trace taken = model::runModel(*m, ids, options);
         ASSERT_TRUE(preview.has_value()) << folder;
+        std::vector<bool> only_layer_1(kept.layers.size(), false);
+        only_layer_1[1] = true;
+        EXPECT_EQ(kept_whole, only_layer_1) << folder;
         EXPECT_EQ(preview->results.heads[1].weights, kept.layers[1].attention.heads[1].weights) << folder;
         EXPECT_EQ(preview->results.output, kept.layers[1].attention.output) << folder;
         EXPECT_EQ(taken.layers[1].thumbnails, dropped.layers[1].thumbnails) << folder;  // made before the maps were taken

@@ -102,7 +102,8 @@ SourceResult computeAnalysis(const Config& config, const WeightSource& source, c
     // analysis is the result's too (the same numbers: the layers after it change nothing in it).
     std::shared_ptr<const Analysis> early;
     const auto preview = [&](model::ForwardOptions run) {
-        if (forward_done && double(n) * m.parameterCount() > kPreviewMacs)
+        if (forward_done && double(n) * m.parameterCount() > kPreviewMacs) {
+            run.maps_of_layer = source.layer;  // whole for layer_done; the other layers' dropped head by head
             run.layer_done = [&, keep = run.keep_maps](model::Trace& partial) {
                 if (int(partial.layers.size()) != source.layer + 1) return;
                 // A trace that drops its maps gives them to the analysis instead of a copy.
@@ -111,6 +112,7 @@ SourceResult computeAnalysis(const Config& config, const WeightSource& source, c
                                                           *result.weight_spectra, config.rank_rtol));
                 if (source.layer + 1 < m.config.n_layer) forward_done(early);
             };
+        }
         return run;
     };
     // The intact run, then (with heads off) the ablated one: each reused when its input is unchanged.
