@@ -15,6 +15,12 @@
 namespace headscope::ui {
 namespace {
 
+double peakMiB() {  // the process's peak resident memory so far
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return double(usage.ru_maxrss) / 1024.0;
+}
+
 constexpr int kTimeoutMs = 600000;  // a 2,048-token forward of a 1B model on 2 cores takes about a minute
 
 // One change timed from `start`: the first heatmaps (forwardReady, or the update itself) and the
@@ -89,6 +95,7 @@ ModelWindowBenchResult benchmarkModelWindow(const QString& directory, const QStr
     const auto trace = window.session()->trace();
     result.tokens = trace ? trace->n() : 0;
     result.layers = trace ? int(trace->layers.size()) : 0;
+    result.open_peak_mib = peakMiB();
     result.open_first_picture_ms = open.first_ms;
     result.open_complete_ms = open.complete_ms;
 
@@ -119,9 +126,7 @@ ModelWindowBenchResult benchmarkModelWindow(const QString& directory, const QStr
     result.text_complete_ms = median(complete);
     result.layer_ms = median(layer);
     result.longest_stall_ms = double(longest) / 1e6;
-    rusage usage{};
-    getrusage(RUSAGE_SELF, &usage);
-    result.peak_mib = double(usage.ru_maxrss) / 1024.0;
+    result.peak_mib = peakMiB();
     return result;
 }
 

@@ -22,7 +22,8 @@ struct ModelWindowBenchResult {
     double layer_ms = 0;
     // The longest the GUI thread went without running a 1 ms heartbeat, over every step above.
     double longest_stall_ms = 0;
-    double peak_mib = 0;  // the process's peak resident memory (getrusage)
+    double peak_mib = 0;       // the process's peak resident memory (getrusage)
+    double open_peak_mib = 0;  // the same when the model had opened (every view drawn), before the text changes
 };
 
 // The window (1400 x 900, offscreen) shows `text` (a model without a tokenizer reads ids, "17 4 9")
