@@ -5,7 +5,6 @@
 // coordinates against an independent PCA, and the explained variance.
 #include <gtest/gtest.h>
 
-#include <Eigen/SVD>
 #include <cmath>
 #include <cstdio>
 
@@ -14,6 +13,7 @@
 #include "Engine.h"
 #include "QueryKeyMap.h"
 #include "ScoreBreakdown.h"
+#include "common/ReferenceSvd.h"
 
 using namespace headscope;
 
@@ -162,10 +162,10 @@ Pca independentPca(const Analysis& a, int head) {
     Eigen::MatrixXd p(q.rows() + k.rows(), d_k);
     p << q, k;
     p.rowwise() -= p.colwise().mean();
-    Eigen::JacobiSVD<Eigen::MatrixXd> svd(p, Eigen::ComputeThinU | Eigen::ComputeThinV);
+    const test::ReferenceSvd svd = test::referenceSvd(p);
     Pca out;
-    out.coords = p * svd.matrixV().leftCols(2);
-    const Eigen::VectorXd s2 = svd.singularValues().array().square();
+    out.coords = p * svd.v.leftCols(2);
+    const Eigen::VectorXd s2 = svd.singular_values.array().square();
     out.share = s2.head(2) / s2.sum();
     return out;
 }
