@@ -129,8 +129,8 @@ nlohmann::json reportJson(const model::Model& m, const model::Trace& trace, cons
         }
         j["layers"].push_back({{"layer", report.layer}, {"heads", std::move(heads)}});
     }
-    // What each head looks at (issue 34): per pattern, each reported layer's shares (null: no such key, or a
-    // long input whose maps were not all kept).
+    // What each head looks at (issue 34): per pattern, each reported layer's shares (null: no such key); a long
+    // input's taken by the forward from each map before it was dropped.
     nlohmann::json patterns = nlohmann::json::object();
     for (model::HeadPattern p : model::allHeadPatterns()) {
         const Eigen::MatrixXf shares = model::headPatternShares(trace, p);  // (layers, heads)

@@ -12,6 +12,7 @@
 #include "Downsample.h"
 #include "Parallel.h"
 #include "Spectrum.h"
+#include "model/HeadPatterns.h"
 #include "model/WeightSpectra.h"
 #include "text/Utf8.h"
 
@@ -156,6 +157,9 @@ Trace runModel(const Model& model, const std::vector<int>& ids, const ForwardOpt
 
     const std::size_t layers = options.layers < 0 ? model.blocks.size() : std::min<std::size_t>(options.layers, model.blocks.size());
     trace.layers.reserve(layers);
+    // A long input keeps what each head looks at (HeadPatterns.h) in place of its maps.
+    std::optional<PatternKeySets> pattern_keys;
+    if (!options.keep_maps) pattern_keys.emplace(trace);
     Eigen::MatrixXf hidden, mlp, gate, projected;
     for (std::size_t l = 0; l < layers; ++l) {
         const Block& block = model.blocks[l];
@@ -167,9 +171,13 @@ Trace runModel(const Model& model, const std::vector<int>& ids, const ForwardOpt
         // A long input: each head's map made small and dropped as soon as it is computed, but the layer asked for.
         const int cells = std::min(n, kThumbnailCells);
         const bool drop_maps = !options.keep_maps && static_cast<int>(l) != options.maps_of_layer && !last_asked;
-        if (drop_maps) layer.thumbnails.resize(std::size_t(block.attention.heads));
-        const HeadDone drop = [&layer, cells](int i, HeadResult& head) {
+        if (drop_maps) {
+            layer.thumbnails.resize(std::size_t(block.attention.heads));
+            layer.pattern_shares.resize(Eigen::Index(allHeadPatterns().size()), block.attention.heads);
+        }
+        const HeadDone drop = [&layer, &pattern_keys, cells](int i, HeadResult& head) {
             layer.thumbnails[std::size_t(i)] = downsample(head.weights, cells, cells, Pool::Max);  // (cells, cells)
+            layer.pattern_shares.col(i) = pattern_keys->shares(head.weights);                    // (patterns)
             head.logits = head.weights = Eigen::MatrixXf();
         };
         layer.attention = attend(layer_options, block.attention, layer.attention_input, drop_maps ? drop : HeadDone{});  // (n, d)
@@ -199,10 +207,13 @@ Trace runModel(const Model& model, const std::vector<int>& ids, const ForwardOpt
         else x += normalize(c, projected, block.mlp_out_norm);
         if (c.parallel_residual) x += attention_out;
         trace.layers.push_back(std::move(layer));
-        if (!options.keep_maps && !drop_maps) {  // the thumbnails before layer_done, which may take the maps
+        if (!options.keep_maps && !drop_maps) {  // the thumbnails and shares before layer_done, which may take the maps
             LayerTrace& done = trace.layers.back();
-            for (const HeadResult& head : done.attention.heads)
+            done.pattern_shares.resize(Eigen::Index(allHeadPatterns().size()), Eigen::Index(done.attention.heads.size()));
+            for (const HeadResult& head : done.attention.heads) {
+                done.pattern_shares.col(Eigen::Index(done.thumbnails.size())) = pattern_keys->shares(head.weights);
                 done.thumbnails.push_back(downsample(head.weights, cells, cells, Pool::Max));  // (cells, cells)
+            }
         }
         if (options.layer_done) options.layer_done(trace);
         if (!options.keep_maps) {  // what later layers and the attribution need, no more

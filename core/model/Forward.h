@@ -71,6 +71,9 @@ struct LayerTrace {
     // With the maps dropped (keep_maps false): each head's weights downsampled to at most
     // kThumbnailCells a side, each cell its block's largest weight (Downsample.h). Empty otherwise.
     std::vector<Eigen::MatrixXf> thumbnails;
+    // With the maps dropped: (patterns, heads), each head's share on each pattern's keys
+    // (HeadPatterns.h, allHeadPatterns() order), taken from its map before it went. Empty otherwise.
+    Eigen::MatrixXf pattern_shares;
     bool keptMaps() const { return attention.heads.empty() || attention.heads.front().weights.size() > 0; }
 };
 

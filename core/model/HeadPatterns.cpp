@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "text/Utf8.h"
 
@@ -100,26 +101,56 @@ KeyMask headPatternKeys(const Trace& trace, HeadPattern pattern) {
     return keys;
 }
 
+PatternKeySets::PatternKeySets(const Trace& trace) {
+    const int n = trace.n();
+    for (HeadPattern pattern : allHeadPatterns()) {
+        const KeyMask keys = headPatternKeys(trace, pattern);  // (n, n)
+        Keys sets;
+        sets.applicable = static_cast<int>(keys.rowwise().any().count());
+        sets.first.reserve(std::size_t(n) + 1);
+        for (int k = 0; k < n; ++k) {
+            sets.first.push_back(static_cast<int>(sets.queries.size()));
+            for (int q = 0; q < n; ++q)
+                if (keys(q, k)) sets.queries.push_back(q);
+        }
+        sets.first.push_back(static_cast<int>(sets.queries.size()));
+        patterns_.push_back(std::move(sets));
+    }
+}
+
+Eigen::VectorXf PatternKeySets::shares(const Eigen::MatrixXf& weights) const {
+    // share = (1 / |Q_p|) sum over the pattern's (q, k) of A(q, k), in double; a column at a time.
+    Eigen::VectorXf shares(static_cast<Eigen::Index>(patterns_.size()));
+    for (std::size_t p = 0; p < patterns_.size(); ++p) {
+        const Keys& sets = patterns_[p];
+        double total = 0;
+        for (std::size_t k = 0; k + 1 < sets.first.size(); ++k)
+            for (int i = sets.first[k]; i < sets.first[k + 1]; ++i) total += weights(sets.queries[std::size_t(i)], Eigen::Index(k));
+        shares(Eigen::Index(p)) = sets.applicable ? static_cast<float>(total / sets.applicable) : std::numeric_limits<float>::quiet_NaN();
+    }
+    return shares;
+}
+
 Eigen::MatrixXf headPatternShares(const Trace& trace, HeadPattern pattern) {
-    const KeyMask keys = headPatternKeys(trace, pattern);  // (n, n)
     const int layers = static_cast<int>(trace.layers.size());
     const int heads = layers ? static_cast<int>(trace.layers[0].attention.heads.size()) : 0;
+    const auto& patterns = allHeadPatterns();
+    const Eigen::Index row = std::find(patterns.begin(), patterns.end(), pattern) - patterns.begin();
     Eigen::MatrixXf shares = Eigen::MatrixXf::Constant(layers, heads, std::numeric_limits<float>::quiet_NaN());
-    const Eigen::Array<bool, Eigen::Dynamic, 1> applies = keys.rowwise().any();  // (n): queries with a pattern key
-    const int queries = static_cast<int>(applies.count());
-    if (queries == 0) return shares;
-    const Eigen::MatrixXf on = keys.cast<float>();  // (n, n) 1 on the pattern's keys
-    for (int l = 0; l < layers; ++l)
-        for (int h = 0; h < heads; ++h) {
-            const Eigen::MatrixXf& weights = trace.layers[std::size_t(l)].attention.heads[std::size_t(h)].weights;  // (n, n)
-            if (weights.rows() != trace.n()) continue;  // maps dropped
-            // Sum over the applicable queries of the weight on their pattern keys, in double.
-            const Eigen::VectorXd per_query = weights.cwiseProduct(on).rowwise().sum().cast<double>();  // (n)
-            double total = 0;
-            for (int q = 0; q < trace.n(); ++q)
-                if (applies(q)) total += per_query(q);
-            shares(l, h) = static_cast<float>(total / queries);
+    std::optional<PatternKeySets> keys;  // built when a layer kept its maps
+    for (int l = 0; l < layers; ++l) {
+        const LayerTrace& layer = trace.layers[std::size_t(l)];
+        if (layer.pattern_shares.size()) {  // taken by the forward before it dropped the maps
+            shares.row(l) = layer.pattern_shares.row(row);
+            continue;
         }
+        for (int h = 0; h < heads; ++h) {
+            const Eigen::MatrixXf& weights = layer.attention.heads[std::size_t(h)].weights;  // (n, n)
+            if (weights.rows() != trace.n()) continue;  // maps dropped, no shares taken
+            if (!keys) keys.emplace(trace);
+            shares(l, h) = keys->shares(weights)(row);
+        }
+    }
     return shares;
 }
 

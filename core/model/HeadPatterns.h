@@ -34,8 +34,27 @@ std::string headPatternName(HeadPattern pattern);
 // queries have none. From the trace's tokens, token types and padded keys.
 Eigen::Matrix<bool, Eigen::Dynamic, Eigen::Dynamic> headPatternKeys(const Trace& trace, HeadPattern pattern);
 
+// Every pattern's keys for one run (allHeadPatterns() order), as lists of queries per key, so that
+// a head's shares cost a pass over its pattern keys, not over its n x n map: what a long input's
+// forward takes of each head's map before dropping it (LayerTrace::pattern_shares).
+class PatternKeySets {
+public:
+    explicit PatternKeySets(const Trace& trace);
+    // (patterns): the share of `weights` (n, n) on each pattern's keys, NaN where no query has one.
+    Eigen::VectorXf shares(const Eigen::MatrixXf& weights) const;
+
+private:
+    struct Keys {
+        std::vector<int> first;    // (n + 1): key k's queries are queries[first[k] .. first[k + 1])
+        std::vector<int> queries;  // ascending within each key
+        int applicable = 0;        // queries with at least one key of the pattern
+    };
+    std::vector<Keys> patterns_;
+};
+
 // (layers, heads): each head's share on the pattern's keys, NaN where no query has such a key.
-// Layers whose maps the trace dropped (ForwardOptions::keep_maps) are NaN too.
+// Layers whose maps the trace dropped (ForwardOptions::keep_maps) give the shares the forward took
+// before dropping them.
 Eigen::MatrixXf headPatternShares(const Trace& trace, HeadPattern pattern);
 
 // A head and its share, for a list sorted by share.

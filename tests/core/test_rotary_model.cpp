@@ -23,6 +23,7 @@
 #include "io/Npy.h"
 #include "model/Attribution.h"
 #include "model/Forward.h"
+#include "model/HeadPatterns.h"
 #include "model/WeightSpectra.h"
 #include "RotaryCircuits.h"
 #include "ScoreBreakdown.h"
@@ -360,6 +361,12 @@ TEST_F(RotaryCheckpointErrors, DroppedMapsAreRecomputedExactlyForTheLayerInView)
             EXPECT_EQ(dropped.layers[l].attention.output, expected.output.bottomRows(1)) << folder << " layer " << l;
         }
         EXPECT_EQ(dropped.logits, kept.logits) << folder;
+        // What each head looks at, taken from each map before it was dropped: the kept run's shares.
+        const auto same = [](const Eigen::MatrixXf& a, const Eigen::MatrixXf& b) {
+            return a.rows() == b.rows() && a.cols() == b.cols() && (a.array() == b.array() || (a.array().isNaN() && b.array().isNaN())).all();
+        };
+        for (model::HeadPattern p : model::allHeadPatterns()) EXPECT_TRUE(same(model::headPatternShares(dropped, p), model::headPatternShares(kept, p))) << folder;
+        EXPECT_TRUE(model::headPatternShares(dropped, model::HeadPattern::PreviousToken).allFinite()) << folder;
         const model::DirectAttribution whole = model::directAttribution(*m, kept), last = model::directAttribution(*m, dropped);
         EXPECT_EQ(last.heads, whole.heads) << folder;
         EXPECT_EQ(last.mlp, whole.mlp) << folder;
@@ -376,6 +383,7 @@ TEST_F(RotaryCheckpointErrors, DroppedMapsAreRecomputedExactlyForTheLayerInView)
         std::vector<bool> only_layer_1(kept.layers.size(), false);
         only_layer_1[1] = true;
         EXPECT_EQ(kept_whole, only_layer_1) << folder;
+        for (model::HeadPattern p : model::allHeadPatterns()) EXPECT_TRUE(same(model::headPatternShares(taken, p), model::headPatternShares(kept, p))) << folder;
         EXPECT_EQ(preview->results.heads[1].weights, kept.layers[1].attention.heads[1].weights) << folder;
         EXPECT_EQ(preview->results.output, kept.layers[1].attention.output) << folder;
         EXPECT_EQ(taken.layers[1].thumbnails, dropped.layers[1].thumbnails) << folder;  // made before the maps were taken

@@ -16,12 +16,14 @@
 #include "Downsample.h"
 #include "HeadDetailView.h"
 #include "HeadGridView.h"
+#include "HeadPatternsView.h"
 #include "Heatmap.h"
 #include "MainWindow.h"
 #include "ModelOverviewView.h"
 #include "Session.h"
 #include "io/Safetensors.h"
 #include "model/Forward.h"
+#include "model/HeadPatterns.h"
 #include "train/SaveGpt2.h"
 
 using namespace headscope;
@@ -189,6 +191,19 @@ private slots:
         const auto layer2 = window.session()->analysis();
         for (int h = 0; h < 8; ++h)
             QVERIFY(layer2->results.heads[std::size_t(h)].weights == kept.layers[2].attention.heads[std::size_t(h)].weights);
+
+        // The "Looks at" tab: every head's shares, taken from its map before the forward dropped it,
+        // equal to those of the run that kept every map.
+        auto* patterns = qobject_cast<HeadPatternsView*>(window.tabView("head_patterns"));
+        QVERIFY(patterns);
+        window.centralTabs()->setCurrentWidget(patterns);
+        for (const model::HeadPattern p : {model::HeadPattern::PreviousToken, model::HeadPattern::FirstToken}) {
+            patterns->setPattern(p);
+            patterns->replotNow();
+            QCOMPARE(patterns->shares().rows(), 4);
+            QVERIFY(patterns->shares() == model::headPatternShares(kept, p));
+            QVERIFY(patterns->shares().allFinite());
+        }
     }
 };
 

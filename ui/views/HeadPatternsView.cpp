@@ -164,7 +164,8 @@ void HeadPatternsView::refresh() {
     if (layers == 0) {
         shares_.resize(0, 0);
         title_variants_ = {tr("Open a model (File > Open model) to see what each head looks at")};
-    } else if (double(layers) * heads * n * n > kMaxWork || !trace_->layers[0].keptMaps()) {
+    } else if (trace_->layers[0].pattern_shares.size() == 0 &&  // a long input's forward took them from each map
+               (double(layers) * heads * n * n > kMaxWork || !trace_->layers[0].keptMaps())) {
         shares_.resize(0, 0);
         title_variants_ = {tr("%1 tokens on %2 layers × %3 heads: too long to compute here; headscope-cli model --json gives "
                               "every share").arg(int(n)).arg(layers).arg(heads)};
