@@ -12,6 +12,7 @@
 #include "io/JsonText.h"
 #include "io/Quote.h"
 #include "io/Safetensors.h"
+#include "Parallel.h"
 
 namespace headscope::io::checkpoint {
 
@@ -330,33 +331,36 @@ void TensorTable::checkFinite(const Source& s) const {
     const unsigned char* data = maps_[s.file]->data() + s.offset;
     const std::size_t count = s.bytes / itemBytes(s.type);
     constexpr std::size_t kChunk = 1 << 20;  // values per step
-    for (std::size_t start = 0; start < count; start += kChunk) {
-        const std::size_t n = std::min(kChunk, count - start);
-        bool finite = true;
+    const std::size_t chunks = (count + kChunk - 1) / kChunk;
+    // Each chunk tested on the cores (the file read once, at the disk's or the page cache's pace);
+    // the first bad one, in order, then named with its position (decodeChecked throws).
+    std::vector<char> finite(chunks, 1);
+    parallelFor(static_cast<int>(chunks), [&](int chunk) {
+        const std::size_t start = std::size_t(chunk) * kChunk, n = std::min(kChunk, count - start);
+        std::uint32_t any = 0;
         if (s.type == DType::F32) {  // an exponent of all ones is an infinity or a NaN
-            std::uint32_t any = 0;
             for (std::size_t i = 0; i < n; ++i) {
                 const unsigned char* v = data + 4 * (start + i);
                 const std::uint32_t bits = std::uint32_t(v[0]) | std::uint32_t(v[1]) << 8 | std::uint32_t(v[2]) << 16 |
                                            std::uint32_t(v[3]) << 24;
                 any |= std::uint32_t((bits & 0x7F800000u) == 0x7F800000u);
             }
-            finite = any == 0;
         } else {
             const std::uint16_t exponent = s.type == DType::BF16 ? 0x7F80 : 0x7C00;
-            std::uint32_t any = 0;
             for (std::size_t i = 0; i < n; ++i) {
                 const auto bits = static_cast<std::uint16_t>(data[2 * (start + i)] | data[2 * (start + i) + 1] << 8);
                 any |= std::uint32_t((bits & exponent) == exponent);
             }
-            finite = any == 0;
             maps_[s.file]->release(s.offset + start * 2, n * 2);  // converted later, when used
         }
-        if (!finite) {
+        finite[std::size_t(chunk)] = any == 0;
+    }, chunks > 1);
+    for (std::size_t chunk = 0; chunk < chunks; ++chunk)
+        if (!finite[chunk]) {
+            const std::size_t start = chunk * kChunk, n = std::min(kChunk, count - start);
             std::vector<float> values(n);
             decodeChecked(s, start, n, values.data());  // throws with the position
         }
-    }
 }
 
 model::LinearWeight TensorTable::linear(const Source& s, model::LinearWeight::Layout layout, int layer,

@@ -7,12 +7,15 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include <nlohmann/json.hpp>
 
 #include "TempDirTest.h"
+#include "io/CheckpointFiles.h"
 #include "io/Gpt2Checkpoint.h"
 #include "io/IoError.h"
+#include "io/Safetensors.h"
 
 namespace fs = std::filesystem;
 using headscope::io::IoError;
@@ -185,4 +188,32 @@ TEST_F(BadCheckpoint, NonFiniteWeightIsLocated) {
     spit(ckpt_ / "model.safetensors", bytes);
     const std::string e = loadError();
     EXPECT_THAT(e, HasSubstr("'transformer.h.1.attn.c_attn.weight' has the value NaN at [2, 9]"));
+}
+
+// A tensor of several scan chunks (2^20 values each) with a bad value in two of them: the scan runs on
+// the cores, and the message names the first bad value in the tensor's order, whichever chunk was done first.
+TEST_F(BadCheckpoint, TheFirstNonFiniteValueOfALargeTensorIsNamed) {
+    headscope::io::Tensor w;
+    w.shape = {2048, 1536};  // 3 M values: three chunks
+    w.data.assign(std::size_t(2048) * 1536, 0.5f);
+    w.data[std::size_t(1900) * 1536 + 7] = std::numeric_limits<float>::infinity();  // chunk 2
+    w.data[std::size_t(700) * 1536 + 3] = std::numeric_limits<float>::quiet_NaN();  // chunk 1, the first
+    const fs::path folder = ckpt_.parent_path() / "large";
+    fs::create_directories(folder);
+    headscope::io::writeSafetensors((folder / "model.safetensors").string(), {{"w", w}});
+    headscope::io::checkpoint::TableLayout layout;
+    layout.family = "Test";
+    layout.probe = "w";
+    layout.skip = [](const std::string&) { return false; };
+    layout.is_weight = [](const std::string&) { return true; };
+    headscope::io::checkpoint::TensorTable table(folder.string(), layout, 0);
+    const headscope::io::checkpoint::Source& s = table.get("w", {2048, 1536}, "the test's");
+    table.open();
+    const auto cache = std::make_shared<headscope::model::ConversionCache>();
+    try {
+        table.linear(s, headscope::model::LinearWeight::Layout::OutIn, 0, cache);
+        FAIL() << "a NaN was let through";
+    } catch (const IoError& e) {
+        EXPECT_THAT(e.what(), HasSubstr("'w' has the value NaN at [700, 3]"));
+    }
 }
