@@ -44,7 +44,9 @@ void MappedFile::release(std::uint64_t offset, std::uint64_t length) const {
     static const std::uint64_t page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
     const std::uint64_t end = std::min(size_, offset + length);
     const std::uint64_t first = (offset + page - 1) / page * page, last = end / page * page;
-    if (last > first) ::madvise(const_cast<unsigned char*>(data_) + first, last - first, MADV_DONTNEED);
+    if (last <= first) return;
+    ::madvise(const_cast<unsigned char*>(data_) + first, last - first, MADV_DONTNEED);
+    released_ += last - first;
 }
 
 }  // namespace headscope::io

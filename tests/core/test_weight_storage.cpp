@@ -6,6 +6,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <unistd.h>
 
 #include "TempDirTest.h"
 #include "io/Checkpoint.h"
@@ -91,6 +92,38 @@ TEST_F(StoredWeight, AppliesLikeTheDenseMatrix) {
                     EXPECT_EQ(stored.toDense(), w);
                     EXPECT_EQ(cache->conversions(), layer >= 0 && type != model::StorageType::F32 ? 1 : 0);
                 }
+}
+
+// A streamed layer's pages stay mapped through a short input's product (mapping them again in
+// every forward costs a short one more than the memory they hold) and are handed back by a long
+// input's (n >= 256) as it goes; an embedding's (no layer) are handed back always. The products
+// are the dense matrix's either way. W (600, 512) BF16: two blocks of 300 rows.
+TEST_F(StoredWeight, StreamedPagesAreHandedBackOnLongInputsAndForEmbeddings) {
+    Eigen::MatrixXf w = Eigen::MatrixXf::Random(600, 512);
+    const std::string bytes = std::string(4096, 'x') + encode(w, model::StorageType::BF16, true);
+    const std::uint64_t tensor_bytes = 600 * 512 * 2, page = std::uint64_t(::sysconf(_SC_PAGESIZE));
+    for (const int layer : {-1, 3}) {
+        SCOPED_TRACE("layer " + std::to_string(layer));
+        const auto file = std::make_shared<const io::MappedFile>(writeFile(bytes, "w.bin"));
+        const auto cache = std::make_shared<model::ConversionCache>(0);  // no room: every layer streamed
+        const model::LinearWeight stored = model::LinearWeight::stored(
+            file, file->data() + 4096, model::StorageType::BF16, model::LinearWeight::Layout::OutIn, 600, 512, layer, cache);
+        for (const int n : {64, 255, 256, 1}) {
+            SCOPED_TRACE("n " + std::to_string(n));
+            const std::uint64_t before = file->releasedBytes();
+            const Eigen::MatrixXf x = Eigen::MatrixXf::Random(n, 512);
+            Eigen::MatrixXf y;
+            stored.apply(x, Eigen::RowVectorXf(), y, true);
+            EXPECT_LT((y - x * w.transpose()).cwiseAbs().maxCoeff(), 1e-4f);
+            const std::uint64_t released = file->releasedBytes() - before;
+            if (layer < 0 || n >= 256) {
+                EXPECT_LE(released, tensor_bytes);
+                EXPECT_GE(released, tensor_bytes - 4 * page);  // whole pages inside each block
+            } else {
+                EXPECT_EQ(released, 0u);
+            }
+        }
+    }
 }
 
 TEST(WeightStorage, F32CheckpointsAreUsedInPlace) {
