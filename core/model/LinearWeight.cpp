@@ -229,6 +229,7 @@ void LinearWeight::apply(const Eigen::Ref<const Eigen::MatrixXf>& x, const Eigen
     Eigen::Index blocks = (out_ + blockRows(in_) - 1) / blockRows(in_);
     if (out_ >= 2 * 128) blocks = std::max<Eigen::Index>(2, blocks + blocks % 2);
     const Eigen::Index block_rows = (out_ + blocks - 1) / blocks;
+    blocks = (out_ + block_rows - 1) / block_rows;  // none empty (262,144 rows in 1,156 blocks of 227: 1,155 of them)
     const bool release = layer_ < 0 || x.rows() >= kReleaseRows;
     const std::size_t item = itemBytes(type_);
     const std::uint64_t offset = static_cast<std::uint64_t>(data_ - file_->data());
