@@ -164,7 +164,7 @@ nlohmann::json reportJson(const model::Model& m, const model::Trace& trace, cons
 void printReport(const model::Model& m, const model::Trace& trace, const std::vector<LayerReport>& layers,
                  const std::vector<model::NextToken>& next) {
     const model::ModelConfig& c = m.config;
-    std::printf("%s checkpoint %s: %d layers x %d heads, d_model %d (d_k %d), vocabulary %d, context %d, %s, %lld parameters\n",
+    std::printf("%s checkpoint %s: %d layers x %d heads, d_model %d (d_k %d), vocabulary %d, longest input %d tokens, %s, %lld parameters\n",
                 c.familyName().c_str(), m.directory.c_str(), c.n_layer, c.n_head, c.n_embd, c.headDim(), c.vocab_size,
                 c.n_positions, m.dtype.c_str(), m.parameterCount());
     std::printf("architecture: %s\n", model::describeArchitecture(m).c_str());

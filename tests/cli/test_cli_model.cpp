@@ -242,6 +242,23 @@ TEST(CliModel, BadArgumentsAreOneLineAndStatusTwo) {
     expectRefused(runCli({"model", "--checkpoint", tiny, "--ids", "1", "--format", "png"}), "need --out");
 }
 
+// The report's first line gives the longest input HeadScope runs, not the config's context where
+// that is longer (a Llama 3 config says 131,072; inputs are refused past 8,192).
+TEST(CliModel, TheReportSaysHowLongAnInputMayBe) {
+    TempDir tmp;
+    const fs::path folder = tmp.path / "qwen2";
+    fs::copy(fs::path(HEADSCOPE_TEST_DATA_DIR) / "rotary" / "qwen2_tied", folder);
+    auto config = nlohmann::json::parse(readFile(folder / "config.json"));
+    for (const int positions : {32, 131072}) {
+        config["max_position_embeddings"] = positions;
+        writeFile(folder / "config.json", config.dump());
+        const CliResult r = runCli({"model", "--checkpoint", folder.string(), "--ids", "1,2,3"});
+        ASSERT_EQ(r.status, 0) << r.err;
+        EXPECT_THAT(r.out, HasSubstr(", longest input " + std::to_string(std::min(positions, 8192)) + " tokens,"));
+        EXPECT_THAT(r.out, ::testing::Not(HasSubstr("context")));
+    }
+}
+
 TEST(CliModel, BadCheckpointsAreOneLineNamingTheFile) {
     TempDir tmp;
     expectRefused(runCli({"model", "--checkpoint", (tmp.path / "absent").string(), "--ids", "1"}), "does not exist");
