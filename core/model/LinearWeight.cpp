@@ -54,10 +54,12 @@ void decode(const unsigned char* src, StorageType t, std::size_t count, float* d
 // of the block's multiply-adds. Qwen3-0.6B's 64-token forward, AVX-512 Xeon with 2 MiB of L2:
 // blocks of 2^20 values (4 MiB) and 16 rows 1.73x the GEMM floor, 2^18 values and 128 rows 1.22x
 // (Llama 3.2 1B geometry: 1.27x and 1.14x), pages kept (below); medians of 7 in one process.
+constexpr Eigen::Index kMinBlockRows = 128;
+
 Eigen::Index blockRows(Eigen::Index in) {
     static const Eigen::Index values =
         std::clamp<Eigen::Index>(Eigen::Index(Eigen::l2CacheSize()) / 2 / Eigen::Index(sizeof(float)), 1 << 16, 1 << 20);
-    return std::clamp<Eigen::Index>(values / std::max<Eigen::Index>(1, in), 128, 4096);
+    return std::clamp<Eigen::Index>(values / std::max<Eigen::Index>(1, in), kMinBlockRows, 4096);
 }
 
 // A layer's streamed product over this many rows of x or more (a long input) hands the file's pages
@@ -227,7 +229,7 @@ void LinearWeight::apply(const Eigen::Ref<const Eigen::MatrixXf>& x, const Eigen
     // product, and each thread converts into one buffer for the whole call.
     if (layer_ >= 0) cache_->countStreamed();
     Eigen::Index blocks = (out_ + blockRows(in_) - 1) / blockRows(in_);
-    if (out_ >= 2 * 128) blocks = std::max<Eigen::Index>(2, blocks + blocks % 2);
+    if (out_ >= 2 * kMinBlockRows) blocks = std::max<Eigen::Index>(2, blocks + blocks % 2);
     const Eigen::Index block_rows = (out_ + blocks - 1) / blocks;
     blocks = (out_ + block_rows - 1) / block_rows;  // none empty (262,144 rows in 1,156 blocks of 227: 1,155 of them)
     const bool release = layer_ < 0 || x.rows() >= kReleaseRows;

@@ -1,0 +1,112 @@
+// A long input's forward (ForwardOptions::keep_maps false, issue 35 item 4) against one that kept
+// every map: what it drops is recomputed bit for bit, what it keeps (thumbnails, pattern shares,
+// the last position's outputs) equals the kept run's, and the window's layer in view keeps its maps.
+// Small random rotary checkpoints (tests/data/rotary): GQA, a sliding window, a parallel residual.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "Downsample.h"
+#include "Engine.h"
+#include "TempDirTest.h"
+#include "io/Checkpoint.h"
+#include "model/Attribution.h"
+#include "model/Forward.h"
+#include "model/HeadPatterns.h"
+#include "model/WeightSpectra.h"
+
+namespace fs = std::filesystem;
+using namespace headscope;
+
+namespace {
+
+const fs::path kCases = fs::path(HEADSCOPE_TEST_DATA_DIR) / "rotary";
+
+class DroppedMaps : public TempDirTest {
+protected:
+    // A copy of a reference case with its config.json edited.
+    fs::path copyOf(const std::string& name, const std::function<void(nlohmann::json&)>& edit) {
+        const fs::path to = dir_ / name;
+        fs::copy(kCases / name, to, fs::copy_options::recursive);
+        nlohmann::json config = nlohmann::json::parse(std::ifstream(to / "config.json"));
+        edit(config);
+        std::ofstream(to / "config.json") << config.dump();
+        return to;
+    }
+};
+
+}  // namespace
+
+// A long input keeps one layer's maps (issue 35 item 4): a run that drops them recomputes any layer's
+// exactly as the run that kept them (bit for bit, heads off included), and keeps each head's
+// thumbnail, its weights downsampled. Rotary, GQA, a sliding window, a parallel residual.
+TEST_F(DroppedMaps, AreRecomputedExactlyForTheLayerInView) {
+    const fs::path mistral = copyOf("llama3_scaled", [](nlohmann::json& c) {
+        c["model_type"] = "mistral";
+        c["sliding_window"] = 5;
+    });
+    for (const fs::path& folder : {mistral, kCases / "qwen2_tied", kCases / "neox_sequential"}) {
+        const model::ModelPtr m = io::loadCheckpoint(folder.string());
+        const std::vector<int> ids = {1, 5, 9, 2, 7, 5, 9, 3, 1, 5, 9};
+        model::ForwardOptions options;
+        options.ablation.heads = {{1, 0}};
+        const model::Trace kept = model::runModel(*m, ids, options);
+        options.keep_maps = false;
+        const model::Trace dropped = model::runModel(*m, ids, options);
+        const model::WeightSpectraCache cache(m);
+        ASSERT_EQ(dropped.layers.size(), kept.layers.size());
+        for (std::size_t l = 0; l < kept.layers.size(); ++l) {
+            EXPECT_FALSE(dropped.layers[l].keptMaps());
+            EXPECT_TRUE(kept.layers[l].thumbnails.empty());
+            const Results again = model::layerAttention(*m, dropped, int(l));
+            const Results& expected = kept.layers[l].attention;
+            ASSERT_EQ(again.heads.size(), expected.heads.size());
+            EXPECT_EQ(again.allowed, expected.allowed) << folder << " layer " << l;
+            EXPECT_EQ(again.output, expected.output) << folder << " layer " << l;
+            for (std::size_t h = 0; h < expected.heads.size(); ++h) {
+                EXPECT_EQ(again.heads[h].weights, expected.heads[h].weights) << folder << " layer " << l << " head " << h;
+                EXPECT_EQ(again.heads[h].logits, expected.heads[h].logits) << folder << " layer " << l << " head " << h;
+                EXPECT_EQ(dropped.layers[l].thumbnails[h], downsample(expected.heads[h].weights, 11, 11, Pool::Max));
+            }
+            EXPECT_EQ(model::layerAnalysis(*m, dropped, int(l)).results.heads[0].weights, expected.heads[0].weights);
+            // Kept for later layers and the attribution: the residual, the outputs at the last position.
+            EXPECT_EQ(dropped.layers[l].attention_input.size(), 0) << folder << " layer " << l;
+            EXPECT_EQ(model::attentionInput(*m, dropped, int(l)), kept.layers[l].attention_input) << folder << " layer " << l;
+            EXPECT_EQ(dropped.layers[l].attention.output, expected.output.bottomRows(1)) << folder << " layer " << l;
+        }
+        EXPECT_EQ(dropped.logits, kept.logits) << folder;
+        // What each head looks at, taken from each map before it was dropped: the kept run's shares.
+        const auto same = [](const Eigen::MatrixXf& a, const Eigen::MatrixXf& b) {
+            return a.rows() == b.rows() && a.cols() == b.cols() && (a.array() == b.array() || (a.array().isNaN() && b.array().isNaN())).all();
+        };
+        for (model::HeadPattern p : model::allHeadPatterns()) EXPECT_TRUE(same(model::headPatternShares(dropped, p), model::headPatternShares(kept, p))) << folder;
+        EXPECT_TRUE(model::headPatternShares(dropped, model::HeadPattern::PreviousToken).allFinite()) << folder;
+        const model::DirectAttribution whole = model::directAttribution(*m, kept), last = model::directAttribution(*m, dropped);
+        EXPECT_EQ(last.heads, whole.heads) << folder;
+        EXPECT_EQ(last.mlp, whole.mlp) << folder;
+        // A window's preview: layer 1's analysis as its block is done, its maps taken, not copied.
+        std::optional<Analysis> preview;
+        options.maps_of_layer = 1;
+        std::vector<bool> kept_whole;  // each layer's maps as layer_done saw them: only layer 1's whole
+        options.layer_done = [&](model::Trace& partial) {
+            kept_whole.push_back(partial.layers.back().keptMaps());
+            if (partial.layers.size() == 2) preview = model::layerAnalysis(partial, 1, model::takeLayerAttention(partial), cache);
+        };
+        const model::Trace taken = model::runModel(*m, ids, options);
+        ASSERT_TRUE(preview.has_value()) << folder;
+        std::vector<bool> only_layer_1(kept.layers.size(), false);
+        only_layer_1[1] = true;
+        EXPECT_EQ(kept_whole, only_layer_1) << folder;
+        for (model::HeadPattern p : model::allHeadPatterns()) EXPECT_TRUE(same(model::headPatternShares(taken, p), model::headPatternShares(kept, p))) << folder;
+        EXPECT_EQ(preview->results.heads[1].weights, kept.layers[1].attention.heads[1].weights) << folder;
+        EXPECT_EQ(preview->results.output, kept.layers[1].attention.output) << folder;
+        EXPECT_EQ(taken.layers[1].thumbnails, dropped.layers[1].thumbnails) << folder;  // made before the maps were taken
+        EXPECT_EQ(taken.layers[1].attention.heads[0].output, kept.layers[1].attention.heads[0].output.bottomRows(1)) << folder;
+        EXPECT_FALSE(taken.options.layer_done) << folder;
+    }
+}
