@@ -60,10 +60,10 @@ struct Loop {
 
 // workerThreads() - 1 helper threads for the life of the process, asleep until a loop is
 // posted. Never destroyed: its threads may still wait while static objects are torn down.
-class Pool {
+class WorkerPool {
 public:
-    static Pool& instance() {
-        static Pool* const pool = new Pool(workerThreads() - 1);
+    static WorkerPool& instance() {
+        static WorkerPool* const pool = new WorkerPool(workerThreads() - 1);
         return *pool;
     }
 
@@ -87,7 +87,7 @@ public:
     }
 
 private:
-    explicit Pool(int wanted) {
+    explicit WorkerPool(int wanted) {
         for (int t = 0; t < wanted; ++t) {
             try {
                 std::thread([this] { serve(); }).detach();
@@ -127,7 +127,7 @@ private:
 
 void parallelFor(int count, const std::function<void(int)>& task, bool parallel) {
     const int threads = parallel ? std::min(count, workerThreads()) : 1;
-    Pool* const pool = threads > 1 ? &Pool::instance() : nullptr;
+    WorkerPool* const pool = threads > 1 ? &WorkerPool::instance() : nullptr;
     const int helpers = pool ? std::min(threads - 1, pool->helpers()) : 0;
     if (helpers == 0) {
         for (int i = 0; i < count; ++i) task(i);

@@ -10,8 +10,6 @@ namespace headscope::cli {
 
 namespace {
 
-constexpr int kTopTokens = 10;
-
 std::string tokenText(const model::Model& m, int id) { return m.tokenizer->hasId(id) ? m.tokenizer->decode({id}) : ""; }
 
 nlohmann::json logProbsJson(const model::Model& m, const model::TokenLogProbs& lp) {

@@ -14,6 +14,9 @@
 
 namespace headscope::cli {
 
+// How many of the likeliest next tokens `model` lists, and lists again after a knock-out.
+inline constexpr int kTopTokens = 10;
+
 // The heads --ablate names and --ablate-mode; UsageError (one line) for a value that is not
 // L.H, a head the model lacks, an unknown mode, or --ablate-mode without --ablate.
 model::Ablation ablationFromOptions(const QCommandLineParser& parser, const model::ModelConfig& config);

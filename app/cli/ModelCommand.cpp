@@ -41,7 +41,6 @@ namespace headscope::cli {
 
 namespace {
 
-constexpr int kTopTokens = 10;
 constexpr double kMaxJsonAttentionValues = 250'000;  // above this, --json leaves the maps to --out
 // Every layer's maps are kept while they take at most this; past it, one layer's at a time.
 constexpr double kMaxKeptMapsBytes = 1024.0 * 1024 * 1024;

@@ -20,8 +20,7 @@ namespace headscope::io {
 namespace {
 
 constexpr std::string_view kMagic{"\x93NUMPY", 6};
-constexpr std::uint64_t kMaxHeaderBytes = 1 << 20;  // NumPy itself refuses more than 10 000
-constexpr std::size_t kChunkValues = 1 << 16;       // float64 values converted per read
+constexpr std::uint64_t kMaxNpyHeaderBytes = 1 << 20;  // NumPy itself refuses more than 10 000
 
 // ---- Files -------------------------------------------------------------------------
 
@@ -34,12 +33,6 @@ UInt byteSwapped(UInt value) {
         value = static_cast<UInt>(value >> 8);
     }
     return swapped;
-}
-
-std::string shortNumber(double value) {
-    std::array<char, 32> text{};
-    std::snprintf(text.data(), text.size(), "%g", value);
-    return text.data();
 }
 
 // ---- Header: a Python dict literal such as
@@ -204,7 +197,7 @@ void readFloat32(std::ifstream& in, std::uint64_t offset, bool big_endian, std::
 // Reads out.size() float64 values in chunks and narrows them to float.
 void readFloat64(std::ifstream& in, std::uint64_t offset, bool big_endian, std::vector<float>& out) {
     const bool swap = big_endian != (std::endian::native == std::endian::big);
-    std::vector<std::uint64_t> chunk(std::min(out.size(), kChunkValues));
+    std::vector<std::uint64_t> chunk(std::min(out.size(), kConvertChunkValues));
     for (std::size_t start = 0; start < out.size(); start += chunk.size()) {
         const std::size_t count = std::min(chunk.size(), out.size() - start);
         readAt(in, offset + start * 8, reinterpret_cast<char*>(chunk.data()), count * 8);
@@ -246,9 +239,9 @@ Tensor readNpyUnchecked(const std::string& path) {
     if (header_length > file_size - header_start)
         throw IoError("its header length " + std::to_string(header_length) + " runs past the end of the file (" +
                       std::to_string(file_size) + " bytes)");
-    if (header_length > kMaxHeaderBytes)
+    if (header_length > kMaxNpyHeaderBytes)
         throw IoError("its header length " + std::to_string(header_length) + " exceeds the limit of " +
-                      std::to_string(kMaxHeaderBytes) + " bytes");
+                      std::to_string(kMaxNpyHeaderBytes) + " bytes");
 
     std::string header_text(header_length, '\0');
     readAt(in, header_start, header_text.data(), header_text.size());
@@ -333,8 +326,8 @@ void writeNpy(const std::string& path, const Tensor& tensor) {
 
     // Data as little-endian float32, converted in chunks so big-endian hosts work too.
     std::vector<unsigned char> chunk;
-    for (std::size_t start = 0; start < tensor.data.size(); start += kChunkValues) {
-        const std::size_t end = std::min(tensor.data.size(), start + kChunkValues);
+    for (std::size_t start = 0; start < tensor.data.size(); start += kConvertChunkValues) {
+        const std::size_t end = std::min(tensor.data.size(), start + kConvertChunkValues);
         chunk.resize((end - start) * 4);
         for (std::size_t i = start; i < end; ++i) {
             std::uint32_t bits;

@@ -4,7 +4,9 @@
 // newline, a control character or invalid UTF-8 in a hostile file cannot make the
 // message long, multi-line or garbled. The one helper every reader uses.
 
+#include <array>
 #include <cstddef>
+#include <cstdio>
 #include <string>
 #include <string_view>
 
@@ -98,6 +100,13 @@ inline std::string quotePath(std::string_view path, std::size_t max_chars = 160)
     while (tail < path.size() && (static_cast<unsigned char>(path[tail]) & 0xC0) == 0x80) ++tail;
     quote_detail::appendEscapedRange(out, path, tail, path.size(), max_chars);
     return out + "'";
+}
+
+// A number in a message, as printf's %g writes it (1e+06, 0.5).
+inline std::string shortNumber(double value) {
+    std::array<char, 32> text{};
+    std::snprintf(text.data(), text.size(), "%g", value);
+    return text.data();
 }
 
 }  // namespace headscope::io

@@ -23,8 +23,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::uint64_t kMaxHeaderBytes = 100'000'000;  // the limit of the reference implementation
-constexpr std::size_t kChunkValues = 1 << 16;  // values converted per read
+constexpr std::uint64_t kMaxSafetensorsHeaderBytes = 100'000'000;  // the limit of the reference implementation
 
 constexpr std::int64_t kInt64Max = std::numeric_limits<std::int64_t>::max();
 
@@ -65,12 +64,6 @@ std::int64_t nonNegativeInteger(const json& value, const std::string& what) {
     throw IoError(what + " is not an integer");
 }
 
-std::string shortNumber(double value) {
-    std::array<char, 32> text{};
-    std::snprintf(text.data(), text.size(), "%g", value);
-    return text.data();
-}
-
 }  // namespace
 
 // ---- Reading -----------------------------------------------------------------------
@@ -97,7 +90,7 @@ void SafetensorsReader::load() {
     if (header_length > file_size - 8)
         throw IoError("its header length " + std::to_string(header_length) + " runs past the end of the file (" +
                       std::to_string(file_size) + " bytes)");
-    if (header_length > kMaxHeaderBytes)
+    if (header_length > kMaxSafetensorsHeaderBytes)
         throw IoError("its header length " + std::to_string(header_length) + " exceeds the limit of 100 MB");
 
     std::string text(header_length, '\0');
@@ -206,8 +199,8 @@ Tensor SafetensorsReader::read(const std::string& name) {
     try {
         tensor.data.resize(static_cast<std::size_t>((e.end - e.begin) / size));  // checked against the file
         std::vector<unsigned char> chunk;
-        for (std::size_t start = 0; start < tensor.data.size(); start += kChunkValues) {
-            const std::size_t count = std::min(kChunkValues, tensor.data.size() - start);
+        for (std::size_t start = 0; start < tensor.data.size(); start += kConvertChunkValues) {
+            const std::size_t count = std::min(kConvertChunkValues, tensor.data.size() - start);
             chunk.resize(count * size);
             readAt(file_, data_start_ + e.begin + start * size, reinterpret_cast<char*>(chunk.data()), chunk.size());
             for (std::size_t i = 0; i < count; ++i) {
@@ -283,8 +276,8 @@ void writeSafetensors(const std::string& path, const std::map<std::string, Tenso
     std::vector<unsigned char> chunk;
     for (const auto& item : tensors) {
         const std::vector<float>& data = item.second.data;
-        for (std::size_t start = 0; start < data.size(); start += kChunkValues) {
-            const std::size_t end = std::min(data.size(), start + kChunkValues);
+        for (std::size_t start = 0; start < data.size(); start += kConvertChunkValues) {
+            const std::size_t end = std::min(data.size(), start + kConvertChunkValues);
             chunk.resize((end - start) * 4);
             for (std::size_t i = start; i < end; ++i) {
                 std::uint32_t bits;

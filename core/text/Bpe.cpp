@@ -13,7 +13,6 @@
 namespace headscope::text {
 
 namespace {
-constexpr int kMaxId = 10'000'000;
 constexpr std::size_t kMaxCachedWords = 100'000;
 constexpr std::size_t kMaxCachedWordBytes = 256;  // longer words are not cached
 
@@ -33,9 +32,9 @@ BpeModel::BpeModel(std::unordered_map<std::string, int> vocab, const std::vector
     : vocab_(std::move(vocab)), options_(std::move(options)), cache_(std::make_shared<Cache>()) {
     int limit = 0;
     for (const auto& [token, id] : vocab_) {
-        if (id < 0 || id > kMaxId)
+        if (id < 0 || id > kMaxTokenId)
             throw std::invalid_argument("the id " + std::to_string(id) + " of token " + io::quote(token) + " is outside 0.." +
-                                        std::to_string(kMaxId));
+                                        std::to_string(kMaxTokenId));
         limit = std::max(limit, id + 1);
     }
     id_to_token_.assign(static_cast<std::size_t>(limit), nullptr);

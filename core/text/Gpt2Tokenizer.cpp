@@ -28,7 +28,6 @@ constexpr const char* kPattern =
     R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)";
 constexpr std::uintmax_t kMaxVocabFileBytes = 64u << 20;
 constexpr std::uintmax_t kMaxMergesFileBytes = 64u << 20;
-constexpr int kMaxId = 10'000'000;
 constexpr std::size_t kMaxCachedPieces = 100'000;
 
 // The compiled pattern, shared by every tokenizer (PCRE2 code is read-only once compiled).
@@ -124,7 +123,7 @@ Gpt2Tokenizer::Gpt2Tokenizer(std::unordered_map<std::string, int> vocab,
     : token_to_id_(std::move(vocab)), cache_(std::make_shared<Cache>()) {
     int limit = 0;
     for (const auto& [token, id] : token_to_id_) {
-        if (id < 0 || id > kMaxId) throw std::invalid_argument("token id " + std::to_string(id) + " is out of range");
+        if (id < 0 || id > kMaxTokenId) throw std::invalid_argument("token id " + std::to_string(id) + " is out of range");
         limit = std::max(limit, id + 1);
     }
     id_to_token_.assign(static_cast<std::size_t>(limit), std::string());
@@ -158,8 +157,8 @@ Gpt2Tokenizer Gpt2Tokenizer::fromFiles(const std::string& vocab_json, const std:
     for (const auto& [token, value] : parsed.items()) {
         if (!value.is_number_integer()) vocab_fail("the id of token " + io::quote(token) + " is not a whole number");
         const auto id = value.get<long long>();
-        if (id < 0 || id > kMaxId)
-            vocab_fail("the id " + std::to_string(id) + " of token " + io::quote(token) + " is outside 0.." + std::to_string(kMaxId));
+        if (id < 0 || id > kMaxTokenId)
+            vocab_fail("the id " + std::to_string(id) + " of token " + io::quote(token) + " is outside 0.." + std::to_string(kMaxTokenId));
         if (token.empty()) vocab_fail("it has an empty token (id " + std::to_string(id) + ")");
         if (static_cast<std::size_t>(id) >= by_id.size()) by_id.resize(static_cast<std::size_t>(id) + 1);
         if (!by_id[id].empty())

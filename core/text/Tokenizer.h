@@ -10,6 +10,10 @@
 
 namespace headscope::text {
 
+// The largest token id a vocabulary, merges or tokenizer.json file may give (a hostile file's
+// 2^31 is refused, not allocated for).
+inline constexpr int kMaxTokenId = 10'000'000;
+
 // Text the tokenizer cannot encode (invalid UTF-8, a character the vocabulary lacks).
 struct TokenizerError : std::runtime_error {
     using std::runtime_error::runtime_error;

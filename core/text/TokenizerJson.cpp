@@ -19,7 +19,6 @@ namespace headscope::text {
 namespace {
 
 constexpr std::uintmax_t kMaxFileBytes = 256u << 20;
-constexpr long long kMaxId = 10'000'000;
 
 using nlohmann::json;
 
@@ -134,8 +133,8 @@ template <class What>
 int idValue(const json& value, const What& what) {
     if (!value.is_number_integer()) throw std::invalid_argument("the id of " + what() + " is not a whole number");
     const auto id = value.get<long long>();
-    if (id < 0 || id > kMaxId)
-        throw std::invalid_argument("the id " + std::to_string(id) + " of " + what() + " is outside 0.." + std::to_string(kMaxId));
+    if (id < 0 || id > kMaxTokenId)
+        throw std::invalid_argument("the id " + std::to_string(id) + " of " + what() + " is outside 0.." + std::to_string(kMaxTokenId));
     return static_cast<int>(id);
 }
 
@@ -214,7 +213,7 @@ std::shared_ptr<const Tokenizer> loadTokenizerJsonText(const std::string& text, 
         throw io::IoError("cannot read tokenizer '" + path + "': " + why);
     };
     try {
-        TokenizerJsonDocument document = readTokenizerJson(text, kMaxId);
+        TokenizerJsonDocument document = readTokenizerJson(text, kMaxTokenId);
         const json& spec = document.spec;
         if (!spec.is_object()) throw std::invalid_argument("it is not a JSON object");
         std::unique_ptr<SubwordModel> model = makeModel(document);
@@ -227,7 +226,7 @@ std::shared_ptr<const Tokenizer> loadTokenizerJsonText(const std::string& text, 
             if (const auto it = model->vocab().find(token.content); it != model->vocab().end()) {
                 token.id = it->second;
             } else {
-                if (next_id > kMaxId) throw std::invalid_argument("it has too many added tokens");
+                if (next_id > kMaxTokenId) throw std::invalid_argument("it has too many added tokens");
                 token.id = static_cast<int>(next_id);
             }
             next_id = std::max(next_id, static_cast<long long>(token.id) + 1);

@@ -10,12 +10,11 @@
 #include "FittedLabel.h"
 #include "WeightSource.h"
 #include "Spectrum.h"
+#include "PanelText.h"
 
 namespace headscope::ui {
 
 namespace {
-
-QString count(long long n) { return QLocale(QLocale::English).toString(qlonglong(n)); }
 
 // A residual: "0 (exact)" or "7.2e-07".
 QString residual(double value) {
@@ -164,8 +163,8 @@ void StatusPanel::applyParams() {
 void StatusPanel::showAnalysis(const Analysis& a, double update_ms) {
     const Cost& cost = a.cost;
     const double ratio = cost.qk_factored_params > 0 ? double(cost.qk_merged_params) / cost.qk_factored_params : 0;
-    const QString factored = count(cost.qk_factored_params), merged = count(cost.qk_merged_params),
-                  times = QString::number(ratio, 'g', 3), layer = count(cost.total_params);
+    const QString factored = groupedCount(cost.qk_factored_params), merged = groupedCount(cost.qk_merged_params),
+                  times = QString::number(ratio, 'g', 3), layer = groupedCount(cost.total_params);
     params_variants_ =
         {tr("Params per head: W_Q+W_K %1 (2\u00B7d_model\u00B7d_k) vs merged W_QK %2 (d_model\u00B2, %3\u00D7)"
             " \u2022 layer %4").arg(factored, merged, times, layer),

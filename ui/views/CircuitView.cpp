@@ -17,14 +17,12 @@
 #include "Spectrum.h"
 #include "TextFit.h"
 #include "TypesetTitle.h"
+#include "PanelText.h"
 
 namespace headscope::ui {
 namespace {
 
-constexpr double kTitlePt = 12, kPanelPt = 11, kTickPt = 9;
 const char* kNames[] = {"W_i^Q", "W_i^K", "W_QK,i = W_i^Q (W_i^K)ᵀ", "W_i^V", "W_i^O", "W_OV,i = W_i^V W_i^O"};
-
-QString count(long long n) { return QLocale(QLocale::English).toString(qlonglong(n)); }
 
 }  // namespace
 
@@ -110,7 +108,7 @@ void CircuitView::refresh() {
     head_ = std::clamp(head_, 0, w.heads - 1);
     const int d = w.dModel(), d_k = w.d_k, d_v = w.d_v;
     const double s = options_.font_scale;
-    const QFont panel_font = heatmap::font(kPanelPt, s, true), tick_font = heatmap::font(kTickPt, s);
+    const QFont panel_font = heatmap::font(kPanelLabelPt, s, true), tick_font = heatmap::font(kPanelTickPt, s);
     // The products must be this head's, formed from these weights (same shape at least).
     const bool formed = circuits_ && circuits_->head == head_ && circuits_->W_QK.rows() == d &&
                         circuits_->W_OV.rows() == d;
@@ -150,23 +148,23 @@ void CircuitView::refresh() {
     QStringList lines, compact;  // compact: the ranks and counts without the formulas
     if (rows_ != Rows::OV)
         compact << QStringLiteral("Head %1: %6 has rank %2 ≤ %3 · %4 vs %5 parameters")
-                       .arg(head_).arg(spectra.qk.rank).arg(rankBound(d_k, d, d)).arg(count(2LL * d * d_k), count(1LL * d * d), qk_name);
+                       .arg(head_).arg(spectra.qk.rank).arg(rankBound(d_k, d, d)).arg(groupedCount(2LL * d * d_k), groupedCount(1LL * d * d), qk_name);
     if (rows_ != Rows::QK)
         compact << QStringLiteral("%1W_OV,i has rank %2 ≤ %3 · %4 vs %5 parameters")
                        .arg(rows_ == Rows::OV ? QStringLiteral("Head %1: ").arg(head_) : QString())
-                       .arg(spectra.ov.rank).arg(rankBound(d_v, d, d)).arg(count(2LL * d * d_v), count(1LL * d * d));
+                       .arg(spectra.ov.rank).arg(rankBound(d_v, d, d)).arg(groupedCount(2LL * d * d_v), groupedCount(1LL * d * d));
     if (rows_ != Rows::OV)
         lines << QStringLiteral("Head %1: %7 is %2 × %2 but has rank %3 ≤ min(d_k, d_model) = %4\n"
                                 "%5 parameters as two factors (2·d_model·d_k) vs %6 merged (d_model²)")
                      .arg(head_).arg(d).arg(spectra.qk.rank).arg(rankBound(d_k, d, d))
-                     .arg(count(2LL * d * d_k), count(1LL * d * d), qk_name);
+                     .arg(groupedCount(2LL * d * d_k), groupedCount(1LL * d * d), qk_name);
     if (rotary)
         lines << (rotated ? QStringLiteral("RoPE: the rotation R(Δ) sits between W_Q and W_Kᵀ, so W_QK depends on the "
                                            "distance Δ = j − i; R is orthogonal, the rank stays ≤ d_k at every Δ")
                           : QStringLiteral("RoPE: forming W_QK,i(Δ = %1)…").arg(delta_->delta()));
     if (rows_ != Rows::QK)
         lines << QStringLiteral("W_OV,i has rank %1 ≤ min(d_v, d_model) = %2; %3 parameters as factors vs %4 merged")
-                     .arg(spectra.ov.rank).arg(rankBound(d_v, d, d)).arg(count(2LL * d * d_v), count(1LL * d * d));
+                     .arg(spectra.ov.rank).arg(rankBound(d_v, d, d)).arg(groupedCount(2LL * d * d_v), groupedCount(1LL * d * d));
     if (!formed)
         lines << (d > kMaxWindowCircuitDModel ? QStringLiteral("The %1 × %1 products are not drawn in the window; "
                                             "headscope-cli export writes them").arg(d)
@@ -174,7 +172,7 @@ void CircuitView::refresh() {
     if (!formed) compact << lines.back();
     title_text_ = lines.join(QLatin1Char('\n'));
     compact_title_ = compact.join(QLatin1Char('\n'));
-    title_->setFont(heatmap::font(kTitlePt, s, true));
+    title_->setFont(heatmap::font(kPanelTitlePt, s, true));
     wrapTitle();
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -193,7 +191,7 @@ void CircuitView::wrapTitle() {
     if (tight.count(QLatin1Char('\n')) < compact.count(QLatin1Char('\n'))) compact = tight;
     title_->setText(whole.count(QLatin1Char('\n')) + 1 <= kMaxTitleLines ? whole : compact);
     // The page: the wrapped title and about 9 lines of numbers per row of panels.
-    const double line = QFontMetricsF(heatmap::font(kTickPt, options_.font_scale)).height();
+    const double line = QFontMetricsF(heatmap::font(kPanelTickPt, options_.font_scale)).height();
     const int rows = rows_ == Rows::Both ? 2 : 1;
     const double title = QFontMetricsF(title_->font()).lineSpacing() * (title_->text().count(QLatin1Char('\n')) + 1);
     const int needed = std::max(240, static_cast<int>(title + rows * 9 * line + 16));

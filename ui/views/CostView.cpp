@@ -14,11 +14,10 @@
 #include "Heatmap.h"
 #include "TextFit.h"
 #include "TypesetText.h"
+#include "PanelText.h"
 
 namespace headscope::ui {
 namespace {
-
-QString count(long long n) { return QLocale(QLocale::English).toString(qlonglong(n)); }
 
 QString ratio(long long a, long long b) {
     return b > 0 ? QString::number(double(a) / double(b), 'g', 3) + QStringLiteral("×") : QStringLiteral("–");
@@ -36,7 +35,7 @@ QString row(bool typeset_notation, const QString& what, const QString& formula, 
     QString breakable = formula;
     breakable.replace(QStringLiteral("·"), QStringLiteral("·\u200B"));
     return QStringLiteral("<tr><td>%1</td><td><i>%2</i></td><td align=right><b>%3</b></td><td>%4</td></tr>")
-        .arg(cellHtml(what, typeset_notation), cellHtml(breakable, typeset_notation), count(value),
+        .arg(cellHtml(what, typeset_notation), cellHtml(breakable, typeset_notation), groupedCount(value),
              cellHtml(note, typeset_notation));
 }
 

@@ -16,6 +16,7 @@
 #include "MatrixPage.h"
 #include "TextFit.h"
 #include "TypesetTitle.h"
+#include "PanelText.h"
 
 namespace headscope::ui {
 
@@ -30,7 +31,6 @@ QStringList projectionTitles(char name, bool from_source, bool bias) {
             QStringLiteral("%1 (+ b_%1)").arg(p)};
 }
 
-constexpr double kTitlePt = 12, kPanelPt = 11, kTickPt = 9;
 // Block labels are thinned to at most this many per matrix.
 constexpr int kMaxBlockLabels = 16;
 // A panel's least readable room: 1 px per row and column up to kCellCap of them, kMinSide on its
@@ -139,7 +139,7 @@ void FusedProjectionsView::refresh() {
     head_ = std::clamp(head_, 0, w.heads - 1);
     const int h = w.heads, kv = w.kv_heads, group = h / kv, g = w.kvHeadOf(head_);
     const double s = options_.font_scale;
-    const QFont panel_font = heatmap::font(kPanelPt, s, true), tick_font = heatmap::font(kTickPt, s);
+    const QFont panel_font = heatmap::font(kPanelLabelPt, s, true), tick_font = heatmap::font(kPanelTickPt, s);
 
     struct Spec {
         const Eigen::MatrixXf* matrix;
@@ -220,7 +220,7 @@ void FusedProjectionsView::refresh() {
     gqa_note_ = kv < h ? QStringLiteral("Grouped-query attention: %1 key/value heads, each shared by %2 query heads")
                              .arg(kv).arg(group)
                        : QString();
-    title_->setFont(heatmap::font(kTitlePt, s, true));
+    title_->setFont(heatmap::font(kPanelTitlePt, s, true));
     fitToRoom();
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -238,7 +238,7 @@ void FusedProjectionsView::fitToRoom() {
     title_->setText(text);
     // 4 across while every panel has its least width there, else 3 and 1 or 2 x 2; measured as if
     // the scroll bar showed, so whether it shows does not change the arrangement or the page's height.
-    const double line = QFontMetricsF(heatmap::font(kTickPt, options_.font_scale)).height();
+    const double line = QFontMetricsF(heatmap::font(kPanelTickPt, options_.font_scale)).height();
     const int bar = scroll_->verticalScrollBar()->isVisible() ? 0 : scroll_->style()->pixelMetric(QStyle::PM_ScrollBarExtent);
     QList<MatrixPanel*> panels;
     for (const auto& panel : panels_) panels << panel.get();

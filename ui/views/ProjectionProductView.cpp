@@ -10,11 +10,11 @@
 #include "ResultStore.h"
 #include "TextFit.h"
 #include "TypesetTitle.h"
+#include "PanelText.h"
 
 namespace headscope::ui {
 namespace {
 
-constexpr double kTitlePt = 12, kPanelPt = 11, kTickPt = 9;
 
 QString number(double x) { return QString::number(x, 'g', 2); }
 
@@ -81,8 +81,8 @@ void ProjectionProductView::refresh() {
     product_ = *products;
     const ProjectionProduct* p = product_.get();
     const double s = options_.font_scale;
-    const QFont panel_font = heatmap::font(kPanelPt, s, true), tick_font = heatmap::font(kTickPt, s);
-    title_->setFont(heatmap::font(kTitlePt, s, true));
+    const QFont panel_font = heatmap::font(kPanelLabelPt, s, true), tick_font = heatmap::font(kPanelTickPt, s);
+    title_->setFont(heatmap::font(kPanelTitlePt, s, true));
     if (!p) {
         title_text_ = QStringLiteral("The products of head %1 could not be formed (out of memory).").arg(head_);
         compact_title_.clear();
@@ -142,7 +142,7 @@ void ProjectionProductView::fitToRoom() {
     title_->setText(whole.count(QLatin1Char('\n')) < 4 || compact_title_.isEmpty()
                         ? whole : fit::wrapLines(compact_title_, title_->font(), width, false));
     // Matrices to their shape (cells square), or the largest ratio the room allows, said on the panel.
-    const double tick_line = QFontMetricsF(heatmap::font(kTickPt, options_.font_scale)).height();
+    const double tick_line = QFontMetricsF(heatmap::font(kPanelTickPt, options_.font_scale)).height();
     QList<MatrixPanel*> shaped;
     for (const auto& panel : panels_) shaped << panel.get();
     MatrixPanel::layOutToShape(plot_, shaped, 2.5 * tick_line, tick_line);  // the bars' numbers follow (ColourBarTicker)
