@@ -41,15 +41,14 @@ fs::path referenceFolder(const std::string& name) { return fs::exists(kExtra / n
 // Float32 forward passes agree to rounding; measured maxima are printed. Layer 0's attention, which
 // no earlier layer's rounding reaches, within 2e-6 (measured 3e-7 to 1.5e-6) in every family; over
 // every layer, attention (in [0, 1]) within 1e-5 and log-probabilities within 3e-5 (measured at most
-// 5.7e-6 and 2.3e-5), and for Gemma 2 within 2e-5 and 1e-4 (measured 1.4e-5 and 5.9e-5): its
-// embeddings times sqrt(d_model) and scores up to 33 before the softcap carry the rounding of each
-// layer into the next, layer 0 agreeing to 1.4e-6.
-constexpr double kFirstLayerTolerance = 2e-6;
+// 5.7e-6 and 2.3e-5). Gemma 2 within 4e-6, 2e-5 and 1e-4: its embeddings times sqrt(d_model) and
+// scores up to 33 before the softcap carry each float's rounding further (layer 0 measured 1.4e-6
+// built for AVX-512 on an Intel Xeon, 2.2e-6 for AVX2 on an AMD EPYC; every layer 1.1e-5 and 5.9e-5).
 struct Tolerance {
-    double attention, log_probs;
+    double first_layer, attention, log_probs;
 };
 Tolerance toleranceFor(const std::string& folder) {
-    return folder.rfind("gemma2", 0) == 0 ? Tolerance{2e-5, 1e-4} : Tolerance{1e-5, 3e-5};
+    return folder.rfind("gemma2", 0) == 0 ? Tolerance{4e-6, 2e-5, 1e-4} : Tolerance{2e-6, 1e-5, 3e-5};
 }
 
 struct Compared {
@@ -176,7 +175,7 @@ protected:
 void expectAgrees(const std::string& what, const Compared& c, const Tolerance& tolerance) {
     std::printf("%s: max |attention - transformers| %.2e (layer 0: %.2e), max |log p - transformers| %.2e\n",
                 what.c_str(), c.attention, c.first_layer, c.log_probs);
-    EXPECT_LE(c.first_layer, kFirstLayerTolerance) << what;
+    EXPECT_LE(c.first_layer, tolerance.first_layer) << what;
     EXPECT_LE(c.attention, tolerance.attention) << what;
     EXPECT_LE(c.log_probs, tolerance.log_probs) << what;
 }
