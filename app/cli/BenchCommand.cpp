@@ -20,6 +20,7 @@
 #include "cli/Arguments.h"
 #include "cli/CommandLine.h"
 #include "cli/Commands.h"
+#include "cli/BenchCheckpoints.h"
 #include "cli/GramBench.h"
 #include "cli/ModelBench.h"
 #include "cli/ModelCacheOption.h"
@@ -237,14 +238,24 @@ int runBench(const QStringList& arguments, int, char**) {
                                "BERT-base and ModernBERT-base geometries)."});
     parser.addOption({"quick", "A smoke run: small geometries, one run each (checks the bench works; "
                                "the figures mean little)."});
-    QCommandLineOption child("model-child", "A timed process of the model figures.", "MODE"), child_dir("model-dir", "", "DIR");
+    QCommandLineOption child("model-child", "A timed process of the model figures.", "MODE"), child_dir("model-dir", "The folder --write-model writes.", "DIR");
     child.setFlags(QCommandLineOption::HiddenFromHelp);
-    child_dir.setFlags(QCommandLineOption::HiddenFromHelp);
     parser.addOption(child);
     parser.addOption(child_dir);
     parser.addOption(cacheLayersOption());
+    parser.addOption({"write-model", "Write the bench's random-weight checkpoint NAME (gpt2_small, llama_1b, qwen3_0.6b, "
+                                     "gemma3_1b, bert_base, modernbert_base) into the folder --model-dir names, and stop: "
+                                     "`headscope --bench --model DIR` then times the window on it.", "NAME"});
     parseOrThrow(parser, arguments);
     const int cache_layers = parseCacheLayers(parser);
+    if (parser.isSet("write-model")) {
+        if (!parser.isSet(child_dir)) throw UsageError("--write-model needs --model-dir DIR, the folder to write");
+        const std::string name = parser.value("write-model").toStdString();
+        const bool quick = parser.isSet("quick");
+        writeBenchCheckpoint(name, parser.value(child_dir).toStdString(), quick);
+        std::cout << "wrote " << name << (quick ? " (--quick: small)" : "") << " into " << parser.value(child_dir).toStdString() << "\n";
+        return 0;
+    }
     if (parser.isSet(child))
         return modelBenchChild(parser.value(child).toStdString(), parser.value(child_dir).toStdString(), cache_layers);
     const bool quick = parser.isSet("quick");

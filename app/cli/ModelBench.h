@@ -2,23 +2,17 @@
 // The model figures of `headscope-cli bench` (issue 22): checkpoints of real geometries with random
 // weights, written to a temporary folder (removed after), opened by whole headscope-cli processes
 // (fork/exec) timed by wall clock, with the peak memory wait4's rusage reports.
-//   gpt2_small  GPT-2-small geometry (12 layers, d_model 768, 12 heads, vocabulary 50257, context
-//               1024), F32: `model DIR --ids 464`, wall time and peak memory against the file.
-//   llama_1b    Llama-3.2-1B geometry (16 layers, d_model 2048, 32 heads on 8 key/value heads,
-//               head_dim 64, intermediate 8192, vocabulary 128256, tied embeddings), BF16: the
-//               first picture of a layer (a process that opens the folder and computes layer 0's
-//               attention), and a 64-token forward of every layer against its GEMM floor (the
-//               same products on float weights already converted), timed inside one process: after
-//               one warm-up forward, three forwards and three floor passes in turn (medians).
-//   qwen3_0.6b  Qwen3-0.6B geometry (28 layers, d_model 1024, 16 heads on 8, head_dim 128, q/k norms,
-//               vocabulary 151936), BF16: the 64-token forward against its floor.
-//   gemma3_1b   Gemma-3-1B geometry (26 layers, d_model 1152, 4 heads on 1, head_dim 256, a window of
-//               512 on 5 layers of 6, vocabulary 262144), BF16: the 64-token forward, and a 2,048-token
-//               one holding one layer's maps at a time, each against its floor, with peak memory.
-//   bert_base        BERT-base geometry (12 layers, d_model 768, 12 heads, vocabulary 30522), F32 (issue 34):
-//                    open + layer 0's attention as a process, and a 128-token forward against its floor.
-//   modernbert_base  ModernBERT-base geometry (22 layers, d_model 768, 12 heads, GeGLU of 1152, a band of
-//                    128 on two layers of three, vocabulary 50368), F32: the same, on 512 tokens.
+// Each of BenchCheckpoints.h's checkpoints:
+//   gpt2_small       `model DIR --ids 464`, wall time and peak memory against the file.
+//   llama_1b         the first picture of a layer (a process that opens the folder and computes layer 0's
+//                    attention), and a 64-token forward of every layer against its GEMM floor (the same
+//                    products on float weights already converted), timed inside one process: after one
+//                    warm-up forward, three forwards and three floor passes in turn (medians).
+//   qwen3_0.6b       the 64-token forward against its floor.
+//   gemma3_1b        the 64-token forward, and a 2,048-token one holding one layer's maps at a time, each
+//                    against its floor, with peak memory.
+//   bert_base        open + layer 0's attention as a process, and a 128-token forward against its floor.
+//   modernbert_base  the same, on 512 tokens.
 // The floor counts each head's scores and mixing over the whole square as well, and an encoder's
 // logits at every position.
 // --quick writes small geometries of the same shapes instead (the figures mean little).

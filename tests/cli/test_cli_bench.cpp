@@ -124,3 +124,32 @@ TEST(Bench, ModelsOnlyReportsEveryCheckpointsForwardAgainstItsFloor) {
     }
     EXPECT_EQ(j["models"]["modernbert_base"]["layers"], 3);
 }
+
+// bench --write-model NAME --model-dir DIR keeps the bench's checkpoint, for timing the window on it:
+// the folder opens as a model of that family and geometry; a name the bench does not write, or no
+// folder, is one sentence and nothing written.
+TEST(Bench, WriteModelKeepsTheBenchsCheckpointInTheFolderNamed) {
+    const TempDir dir;
+    const fs::path llama = dir.path / "llama";
+    const CliResult r = runCli({"bench", "--write-model", "llama_1b", "--quick", "--model-dir", llama.string()});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_THAT(r.out, HasSubstr("wrote llama_1b (--quick: small) into " + llama.string()));
+    const CliResult model = runCli({"model", "--checkpoint", llama.string(), "--ids", "5,6,7", "--json"});
+    ASSERT_EQ(model.status, 0) << model.err;
+    const json j = json::parse(model.out);
+    EXPECT_EQ(j["architecture"]["model_type"], "llama") << model.out;
+    EXPECT_EQ(j["model"]["n_layer"], 2);
+    EXPECT_EQ(j["model"]["n_head"], 4);
+    EXPECT_EQ(j["model"]["dtype"], "BF16");
+
+    const fs::path other = dir.path / "other";
+    const CliResult unknown = runCli({"bench", "--write-model", "llama_7b", "--model-dir", other.string()});
+    EXPECT_EQ(unknown.status, 2) << unknown.err;
+    EXPECT_THAT(unknown.err, HasSubstr("no bench checkpoint called 'llama_7b': the bench writes gpt2_small, llama_1b, qwen3_0.6b, "
+                                       "gemma3_1b, bert_base, modernbert_base"));
+    EXPECT_EQ(count(unknown.err, "\n"), 1) << unknown.err;
+    EXPECT_FALSE(fs::exists(other));
+    const CliResult no_folder = runCli({"bench", "--write-model", "bert_base"});
+    EXPECT_EQ(no_folder.status, 2);
+    EXPECT_THAT(no_folder.err, HasSubstr("--write-model needs --model-dir DIR"));
+}
