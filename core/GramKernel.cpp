@@ -20,9 +20,11 @@ using namespace simd;  // Packet, kLanes, load, store, wholePackets
 constexpr Index kTileRows = 64;
 // A kernel block is kBlockPackets packets of one strip of G's rows by kBlockColumns columns: its
 // accumulators, a row's packets and the broadcast entry (and, without a fused multiply-add, the
-// product) fit the target's registers: 4 x 4 of 32 with AVX-512, 3 x 4 of 16 with AVX2's FMA,
-// 2 x 4 otherwise.
-constexpr int kBlockPackets = kRegisters >= 32 ? 4 : kFused ? 3 : 2;
+// product) fit the target's registers: 4 x 4 of 32 with AVX-512, 2 x 4 of 16 otherwise. With
+// AVX2 the 3 x 4 block that fills all 16 kept its accumulators in memory, stored every row (on an
+// AMD EPYC, AVX2 only: BERT-base's Gram 1.64x a GEMM of its multiply-adds, 2 x 4 1.3-1.4x;
+// docs/decisions/gram-kernel.md). Eight accumulators are what two FMA pipes of latency 4 need.
+constexpr int kBlockPackets = kRegisters >= 32 ? 4 : 2;
 constexpr Index kBlockColumns = 4;
 
 using FloatOctet = float __attribute__((vector_size(32)));
