@@ -75,7 +75,10 @@ constexpr CommandHelp kCommands[] = {
      "  bench   [--json] [--runs N] [--no-gui | --gui-only | --models-only] [--quick] [--cache-layers N]\n"
      "          timings at BERT-base and a large geometry, against a GEMM floor measured in the same run,\n"
      "          of the window's updates, and of opening GPT-2-small and Llama-3.2-1B sized checkpoints it\n"
-     "          writes (random weights); --cache-layers N as for model\n",
+     "          writes (random weights); --cache-layers N as for model\n"
+     "  bench   --write-model NAME --model-dir DIR [--quick]   writes one of those checkpoints to keep\n"
+     "          (gpt2_small, llama_1b, qwen3_0.6b, gemma3_1b, bert_base, modernbert_base), for\n"
+     "          headscope --bench --model DIR\n",
      false},
 };
 constexpr const char* kConfigOptions =

@@ -319,7 +319,9 @@ TEST(Help, UsageNamesEveryOptionOfEachCommand) {
                    "--ablate-mode", "--json", "--out", "--attention-only", "--format", "--scale", "--delta", "--cache-layers"}},
         {"train", {"--layers", "--d-model", "--heads", "--vocab", "--context", "--min-repeat", "--max-repeat",
                    "--fixed-repeat", "--lr", "--weight-decay", "--warmup", "--init-std", "--batch", "--steps", "--seed",
-                   "--mlp", "--tied", "--random-start", "--two-copies", "--eval-every", "--out", "--json"}}};
+                   "--mlp", "--tied", "--random-start", "--two-copies", "--eval-every", "--out", "--json"}},
+        {"bench", {"--json", "--runs", "--no-gui", "--gui-only", "--models-only", "--quick", "--cache-layers", "--write-model",
+                   "--model-dir"}}};
     // The option as a whole word: "--head" is not found in "--heads".
     const auto names = [](const std::string& text, const std::string& name) {
         for (std::size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
