@@ -12,7 +12,7 @@ function(headscope_screen_test target)
     list(GET parts 2 s)
     set(name ui.${target}.${w}x${h}_scale${s})
     add_test(NAME ${name} COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/xvfb_run.sh ${w} ${h} ${s} $<TARGET_FILE:${target}> ${ARG_FUNCTIONS})
-    set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120)
+    set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 600)
   endforeach()
 endfunction()
 
