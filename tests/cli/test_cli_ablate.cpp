@@ -12,26 +12,21 @@
 
 #include "CliRunner.h"
 #include "io/Npy.h"
+#include "CliExpect.h"
+#include "common/TestData.h"
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using headscope::test::kTinyGpt2;
 
 namespace {
 
-const fs::path kTiny = fs::path(HEADSCOPE_TEST_DATA_DIR) / "gpt2" / "f32_prefix_tied";
 const fs::path kInduction = fs::path(HEADSCOPE_SHARED_MODELS_DIR) / "induction";
 const std::vector<int> kIds = {11, 10, 2, 10, 11, 10, 9, 8, 6};
 const std::string kIdList = "11,10,2,10,11,10,9,8,6";
 
-void expectRefused(const CliResult& r, const std::string& what) {
-    EXPECT_EQ(r.status, 2) << r.out << r.err;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-    EXPECT_THAT(r.err, HasSubstr("headscope-cli: "));
-    EXPECT_THAT(r.err, HasSubstr(what));
-}
-
 nlohmann::json modelJson(std::vector<std::string> extra) {
-    std::vector<std::string> args = {"model", "--checkpoint", kTiny.string(), "--ids", kIdList, "--json"};
+    std::vector<std::string> args = {"model", "--checkpoint", kTinyGpt2.string(), "--ids", kIdList, "--json"};
     args.insert(args.end(), extra.begin(), extra.end());
     const CliResult r = runCli(args);
     EXPECT_EQ(r.status, 0) << r.err;
@@ -42,7 +37,7 @@ nlohmann::json modelJson(std::vector<std::string> extra) {
 
 TEST(CliAblate, TokenLogProbsMatchPyTorchsLogSoftmaxAndAverageToTheLoss) {
     const auto j = modelJson({});
-    const auto logits = headscope::io::readNpy((kTiny / "expected_logits.npy").string());  // (n, vocab), PyTorch
+    const auto logits = headscope::io::readNpy((kTinyGpt2 / "expected_logits.npy").string());  // (n, vocab), PyTorch
     const std::size_t vocab = static_cast<std::size_t>(logits.shape[1]);
     const auto& lp = j["token_logprobs"];
     ASSERT_EQ(lp.size(), kIds.size() - 1);
@@ -116,7 +111,7 @@ TEST(CliAblate, InductionForgetsHowToContinueWithLayerOneOff) {
 }
 
 TEST(CliAblate, BadValuesExitTwoWithOneLine) {
-    const std::vector<std::string> base = {"model", "--checkpoint", kTiny.string(), "--ids", kIdList};
+    const std::vector<std::string> base = {"model", "--checkpoint", kTinyGpt2.string(), "--ids", kIdList};
     const auto with = [&](std::vector<std::string> extra) {
         std::vector<std::string> args = base;
         args.insert(args.end(), extra.begin(), extra.end());

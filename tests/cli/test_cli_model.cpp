@@ -22,22 +22,16 @@
 #include "io/Npy.h"
 #include "io/Safetensors.h"
 #include "model/Forward.h"
+#include "CliExpect.h"
+#include "common/TestData.h"
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using headscope::test::kTinyGpt2;
 
 namespace {
 
-const fs::path kTiny = fs::path(HEADSCOPE_TEST_DATA_DIR) / "gpt2" / "f32_prefix_tied";
 const fs::path kNanoSort = fs::path(HEADSCOPE_SHARED_MODELS_DIR) / "nano-sort";
-
-// Exit status 2 and exactly one line on stderr, which contains `what`.
-void expectRefused(const CliResult& r, const std::string& what) {
-    EXPECT_EQ(r.status, 2) << r.out << r.err;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-    EXPECT_THAT(r.err, HasSubstr("headscope-cli: "));
-    EXPECT_THAT(r.err, HasSubstr(what));
-}
 
 }  // namespace
 
@@ -116,11 +110,11 @@ TEST(CliModel, AnEncoderReadsASentencePairAndGuessesItsMask) {
     ASSERT_EQ(j["masked"].size(), 1u);
     EXPECT_EQ(j["masked"][0]["position"], 2);
     EXPECT_EQ(j["masked"][0]["top"].size(), 10u);
-    expectRefused(runCli({"model", "--checkpoint", kTiny.string(), "--text", "ab", "--pair", "c"}), "--pair needs --text and an encoder");
+    expectRefused(runCli({"model", "--checkpoint", kTinyGpt2.string(), "--text", "ab", "--pair", "c"}), "--pair needs --text and an encoder");
 }
 
 TEST(CliModel, TextReportListsIdsRanksAndTenNextTokens) {
-    const CliResult r = runCli({"model", "--checkpoint", kTiny.string(), "--text", "ab c ab"});
+    const CliResult r = runCli({"model", "--checkpoint", kTinyGpt2.string(), "--text", "ab c ab"});
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_THAT(r.out, HasSubstr("ids: 11,10,2,10,11"));
     EXPECT_THAT(r.out, HasSubstr("2 layers x 2 heads, d_model 8"));
@@ -131,10 +125,10 @@ TEST(CliModel, TextReportListsIdsRanksAndTenNextTokens) {
 
 TEST(CliModel, OutWritesOneAttentionArrayPerLayerMatchingPyTorchAndTheExportImages) {
     TempDir out;
-    const CliResult r = runCli({"model", "--checkpoint", kTiny.string(), "--ids", "11,10,2,10,11,10,9,8,6", "--out",
+    const CliResult r = runCli({"model", "--checkpoint", kTinyGpt2.string(), "--ids", "11,10,2,10,11,10,9,8,6", "--out",
                                 out.str(), "--format", "png,npy"});
     ASSERT_EQ(r.status, 0) << r.err;
-    const auto expected = headscope::io::readNpy((kTiny / "expected_attention.npy").string());  // (L, h, n, n)
+    const auto expected = headscope::io::readNpy((kTinyGpt2 / "expected_attention.npy").string());  // (L, h, n, n)
     const std::size_t per_layer = expected.data.size() / 2;
     for (int l = 0; l < 2; ++l) {
         const auto got = headscope::io::readNpy((out.path / ("attention_layer_" + std::to_string(l) + ".npy")).string());
@@ -151,7 +145,7 @@ TEST(CliModel, OutWritesOneAttentionArrayPerLayerMatchingPyTorchAndTheExportImag
 
 TEST(CliModel, LayerOptionWritesOnlyThatLayer) {
     TempDir out;
-    const CliResult r = runCli({"model", "--checkpoint", kTiny.string(), "--ids", "1,2,3", "--layer", "1", "--out",
+    const CliResult r = runCli({"model", "--checkpoint", kTinyGpt2.string(), "--ids", "1,2,3", "--layer", "1", "--out",
                                 out.str(), "--format", "npy", "--json"});
     ASSERT_EQ(r.status, 0) << r.err;
     const auto j = nlohmann::json::parse(r.out);  // still one JSON object with --out
@@ -164,7 +158,7 @@ TEST(CliModel, LayerOptionWritesOnlyThatLayer) {
 // Issue 33: the attention arrays of every layer and nothing else (no layer_<L>/, no rank table).
 TEST(CliModel, AttentionOnlyWritesTheArraysAlone) {
     TempDir out;
-    const CliResult r = runCli({"model", "--checkpoint", kTiny.string(), "--ids", "1,2,3", "--out", out.str(),
+    const CliResult r = runCli({"model", "--checkpoint", kTinyGpt2.string(), "--ids", "1,2,3", "--out", out.str(),
                                 "--attention-only", "--json"});
     ASSERT_EQ(r.status, 0) << r.err;
     std::vector<std::string> written;
@@ -172,8 +166,8 @@ TEST(CliModel, AttentionOnlyWritesTheArraysAlone) {
     std::sort(written.begin(), written.end());
     EXPECT_EQ(written, (std::vector<std::string>{"attention_layer_0.npy", "attention_layer_1.npy"}));
     EXPECT_EQ(headscope::io::readNpy((out.path / "attention_layer_1.npy").string()).shape, (std::vector<std::int64_t>{2, 3, 3}));
-    expectRefused(runCli({"model", "--checkpoint", kTiny.string(), "--ids", "1", "--attention-only"}), "need --out DIR");
-    expectRefused(runCli({"model", "--checkpoint", kTiny.string(), "--ids", "1", "--out", out.str(), "--attention-only",
+    expectRefused(runCli({"model", "--checkpoint", kTinyGpt2.string(), "--ids", "1", "--attention-only"}), "need --out DIR");
+    expectRefused(runCli({"model", "--checkpoint", kTinyGpt2.string(), "--ids", "1", "--out", out.str(), "--attention-only",
                           "--format", "png"}),
                   "leave out --format");
 }
@@ -230,7 +224,7 @@ TEST(CliModel, ALongInputKeepsOneLayersMapsAtATime) {
 }
 
 TEST(CliModel, BadArgumentsAreOneLineAndStatusTwo) {
-    const std::string tiny = kTiny.string();
+    const std::string tiny = kTinyGpt2.string();
     expectRefused(runCli({"model", "--ids", "1"}), "--checkpoint is required");
     expectRefused(runCli({"model", "--checkpoint", tiny}), "either --text or --ids");
     expectRefused(runCli({"model", "--checkpoint", tiny, "--text", "ab", "--ids", "1"}), "either --text or --ids");
@@ -263,7 +257,7 @@ TEST(CliModel, BadCheckpointsAreOneLineNamingTheFile) {
     TempDir tmp;
     expectRefused(runCli({"model", "--checkpoint", (tmp.path / "absent").string(), "--ids", "1"}), "does not exist");
     const fs::path bad = tmp.path / "bad";
-    fs::copy(kTiny, bad);
+    fs::copy(kTinyGpt2, bad);
     auto config = nlohmann::json::parse(readFile(bad / "config.json"));
     config["n_embd"] = 16;
     writeFile(bad / "config.json", config.dump());

@@ -113,4 +113,9 @@ template <class T, class U>
     return detail::report(d, expected.size(), atol, rtol, shape);
 }
 
+// Largest |a - b| over every element (a plain number, for a stated bound).
+inline double maxAbsDifference(const Eigen::MatrixXf& a, const Eigen::MatrixXf& b) {
+    return (a - b).cwiseAbs().maxCoeff();
+}
+
 }  // namespace headscope::test

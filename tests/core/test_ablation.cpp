@@ -4,6 +4,8 @@
 // layer-1 induction heads are off.
 #include <gtest/gtest.h>
 
+#include "common/AllClose.h"
+
 #include <cmath>
 #include <filesystem>
 
@@ -42,8 +44,6 @@ model::Ablation knockOut(std::vector<model::HeadRef> heads, model::AblationMode 
     for (const auto& h : heads) a.add(h);
     return a;
 }
-
-double maxDiff(const Eigen::MatrixXf& a, const Eigen::MatrixXf& b) { return (a - b).cwiseAbs().maxCoeff(); }
 
 // Fraction of the tokens at positions [from, to) that the model ranked first.
 double accuracy(const model::TokenLogProbs& lp, int from, int to) {
@@ -104,14 +104,14 @@ TEST(Ablation, EveryHeadZeroedIsAModelWhoseAttentionWritesOnlyItsBias) {
             block.attention.W_O = model::LinearWeight(Eigen::MatrixXf::Zero(block.attention.W_O.rows(), block.attention.W_O.cols()));
         const model::Trace reference = model::runModel(bias_only, kCaseIds, allLogits());
         const model::Trace intact = model::runModel(*m, kCaseIds, allLogits());
-        const double diff = maxDiff(ablated.logits, reference.logits);
+        const double diff = test::maxAbsDifference(ablated.logits, reference.logits);
         std::printf("%s: every head zeroed vs W_O = 0: max |logits difference| = %.3g (intact differs by %.3g)\n", name,
-                    diff, maxDiff(intact.logits, reference.logits));
+                    diff, test::maxAbsDifference(intact.logits, reference.logits));
         EXPECT_LT(diff, 1e-5);
-        EXPECT_GT(maxDiff(intact.logits, reference.logits), 1e-2);  // the heads did write something
+        EXPECT_GT(test::maxAbsDifference(intact.logits, reference.logits), 1e-2);  // the heads did write something
         EXPECT_EQ(ablated.options.ablation.heads.size(), all.size());  // the trace records what was off
         // The pattern stays: only what the heads write is gone.
-        EXPECT_EQ(maxDiff(ablated.layers[0].attention.heads[1].weights, intact.layers[0].attention.heads[1].weights), 0);
+        EXPECT_EQ(test::maxAbsDifference(ablated.layers[0].attention.heads[1].weights, intact.layers[0].attention.heads[1].weights), 0);
     }
 }
 
@@ -128,9 +128,9 @@ TEST(Ablation, MeanAblationOfAHeadWithConstantOutputChangesNothing) {
     const model::Trace mean = model::runModel(m, kCaseIds, allLogits(knockOut({{0, 1}}, model::AblationMode::Mean)));
     const model::Trace zero = model::runModel(m, kCaseIds, allLogits(knockOut({{0, 1}})));
     std::printf("constant head: mean ablation moves logits by %.3g, zero ablation by %.3g\n",
-                maxDiff(mean.logits, intact.logits), maxDiff(zero.logits, intact.logits));
-    EXPECT_LT(maxDiff(mean.logits, intact.logits), 1e-5);
-    EXPECT_GT(maxDiff(zero.logits, intact.logits), 1e-3);  // the constant mattered: zeroing it is seen
+                test::maxAbsDifference(mean.logits, intact.logits), test::maxAbsDifference(zero.logits, intact.logits));
+    EXPECT_LT(test::maxAbsDifference(mean.logits, intact.logits), 1e-5);
+    EXPECT_GT(test::maxAbsDifference(zero.logits, intact.logits), 1e-3);  // the constant mattered: zeroing it is seen
     // A head that is not constant: mean ablation gives every position the same output row.
     const model::Trace other = model::runModel(m, kCaseIds, allLogits(knockOut({{1, 0}}, model::AblationMode::Mean)));
     const Eigen::MatrixXf& out = other.layers[1].attention.heads[0].output;

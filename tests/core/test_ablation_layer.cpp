@@ -2,6 +2,8 @@
 // loaded layer): the output against its closed forms, computed here head by head.
 #include <gtest/gtest.h>
 
+#include "common/AllClose.h"
+
 #include <stdexcept>
 
 #include "Config.h"
@@ -44,8 +46,6 @@ Eigen::MatrixXf throughWO(const Weights& w, const std::vector<Eigen::MatrixXf>& 
     return out;
 }
 
-double maxDiff(const Eigen::MatrixXf& a, const Eigen::MatrixXf& b) { return (a - b).cwiseAbs().maxCoeff(); }
-
 }  // namespace
 
 // Zero mode: the output is the remaining heads' outputs through their rows of W_O, plus b_O.
@@ -59,7 +59,7 @@ TEST(AblationLayer, ZeroIsTheSumOfTheOtherHeadsThroughWO) {
     const model::LayerAblation a = model::ablateAttentionLayer({3, 1}, model::AblationMode::Zero, l.weights, l.results);
     EXPECT_EQ(a.heads, (std::vector<int>{1, 3}));
     const Eigen::MatrixXf expected = throughWO(l.weights, z);
-    EXPECT_LT(maxDiff(a.after, expected), 1e-5f);  // float32 sums of 24 terms of size ~1
+    EXPECT_LT(test::maxAbsDifference(a.after, expected), 1e-5f);  // float32 sums of 24 terms of size ~1
     EXPECT_EQ(a.before, l.results.output);
     EXPECT_EQ(a.other_heads_max_difference, 0.0);
     // The change per position is exactly what heads 1 and 3 wrote there.
@@ -79,7 +79,7 @@ TEST(AblationLayer, MeanReplacesTheHeadsRowsByTheirMean) {
     const Eigen::RowVectorXf mean = z[2].colwise().sum() / float(z[2].rows());  // (d_v)
     for (int r = 0; r < z[2].rows(); ++r) z[2].row(r) = mean;
     const model::LayerAblation a = model::ablateAttentionLayer({2}, model::AblationMode::Mean, l.weights, l.results);
-    EXPECT_LT(maxDiff(a.after, throughWO(l.weights, z)), 1e-5f);
+    EXPECT_LT(test::maxAbsDifference(a.after, throughWO(l.weights, z)), 1e-5f);
     // Every row of the change is (mean - z_2[p]) W_O,2.
     for (int p = 0; p < z[2].rows(); ++p)
         EXPECT_NEAR(a.change(p), ((mean - l.results.heads[2].output.row(p)) * l.weights.outputHead(2)).norm(), 1e-5);

@@ -13,25 +13,26 @@
 #include "io/Checkpoint.h"
 #include "io/Safetensors.h"
 #include "model/Forward.h"
+#include "common/TestData.h"
 
 namespace fs = std::filesystem;
 using namespace headscope;
+using test::kSharedModels;
+using test::kTestData;
 
 namespace {
 
-const fs::path kData = fs::path(HEADSCOPE_TEST_DATA_DIR);
-const fs::path kModels = HEADSCOPE_SHARED_MODELS_DIR;
 
 // Small fixtures of every family and dtype, and the trained checkpoints beside the project.
 std::vector<fs::path> folders(bool f32_only) {
-    std::vector<fs::path> all = {kData / "gpt2/f32_untied", kData / "gpt2/f32_prefix_tied", kData / "rotary/qwen2_tied",
-                                 kData / "rotary/neox_sequential"};
+    std::vector<fs::path> all = {kTestData / "gpt2/f32_untied", kTestData / "gpt2/f32_prefix_tied", kTestData / "rotary/qwen2_tied",
+                                 kTestData / "rotary/neox_sequential"};
     if (!f32_only)
         for (const char* half : {"gpt2/f16_tied_inner", "gpt2/bf16_prefix_untied", "rotary/qwen2_tied_bf16",
                                  "rotary/llama3_scaled"})
-            all.push_back(kData / half);
+            all.push_back(kTestData / half);
     for (const char* trained : {"nano-sort", "induction", "llama-induction", "neox-induction"})
-        if (fs::exists(kModels / trained / "config.json")) all.push_back(kModels / trained);
+        if (fs::exists(kSharedModels / trained / "config.json")) all.push_back(kSharedModels / trained);
     return all;
 }
 
@@ -123,7 +124,7 @@ TEST(AttentionStorage, F32AttentionIsUsedInPlaceFromTheMap) {
 TEST(AttentionStorage, HalfAttentionIsConvertedWhenALayerIsComputed) {
     for (const char* name : {"gpt2/f16_tied_inner", "gpt2/bf16_prefix_untied", "rotary/qwen2_tied_bf16", "rotary/llama3_scaled"}) {
         SCOPED_TRACE(name);
-        const model::ModelPtr m = io::loadCheckpoint((kData / name).string(), {}, 1000);  // room for every layer
+        const model::ModelPtr m = io::loadCheckpoint((kTestData / name).string(), {}, 1000);  // room for every layer
         ASSERT_NE(m->conversion_cache, nullptr);
         EXPECT_EQ(m->conversion_cache->conversions(), 0);  // nothing converted at load
         EXPECT_EQ(m->conversion_cache->layersHeld(), 0);
@@ -195,7 +196,7 @@ TEST(AttentionStorage, ForwardThroughTheStoredMatricesEqualsCoresForward) {
 
 // The per-layer Weights are built once while the layer is among the last kLayers asked for.
 TEST(AttentionStorage, LayerWeightsAreKeptForTheLastFewLayers) {
-    const model::ModelPtr m = io::loadCheckpoint((kData / "gpt2/f32_untied").string());
+    const model::ModelPtr m = io::loadCheckpoint((kTestData / "gpt2/f32_untied").string());
     const model::AttentionWeights& a = m->blocks[0].attention;
     model::LayerWeightsCache cache;
     const std::shared_ptr<const Weights> first = cache.get(0, a);

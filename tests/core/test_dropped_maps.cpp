@@ -19,20 +19,21 @@
 #include "model/Forward.h"
 #include "model/HeadPatterns.h"
 #include "model/WeightSpectra.h"
+#include "common/TestData.h"
 
 namespace fs = std::filesystem;
 using namespace headscope;
+using test::kRotaryCases;
 
 namespace {
 
-const fs::path kCases = fs::path(HEADSCOPE_TEST_DATA_DIR) / "rotary";
 
 class DroppedMaps : public TempDirTest {
 protected:
     // A copy of a reference case with its config.json edited.
     fs::path copyOf(const std::string& name, const std::function<void(nlohmann::json&)>& edit) {
         const fs::path to = dir_ / name;
-        fs::copy(kCases / name, to, fs::copy_options::recursive);
+        fs::copy(kRotaryCases / name, to, fs::copy_options::recursive);
         nlohmann::json config = nlohmann::json::parse(std::ifstream(to / "config.json"));
         edit(config);
         std::ofstream(to / "config.json") << config.dump();
@@ -50,7 +51,7 @@ TEST_F(DroppedMaps, AreRecomputedExactlyForTheLayerInView) {
         c["model_type"] = "mistral";
         c["sliding_window"] = 5;
     });
-    for (const fs::path& folder : {mistral, kCases / "qwen2_tied", kCases / "neox_sequential"}) {
+    for (const fs::path& folder : {mistral, kRotaryCases / "qwen2_tied", kRotaryCases / "neox_sequential"}) {
         const model::ModelPtr m = io::loadCheckpoint(folder.string());
         const std::vector<int> ids = {1, 5, 9, 2, 7, 5, 9, 3, 1, 5, 9};
         model::ForwardOptions options;

@@ -15,41 +15,27 @@
 #include "io/Npy.h"
 #include "model/Forward.h"
 #include "model/WeightSpectra.h"
+#include "common/AttentionDiff.h"
+#include "common/TestData.h"
 
 namespace fs = std::filesystem;
 using namespace headscope;
 using ::testing::ElementsAre;
+using test::kGpt2Cases;
+using test::kSharedModels;
+using test::maxAttentionDiff;
 
 namespace {
 
-const fs::path kCases = fs::path(HEADSCOPE_TEST_DATA_DIR) / "gpt2";
-const fs::path kModels = HEADSCOPE_SHARED_MODELS_DIR;
 
 #define SKIP_WITHOUT_MODEL(name)                                                                    \
-    if (!fs::exists(kModels / name / "model.safetensors"))                                          \
-    GTEST_SKIP() << "the trained checkpoint " << (kModels / name) << " is absent (it lives beside " \
+    if (!fs::exists(kSharedModels / name / "model.safetensors"))                                          \
+    GTEST_SKIP() << "the trained checkpoint " << (kSharedModels / name) << " is absent (it lives beside " \
                  << "the project in ../shared/models, never in it)"
 
 nlohmann::json readJson(const fs::path& path) {
     std::ifstream in(path);
     return nlohmann::json::parse(in);
-}
-
-// (L, h, n, n) reference attention vs the trace; max |difference|.
-double maxAttentionDiff(const model::Trace& trace, const io::Tensor& expected) {
-    double worst = 0;
-    const auto L = expected.shape[0], h = expected.shape[1], n = expected.shape[2];
-    EXPECT_EQ(L, static_cast<std::int64_t>(trace.layers.size()));
-    for (std::int64_t l = 0; l < L; ++l)
-        for (std::int64_t i = 0; i < h; ++i)
-            for (std::int64_t q = 0; q < n; ++q)
-                for (std::int64_t k = 0; k < n; ++k) {
-                    const float want = expected.data[((l * h + i) * n + q) * n + k];
-                    const float got = trace.layers[l].attention.heads[i].weights(q, k);
-                    worst = std::max(worst, double(std::abs(want - got)));
-                    if (std::isnan(got)) return INFINITY;
-                }
-    return worst;
 }
 
 double maxMatrixDiff(const Eigen::MatrixXf& got, const io::Tensor& expected) {
@@ -60,7 +46,7 @@ double maxMatrixDiff(const Eigen::MatrixXf& got, const io::Tensor& expected) {
     return (got - want).cwiseAbs().maxCoeff();
 }
 
-model::ModelPtr loadCase(const std::string& name) { return io::loadGpt2Checkpoint((kCases / name).string()); }
+model::ModelPtr loadCase(const std::string& name) { return io::loadGpt2Checkpoint((kGpt2Cases / name).string()); }
 
 // Positions q of `ids` whose most-attended key in `weights` satisfies pick(q, key).
 template <typename Pick>
@@ -79,7 +65,7 @@ double fractionOf(const Eigen::MatrixXf& weights, int from, int to, Pick pick) {
 class Gpt2MatchesPyTorch : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Gpt2MatchesPyTorch, AttentionWithin1e5AndLogitsWithin1e4) {
-    const fs::path dir = kCases / GetParam();
+    const fs::path dir = kGpt2Cases / GetParam();
     const auto spec = readJson(dir / "case.json");
     const model::ModelPtr m = loadCase(GetParam());
     EXPECT_EQ(m->dtype, spec["dtype"].get<std::string>());
@@ -195,7 +181,7 @@ TEST(Gpt2LayerAnalysis, HoldsTheLayersWeightsInputResultsAndSpectra) {
 
 TEST(NanoSort, PredictsZeroAndGreedilySortsTheDigits) {
     SKIP_WITHOUT_MODEL("nano-sort");
-    const model::ModelPtr m = io::loadGpt2Checkpoint((kModels / "nano-sort").string());
+    const model::ModelPtr m = io::loadGpt2Checkpoint((kSharedModels / "nano-sort").string());
     const std::vector<int> ids = {2, 0, 1, 1, 0, 2};
     const model::Trace trace = model::runModel(*m, ids);
     const auto next = model::topNextTokens(*m, trace, 3);
@@ -207,7 +193,7 @@ TEST(NanoSort, PredictsZeroAndGreedilySortsTheDigits) {
 
 TEST(Induction, LayerOneHeadsAttendToTheTokenAfterThePreviousOccurrence) {
     SKIP_WITHOUT_MODEL("induction");
-    const model::ModelPtr m = io::loadGpt2Checkpoint((kModels / "induction").string());
+    const model::ModelPtr m = io::loadGpt2Checkpoint((kSharedModels / "induction").string());
     const std::vector<int> ids = m->tokenizer->encode("qxvkzjwbpfmy qxvkzjwbpfmy qxvkzjwbpfmy");
     ASSERT_EQ(ids.size(), 38u);
     const model::Trace trace = model::runModel(*m, ids);

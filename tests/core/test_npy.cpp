@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "TempDirTest.h"
+#include "common/Bytes.h"
 
 #include <algorithm>
 #include <cmath>
@@ -26,6 +27,9 @@ using headscope::io::readNpy;
 using headscope::io::Tensor;
 using headscope::io::writeNpy;
 using ::testing::HasSubstr;
+using headscope::test::bitsOf;
+using headscope::test::bytesOf;
+using headscope::test::readFile;
 
 namespace {
 
@@ -52,27 +56,6 @@ protected:
 
 };
 
-std::string readFile(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-// Bytes of a value in little- or big-endian order.
-template <class T>
-std::string bytesOf(T value, bool big_endian = false) {
-    std::string bytes(sizeof(T), '\0');
-    std::memcpy(bytes.data(), &value, sizeof(T));
-    if (big_endian) std::reverse(bytes.begin(), bytes.end());
-    return bytes;
-}
-
-template <class T>
-std::string bytesOf(const std::vector<T>& values, bool big_endian = false) {
-    std::string bytes;
-    for (T value : values) bytes += bytesOf(value, big_endian);
-    return bytes;
-}
-
 // magic + version + header length + dict padded with spaces and '\n' to 64 bytes + data.
 std::string npyFile(const std::string& dict, const std::string& data, int major = 1) {
     const std::size_t prefix = major == 1 ? 10 : 12;
@@ -87,12 +70,6 @@ std::string npyFile(const std::string& dict, const std::string& data, int major 
 
 std::string dict(const std::string& descr, const std::string& shape, const std::string& order = "False") {
     return "{'descr': '" + descr + "', 'fortran_order': " + order + ", 'shape': " + shape + ", }";
-}
-
-std::uint32_t bitsOf(float value) {
-    std::uint32_t bits;
-    std::memcpy(&bits, &value, sizeof bits);
-    return bits;
 }
 
 void expectBitIdentical(const std::vector<float>& expected, const std::vector<float>& actual) {

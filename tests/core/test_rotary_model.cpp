@@ -25,15 +25,18 @@
 #include "RotaryCircuits.h"
 #include "ScoreBreakdown.h"
 #include "Engine.h"
+#include "common/AttentionDiff.h"
+#include "common/TestData.h"
 
 namespace fs = std::filesystem;
 using namespace headscope;
 using ::testing::HasSubstr;
+using test::kRotaryCases;
+using test::kSharedModels;
+using test::maxAttentionDiff;
 
 namespace {
 
-const fs::path kCases = fs::path(HEADSCOPE_TEST_DATA_DIR) / "rotary";
-const fs::path kModels = HEADSCOPE_SHARED_MODELS_DIR;
 
 // Float32 forward passes of a few layers agree to rounding: attention weights (in [0, 1])
 // within 1e-5, logits (|logit| up to ~20) within 2e-5. Measured maxima (printed): attention
@@ -44,24 +47,6 @@ constexpr double kLogitTolerance = 2e-5;
 std::vector<int> caseIds(const fs::path& folder) {
     std::ifstream in(folder / "case.json");
     return nlohmann::json::parse(in)["ids"].get<std::vector<int>>();
-}
-
-// (L, h, n, n) reference attention vs the trace; max |difference| (infinity on NaN or shape mismatch).
-double maxAttentionDiff(const model::Trace& trace, const io::Tensor& expected) {
-    const auto L = expected.shape[0], h = expected.shape[1], n = expected.shape[2];
-    if (L != static_cast<std::int64_t>(trace.layers.size()) || n != trace.n()) return INFINITY;
-    double worst = 0;
-    for (std::int64_t l = 0; l < L; ++l) {
-        if (h != static_cast<std::int64_t>(trace.layers[l].attention.heads.size())) return INFINITY;
-        for (std::int64_t i = 0; i < h; ++i)
-            for (std::int64_t q = 0; q < n; ++q)
-                for (std::int64_t k = 0; k < n; ++k) {
-                    const float got = trace.layers[l].attention.heads[i].weights(q, k);
-                    if (std::isnan(got)) return INFINITY;
-                    worst = std::max(worst, double(std::abs(expected.data[((l * h + i) * n + q) * n + k] - got)));
-                }
-    }
-    return worst;
 }
 
 double maxLogitDiff(const model::Trace& trace, const io::Tensor& expected) {
@@ -91,11 +76,11 @@ class TrainedRotaryModel : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(TrainedRotaryModel, MatchesThePyTorchReferenceInEveryLayer) {
     const std::string name = GetParam();
-    if (!fs::exists(kModels / name / "model.safetensors"))
-        GTEST_SKIP() << "the trained checkpoint " << (kModels / name) << " is absent (it lives beside the project in "
+    if (!fs::exists(kSharedModels / name / "model.safetensors"))
+        GTEST_SKIP() << "the trained checkpoint " << (kSharedModels / name) << " is absent (it lives beside the project in "
                      << "../shared/models, never in it)";
-    const model::ModelPtr m = io::loadCheckpoint((kModels / name).string());
-    const Compared c = compare(*m, kCases / name);
+    const model::ModelPtr m = io::loadCheckpoint((kSharedModels / name).string());
+    const Compared c = compare(*m, kRotaryCases / name);
     std::printf("%s: max |attention - reference| %.2e, max |logit - reference| %.2e\n", name.c_str(), c.attention,
                 c.logits);
     EXPECT_LE(c.attention, kAttentionTolerance);
@@ -132,12 +117,12 @@ Induction induction(const model::Trace& trace, int layer, int head, int first) {
 }  // namespace
 
 TEST(TrainedRotaryModel, LlamaHasAnInductionHeadAndPredictsFromTheThirdCopy) {
-    if (!fs::exists(kModels / "llama-induction/model.safetensors"))
+    if (!fs::exists(kSharedModels / "llama-induction/model.safetensors"))
         GTEST_SKIP() << "the trained checkpoint ../shared/models/llama-induction is absent";
-    const model::ModelPtr m = io::loadCheckpoint((kModels / "llama-induction").string());
+    const model::ModelPtr m = io::loadCheckpoint((kSharedModels / "llama-induction").string());
     model::ForwardOptions options;
     options.all_logits = true;
-    const model::Trace trace = model::runModel(*m, caseIds(kCases / "llama-induction"), options);
+    const model::Trace trace = model::runModel(*m, caseIds(kRotaryCases / "llama-induction"), options);
     // <s> then five copies: the third copy starts at 1 + 2 * 11.
     const Induction layer1_head2 = induction(trace, 1, 2, 1 + 22);
     EXPECT_EQ(layer1_head2.attention, 1.0);
@@ -145,12 +130,12 @@ TEST(TrainedRotaryModel, LlamaHasAnInductionHeadAndPredictsFromTheThirdCopy) {
 }
 
 TEST(TrainedRotaryModel, NeoxHasPreviousTokenAndInductionHeads) {
-    if (!fs::exists(kModels / "neox-induction/model.safetensors"))
+    if (!fs::exists(kSharedModels / "neox-induction/model.safetensors"))
         GTEST_SKIP() << "the trained checkpoint ../shared/models/neox-induction is absent";
-    const model::ModelPtr m = io::loadCheckpoint((kModels / "neox-induction").string());
+    const model::ModelPtr m = io::loadCheckpoint((kSharedModels / "neox-induction").string());
     model::ForwardOptions options;
     options.all_logits = true;
-    const model::Trace trace = model::runModel(*m, caseIds(kCases / "neox-induction"), options);
+    const model::Trace trace = model::runModel(*m, caseIds(kRotaryCases / "neox-induction"), options);
     // Layer 0 head 2 attends to the previous token at every position after the first.
     const Eigen::MatrixXf& previous = trace.layers[0].attention.heads[2].weights;
     for (int q = 1; q < trace.n(); ++q) {
@@ -172,7 +157,7 @@ TEST(TrainedRotaryModel, NeoxHasPreviousTokenAndInductionHeads) {
 class RandomRotaryModel : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(RandomRotaryModel, MatchesThePyTorchReferenceInEveryLayer) {
-    const fs::path folder = kCases / GetParam();
+    const fs::path folder = kRotaryCases / GetParam();
     const model::ModelPtr m = io::loadCheckpoint(folder.string());
     const Compared c = compare(*m, folder);
     std::printf("%s: max |attention - reference| %.2e, max |logit - reference| %.2e\n", GetParam().c_str(), c.attention,
@@ -186,7 +171,7 @@ INSTANTIATE_TEST_SUITE_P(Layouts, RandomRotaryModel,
                                            "neox_sequential"));
 
 TEST(RandomRotaryModel, ReadsTheArchitectureFromConfigJson) {
-    const model::ModelPtr qwen = io::loadCheckpoint((kCases / "qwen2_tied/config.json").string());  // config.json works too
+    const model::ModelPtr qwen = io::loadCheckpoint((kRotaryCases / "qwen2_tied/config.json").string());  // config.json works too
     EXPECT_EQ(qwen->config.familyName(), "Qwen2");
     EXPECT_EQ(qwen->config.kvHeads(), 2);
     EXPECT_EQ(qwen->config.headDim(), 8);
@@ -194,10 +179,10 @@ TEST(RandomRotaryModel, ReadsTheArchitectureFromConfigJson) {
     EXPECT_TRUE(qwen->blocks[0].attention.hasBias());
     EXPECT_EQ(qwen->attentionWeights(0)->b_O.cwiseAbs().maxCoeff(), 0.0f);  // Qwen2 has no o_proj bias
     EXPECT_EQ(qwen->dtype, "F32");
-    const model::ModelPtr bf16 = io::loadCheckpoint((kCases / "qwen2_tied_bf16").string());
+    const model::ModelPtr bf16 = io::loadCheckpoint((kRotaryCases / "qwen2_tied_bf16").string());
     EXPECT_EQ(bf16->dtype, "BF16");
     EXPECT_EQ(bf16->parameterCount(), qwen->parameterCount());
-    const model::ModelPtr neox = io::loadCheckpoint((kCases / "neox_sequential").string());
+    const model::ModelPtr neox = io::loadCheckpoint((kRotaryCases / "neox_sequential").string());
     EXPECT_EQ(neox->config.rotary_dims, 4);
     EXPECT_FALSE(neox->config.parallel_residual);
     EXPECT_EQ(neox->inverse_frequencies.size(), 2);
@@ -208,10 +193,10 @@ TEST(RandomRotaryModel, Bf16AndShardedCopiesGiveTheF32Attention) {
     // attention weights of this random 2-layer model (weights ~ N(0, 0.4^2), sharp softmaxes)
     // by up to 3e-2 (measured, printed). Shards change nothing: exactly equal.
     constexpr double kBf16Tolerance = 5e-2;
-    const std::vector<int> ids = caseIds(kCases / "qwen2_tied");
-    const model::Trace f32 = model::runModel(*io::loadCheckpoint((kCases / "qwen2_tied").string()), ids);
-    const model::Trace bf16 = model::runModel(*io::loadCheckpoint((kCases / "qwen2_tied_bf16").string()), ids);
-    const model::Trace sharded = model::runModel(*io::loadCheckpoint((kCases / "qwen2_tied_sharded").string()), ids);
+    const std::vector<int> ids = caseIds(kRotaryCases / "qwen2_tied");
+    const model::Trace f32 = model::runModel(*io::loadCheckpoint((kRotaryCases / "qwen2_tied").string()), ids);
+    const model::Trace bf16 = model::runModel(*io::loadCheckpoint((kRotaryCases / "qwen2_tied_bf16").string()), ids);
+    const model::Trace sharded = model::runModel(*io::loadCheckpoint((kRotaryCases / "qwen2_tied_sharded").string()), ids);
     double bf16_worst = 0, sharded_worst = 0;
     for (std::size_t l = 0; l < f32.layers.size(); ++l)
         for (std::size_t i = 0; i < f32.layers[l].attention.heads.size(); ++i) {
@@ -232,7 +217,7 @@ protected:
     // A copy of a reference case to damage.
     fs::path copyOf(const std::string& name) {
         const fs::path to = dir_ / name;
-        fs::copy(kCases / name, to, fs::copy_options::recursive);
+        fs::copy(kRotaryCases / name, to, fs::copy_options::recursive);
         return to;
     }
     static void rewriteConfig(const fs::path& folder, const std::function<void(nlohmann::json&)>& edit) {
@@ -294,11 +279,11 @@ TEST_F(RotaryCheckpointErrors, NonFiniteWeightIsRefused) {
 }
 
 TEST(TrainedRotaryModel, TokenizerJsonGivesTheReadmesIds) {
-    if (!fs::exists(kModels / "llama-induction/tokenizer.json") || !fs::exists(kModels / "neox-induction/tokenizer.json"))
+    if (!fs::exists(kSharedModels / "llama-induction/tokenizer.json") || !fs::exists(kSharedModels / "neox-induction/tokenizer.json"))
         GTEST_SKIP() << "the trained checkpoints in ../shared/models are absent";
-    const model::ModelPtr llama = io::loadCheckpoint((kModels / "llama-induction").string());
+    const model::ModelPtr llama = io::loadCheckpoint((kSharedModels / "llama-induction").string());
     EXPECT_EQ(llama->tokenizer->encode("abc abc"), (std::vector<int>{1, 259, 260, 261, 262, 259, 260, 261, 262}));
-    const model::ModelPtr neox = io::loadCheckpoint((kModels / "neox-induction").string());
+    const model::ModelPtr neox = io::loadCheckpoint((kSharedModels / "neox-induction").string());
     EXPECT_EQ(neox->tokenizer->encode("abc abc"), (std::vector<int>{99, 100, 101, 34, 99, 100, 101}));
 }
 
@@ -323,7 +308,7 @@ TEST_F(RotaryCheckpointErrors, MistralSlidingWindowMasksKeysOutsideIt) {
 // parts sum to q_i . k_j, and the plain W_QK,i bilinear split is not offered.
 TEST(RandomRotaryModel, ScoreBreakdownSplitsARotaryScoreByPair) {
     for (const char* name : {"qwen2_tied", "neox_sequential"}) {
-        const model::ModelPtr m = io::loadCheckpoint((kCases / name).string());
+        const model::ModelPtr m = io::loadCheckpoint((kRotaryCases / name).string());
         const model::Trace trace = model::runModel(*m, {1, 5, 9, 2, 7, 5, 9});
         const Analysis a = model::layerAnalysis(*m, trace, 1);
         ASSERT_TRUE(a.rotary.enabled()) << name;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "TempDirTest.h"
+#include "common/Bytes.h"
 
 #include <cmath>
 #include <cstring>
@@ -25,6 +26,9 @@ using headscope::io::SafetensorsReader;
 using headscope::io::Tensor;
 using headscope::io::writeSafetensors;
 using ::testing::HasSubstr;
+using headscope::test::bitsOf;
+using headscope::test::bytesOf;
+using headscope::test::readFile;
 
 namespace {
 
@@ -49,18 +53,6 @@ protected:
 
 };
 
-std::string readFile(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-template <class T>
-std::string bytesOf(const std::vector<T>& values) {  // little-endian host
-    std::string bytes(values.size() * sizeof(T), '\0');
-    if (!values.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
-    return bytes;
-}
-
 std::string u64(std::uint64_t value) { return bytesOf(std::vector<std::uint64_t>{value}); }
 
 // 8-byte header length + header text + data.
@@ -71,12 +63,6 @@ std::string safetensorsFile(const std::string& header, const std::string& data) 
 // Header with a single tensor "t".
 std::string oneTensor(const std::string& dtype, const std::string& shape, const std::string& offsets) {
     return R"({"t": {"dtype": ")" + dtype + R"(", "shape": )" + shape + R"(, "data_offsets": )" + offsets + "}}";
-}
-
-std::uint32_t bitsOf(float value) {
-    std::uint32_t bits;
-    std::memcpy(&bits, &value, sizeof bits);
-    return bits;
 }
 
 Tensor makeTensor(std::vector<std::int64_t> shape, std::vector<float> data) {

@@ -12,14 +12,15 @@
 #include "io/Checkpoint.h"
 #include "io/MappedFile.h"
 #include "model/Forward.h"
+#include "common/TestData.h"
 
 namespace fs = std::filesystem;
 using namespace headscope;
+using test::kTestData;
 using ::testing::HasSubstr;
 
 namespace {
 
-const fs::path kData = fs::path(HEADSCOPE_TEST_DATA_DIR);
 
 // Little-endian bytes of w's values (F32, F16 or BF16) in `order`; w is replaced by the values
 // the type can hold, so products compare exactly against it.
@@ -129,7 +130,7 @@ TEST_F(StoredWeight, StreamedPagesAreHandedBackOnLongInputsAndForEmbeddings) {
 TEST(WeightStorage, F32CheckpointsAreUsedInPlace) {
     for (const char* folder : {"gpt2/f32_untied", "rotary/qwen2_tied", "rotary/qwen2_tied_sharded", "rotary/neox_sequential"}) {
         SCOPED_TRACE(folder);
-        const model::ModelPtr m = io::loadCheckpoint((kData / folder).string());
+        const model::ModelPtr m = io::loadCheckpoint((kTestData / folder).string());
         EXPECT_EQ(m->conversion_cache, nullptr);
         EXPECT_TRUE(m->wte.inPlace());
         EXPECT_TRUE(m->tiedOutput() || m->lm_head.inPlace());
@@ -148,7 +149,7 @@ TEST(WeightStorage, F32CheckpointsAreUsedInPlace) {
 TEST(WeightStorage, HalfLayersAreConvertedWhenComputedWithABoundedCache) {
     for (const char* folder : {"rotary/qwen2_tied_bf16", "gpt2/f16_tied_inner"}) {
         SCOPED_TRACE(folder);
-        const model::ModelPtr m = io::loadCheckpoint((kData / folder).string());
+        const model::ModelPtr m = io::loadCheckpoint((kTestData / folder).string());
         ASSERT_NE(m->conversion_cache, nullptr);
         ASSERT_EQ(m->config.n_layer, 2);
         EXPECT_FALSE(m->blocks[0].W_fc.inPlace());
@@ -184,7 +185,7 @@ TEST(WeightStorage, HalfLayersAreConvertedWhenComputedWithABoundedCache) {
 TEST(WeightStorage, CacheLayersGivenWhenOpening) {
     for (const char* folder : {"rotary/qwen2_tied_bf16", "gpt2/f16_tied_inner"}) {
         SCOPED_TRACE(folder);
-        const std::string path = (kData / folder).string();
+        const std::string path = (kTestData / folder).string();
         const std::vector<int> ids = {1, 2, 3, 4};
         const model::ModelPtr usual = io::loadCheckpoint(path);
         EXPECT_EQ(usual->conversion_cache->capacity(), model::ConversionCache::kDefaultLayers);
@@ -222,7 +223,7 @@ TEST(LoadProgress, ReachesOneNeverGoingBackAndCancels) {
         heard.emplace_back(fraction, stage);
         return true;
     };
-    io::loadCheckpoint((kData / "rotary/qwen2_tied_sharded").string(), record);
+    io::loadCheckpoint((kTestData / "rotary/qwen2_tied_sharded").string(), record);
     ASSERT_GE(heard.size(), 4u);
     for (std::size_t i = 1; i < heard.size(); ++i) EXPECT_GE(heard[i].first, heard[i - 1].first) << heard[i].second;
     EXPECT_EQ(heard.back().first, 1.0);
@@ -231,14 +232,14 @@ TEST(LoadProgress, ReachesOneNeverGoingBackAndCancels) {
     EXPECT_THAT(stages, ::testing::Contains("reading shard 2 of 2"));
     EXPECT_THAT(stages, ::testing::Contains("mapping layer 2 of 2"));
     heard.clear();
-    io::loadCheckpoint((kData / "gpt2/bf16_prefix_untied").string(), record);
+    io::loadCheckpoint((kTestData / "gpt2/bf16_prefix_untied").string(), record);
     EXPECT_EQ(heard.back().first, 1.0);
     EXPECT_EQ(heard[heard.size() - 3].second, "mapping layer 2 of 2");  // nothing converted at load
 
     int calls = 0;
     const auto cancel = [&](double fraction, const std::string&) { return ++calls < 3 && fraction < 1; };
     try {
-        io::loadCheckpoint((kData / "rotary/qwen2_tied_bf16").string(), cancel);
+        io::loadCheckpoint((kTestData / "rotary/qwen2_tied_bf16").string(), cancel);
         ADD_FAILURE() << "the load was not cancelled";
     } catch (const io::LoadCancelled& e) {
         EXPECT_THAT(e.what(), HasSubstr("cancelled"));
@@ -248,7 +249,7 @@ TEST(LoadProgress, ReachesOneNeverGoingBackAndCancels) {
 
 // layers = 1: layer 0 up to its attention, exactly as the whole forward computes it; no logits.
 TEST(ForwardLayers, StopsAtTheLastLayersAttention) {
-    const model::ModelPtr m = io::loadCheckpoint((kData / "rotary/qwen2_tied").string());
+    const model::ModelPtr m = io::loadCheckpoint((kTestData / "rotary/qwen2_tied").string());
     const std::vector<int> ids = {3, 1, 4, 1, 5};
     const model::Trace whole = model::runModel(*m, ids);
     model::ForwardOptions first;
