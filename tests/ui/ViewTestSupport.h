@@ -1,6 +1,6 @@
 #pragma once
 // Helpers the view tests share (views only: no window, no document): a small analysis of a
-// given geometry, and a view shown at a size and font scale and drawn at once, as a central tab
+// given geometry or configuration, and a view shown at a size and font scale and drawn at once, as a central tab
 // of that size would show it (test_matrix_shapes, test_colour_bar_labels, test_legibility).
 #include <QtTest>
 #include <memory>
@@ -17,6 +17,11 @@ inline std::shared_ptr<const Analysis> analysisOf(int d_model, int heads, int d_
     c.heads = heads;
     c.d_k = c.d_v = d_k;
     return std::make_shared<const Analysis>(analyze(c, true));
+}
+
+// config's analysis without the equivalence panels, reusing what it can of previous's.
+inline std::shared_ptr<const Analysis> analysisOf(const Config& config, const Analysis* previous = nullptr) {
+    return std::make_shared<const Analysis>(analyze(config, false, previous));
 }
 
 // view resized to size, shown, and drawn now (replotNow waits for what it computes off the GUI thread).

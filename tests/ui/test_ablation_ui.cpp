@@ -10,6 +10,7 @@
 #include <QMenu>
 #include <QPushButton>
 #include <QtTest>
+#include "QtTestGroup.h"
 
 #include "AblationList.h"
 #include "AblationTab.h"
@@ -37,11 +38,11 @@ void showPage(QTabWidget* tabs, QWidget* page) {
         if (tabs->widget(i) == page || tabs->widget(i)->isAncestorOf(page)) tabs->setCurrentIndex(i);
 }
 
-const QString kInduction = QStringLiteral(HEADSCOPE_SHARED_MODELS_DIR "/induction");
-const QString kRepeated = QStringLiteral("hdu tarlq hdu tarlq hdu tarlq hdu tarlq");
+const QString kInductionFolder = QStringLiteral(HEADSCOPE_SHARED_MODELS_DIR "/induction");
+const QString kAblationText = QStringLiteral("hdu tarlq hdu tarlq hdu tarlq hdu tarlq");
 
 #define SKIP_WITHOUT_INDUCTION() \
-    if (!QDir(kInduction).exists()) QSKIP("../shared/models/induction is absent: the trained checkpoint is needed")
+    if (!QDir(kInductionFolder).exists()) QSKIP("../shared/models/induction is absent: the trained checkpoint is needed")
 
 // The bars' values by key.
 std::vector<double> barValues(QCPBars* bars) {
@@ -69,8 +70,8 @@ private slots:
         window.show();
         QVERIFY(window.waitForCompleteUpdate(60000));
         QString error;
-        QVERIFY2(window.openModel(kInduction, &error), qPrintable(error));
-        window.setText(kRepeated);
+        QVERIFY2(window.openModel(kInductionFolder, &error), qPrintable(error));
+        window.setText(kAblationText);
         QVERIFY(window.waitForCompleteUpdate(60000));
         Session* session = window.session();
         AblationTab* tab = window.ablationTab();
@@ -170,10 +171,10 @@ private slots:
     void aHeadOffIsRestoredFromItsMenu() {
         SKIP_WITHOUT_INDUCTION();
         Session session;
-        session.openModel(kInduction);
+        session.openModel(kInductionFolder);
         QVERIFY(session.waitForIdle(60000));
         Config config = session.config();
-        config.text = kRepeated.toStdString();
+        config.text = kAblationText.toStdString();
         config.mask = MaskKind::Causal;  // as GPT-2 was trained (the window sets it when a model opens)
         session.setConfig(config);
         QVERIFY(session.waitForIdle(60000));
@@ -261,5 +262,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestAblationUi)
+HEADSCOPE_QTEST_MAIN(TestAblationUi)
 #include "test_ablation_ui.moc"

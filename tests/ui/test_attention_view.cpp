@@ -5,6 +5,7 @@
 
 #include <QSignalSpy>
 #include <QtTest>
+#include "QtTestGroup.h"
 
 #include "AttentionView.h"
 #include "Session.h"
@@ -28,7 +29,7 @@ protected:
 constexpr AttentionView::Inputs kEverything = AttentionView::FollowsAnalysis | AttentionView::FollowsHead |
                                               AttentionView::FollowsCell | AttentionView::FollowsCircuits;
 
-Config tiny(std::uint64_t seed) {
+Config threeWordConfig(std::uint64_t seed) {
     Config c;
     c.d_model = 8;
     c.heads = 2;
@@ -45,7 +46,7 @@ class TestAttentionView : public QObject {
 private slots:
     void followsTheDocumentThroughTheBaseClass() {
         Session session;
-        session.setConfig(tiny(1));
+        session.setConfig(threeWordConfig(1));
         QVERIFY(session.waitForIdle(60000));
         CountingView view(kEverything);
         view.show();
@@ -66,7 +67,7 @@ private slots:
         QCOMPARE(view.options().font_scale, 1.75);
         QCOMPARE(view.options().show_logits, options.show_logits);
         QSignalSpy changed(&session, &Session::changed);
-        session.setConfig(tiny(2));
+        session.setConfig(threeWordConfig(2));
         QVERIFY(changed.wait(60000));
         QVERIFY(view.analysis());
         QCOMPARE(view.analysis()->config.seed, std::uint64_t(2));  // (the session's may since carry residuals)
@@ -85,7 +86,7 @@ private slots:
 
     void followsOnlyWhatItSays() {
         Session session;
-        session.setConfig(tiny(1));
+        session.setConfig(threeWordConfig(1));
         QVERIFY(session.waitForIdle(60000));
         CountingView view(AttentionView::FollowsAnalysis);  // as the costs view
         view.show();
@@ -104,14 +105,14 @@ private slots:
 
     void aHiddenViewRefreshesOnceWhenShown() {
         Session session;
-        session.setConfig(tiny(1));
+        session.setConfig(threeWordConfig(1));
         QVERIFY(session.waitForIdle(60000));
         CountingView view(kEverything);
         bindView(&session, &view);  // hidden: given everything, draws nothing
         session.setHead(1);
         session.setCell(2, 0);
         QSignalSpy changed(&session, &Session::changed);
-        session.setConfig(tiny(3));
+        session.setConfig(threeWordConfig(3));
         QVERIFY(changed.wait(60000));
         QVERIFY(session.waitForIdle(60000));
         QCOMPARE(view.refreshes, 0);
@@ -134,5 +135,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestAttentionView)
+HEADSCOPE_QTEST_MAIN(TestAttentionView)
 #include "test_attention_view.moc"

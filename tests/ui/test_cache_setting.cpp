@@ -4,6 +4,7 @@
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QtTest>
+#include "QtTestGroup.h"
 
 #include "Session.h"
 #include "Setting.h"
@@ -60,5 +61,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestCacheSetting)
+HEADSCOPE_QTEST_MAIN(TestCacheSetting)
 #include "test_cache_setting.moc"

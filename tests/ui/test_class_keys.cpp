@@ -17,6 +17,7 @@
 #include <QSpinBox>
 #include <QShortcut>
 #include <QtTest>
+#include "QtTestGroup.h"
 
 #include "WindowTestSupport.h"
 #include "ControlsDock.h"
@@ -193,5 +194,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestClassKeys)
+HEADSCOPE_QTEST_MAIN(TestClassKeys)
 #include "test_class_keys.moc"

@@ -18,6 +18,7 @@
 #include <QTemporaryDir>
 #include <QTextDocument>
 #include <QtTest>
+#include "QtTestGroup.h"
 
 #include "WindowTestSupport.h"
 #include "Analysis.h"
@@ -417,5 +418,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestClassroom)
+HEADSCOPE_QTEST_MAIN(TestClassroom)
 #include "test_classroom_ui.moc"

@@ -2,6 +2,7 @@
 // viridis on [0, 1] for weights, RdBu (blue < 0 < red) on a range symmetric about zero for
 // logits, grey for masked (NaN) cells.
 #include <QtTest>
+#include "QtTestGroup.h"
 #include <cmath>
 
 #include "Analysis.h"
@@ -131,5 +132,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestColorMaps)
+HEADSCOPE_QTEST_MAIN(TestColorMaps)
 #include "test_color_maps.moc"

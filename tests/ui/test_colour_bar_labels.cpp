@@ -6,6 +6,7 @@
 // overlap, none overlaps its bar, none leaves the plot, and (the grid) none runs into a head's
 // map. The ticker's steps are checked on their own against the pixels they are given.
 #include <QtTest>
+#include "QtTestGroup.h"
 
 #include "Analysis.h"
 #include "CircuitView.h"
@@ -209,5 +210,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestColourBarLabels)
+HEADSCOPE_QTEST_MAIN(TestColourBarLabels)
 #include "test_colour_bar_labels.moc"

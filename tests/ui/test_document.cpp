@@ -6,6 +6,7 @@
 #include <QTemporaryDir>
 #include <QUndoStack>
 #include <QtTest>
+#include "QtTestGroup.h"
 
 #include "Session.h"
 #include "common/SessionFixtures.h"
@@ -218,5 +219,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestDocument)
+HEADSCOPE_QTEST_GUILESS_MAIN(TestDocument)
 #include "test_document.moc"

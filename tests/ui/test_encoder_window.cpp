@@ -10,6 +10,7 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QtTest>
+#include "QtTestGroup.h"
 #include <cmath>
 
 #include "WindowTestSupport.h"
@@ -259,5 +260,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestEncoderWindow)
+HEADSCOPE_QTEST_MAIN(TestEncoderWindow)
 #include "test_encoder_window.moc"

@@ -5,6 +5,7 @@
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
 #include <QtTest>
+#include "QtTestGroup.h"
 #include <set>
 
 #include "Analysis.h"
@@ -311,5 +312,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestExport)
+HEADSCOPE_QTEST_MAIN(TestExport)
 #include "test_export.moc"

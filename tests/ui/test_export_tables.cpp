@@ -12,6 +12,7 @@
 #include <QTextDocument>
 #include <QXmlStreamReader>
 #include <QtTest>
+#include "QtTestGroup.h"
 
 #include "Analysis.h"
 #include "CostView.h"
@@ -23,7 +24,7 @@ using namespace headscope::ui;
 
 namespace {
 
-Analysis makeAnalysis(int heads, int d_model) {
+Analysis tablesAnalysis(int heads, int d_model) {
     Config config;
     config.heads = heads;
     config.d_model = d_model;
@@ -114,7 +115,7 @@ private slots:
     void rankTableHoldsEveryHead() {
         QFETCH(int, heads);
         QFETCH(int, d_model);
-        const Analysis a = makeAnalysis(heads, d_model);
+        const Analysis a = tablesAnalysis(heads, d_model);
         const int rows = int(rankTable(a).size());
         QCOMPARE(rows, heads);
         QTemporaryDir dir;
@@ -155,7 +156,7 @@ private slots:
     // PDF, and all three pictures as wide as the page is laid out for export (900 px at 1x): they
     // were cut to about 330 px when the page's scroll area sized it back to its viewport.
     void costsHoldEveryRow() {
-        const Analysis a = makeAnalysis(8, 64);
+        const Analysis a = tablesAnalysis(8, 64);
         CostView view;
         view.setAnalysis(std::shared_ptr<const Analysis>(std::shared_ptr<const Analysis>(), &a));
         view.replotNow();
@@ -197,5 +198,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestExportTables)
+HEADSCOPE_QTEST_MAIN(TestExportTables)
 #include "test_export_tables.moc"

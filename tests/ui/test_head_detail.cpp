@@ -1,6 +1,7 @@
 // The large single-head view shows that head's numbers, every token label, and the head's
 // W_QK rank and singular values beside it.
 #include <QtTest>
+#include "QtTestGroup.h"
 #include <cmath>
 
 #include "Analysis.h"
@@ -86,5 +87,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestHeadDetail)
+HEADSCOPE_QTEST_MAIN(TestHeadDetail)
 #include "test_head_detail.moc"

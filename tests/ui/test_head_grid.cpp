@@ -3,6 +3,7 @@
 // config, and hovering / clicking reports the right head, query and key.
 #include <QSignalSpy>
 #include <QtTest>
+#include "QtTestGroup.h"
 #include <cmath>
 
 #include "Analysis.h"
@@ -17,7 +18,7 @@ using namespace headscope::ui;
 
 namespace {
 
-std::shared_ptr<const Analysis> makeAnalysis(int heads, MaskKind mask = MaskKind::None, std::uint64_t seed = 0) {
+std::shared_ptr<const Analysis> gridAnalysis(int heads, MaskKind mask = MaskKind::None, std::uint64_t seed = 0) {
     Config config;
     config.heads = heads;
     config.mask = mask;
@@ -127,7 +128,7 @@ private slots:
     }
 
     void colourMapsHoldTheEngineWeights() {
-        const auto a = makeAnalysis(8, MaskKind::Causal);
+        const auto a = gridAnalysis(8, MaskKind::Causal);
         HeadGridView view;
         view.setAnalysis(a);
         QCOMPARE(view.headCount(), 8);
@@ -163,7 +164,7 @@ private slots:
     }
 
     void logitsUseTheDivergingMapSymmetricAboutZero() {
-        const auto a = makeAnalysis(4, MaskKind::Causal);
+        const auto a = gridAnalysis(4, MaskKind::Causal);
         HeadGridView view;
         view.setAnalysis(a);
         ViewOptions options;
@@ -189,12 +190,12 @@ private slots:
 
     void headCountFollowsTheConfigAndMapsAreReused() {
         HeadGridView view;
-        view.setAnalysis(makeAnalysis(8));
+        view.setAnalysis(gridAnalysis(8));
         QCOMPARE(view.headCount(), 8);
         QCPColorMap* first = view.colorMap(0);
-        view.setAnalysis(makeAnalysis(8, MaskKind::None, 7));  // same shape: reuse plottables
+        view.setAnalysis(gridAnalysis(8, MaskKind::None, 7));  // same shape: reuse plottables
         QCOMPARE(view.colorMap(0), first);
-        view.setAnalysis(makeAnalysis(4));
+        view.setAnalysis(gridAnalysis(4));
         QCOMPARE(view.headCount(), 4);
         QVERIFY(view.colorMap(3));
         QVERIFY(!view.colorMap(4));
@@ -207,7 +208,7 @@ private slots:
     }
 
     void perHeadScalesUseEachHeadsMaximum() {
-        const auto a = makeAnalysis(4);
+        const auto a = gridAnalysis(4);
         HeadGridView view;
         ViewOptions options;
         options.shared_scale = false;
@@ -220,7 +221,7 @@ private slots:
     }
 
     void axesAreLabelledWithTokensRowZeroOnTop() {
-        const auto a = makeAnalysis(2);
+        const auto a = gridAnalysis(2);
         HeadGridView view;
         view.setAnalysis(a);
         QCPAxisRect* rect = view.headRect(1);
@@ -320,7 +321,7 @@ private slots:
     }
 
     void masksAreDrawnGreyAndCellsInTheirColour() {
-        const auto a = makeAnalysis(4, MaskKind::Causal);
+        const auto a = gridAnalysis(4, MaskKind::Causal);
         HeadGridView view;
         view.resize(900, 800);
         view.show();
@@ -358,7 +359,7 @@ private slots:
     }
 
     void hoverDescribesTheCellAndClickActivatesTheHead() {
-        const auto a = makeAnalysis(8, MaskKind::Causal);
+        const auto a = gridAnalysis(8, MaskKind::Causal);
         HeadGridView view;
         view.resize(1000, 900);
         view.show();
@@ -398,7 +399,7 @@ private slots:
 
     void fontsScale() {
         HeadGridView view;
-        view.setAnalysis(makeAnalysis(2));
+        view.setAnalysis(gridAnalysis(2));
         const double base = view.headRect(0)->axis(QCPAxis::atLeft)->tickLabelFont().pointSizeF();
         QVERIFY(base >= 9);
         ViewOptions options;
@@ -409,5 +410,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestHeadGrid)
+HEADSCOPE_QTEST_MAIN(TestHeadGrid)
 #include "test_head_grid.moc"

@@ -10,6 +10,7 @@
 #include <QSplitter>
 #include <QTextDocument>
 #include <QtTest>
+#include "QtTestGroup.h"
 
 #include "Analysis.h"
 #include "GridShape.h"
@@ -286,5 +287,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestHeadsTabWords)
+HEADSCOPE_QTEST_MAIN(TestHeadsTabWords)
 #include "test_heads_tab_words.moc"

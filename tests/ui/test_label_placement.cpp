@@ -3,6 +3,7 @@
 // obstacle; the labels that come first win; a label with no free place is left out unless it
 // must be kept, and then it takes the place that overlaps least.
 #include <QtTest>
+#include "QtTestGroup.h"
 #include <cmath>
 #include <random>
 
@@ -152,5 +153,5 @@ private slots:
     }
 };
 
-QTEST_APPLESS_MAIN(LabelPlacementTest)
+HEADSCOPE_QTEST_APPLESS_MAIN(LabelPlacementTest)
 #include "test_label_placement.moc"

@@ -11,6 +11,7 @@
 #include <QSemaphore>
 #include <QThread>
 #include <QtTest>
+#include "QtTestGroup.h"
 
 #include "LatestOnly.h"
 
@@ -218,5 +219,5 @@ private slots:
     }
 };
 
-QTEST_GUILESS_MAIN(TestLatestOnly)
+HEADSCOPE_QTEST_GUILESS_MAIN(TestLatestOnly)
 #include "test_latest_only.moc"

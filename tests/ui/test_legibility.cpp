@@ -10,6 +10,7 @@
 #include <QTextDocument>
 #include <QTextLayout>
 #include <QtTest>
+#include "QtTestGroup.h"
 #include <cmath>
 
 #include "Analysis.h"
@@ -738,5 +739,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestLegibility)
+HEADSCOPE_QTEST_MAIN(TestLegibility)
 #include "test_legibility.moc"

@@ -9,6 +9,7 @@
 #include <QTabWidget>
 #include <QRegularExpression>
 #include <QtTest>
+#include "QtTestGroup.h"
 
 #include "FittedLabel.h"
 #include "LessonDock.h"
@@ -136,5 +137,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestLessonSeven)
+HEADSCOPE_QTEST_MAIN(TestLessonSeven)
 #include "test_lesson7_ui.moc"

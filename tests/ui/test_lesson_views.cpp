@@ -11,6 +11,7 @@
 #include <QTabWidget>
 #include <QTextBrowser>
 #include <QtTest>
+#include "QtTestGroup.h"
 
 #include "Analysis.h"
 #include "ControlsDock.h"
@@ -392,5 +393,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestLessonViews)
+HEADSCOPE_QTEST_MAIN(TestLessonViews)
 #include "test_lesson_views.moc"

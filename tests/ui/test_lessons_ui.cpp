@@ -13,6 +13,7 @@
 #include <QTextDocument>
 #include <cmath>
 #include <QtTest>
+#include "QtTestGroup.h"
 
 #include "WindowTestSupport.h"
 #include "Analysis.h"
@@ -460,5 +461,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestLessons)
+HEADSCOPE_QTEST_MAIN(TestLessons)
 #include "test_lessons_ui.moc"

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <thread>
 
+#include "QtTestGroup.h"
+
 #include "LoadProgressBar.h"
 #include "LoadProgressRelay.h"
 #include "io/Checkpoint.h"
@@ -69,5 +71,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestLoadProgress)
+HEADSCOPE_QTEST_MAIN(TestLoadProgress)
 #include "test_load_progress.moc"

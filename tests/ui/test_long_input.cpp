@@ -9,6 +9,7 @@
 #include <QTemporaryDir>
 #include <QWheelEvent>
 #include <QtTest>
+#include "QtTestGroup.h"
 #include <cmath>
 #include <random>
 
@@ -207,5 +208,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestLongInput)
+HEADSCOPE_QTEST_MAIN(TestLongInput)
 #include "test_long_input.moc"

@@ -11,6 +11,7 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
+#include "QtTestGroup.h"
 #include <cmath>
 
 #include "WindowTestSupport.h"
@@ -358,5 +359,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestMainWindow)
+HEADSCOPE_QTEST_MAIN(TestMainWindow)
 #include "test_mainwindow.moc"

@@ -11,6 +11,7 @@
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QtTest>
+#include "QtTestGroup.h"
 #include <cmath>
 
 #include "Analysis.h"
@@ -258,5 +259,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestMatrixShapes)
+HEADSCOPE_QTEST_MAIN(TestMatrixShapes)
 #include "test_matrix_shapes.moc"

@@ -12,6 +12,7 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QtTest>
+#include "QtTestGroup.h"
 #include <cmath>
 
 #include "WindowTestSupport.h"
@@ -42,7 +43,7 @@ const QString kRepeated = QStringLiteral("qxvkzjwbpfmy qxvkzjwbpfmy qxvkzjwbpfmy
 
 // The map's cells equal the matrix; in the head grid masked cells (causal: key after query)
 // hold NaN, drawn grey, where the engine's weight is 0.
-bool holds(QCPColorMap* map, const Eigen::MatrixXf& m, bool causal_nan = false) {
+bool mapHolds(QCPColorMap* map, const Eigen::MatrixXf& m, bool causal_nan = false) {
     QCPColorMapData* data = map->data();
     if (data->keySize() != m.cols() || data->valueSize() != m.rows()) return false;
     for (int r = 0; r < m.rows(); ++r)
@@ -188,7 +189,7 @@ private slots:
         const auto shown = window.session()->analysis();
         QCOMPARE(shown->nQuery(), 38);
         for (int h = 0; h < 4; ++h)
-            QVERIFY(holds(window.headGrid()->colorMap(h), trace.layers[0].attention.heads[h].weights, true));
+            QVERIFY(mapHolds(window.headGrid()->colorMap(h), trace.layers[0].attention.heads[h].weights, true));
         QVERIFY(heatmap::weightsOrigin(*shown).startsWith("trained weights"));
         QVERIFY(!window.controls()->findChild<QSpinBox*>("d_model")->isEnabled());  // fixed by the model
         QVERIFY(window.controls()->findChild<QComboBox*>("mask")->isEnabled());    // live
@@ -197,7 +198,7 @@ private slots:
         ModelOverviewView* overview = window.modelOverview();
         QCOMPARE(overview->layers(), 2);
         QCOMPARE(overview->heads(), 4);
-        QVERIFY(holds(overview->colorMap(1, 2), trace.layers[1].attention.heads[2].weights));
+        QVERIFY(mapHolds(overview->colorMap(1, 2), trace.layers[1].attention.heads[2].weights));
         // Legible on a projector: at font scale 2 every title and panel name fits its room.
         ViewOptions large;
         large.font_scale = 2.0;
@@ -220,7 +221,7 @@ private slots:
         QVERIFY(window.waitForCompleteUpdate(60000));
         QCOMPARE(window.session()->source().layer, 1);
         QCOMPARE(window.session()->head(), 2);
-        QVERIFY(holds(window.headGrid()->colorMap(2), trace.layers[1].attention.heads[2].weights, true));
+        QVERIFY(mapHolds(window.headGrid()->colorMap(2), trace.layers[1].attention.heads[2].weights, true));
         const Spectrum expected = headSpectra(*model->attentionWeights(1))[2].qk;
         QCOMPARE(window.spectrumView()->qkGraph(2)->data()->at(0)->value, expected.singular_values(0));
 
@@ -344,5 +345,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestModelWindow)
+HEADSCOPE_QTEST_MAIN(TestModelWindow)
 #include "test_model_window.moc"

@@ -7,21 +7,20 @@
 #include <QHeaderView>
 #include <QSignalSpy>
 #include <QtTest>
+#include "QtTestGroup.h"
 #include <set>
 
 #include "Analysis.h"
 #include "HeadColors.h"
 #include "RankTable.h"
 #include "RankTableView.h"
+#include "ViewTestSupport.h"
 
 using namespace headscope;
 using namespace headscope::ui;
 
+using headscope::ui::testing::analysisOf;
 namespace {
-
-std::shared_ptr<const Analysis> analysisOf(const Config& config) {
-    return std::make_shared<const Analysis>(analyze(config, false));
-}
 
 // d_model 32, 4 heads of d_k 8; the text's length sets the logits' rank (n < d_k).
 Config small(const std::string& text) {
@@ -175,5 +174,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestRankTable)
+HEADSCOPE_QTEST_MAIN(TestRankTable)
 #include "test_rank_table.moc"

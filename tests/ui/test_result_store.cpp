@@ -16,6 +16,7 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
+#include "QtTestGroup.h"
 #include <cmath>
 
 #include "Analysis.h"
@@ -29,11 +30,13 @@
 #include "RotaryTestAnalysis.h"
 #include "ScoreBreakdownView.h"
 #include "Session.h"
+#include "ViewTestSupport.h"
 
 using namespace headscope;
 using namespace headscope::ui;
 using Kind = ResultStore::Kind;
 
+using headscope::ui::testing::analysisOf;
 namespace {
 
 Config smallConfig(const char* text = "the cat sat on the mat because it was warm") {
@@ -44,10 +47,6 @@ Config smallConfig(const char* text = "the cat sat on the mat because it was war
     c.init_sigma = 0.3;
     c.text = text;
     return c;
-}
-
-std::shared_ptr<const Analysis> analysisOf(const Config& config, const Analysis* previous = nullptr) {
-    return std::make_shared<const Analysis>(analyze(config, false, previous));
 }
 
 using test::rotaryAnalysis;
@@ -320,5 +319,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(ResultStoreTest)
+HEADSCOPE_QTEST_MAIN(ResultStoreTest)
 #include "test_result_store.moc"

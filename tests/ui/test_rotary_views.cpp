@@ -13,6 +13,7 @@
 //    background, and after a burst of cells the view shows the last one.
 #include <QSlider>
 #include <QtTest>
+#include "QtTestGroup.h"
 #include <cmath>
 
 #include "Analysis.h"
@@ -251,5 +252,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestRotaryViews)
+HEADSCOPE_QTEST_MAIN(TestRotaryViews)
 #include "test_rotary_views.moc"

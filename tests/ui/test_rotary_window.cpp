@@ -8,6 +8,7 @@
 #include <QTemporaryDir>
 #include <QTabWidget>
 #include <QtTest>
+#include "QtTestGroup.h"
 #include <algorithm>
 #include <cmath>
 
@@ -27,7 +28,7 @@ using namespace headscope::ui::testing;
 namespace {
 
 const QString kLlama = QStringLiteral(HEADSCOPE_SHARED_MODELS_DIR "/llama-induction");
-const QString kRepeated = QStringLiteral("abcdefgh abcdefgh");
+const QString kRotaryText = QStringLiteral("abcdefgh abcdefgh");
 
 // Largest |map cell - W(r, c)| over the matrix; infinity when the shapes differ.
 double worstCell(QCPColorMap* map, const Eigen::MatrixXf& W) {
@@ -52,7 +53,7 @@ private slots:
         QVERIFY(window.waitForCompleteUpdate(60000));
         QString error;
         QVERIFY2(window.openModel(kLlama, &error), qPrintable(error));
-        window.setText(kRepeated);
+        window.setText(kRotaryText);
         QVERIFY(window.waitForCompleteUpdate(60000));
         const auto analysis = window.session()->analysis();
         QVERIFY(analysis->rotary.enabled());
@@ -102,5 +103,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestRotaryWindow)
+HEADSCOPE_QTEST_MAIN(TestRotaryWindow)
 #include "test_rotary_window.moc"

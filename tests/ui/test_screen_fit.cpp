@@ -35,6 +35,7 @@
 #include <QTextBrowser>
 #include <QTextDocument>
 #include <QtTest>
+#include "QtTestGroup.h"
 
 #include "TextBoxes.h"
 #include "WindowTestSupport.h"
@@ -644,5 +645,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestScreenFit)
+HEADSCOPE_QTEST_MAIN(TestScreenFit)
 #include "test_screen_fit.moc"

@@ -4,6 +4,7 @@
 
 #include <QSignalSpy>
 #include <QtTest>
+#include "QtTestGroup.h"
 
 #include "Analysis.h"
 #include "Session.h"
@@ -15,7 +16,7 @@ namespace {
 
 using AnalysisPtr = std::shared_ptr<const Analysis>;
 
-Config smallConfig(std::uint64_t seed = 3) {
+Config sessionConfig(std::uint64_t seed = 3) {
     Config c;
     c.d_model = 32;
     c.heads = 4;
@@ -50,7 +51,7 @@ private slots:
     void validConfigPublishesTheEnginesNumbers() {
         Session session;
         QSignalSpy changed(&session, &Session::changed);
-        const Config config = smallConfig();
+        const Config config = sessionConfig();
         session.setConfig(config);
         // Asynchronous: nothing is computed inside setConfig().
         QVERIFY(session.busy());
@@ -70,14 +71,14 @@ private slots:
 
     void invalidConfigEmitsProblemsAndKeepsTheLastValidAnalysis() {
         Session session;
-        session.setConfig(smallConfig());
+        session.setConfig(sessionConfig());
         QVERIFY(session.waitForIdle(30000));
         const AnalysisPtr before = session.analysis();
         QVERIFY(before);
 
         QSignalSpy invalid(&session, &Session::invalid);
         QSignalSpy changed(&session, &Session::changed);
-        Config bad = smallConfig();
+        Config bad = sessionConfig();
         bad.d_model = 100;
         bad.heads = 8;  // 100 / 8 is not an integer and d_k is derived
         session.setConfig(bad);
@@ -95,7 +96,7 @@ private slots:
         QCOMPARE(session.computations(), 1);
 
         // Fixing the config computes again and clears the problems.
-        session.setConfig(smallConfig(4));
+        session.setConfig(sessionConfig(4));
         QVERIFY(session.problems().isEmpty());
         QVERIFY(session.waitForIdle(30000));
         QCOMPARE(session.analysis()->config.seed, std::uint64_t(4));
@@ -104,7 +105,7 @@ private slots:
     void aBurstOfChangesComputesFarFewerTimesAndTheLatestWins() {
         Session session;
         QSignalSpy changed(&session, &Session::changed);
-        Config config = smallConfig();
+        Config config = sessionConfig();
         config.d_model = 256;  // big enough that the first computation is still running
         config.heads = 8;
         for (int i = 1; i <= 20; ++i) {
@@ -129,7 +130,7 @@ private slots:
         // replaces the one pending request); a request made while idle starts one.
         Session session;
         QSignalSpy changed(&session, &Session::changed);
-        Config config = smallConfig();
+        Config config = sessionConfig();
         config.d_model = 256;  // slow enough that requests arrive while it runs
         config.heads = 8;
         int coalesced = 0;
@@ -159,7 +160,7 @@ private slots:
     void equivalenceArrivesWithSmallResiduals() {
         Session session;
         QSignalSpy ready(&session, &Session::equivalenceReady);
-        Config config = smallConfig();
+        Config config = sessionConfig();
         config.mask = MaskKind::Causal;
         session.setConfig(config);
         QVERIFY(session.waitForIdle(30000));
@@ -180,7 +181,7 @@ private slots:
     void noStaleEquivalenceWhenANewerConfigIsPending() {
         Session session;
         QSignalSpy ready(&session, &Session::equivalenceReady);
-        Config config = smallConfig();
+        Config config = sessionConfig();
         for (int i = 0; i < 5; ++i) {
             config.seed = std::uint64_t(i);
             session.setConfig(config);
@@ -198,7 +199,7 @@ private slots:
         int published = 0;
         QObject receiver;
         QObject::connect(session.get(), &Session::changed, &receiver, [&] { ++published; });
-        Config config = smallConfig();
+        Config config = sessionConfig();
         config.d_model = 512;
         session->setConfig(config);
         QVERIFY(session->busy());  // really destroyed while busy: the case under test
@@ -209,5 +210,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestSession)
+HEADSCOPE_QTEST_MAIN(TestSession)
 #include "test_session.moc"

@@ -1,6 +1,6 @@
 // The document's background work waits for the frame: equivalence residuals and the selected
 // head's circuits of a new analysis start only after the widgets painted it, so on two cores they
-// never take the GUI thread's share while it draws. (Before, their results, fast for a tiny
+// never take the GUI thread's share while it draws. (Before, their results, fast for a twoWordConfig
 // layer, were delivered before the paint of a view slow to lay out.) Events are recorded in
 // order; nothing is timed.
 
@@ -9,6 +9,7 @@
 #include <QThread>
 #include <QWidget>
 #include <QtTest>
+#include "QtTestGroup.h"
 
 #include "Analysis.h"
 #include "HeadGridView.h"
@@ -32,7 +33,7 @@ private:
     QStringList* log_;
 };
 
-Config tiny(std::uint64_t seed) {
+Config twoWordConfig(std::uint64_t seed) {
     Config c;
     c.d_model = 8;
     c.heads = 2;
@@ -53,12 +54,12 @@ private slots:
         widget.show();
         QVERIFY(QTest::qWaitForWindowExposed(&widget));
         Session session;
-        session.setConfig(tiny(1));
+        session.setConfig(twoWordConfig(1));
         QVERIFY(session.waitForIdle(60000));
         QVERIFY(session.circuits());
 
         // A view that repaints on every change, as every view does, and takes a while to lay
-        // out (as the head grid does): long enough for a tiny layer's residuals and circuits to
+        // out (as the head grid does): long enough for a twoWordConfig layer's residuals and circuits to
         // be computed and queued back if they were started with the analysis.
         connect(&session, &Session::changed, &widget, [&]() {
             log << QStringLiteral("changed");
@@ -69,7 +70,7 @@ private slots:
         connect(&session, &Session::circuitsReady, &widget, [&]() { log << QStringLiteral("circuits"); });
         for (std::uint64_t seed : {2, 3, 4}) {  // new weights: residuals and circuits both due
             log.clear();
-            session.setConfig(tiny(seed));
+            session.setConfig(twoWordConfig(seed));
             QVERIFY(session.waitForIdle(60000));
             QVERIFY2(log.size() >= 4, qPrintable(log.join(' ')));
             QCOMPARE(log.at(0), QStringLiteral("changed"));
@@ -85,7 +86,7 @@ private slots:
         HeadGridView grid;
         grid.resize(600, 400);
         bindView(&session, &grid);
-        session.setConfig(tiny(1));
+        session.setConfig(twoWordConfig(1));
         QVERIFY(session.waitForIdle(60000));
 
         QStringList log;
@@ -101,7 +102,7 @@ private slots:
             log << QStringLiteral("changed");
             complete = a;
         });
-        session.setConfig(tiny(2));  // new weights: new spectra
+        session.setConfig(twoWordConfig(2));  // new weights: new spectra
         QVERIFY(session.waitForIdle(60000));
         QCOMPARE(log, (QStringList{"forwardReady", "changed"}));
         QCOMPARE(early, complete);  // one object: the grid did not draw it twice
@@ -111,7 +112,7 @@ private slots:
 
         log.clear();
         before = session.analysis();  // with its residuals: a newer object than complete
-        Config warmer = tiny(2);
+        Config warmer = twoWordConfig(2);
         warmer.temperature = 2;  // same weights, same spectra: the heatmaps still come first,
         session.setConfig(warmer);  // while the logits' spectra are computed
         QVERIFY(session.waitForIdle(60000));
@@ -124,7 +125,7 @@ private slots:
     void aBurstStillEndsWithTheNewestResiduals() {
         Session session;
         QSignalSpy ready(&session, &Session::equivalenceReady);
-        for (std::uint64_t seed = 10; seed < 20; ++seed) session.setConfig(tiny(seed));
+        for (std::uint64_t seed = 10; seed < 20; ++seed) session.setConfig(twoWordConfig(seed));
         QVERIFY(session.waitForIdle(60000));
         QVERIFY(ready.count() >= 1);
         QCOMPARE(session.analysis()->config.seed, std::uint64_t{19});
@@ -133,5 +134,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestSessionFrames)
+HEADSCOPE_QTEST_MAIN(TestSessionFrames)
 #include "test_session_frames.moc"

@@ -13,6 +13,7 @@
 #include <QScrollBar>
 #include <QTabBar>
 #include <QtTest>
+#include "QtTestGroup.h"
 
 #include "AblationTab.h"
 #include "FittedLabel.h"
@@ -209,5 +210,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestSmallRoom)
+HEADSCOPE_QTEST_MAIN(TestSmallRoom)
 #include "test_small_room.moc"

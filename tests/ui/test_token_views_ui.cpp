@@ -12,6 +12,7 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
+#include "QtTestGroup.h"
 #include <set>
 
 #include "WindowTestSupport.h"
@@ -29,16 +30,14 @@
 #include "Session.h"
 #include "TokenLinesView.h"
 #include "TokenThinning.h"
+#include "ViewTestSupport.h"
 
 using namespace headscope;
 using namespace headscope::ui;
 using namespace headscope::ui::testing;
 
+using headscope::ui::testing::analysisOf;
 namespace {
-
-std::shared_ptr<const Analysis> analysisOf(const Config& config) {
-    return std::make_shared<const Analysis>(analyze(config, false));
-}
 
 Config biased() {
     Config c;
@@ -472,5 +471,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestTokenViews)
+HEADSCOPE_QTEST_MAIN(TestTokenViews)
 #include "test_token_views_ui.moc"

@@ -16,6 +16,7 @@
 #include <QTabBar>
 #include <QTextBrowser>
 #include <QtTest>
+#include "QtTestGroup.h"
 
 #include "LessonDock.h"
 #include "HeadScoresView.h"
@@ -182,5 +183,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestTrainingRoom)
+HEADSCOPE_QTEST_MAIN(TestTrainingRoom)
 #include "test_training_room.moc"

@@ -9,6 +9,7 @@
 #include <QSpinBox>
 #include <QThread>
 #include <QtTest>
+#include "QtTestGroup.h"
 
 #include "HeadScoresView.h"
 #include "ProbeAttentionView.h"
@@ -189,5 +190,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestTrainingTab)
+HEADSCOPE_QTEST_MAIN(TestTrainingTab)
 #include "test_training_tab.moc"

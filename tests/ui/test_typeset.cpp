@@ -36,6 +36,7 @@
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
 #include <QtTest>
+#include "QtTestGroup.h"
 
 #include "ControlsDock.h"
 #include "CostView.h"
@@ -510,5 +511,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestTypeset)
+HEADSCOPE_QTEST_MAIN(TestTypeset)
 #include "test_typeset.moc"

@@ -10,6 +10,7 @@
 #include <QTemporaryDir>
 #include <QUndoStack>
 #include <QtTest>
+#include "QtTestGroup.h"
 
 #include "ConfigCommand.h"
 #include "ControlsDock.h"
@@ -217,5 +218,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestUndo)
+HEADSCOPE_QTEST_MAIN(TestUndo)
 #include "test_undo.moc"

@@ -7,6 +7,7 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QtTest>
+#include "QtTestGroup.h"
 
 #include "Analysis.h"
 #include "MainWindow.h"
@@ -221,5 +222,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestViewRegistry)
+HEADSCOPE_QTEST_MAIN(TestViewRegistry)
 #include "test_view_registry.moc"

@@ -10,6 +10,7 @@
 #include <QTemporaryDir>
 #include <QTabWidget>
 #include <QtTest>
+#include "QtTestGroup.h"
 
 #include "WindowTestSupport.h"
 #include "Analysis.h"
@@ -34,7 +35,7 @@ using namespace headscope::ui::testing;
 
 namespace {
 
-std::shared_ptr<const Analysis> analysisOf(const Config& config) {
+std::shared_ptr<const Analysis> equivalenceAnalysis(const Config& config) {
     return std::make_shared<const Analysis>(analyze(config, true));
 }
 
@@ -63,7 +64,7 @@ class TestWqkViews : public QObject {
 
 private slots:
     void spectrumShowsEveryIndexWithTheZerosOnTheBand() {
-        const auto a = analysisOf(geometry(64, 4, 4));
+        const auto a = equivalenceAnalysis(geometry(64, 4, 4));
         SpectrumView view;
         view.resize(1000, 500);
         view.setAnalysis(a);
@@ -108,7 +109,7 @@ private slots:
         QCOMPARE(line({9, 8, 7}), (QVector<double>{1, 2, 3}));
         QCOMPARE(line({}), QVector<double>{});
 
-        const auto a = analysisOf(geometry(64, 4, 4));
+        const auto a = equivalenceAnalysis(geometry(64, 4, 4));
         SpectrumView view;
         view.setAnalysis(a);
         for (int h = 0; h < 4; ++h) {
@@ -119,7 +120,7 @@ private slots:
     }
 
     void boundIsMinOfDkAndDModelEverywhere() {
-        const auto a = analysisOf(geometry(16, 1, 32));
+        const auto a = equivalenceAnalysis(geometry(16, 1, 32));
         SpectrumView view;
         view.setAnalysis(a);
         view.resize(1000, 500);  // room for the whole cliff label (a narrow panel shortens it)
@@ -144,7 +145,7 @@ private slots:
     void rankTableHoldsTheEnginesRanks() {
         Config c = geometry(32, 4, 4);
         c.text = "one two three four five six seven eight nine ten";  // 10 tokens > d_k: logits stop at 4
-        const auto a = analysisOf(c);
+        const auto a = equivalenceAnalysis(c);
         RankTableView table;
         table.setAnalysis(a);
         const auto rows = rankTable(*a);
@@ -165,7 +166,7 @@ private slots:
     void projectionsHoldTheFusedMatricesWithHeadBlocks() {
         Config c = geometry(24, 4, 3);
         c.kv_heads = 2;
-        const auto a = analysisOf(c);
+        const auto a = equivalenceAnalysis(c);
         FusedProjectionsView view;
         view.setAnalysis(a);
         view.setHead(3);
@@ -238,7 +239,7 @@ private slots:
         c.text = "one two three";
         c.mask = MaskKind::Causal;
         c.padded_keys = {0};  // query 0 sees only key 0, which is padded: nothing left
-        const auto a = analysisOf(c);
+        const auto a = equivalenceAnalysis(c);
         HeadGridView grid;
         grid.resize(900, 600);
         grid.setAnalysis(a);
@@ -252,7 +253,7 @@ private slots:
 
         c.padded_keys = {0, 1, 2};
         c.mask = MaskKind::None;
-        const auto all_masked = analysisOf(c);
+        const auto all_masked = equivalenceAnalysis(c);
         StatusPanel status;
         status.showAnalysis(*all_masked, 1.0);
         QVERIFY2(status.text().contains("nothing to compare"), qPrintable(status.text()));
@@ -260,7 +261,7 @@ private slots:
     }
 
     void costViewShowsTheClosedForms() {
-        const auto a = analysisOf(geometry(512, 8, 64));
+        const auto a = equivalenceAnalysis(geometry(512, 8, 64));
         CostView view;
         view.setAnalysis(a);
         view.replotNow();
@@ -273,7 +274,7 @@ private slots:
     void everyViewExportsAndSvgCellsAreVectorShapes() {
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
-        const auto a = analysisOf(geometry(16, 2, 8));
+        const auto a = equivalenceAnalysis(geometry(16, 2, 8));
         QString error;
         const QStringList files = exportImages(*a, dir.path(), {ImageFormat::Png, ImageFormat::Svg}, &error, {}, 1.0, 1);
         QVERIFY2(error.isEmpty(), qPrintable(error));
@@ -305,5 +306,5 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestWqkViews)
+HEADSCOPE_QTEST_MAIN(TestWqkViews)
 #include "test_wqk_views.moc"

@@ -1,27 +1,38 @@
-# Tests of the views and of export (QtTest, offscreen).
-set(HEADSCOPE_VIEW_TEST ON)
-headscope_add_ui_test(test_color_maps)
-headscope_add_ui_test(test_head_grid)
-headscope_add_ui_test(test_export)
-headscope_add_ui_test(test_head_detail)
-# Exports of the table views whole (issue 21): every row in PNG, SVG and PDF, the rank table vector.
-headscope_add_ui_test(test_export_tables)
-set(HEADSCOPE_VIEW_TEST OFF)
-headscope_add_ui_test(test_token_views_ui)
-headscope_add_ui_test(test_label_placement)
-headscope_add_ui_test(test_rank_table)
-headscope_add_ui_test(test_session_frames)
-# RoPE made visible (issue 22 item 4): views only, so it links headscope_views alone.
-add_executable(test_rotary_views test_rotary_views.cpp)
-target_link_libraries(test_rotary_views PRIVATE headscope_views Qt6::Test)
-set_target_properties(test_rotary_views PROPERTIES AUTOMOC ON)
-add_test(NAME ui.test_rotary_views COMMAND test_rotary_views)
-set_tests_properties(ui.test_rotary_views PROPERTIES ENVIRONMENT "QT_QPA_PLATFORM=offscreen" TIMEOUT 300)
-# Shapes to scale (issue 21): matrix panels keep cols:rows, or say how they are drawn.
-set(HEADSCOPE_VIEW_TEST ON)
-headscope_add_ui_test(test_matrix_shapes)
-# Colour-bar numbers apart and inside the plot in every view with a bar (issue 21).
-headscope_add_ui_test(test_colour_bar_labels)
-target_include_directories(test_colour_bar_labels PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})  # RotaryTestAnalysis.h
-set(HEADSCOPE_VIEW_TEST OFF)
-headscope_add_ui_test(test_result_store)
+# The views and export, on the views' library alone (QtTest, offscreen).
+headscope_ui_test_group(ui_view_tests LIBRARY headscope_views TESTS
+  test_color_maps
+  test_head_grid
+  test_export
+  test_head_detail
+  # Exports of the table views whole (issue 21): every row in PNG, SVG and PDF, the rank table vector.
+  test_export_tables
+  # RoPE made visible (issue 22 item 4).
+  test_rotary_views
+  # Shapes to scale (issue 21): matrix panels keep cols:rows, or say how they are drawn.
+  test_matrix_shapes
+  # Colour-bar numbers apart and inside the plot in every view with a bar (issue 21).
+  test_colour_bar_labels
+)
+# Views over the document, and the document without a window (issue 24).
+headscope_ui_test_group(ui_document_tests LIBRARY headscope_ui TESTS
+  test_token_views_ui
+  test_label_placement
+  test_rank_table
+  test_session_frames
+  test_result_store
+  # The session, and opening a model: the progress bar fed from the loading worker (issue 22).
+  test_session
+  test_load_progress
+  # The Session as the document without a window (issue 24): undo, file name, modified flag, load/save, open-model policy.
+  test_document
+  # LatestOnly, the one background helper (issue 24): stale results dropped, bursts coalesced.
+  test_latest_only
+  # One registry of views (issue 24): tabs, export and lessons read it; every entry is made and exported.
+  test_view_registry
+  # The view base class (issue 24): a view follows the document through its virtual setters; hidden, it waits.
+  test_attention_view
+  # Plot titles and axis labels typeset like the lesson text (issue 21): the notation, every view, the SVG.
+  test_typeset
+  # The conversion-cache size setting (model/cache_layers) reaches the model the window opens (issue 22).
+  test_cache_setting
+)
