@@ -13,6 +13,11 @@ headscope_ui_test_group(ui_view_tests LIBRARY headscope_views TESTS
   # Colour-bar numbers apart and inside the plot in every view with a bar (issue 21).
   test_colour_bar_labels
 )
+# A group's program asked for a file it does not hold: exit status 2 and the files it does hold.
+add_test(NAME ui.QtTestGroupNamesItsFiles
+  COMMAND sh -c "\"$0\" test_no_such_file; echo \"exit status $?\"" $<TARGET_FILE:ui_view_tests>)
+set_tests_properties(ui.QtTestGroupNamesItsFiles PROPERTIES PASS_REGULAR_EXPRESSION
+  "TEST is one of: test_color_maps test_colour_bar_labels test_export test_export_tables test_head_detail test_head_grid test_matrix_shapes test_rotary_views\nexit status 2\n")
 # Views over the document, and the document without a window (issue 24).
 headscope_ui_test_group(ui_document_tests LIBRARY headscope_ui TESTS
   test_token_views_ui
