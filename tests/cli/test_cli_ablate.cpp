@@ -16,8 +16,8 @@
 #include "common/TestData.h"
 
 namespace fs = std::filesystem;
-using ::testing::HasSubstr;
 using headscope::test::kTinyGpt2;
+using ::testing::HasSubstr;
 
 namespace {
 

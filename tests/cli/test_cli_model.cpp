@@ -26,8 +26,8 @@
 #include "common/TestData.h"
 
 namespace fs = std::filesystem;
-using ::testing::HasSubstr;
 using headscope::test::kTinyGpt2;
+using ::testing::HasSubstr;
 
 namespace {
 
@@ -110,7 +110,8 @@ TEST(CliModel, AnEncoderReadsASentencePairAndGuessesItsMask) {
     ASSERT_EQ(j["masked"].size(), 1u);
     EXPECT_EQ(j["masked"][0]["position"], 2);
     EXPECT_EQ(j["masked"][0]["top"].size(), 10u);
-    expectRefused(runCli({"model", "--checkpoint", kTinyGpt2.string(), "--text", "ab", "--pair", "c"}), "--pair needs --text and an encoder");
+    expectRefused(runCli({"model", "--checkpoint", kTinyGpt2.string(), "--text", "ab", "--pair", "c"}),
+                  "--pair needs --text and an encoder");
 }
 
 TEST(CliModel, TextReportListsIdsRanksAndTenNextTokens) {
@@ -166,9 +167,10 @@ TEST(CliModel, AttentionOnlyWritesTheArraysAlone) {
     std::sort(written.begin(), written.end());
     EXPECT_EQ(written, (std::vector<std::string>{"attention_layer_0.npy", "attention_layer_1.npy"}));
     EXPECT_EQ(headscope::io::readNpy((out.path / "attention_layer_1.npy").string()).shape, (std::vector<std::int64_t>{2, 3, 3}));
-    expectRefused(runCli({"model", "--checkpoint", kTinyGpt2.string(), "--ids", "1", "--attention-only"}), "need --out DIR");
-    expectRefused(runCli({"model", "--checkpoint", kTinyGpt2.string(), "--ids", "1", "--out", out.str(), "--attention-only",
-                          "--format", "png"}),
+    expectRefused(runCli({"model", "--checkpoint", kTinyGpt2.string(), "--ids", "1", "--attention-only"}),
+                  "need --out DIR");
+    expectRefused(runCli({"model", "--checkpoint", kTinyGpt2.string(), "--ids", "1", "--out", out.str(),
+                          "--attention-only", "--format", "png"}),
                   "leave out --format");
 }
 

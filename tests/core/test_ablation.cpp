@@ -111,7 +111,9 @@ TEST(Ablation, EveryHeadZeroedIsAModelWhoseAttentionWritesOnlyItsBias) {
         EXPECT_GT(test::maxAbsDifference(intact.logits, reference.logits), 1e-2);  // the heads did write something
         EXPECT_EQ(ablated.options.ablation.heads.size(), all.size());  // the trace records what was off
         // The pattern stays: only what the heads write is gone.
-        EXPECT_EQ(test::maxAbsDifference(ablated.layers[0].attention.heads[1].weights, intact.layers[0].attention.heads[1].weights), 0);
+        EXPECT_EQ(test::maxAbsDifference(ablated.layers[0].attention.heads[1].weights,
+                                         intact.layers[0].attention.heads[1].weights),
+                  0);
     }
 }
 

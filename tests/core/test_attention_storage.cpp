@@ -25,8 +25,8 @@ namespace {
 
 // Small fixtures of every family and dtype, and the trained checkpoints beside the project.
 std::vector<fs::path> folders(bool f32_only) {
-    std::vector<fs::path> all = {kTestData / "gpt2/f32_untied", kTestData / "gpt2/f32_prefix_tied", kTestData / "rotary/qwen2_tied",
-                                 kTestData / "rotary/neox_sequential"};
+    std::vector<fs::path> all = {kTestData / "gpt2/f32_untied", kTestData / "gpt2/f32_prefix_tied",
+                                 kTestData / "rotary/qwen2_tied", kTestData / "rotary/neox_sequential"};
     if (!f32_only)
         for (const char* half : {"gpt2/f16_tied_inner", "gpt2/bf16_prefix_untied", "rotary/qwen2_tied_bf16",
                                  "rotary/llama3_scaled"})

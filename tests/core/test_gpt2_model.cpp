@@ -20,18 +20,18 @@
 
 namespace fs = std::filesystem;
 using namespace headscope;
-using ::testing::ElementsAre;
 using test::kGpt2Cases;
 using test::kSharedModels;
 using test::maxAttentionDiff;
+using ::testing::ElementsAre;
 
 namespace {
 
 
-#define SKIP_WITHOUT_MODEL(name)                                                                    \
-    if (!fs::exists(kSharedModels / name / "model.safetensors"))                                          \
-    GTEST_SKIP() << "the trained checkpoint " << (kSharedModels / name) << " is absent (it lives beside " \
-                 << "the project in ../shared/models, never in it)"
+#define SKIP_WITHOUT_MODEL(name)                                                             \
+    if (!fs::exists(kSharedModels / name / "model.safetensors"))                             \
+    GTEST_SKIP() << "the trained checkpoint " << (kSharedModels / name) << " is absent (it " \
+                 << "lives beside the project in ../shared/models, never in it)"
 
 nlohmann::json readJson(const fs::path& path) {
     std::ifstream in(path);

@@ -30,10 +30,10 @@
 
 namespace fs = std::filesystem;
 using namespace headscope;
-using ::testing::HasSubstr;
 using test::kRotaryCases;
 using test::kSharedModels;
 using test::maxAttentionDiff;
+using ::testing::HasSubstr;
 
 namespace {
 
@@ -77,7 +77,8 @@ class TrainedRotaryModel : public ::testing::TestWithParam<std::string> {};
 TEST_P(TrainedRotaryModel, MatchesThePyTorchReferenceInEveryLayer) {
     const std::string name = GetParam();
     if (!fs::exists(kSharedModels / name / "model.safetensors"))
-        GTEST_SKIP() << "the trained checkpoint " << (kSharedModels / name) << " is absent (it lives beside the project in "
+        GTEST_SKIP() << "the trained checkpoint " << (kSharedModels / name)
+                     << " is absent (it lives beside the project in "
                      << "../shared/models, never in it)";
     const model::ModelPtr m = io::loadCheckpoint((kSharedModels / name).string());
     const Compared c = compare(*m, kRotaryCases / name);
@@ -171,7 +172,8 @@ INSTANTIATE_TEST_SUITE_P(Layouts, RandomRotaryModel,
                                            "neox_sequential"));
 
 TEST(RandomRotaryModel, ReadsTheArchitectureFromConfigJson) {
-    const model::ModelPtr qwen = io::loadCheckpoint((kRotaryCases / "qwen2_tied/config.json").string());  // config.json works too
+    const model::ModelPtr qwen =
+        io::loadCheckpoint((kRotaryCases / "qwen2_tied/config.json").string());  // config.json works too
     EXPECT_EQ(qwen->config.familyName(), "Qwen2");
     EXPECT_EQ(qwen->config.kvHeads(), 2);
     EXPECT_EQ(qwen->config.headDim(), 8);
@@ -196,7 +198,8 @@ TEST(RandomRotaryModel, Bf16AndShardedCopiesGiveTheF32Attention) {
     const std::vector<int> ids = caseIds(kRotaryCases / "qwen2_tied");
     const model::Trace f32 = model::runModel(*io::loadCheckpoint((kRotaryCases / "qwen2_tied").string()), ids);
     const model::Trace bf16 = model::runModel(*io::loadCheckpoint((kRotaryCases / "qwen2_tied_bf16").string()), ids);
-    const model::Trace sharded = model::runModel(*io::loadCheckpoint((kRotaryCases / "qwen2_tied_sharded").string()), ids);
+    const model::Trace sharded =
+        model::runModel(*io::loadCheckpoint((kRotaryCases / "qwen2_tied_sharded").string()), ids);
     double bf16_worst = 0, sharded_worst = 0;
     for (std::size_t l = 0; l < f32.layers.size(); ++l)
         for (std::size_t i = 0; i < f32.layers[l].attention.heads.size(); ++i) {
@@ -279,7 +282,8 @@ TEST_F(RotaryCheckpointErrors, NonFiniteWeightIsRefused) {
 }
 
 TEST(TrainedRotaryModel, TokenizerJsonGivesTheReadmesIds) {
-    if (!fs::exists(kSharedModels / "llama-induction/tokenizer.json") || !fs::exists(kSharedModels / "neox-induction/tokenizer.json"))
+    if (!fs::exists(kSharedModels / "llama-induction/tokenizer.json") ||
+        !fs::exists(kSharedModels / "neox-induction/tokenizer.json"))
         GTEST_SKIP() << "the trained checkpoints in ../shared/models are absent";
     const model::ModelPtr llama = io::loadCheckpoint((kSharedModels / "llama-induction").string());
     EXPECT_EQ(llama->tokenizer->encode("abc abc"), (std::vector<int>{1, 259, 260, 261, 262, 259, 260, 261, 262}));

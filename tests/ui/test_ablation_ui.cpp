@@ -41,8 +41,9 @@ void showPage(QTabWidget* tabs, QWidget* page) {
 const QString kInductionFolder = QStringLiteral(HEADSCOPE_SHARED_MODELS_DIR "/induction");
 const QString kAblationText = QStringLiteral("hdu tarlq hdu tarlq hdu tarlq hdu tarlq");
 
-#define SKIP_WITHOUT_INDUCTION() \
-    if (!QDir(kInductionFolder).exists()) QSKIP("../shared/models/induction is absent: the trained checkpoint is needed")
+#define SKIP_WITHOUT_INDUCTION()          \
+    if (!QDir(kInductionFolder).exists()) \
+    QSKIP("../shared/models/induction is absent: the trained checkpoint is needed")
 
 // The bars' values by key.
 std::vector<double> barValues(QCPBars* bars) {
