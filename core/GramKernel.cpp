@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace headscope {
@@ -20,44 +21,61 @@ using namespace simd;  // Packet, kLanes, load, store, wholePackets
 constexpr Index kTileRows = 64;
 // A kernel block is kBlockPackets packets of one strip of G's rows by kBlockColumns columns: its
 // accumulators, a row's packets and the broadcast entry (and, without a fused multiply-add, the
-// product) fit the target's registers: 4 x 4 of 32 with AVX-512, 2 x 4 of 16 otherwise. With
-// AVX2 the 3 x 4 block that fills all 16 kept its accumulators in memory, stored every row (on an
-// AMD EPYC, AVX2 only: BERT-base's Gram 1.64x a GEMM of its multiply-adds, 2 x 4 1.3-1.4x;
-// docs/decisions/gram-kernel.md). Eight accumulators are what two FMA pipes of latency 4 need.
+// product) fit the target's registers: 4 x 4 of 32 with AVX-512, 2 x 4 of 16 otherwise (with AVX2,
+// 3 x 4 and 2 x 6 measured no faster: docs/decisions/gram-kernel.md). Eight accumulators are what
+// two FMA pipes of latency 4 need.
 constexpr int kBlockPackets = kRegisters >= 32 ? 4 : 2;
 constexpr Index kBlockColumns = 4;
 
-using FloatOctet = float __attribute__((vector_size(32)));
+// Calls f(std::integral_constant<int, 0>) .. f(std::integral_constant<int, N - 1>): indices known
+// at compile time from the start, so GCC keeps an array indexed by them in registers.
+template <int N, typename F>
+inline void unrolled(F&& f) {
+    [&]<int... i>(std::integer_sequence<int, i...>) { (f(std::integral_constant<int, i>{}), ...); }
+    (std::make_integer_sequence<int, N>{});
+}
 
-// Eight columns of A, eight rows each (column c at source + c * col_step), as double, written
-// as eight rows of eight into tile (row-major, leading dimension width): an 8 x 8 transpose
-// in registers, by three rounds of pairwise interleaving.
+// One round of a transpose by interleaving: lanes taken in runs of `run` alternately from a and
+// b (low), or the runs after those (high). Rounds of run 1, 2, 4 .. kLanes / 2 over pairs of
+// columns turn kLanes columns into kLanes rows.
+template <int run, int... lane>
+Packet interleaveLow(Packet a, Packet b, std::integer_sequence<int, lane...>) {
+    return __builtin_shufflevector(a, b, (lane / run % 2 == 0 ? lane : kLanes + lane - run)...);
+}
+template <int run, int... lane>
+Packet interleaveHigh(Packet a, Packet b, std::integer_sequence<int, lane...>) {
+    return __builtin_shufflevector(a, b, (lane / run % 2 == 0 ? lane + run : kLanes + lane)...);
+}
+template <int run>
+void interleaveRound(Packet (&x)[kLanes]) {
+    constexpr auto lanes = std::make_integer_sequence<int, kLanes>{};
+    unrolled<kLanes / 2>([&](auto pair) {  // columns c and c + run, c with (c / run) even
+        constexpr int c = pair / run * 2 * run + pair % run;
+        const Packet low = interleaveLow<run>(x[c], x[c + run], lanes);
+        x[c + run] = interleaveHigh<run>(x[c], x[c + run], lanes);
+        x[c] = low;
+    });
+    if constexpr (2 * run < kLanes) interleaveRound<2 * run>(x);
+}
+
+// kLanes columns of A, kLanes rows each (column c at source + c * col_step), as double, written
+// as kLanes rows of kLanes into tile (row-major, leading dimension width): a square transposed
+// in registers.
 template <typename Scalar>
-void packTransposed8x8(const Scalar* source, Index col_step, double* tile, Index width) {
-    Octet x[8], y[8];
-    for (int c = 0; c < 8; ++c) {
+void packTransposedSquare(const Scalar* source, Index col_step, double* tile, Index width) {
+    using FloatPacket = float __attribute__((vector_size(kLanes * sizeof(float))));
+    Packet x[kLanes];
+    unrolled<kLanes>([&](auto c) {
         if constexpr (std::is_same_v<Scalar, float>) {
-            FloatOctet f;
+            FloatPacket f;
             std::memcpy(&f, source + c * col_step, sizeof f);
-            x[c] = __builtin_convertvector(f, Octet);
+            x[c] = __builtin_convertvector(f, Packet);
         } else {
-            x[c] = load<Octet>(source + c * col_step);
+            x[c] = load<Packet>(source + c * col_step);
         }
-    }
-    for (int c = 0; c < 8; c += 2) {  // y[c], y[c+1]: pairs of columns, rows interleaved singly
-        y[c] = __builtin_shufflevector(x[c], x[c + 1], 0, 8, 2, 10, 4, 12, 6, 14);
-        y[c + 1] = __builtin_shufflevector(x[c], x[c + 1], 1, 9, 3, 11, 5, 13, 7, 15);
-    }
-    for (int c = 0; c < 8; c += 4)  // then in pairs of two
-        for (int k = 0; k < 2; ++k) {
-            x[c + k] = __builtin_shufflevector(y[c + k], y[c + k + 2], 0, 1, 8, 9, 4, 5, 12, 13);
-            x[c + k + 2] = __builtin_shufflevector(y[c + k], y[c + k + 2], 2, 3, 10, 11, 6, 7, 14, 15);
-        }
-    for (int k = 0; k < 4; ++k) {  // then in fours: x[k] holds row k, x[k + 4] row k + 4
-        y[k] = __builtin_shufflevector(x[k], x[k + 4], 0, 1, 2, 3, 8, 9, 10, 11);
-        y[k + 4] = __builtin_shufflevector(x[k], x[k + 4], 4, 5, 6, 7, 12, 13, 14, 15);
-    }
-    for (int r = 0; r < 8; ++r) store(tile + r * width, y[r]);
+    });
+    interleaveRound<1>(x);
+    unrolled<kLanes>([&](auto r) { store(tile + r * width, x[r]); });
 }
 
 // Asks for the cache lines of [begin, begin + bytes) ahead of use (never faults).
@@ -80,15 +98,15 @@ void packRows(const StridedMatrix<Scalar>& a, Index first, Index count, Index wi
         }
         return;
     }
-    Index done_rows = 0, done_cols = 0;  // columns contiguous: whole 8 x 8 squares transposed
+    Index done_rows = 0, done_cols = 0;  // columns contiguous: whole kLanes x kLanes squares transposed
     if (a.row_step == 1) {
-        done_rows = count / 8 * 8;
-        done_cols = a.cols / 8 * 8;
-        for (Index c = 0; c < done_cols; c += 8) {
-            for (Index k = c; k < c + 8 && next > 0; ++k)
+        done_rows = count / kLanes * kLanes;
+        done_cols = a.cols / kLanes * kLanes;
+        for (Index c = 0; c < done_cols; c += kLanes) {
+            for (Index k = c; k < c + kLanes && next > 0; ++k)
                 prefetch(origin + count + k * a.col_step, next * Index(sizeof(Scalar)));
-            for (Index r = 0; r < done_rows; r += 8)
-                packTransposed8x8(origin + r + c * a.col_step, a.col_step, tile + r * width + c, width);
+            for (Index r = 0; r < done_rows; r += kLanes)
+                packTransposedSquare(origin + r + c * a.col_step, a.col_step, tile + r * width + c, width);
         }
     }
     for (Index c = 0; c < a.cols; ++c)  // the rest one at a time
@@ -100,30 +118,30 @@ void packRows(const StridedMatrix<Scalar>& a, Index first, Index count, Index wi
 // tile(t, i) tile(t, j): each row's strip times `columns` of its entries. G is column-major with
 // leading dimension ld. fused: one rounding per multiply-add, for float factors only, where the
 // product of two floats is exact in double and the sum is then the same as without it.
+// Never inlined: inside gram()'s loops GCC 12 gave the accumulators stack slots, loaded and stored
+// every row (AVX2, BERT-base's Gram 2.3 ms; on its own, every accumulator a register: 1.4 ms).
 template <bool fused, int columns, int packets>
-void accumulateBlock(const double* tile, Index count, Index width, Index i0, Index j0, double* g, Index ld) {
-    Packet sum[packets][columns];
-    for (Index j = 0; j < columns; ++j)
-        for (int p = 0; p < packets; ++p) sum[p][j] = load<Packet>(g + (j0 + j) * ld + i0 + p * kLanes);
+[[gnu::noinline]] void accumulateBlock(const double* tile, Index count, Index width, Index i0, Index j0, double* g,
+                                       Index ld) {
+    Packet sum[packets * columns];  // sum[p + packets * j]: G's packet p of column j0 + j
+    const auto at = [&](int k) { return g + (j0 + k / packets) * ld + i0 + k % packets * kLanes; };
+    unrolled<packets * columns>([&](auto k) { sum[k] = load<Packet>(at(k)); });
 #pragma GCC unroll 2  // two rows per pass: the loads of one overlap the multiply-adds of the other
     for (Index t = 0; t < count; ++t) {
         const double* row = tile + t * width;
         Packet strip[packets];
-        for (int p = 0; p < packets; ++p) strip[p] = load<Packet>(row + i0 + p * kLanes);
-#pragma GCC unroll 16  // every accumulator a register of its own, at -O2 too
-        for (int j = 0; j < columns; ++j) {
+        unrolled<packets>([&](auto p) { strip[p] = load<Packet>(row + i0 + p * kLanes); });
+        unrolled<columns>([&](auto j) {
             const double x = row[j0 + j];
-#pragma GCC unroll 16
-            for (int p = 0; p < packets; ++p) {
+            unrolled<packets>([&](auto p) {
                 if constexpr (fused)
-                    sum[p][j] = fusedMultiplyAdd(strip[p], x, sum[p][j]);
+                    sum[p + packets * j] = fusedMultiplyAdd(strip[p], x, sum[p + packets * j]);
                 else
-                    sum[p][j] += strip[p] * x;
-            }
-        }
+                    sum[p + packets * j] += strip[p] * x;
+            });
+        });
     }
-    for (Index j = 0; j < columns; ++j)
-        for (int p = 0; p < packets; ++p) store(g + (j0 + j) * ld + i0 + p * kLanes, sum[p][j]);
+    unrolled<packets * columns>([&](auto k) { store(at(k), sum[k]); });
 }
 
 // accumulateBlock for a strip of `strip_packets` packets (1 .. kBlockPackets).

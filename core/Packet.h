@@ -3,8 +3,8 @@
 // GCC and clang vector extensions, which lower the operators to whatever the target has:
 // - Packet: the target's widest register of doubles (kLanes of them: 8 with AVX-512, 4 with AVX,
 //   2 otherwise), the unit of the kernel's multiply-adds; kRegisters says how many the target has,
-//   which sizes the kernel's block of accumulators.
-// - Octet: eight doubles whatever the target, the unit of the 8 x 8 transposes that pack a tile.
+//   which sizes the kernel's block of accumulators, and the side of the squares transposed to pack
+//   a tile.
 // Include only from .cpp files: vectors are passed by value between functions of one file.
 
 #include <Eigen/Core>
@@ -42,7 +42,6 @@ inline constexpr bool kFused = false;
 #endif
 
 using Packet = double __attribute__((vector_size(kLanes * sizeof(double))));
-using Octet = double __attribute__((vector_size(8 * sizeof(double))));
 
 // Unaligned load and store.
 template <typename Vector>
