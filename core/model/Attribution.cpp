@@ -1,9 +1,28 @@
 #include "model/Attribution.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
 namespace headscope::model {
+
+namespace {
+
+// W^T v (in) for a stored W (out, in) and v (out), in double: W read a block of rows at a time
+// in the paper's layout (in, count), each row then a contiguous column, never whole (a 1B
+// model's W_O is 16 MiB of float per layer).
+Eigen::VectorXd transposedTimes(const LinearWeight& W, const Eigen::VectorXd& v) {
+    constexpr Eigen::Index kBlockRows = 64;
+    Eigen::VectorXd product = Eigen::VectorXd::Zero(W.cols());  // (in)
+    for (Eigen::Index begin = 0; begin < W.rows(); begin += kBlockRows) {
+        const Eigen::Index count = std::min(kBlockRows, W.rows() - begin);
+        const Eigen::MatrixXf rows = W.transposedRows(begin, count);  // (in, count)
+        for (Eigen::Index k = 0; k < count; ++k) product.noalias() += v(begin + k) * rows.col(k).cast<double>();
+    }
+    return product;
+}
+
+}  // namespace
 
 double DirectAttribution::total() const {
     double sum = embedding + final_bias + heads.sum();
@@ -50,11 +69,12 @@ DirectAttribution directAttribution(const Model& model, const Trace& trace, int 
     const double spread = centred ? (x_frozen.array() - x_frozen.mean()).square().mean() : x_frozen.squaredNorm() / double(x_frozen.size());
     a.scale = std::sqrt(spread + c.layer_norm_epsilon);
 
-    // w (d) = gamma * u_t / sigma: direct(c) = (c - mean(c)) . w  (RMSNorm: c . w)
+    // w (d) = gamma * u_t / sigma: direct(c) = (c - mean(c)) . w = c . (w - mean(w))  (RMSNorm: c . w)
     const Eigen::VectorXd u = model.outputEmbedding().row(token).transpose().cast<double>();  // (d)
     const Eigen::VectorXd w = model.ln_f.weight.transpose().cast<double>().cwiseProduct(u) / a.scale;
-    const auto direct = [&w, centred](const Eigen::Ref<const Eigen::RowVectorXd>& component) {
-        return centred ? (component.array() - component.mean()).matrix().dot(w.transpose()) : component.dot(w.transpose());
+    const Eigen::VectorXd reads = centred ? Eigen::VectorXd(w.array() - w.mean()) : w;  // (d)
+    const auto direct = [&reads](const Eigen::Ref<const Eigen::RowVectorXd>& component) {
+        return component.dot(reads);
     };
     a.final_bias = model.ln_f.bias.size() ? model.ln_f.bias.cast<double>().dot(u.transpose()) : 0.0;
 
@@ -65,19 +85,18 @@ DirectAttribution directAttribution(const Model& model, const Trace& trace, int 
     a.embedding = direct(trace.layers.front().residual.row(position).cast<double>());
     for (int l = 0; l < L; ++l) {
         const AttentionWeights& weights = model.blocks[l].attention;
-        const Eigen::MatrixXf w_o = weights.W_O.toDense();  // (d, h*d_v) as stored: W_O^T
         const Results& r = trace.layers[l].attention;
         // A long input's trace keeps a layer's outputs at the last position only (keep_maps false).
         const Eigen::Index row = r.output.rows() == n ? position : position == n - 1 ? r.output.rows() - 1 : -1;
         if (row < 0)
             throw std::invalid_argument("the run kept layer " + std::to_string(l) +
                                         "'s outputs at the last position only (a long input)");
+        // direct(c_{l,i}) with c_{l,i} (d) = out_i[p] (d_v) W_O,i (d_v, d) is out_i[p] . (W_O,i reads):
+        // every head's W_O,i reads at once, from W_O stored (d, h*d_v), as W_O^T.
+        const Eigen::VectorXd head_reads = transposedTimes(weights.W_O, reads);  // (h*d_v)
         for (int i = 0; i < c.n_head; ++i) {
-            // c_{l,i} (d) = out_i[p] (d_v) W_O,i (d_v, d)
-            const Eigen::RowVectorXd out = r.heads[i].output.row(row).cast<double>();
-            const Eigen::RowVectorXd written =
-                out * w_o.middleCols(Eigen::Index(i) * weights.d_v, weights.d_v).transpose().cast<double>();
-            a.heads(l, i) = direct(written);
+            const Eigen::RowVectorXd out = r.heads[i].output.row(row).cast<double>();  // (d_v)
+            a.heads(l, i) = out.dot(head_reads.segment(Eigen::Index(i) * weights.d_v, weights.d_v));
         }
         if (weights.hasBias()) a.attention_bias[l] = direct(weights.b_O.cast<double>());
         // m_l = X_{l+1}[p] - X_l[p] - attention output[p]

@@ -206,6 +206,36 @@ TEST(Attribution, AddsUpToTheLogitWithRmsNormAndWithAParallelResidual) {
     }
 }
 
+// Each head's share by its definition, direct(c) = (c - mean(c)) . w (RMSNorm: c . w) with c the
+// vector it writes, c (d) = out_i[p] (d_v) W_O,i (d_v, d), and w = gamma * u_t / sigma: the
+// attribution sums W_O^T w once per layer instead, which is the same number to rounding.
+TEST(Attribution, EachHeadIsTheVectorItWritesReadThroughTheFinalNorm) {
+    const fs::path rotary = fs::path(HEADSCOPE_TEST_DATA_DIR) / "rotary";
+    for (const fs::path& folder : {kCases / "f32_untied", rotary / "qwen2_tied"}) {
+        const model::ModelPtr m = io::loadCheckpoint(folder.string());
+        const model::Trace trace = model::runModel(*m, {1, 5, 9, 2, 7, 5, 9});
+        const model::DirectAttribution a = model::directAttribution(*m, trace);
+        const bool centred = m->config.norm == model::NormKind::LayerNorm;
+        const Eigen::VectorXd u = m->outputEmbedding().row(a.token).transpose().cast<double>();  // (d)
+        const Eigen::VectorXd w = m->ln_f.weight.transpose().cast<double>().cwiseProduct(u) / a.scale;
+        double worst = 0;
+        for (int l = 0; l < m->config.n_layer; ++l) {
+            const model::AttentionWeights& weights = m->blocks[l].attention;
+            const Eigen::MatrixXd w_o = weights.W_O.toDense().cast<double>();  // (d, h*d_v): W_O^T
+            for (int i = 0; i < m->config.n_head; ++i) {
+                const Eigen::RowVectorXd out = trace.layers[l].attention.heads[i].output.bottomRows(1).cast<double>();
+                const Eigen::RowVectorXd c = out * w_o.middleCols(i * weights.d_v, weights.d_v).transpose();  // (d)
+                const double expected =
+                    centred ? (c.array() - c.mean()).matrix().dot(w.transpose()) : c.dot(w.transpose());
+                worst = std::max(worst, std::abs(a.heads(l, i) - expected) / std::max(1.0, std::abs(expected)));
+            }
+        }
+        std::printf("%s: each head's share against its definition, max relative difference %.3g\n",
+                    folder.filename().c_str(), worst);
+        EXPECT_LT(worst, 1e-12) << folder;
+    }
+}
+
 TEST(Attribution, WithTheScaleFrozenFromTheIntactRunAHeadOffReadsZeroAndTheOthersKeepTheirShare) {
     const model::ModelPtr m = io::loadGpt2Checkpoint((kCases / "f32_untied").string());
     const model::Trace intact = model::runModel(*m, kCaseIds);
