@@ -7,6 +7,7 @@
 // fillUniform is ~4x faster than a call per number.
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -56,8 +57,16 @@ class Rng {
 public:
     explicit Rng(std::uint64_t seed) : engine_(seed) {}
 
-    // Uniform on [0, 1) from the top 53 bits of one word.
-    static double toUniform01(std::uint64_t word) { return static_cast<double>(word >> 11) * 0x1.0p-53; }
+    // Uniform on [0, 1) from the top 53 bits of one word: double(word >> 11) * 2^-53, the integer
+    // converted exactly in two halves through the 2^52 bit pattern, which vectorises where a 64-bit
+    // conversion does not (AVX2 has none): fillUniform 2.6 -> 1.2 ms for 768 x 768 (AMD EPYC).
+    static double toUniform01(std::uint64_t word) {
+        constexpr std::uint64_t kTwo52 = 0x4330000000000000ULL;                            // the bits of 2^52
+        const std::uint64_t x = word >> 11;                                                // < 2^53
+        const double high = std::bit_cast<double>(kTwo52 | (x >> 26)) - 0x1.0p52;          // < 2^27, exact
+        const double low = std::bit_cast<double>(kTwo52 | (x & 0x3ffffffULL)) - 0x1.0p52;  // < 2^26, exact
+        return (high * 0x1.0p26 + low) * 0x1.0p-53;  // the sum is x itself: < 2^53, so exact
+    }
     double uniform01() { return toUniform01(engine_()); }
     double uniform(double low, double high) { return low + (high - low) * uniform01(); }
     // out[i] = float(uniform(low, high)) for the next `count` draws, exactly as a loop of calls

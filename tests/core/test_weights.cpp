@@ -26,6 +26,21 @@ TEST(Random, OwnEngineIsStdMt19937_64WordForWord) {
     }
 }
 
+TEST(Random, UniformIsTheTop53BitsConvertedExactly) {
+    // toUniform01 converts in two halves (it vectorises so): the same double as the plain cast,
+    // at the edges of each half and for a million engine words.
+    const auto plain = [](std::uint64_t word) { return static_cast<double>(word >> 11) * 0x1.0p-53; };
+    for (std::uint64_t word : {0ULL, 1ULL << 11, (1ULL << 37) - 1, 1ULL << 37, (1ULL << 37) + (1ULL << 11),
+                               0x8000000000000000ULL, ~0ULL, ~0ULL << 11, 0x5555555555555555ULL})
+        ASSERT_EQ(Rng::toUniform01(word), plain(word)) << word;
+    Mt19937_64 engine(deriveSeed(3, "uniform"));
+    for (int i = 0; i < 1000000; ++i) {
+        const std::uint64_t word = engine();
+        ASSERT_EQ(Rng::toUniform01(word), plain(word)) << word;
+    }
+    EXPECT_LT(Rng::toUniform01(~0ULL), 1.0);
+}
+
 TEST(Random, FillUniformIsALoopOfUniformCalls) {
     // Blocks of any length, from any position in the engine's block of 312 words, between
     // single draws and normals: the same numbers as one call per number.
