@@ -79,6 +79,15 @@ AttentionOptions Analysis::attentionOptions() const {
     return options;
 }
 
+std::shared_ptr<const Eigen::MatrixXf> Analysis::headLogits(int head) const {
+    if (head < 0 || head >= static_cast<int>(results.heads.size()))
+        throw std::invalid_argument("head " + std::to_string(head) + " does not exist (the layer has " +
+                                    std::to_string(results.heads.size()) + ")");
+    const Eigen::MatrixXf& kept = results.heads[std::size_t(head)].logits;
+    if (kept.size()) return {std::shared_ptr<void>(), &kept};  // not owned: this analysis'
+    return recomputed_logits.get(head, [&] { return headscope::headLogits(attentionOptions(), results, head); });
+}
+
 void addEquivalence(Analysis& a) {
     // q and k normalised before the score (Qwen3, Gemma 3, OLMo 2): the per-head and merged
     // paths through W_i^Q and W_QK,i leave the norm out, so they cannot give these logits.

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +19,30 @@
 #include "Weights.h"
 
 namespace headscope {
+
+// The last head whose logits an analysis computed again (Analysis::headLogits): a copy starts empty.
+class RecomputedLogits {
+public:
+    RecomputedLogits() = default;
+    RecomputedLogits(const RecomputedLogits&) {}
+    RecomputedLogits& operator=(const RecomputedLogits&) {
+        std::lock_guard lock(mutex_);
+        head_ = -1, map_.reset();
+        return *this;
+    }
+    // The map of `head`, made by make() unless it is the one kept.
+    template <class Make>
+    std::shared_ptr<const Eigen::MatrixXf> get(int head, Make&& make) const {
+        std::lock_guard lock(mutex_);
+        if (head_ != head || !map_) map_ = std::make_shared<const Eigen::MatrixXf>(make()), head_ = head;
+        return map_;
+    }
+
+private:
+    mutable std::mutex mutex_;
+    mutable int head_ = -1;
+    mutable std::shared_ptr<const Eigen::MatrixXf> map_;
+};
 
 struct Analysis {
     Config config;
@@ -56,6 +81,8 @@ struct Analysis {
     // across the heatmaps); -1 for one text.
     int second_sentence = -1;
 
+    RecomputedLogits recomputed_logits;  // headLogits()'s
+
     // Wall-clock milliseconds of each stage.
     double weights_ms = 0, input_ms = 0, forward_ms = 0, spectra_ms = 0, equivalence_ms = 0;
 
@@ -63,6 +90,11 @@ struct Analysis {
     // The options the results were computed with: config's mask, padding, scale and temperature,
     // with the rotary, window, scale base and softcap above.
     AttentionOptions attentionOptions() const;
+    // Head h's logits (n_q, n_kv): its kept map, or where the layer kept only the weights (a long
+    // input) the same numbers computed again from results.Q and K (n_q n_kv d_k multiply-adds; the
+    // last such head is kept, so asking again for it costs nothing). Safe from any thread.
+    std::shared_ptr<const Eigen::MatrixXf> headLogits(int head) const;
+    float logitAt(int head, int row, int col) const { return (*headLogits(head))(row, col); }
     void setWeights(Weights w) { shared_weights = std::make_shared<const Weights>(std::move(w)); }
 
     int nQuery() const { return static_cast<int>(input.query.tokens.size()); }

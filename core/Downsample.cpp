@@ -46,7 +46,7 @@ Eigen::MatrixXf downsample(const Eigen::Ref<const Eigen::MatrixXf>& m, int out_r
     return out;
 }
 
-PooledMaps poolMaps(const Results& results, int cells) {
+PooledMaps poolMaps(const Results& results, const AttentionOptions& options, int cells) {
     const int heads = static_cast<int>(results.heads.size());
     PooledMaps p;
     p.weights.resize(std::size_t(heads));
@@ -54,7 +54,11 @@ PooledMaps poolMaps(const Results& results, int cells) {
     parallelFor(2 * heads, [&](int task) {  // each head's weights, then each head's logits
         const std::size_t h = std::size_t(task % heads);
         if (task < heads) p.weights[h] = downsample(results.heads[h].weights, cells, cells, Pool::Max, results.allowed);
-        else p.logits[h] = downsample(results.heads[h].logits, cells, cells, Pool::Extreme, results.allowed);
+        else if (results.heads[h].logits.size())
+            p.logits[h] = downsample(results.heads[h].logits, cells, cells, Pool::Extreme, results.allowed);
+        else  // a long input's layer keeps its weights only
+            p.logits[h] =
+                downsample(headLogits(options, results, int(h)), cells, cells, Pool::Extreme, results.allowed);
     });
     return p;
 }

@@ -34,6 +34,8 @@ constexpr int kPooledCells = 512;
 struct PooledMaps {
     std::vector<Eigen::MatrixXf> weights, logits;  // per head, (min(n_q, cells), min(n_kv, cells))
 };
-PooledMaps poolMaps(const Results& results, int cells = kPooledCells);
+// A head whose logits were not kept (a long input's layer) has them computed again with `options`,
+// the ones its results were computed with (headLogits).
+PooledMaps poolMaps(const Results& results, const AttentionOptions& options, int cells = kPooledCells);
 
 }  // namespace headscope

@@ -149,7 +149,27 @@ void applyMask(const AttentionOptions& options, Eigen::MatrixXf& logits) {
     for (int key : options.padded_keys)
         if (key >= 0 && key < logits.cols()) logits.col(key).setConstant(kMinusInf);
 }
+
+// Head i's logits from the rotated Q and K: Q_i (n_q, d_k) K_g^T (d_k, n_kv) * factor, capped, masked.
+Eigen::MatrixXf scoreHead(const AttentionOptions& options, const Results& r, int i, int g, int d_k, float factor) {
+    Eigen::MatrixXf logits;  // (n_q, n_kv)
+    logits.noalias() =
+        r.Q.middleCols(Eigen::Index(i) * d_k, d_k) * r.K.middleCols(Eigen::Index(g) * d_k, d_k).transpose();
+    logits *= factor;
+    if (options.softcap > 0) logits = softcapped(std::move(logits), options);  // cap tanh(logits / cap)
+    applyMask(options, logits);
+    return logits;
+}
 }  // namespace
+
+Eigen::MatrixXf headLogits(const AttentionOptions& options, const Results& r, int head) {
+    const int heads = static_cast<int>(r.heads.size());
+    if (head < 0 || head >= heads || r.Q.cols() < heads || r.K.cols() < r.Q.cols() / heads)
+        throw std::invalid_argument("head " + std::to_string(head) + " does not exist (the layer has " +
+                                    std::to_string(heads) + ")");
+    const int d_k = static_cast<int>(r.Q.cols()) / heads, kv_heads = static_cast<int>(r.K.cols()) / d_k;
+    return scoreHead(options, r, head, head / (heads / kv_heads), d_k, options.logitFactor(d_k));
+}
 
 void attendProjected(const AttentionOptions& options, int heads, int kv_heads, int d_k, int d_v, Results& r,
                      bool parallel, const HeadDone& head_done) {
@@ -169,11 +189,7 @@ void attendProjected(const AttentionOptions& options, int heads, int kv_heads, i
     parallelFor(heads, [&](int i) {
         const int g = i / (heads / kv_heads);
         HeadResult& head = r.heads[i];
-        // Q_i (n_q, d_k) K_g^T (d_k, n_kv) -> logits_i (n_q, n_kv)
-        head.logits.noalias() = r.Q.middleCols(i * d_k, d_k) * r.K.middleCols(g * d_k, d_k).transpose();
-        head.logits *= factor;
-        if (options.softcap > 0) head.logits = softcapped(std::move(head.logits), options);  // cap tanh(logits / cap)
-        applyMask(options, head.logits);
+        head.logits = scoreHead(options, r, i, g, d_k, factor);  // (n_q, n_kv)
         head.weights = softmaxRows(head.logits);
         // weights_i (n_q, n_kv) V_g (n_kv, d_v) -> out_i (n_q, d_v)
         head.output.noalias() = head.weights * r.V.middleCols(g * d_v, d_v);
@@ -320,17 +336,24 @@ Equivalence checkEquivalence(const AttentionOptions& options, const Weights& w,
     std::vector<Equivalence> per_head(w.heads);
     const bool merged_rotary =
         options.rotary.enabled() && mergedRotaryCost(w, x_q.rows(), x_kv.rows()) <= kMaxMergedRotaryMultiplyAdds;
-    parallelFor(w.heads, [&](int i) {
-        const Eigen::MatrixXf& f = fused.heads[i].logits;
-        const Eigen::MatrixXf per = perHeadLogitsOf(options, w, x_q, x_kv, i);
-        per_head[i].fused_vs_per_head = maxAllowedDiff(f, per, fused.allowed);
-        if (!options.rotary.enabled())
-            per_head[i].factored_vs_merged = maxAllowedDiff(f, mergedLogitsOf(options, w, x_q, x_kv, i), fused.allowed);
-        else if (merged_rotary)
-            per_head[i].factored_vs_merged =
-                maxAllowedDiff(f, mergedRotaryLogitsOf(options, w, x_q, x_kv, i, fused.allowed), fused.allowed);
-        per_head[i].max_abs_logit = per.size() ? double(per.cwiseAbs().maxCoeff()) : 0.0;
-    }, double(x_q.cols()) * x_q.cols() * w.d_k * w.heads > 1e6);
+    parallelFor(
+        w.heads,
+        [&](int i) {
+            // A long input's layer keeps its weights only: its logits computed again, the same numbers.
+            const Eigen::MatrixXf recomputed =
+                fused.heads[i].logits.size() ? Eigen::MatrixXf() : headLogits(options, fused, i);
+            const Eigen::MatrixXf& f = fused.heads[i].logits.size() ? fused.heads[i].logits : recomputed;
+            const Eigen::MatrixXf per = perHeadLogitsOf(options, w, x_q, x_kv, i);
+            per_head[i].fused_vs_per_head = maxAllowedDiff(f, per, fused.allowed);
+            if (!options.rotary.enabled())
+                per_head[i].factored_vs_merged =
+                    maxAllowedDiff(f, mergedLogitsOf(options, w, x_q, x_kv, i), fused.allowed);
+            else if (merged_rotary)
+                per_head[i].factored_vs_merged =
+                    maxAllowedDiff(f, mergedRotaryLogitsOf(options, w, x_q, x_kv, i, fused.allowed), fused.allowed);
+            per_head[i].max_abs_logit = per.size() ? double(per.cwiseAbs().maxCoeff()) : 0.0;
+        },
+        double(x_q.cols()) * x_q.cols() * w.d_k * w.heads > 1e6);
     Equivalence e;
     for (const Equivalence& h : per_head) {
         e.fused_vs_per_head = worse(e.fused_vs_per_head, h.fused_vs_per_head);

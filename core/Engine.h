@@ -65,7 +65,9 @@ struct AttentionOptions {
 };
 
 struct HeadResult {
-    Eigen::MatrixXf logits;   // (n_q, n_kv), -inf where masked
+    // (n_q, n_kv), -inf where masked. Empty in a long input's layer (model::ForwardOptions::keep_maps
+    // off), which keeps its weights only: headLogits() gives them again, bit for bit.
+    Eigen::MatrixXf logits;
     Eigen::MatrixXf weights;  // (n_q, n_kv), rows sum to 1 (or 0 when fully masked)
     Eigen::MatrixXf output;   // (n_q, d_v)
 };
@@ -99,6 +101,10 @@ Eigen::MatrixXf softmaxRows(const Eigen::Ref<const Eigen::MatrixXf>& logits);
 using HeadDone = std::function<void(int head, HeadResult& result)>;
 void attendProjected(const AttentionOptions& options, int heads, int kv_heads, int d_k, int d_v, Results& r,
                      bool parallel, const HeadDone& head_done = {});
+
+// Head `head`'s logits (n_q, n_kv) as attendProjected computed them from r.Q and r.K (rotated)
+// with the same options: the same numbers, bit for bit. std::invalid_argument for a head r lacks.
+Eigen::MatrixXf headLogits(const AttentionOptions& options, const Results& r, int head);
 
 // The fused path: three projections for all heads at once.
 Results forward(const AttentionOptions& options, const Weights& weights,

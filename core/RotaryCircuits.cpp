@@ -163,7 +163,7 @@ CellLogitCurve cellLogitCurve(const Analysis& a, int head, int row, int col) {
         }
     const double factor = a.attentionOptions().logitFactor(d_k);
     c.curve = logitAgainstDelta(a.rotary, q, k, t_q, t_k, factor, lo, hi);
-    c.engine_logit = a.results.heads[std::size_t(head)].logits(row, col);
+    c.engine_logit = a.logitAt(head, row, col);
     return c;
 }
 

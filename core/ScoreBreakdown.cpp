@@ -66,7 +66,7 @@ ScoreBreakdown scoreBreakdown(const Analysis& a, int head, int row, int col, con
     b.logit = b.dot * b.factor;
     b.softcap = options.softcap;
     b.capped_logit = b.softcap > 0 ? b.softcap * std::tanh(b.logit / b.softcap) : b.logit;
-    b.engine_logit = hr.logits(row, col);
+    b.engine_logit = a.logitAt(head, row, col);
 
     if (a.rotary.enabled()) {
         const Rotary& r = a.rotary;

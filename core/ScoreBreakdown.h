@@ -47,7 +47,7 @@ struct ScoreBreakdown {
     double logit = 0;         // dot * factor
     double softcap = 0;       // Gemma 2's attention softcap; 0: none
     double capped_logit = 0;  // softcap * tanh(logit / softcap): what the softmax sees (= logit without a cap)
-    double engine_logit = 0;  // Results::heads[head].logits(row, col)
+    double engine_logit = 0;  // the engine's logit: Analysis::logitAt(head, row, col)
     std::optional<BilinearScore> bilinear;  // absent when no W_QK,i was given, and with rotary positions
     // Rotary layers only: q_i . k_j split into the d_k/2 rotary pairs (p, p + m) and the unrotated
     // dims (RotaryCircuits.h). A rotation keeps each pair's own dot product, so pair p's share is

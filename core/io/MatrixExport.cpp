@@ -58,7 +58,7 @@ std::vector<std::string> exportMatrices(const Analysis& a, const std::string& di
     save("output", a.results.output);
     for (int i = 0; i < w.heads; ++i) {
         const std::string head = "head_" + std::to_string(i) + "_";
-        save(head + "logits", a.results.heads[i].logits);
+        save(head + "logits", *a.headLogits(i));
         save(head + "weights", a.results.heads[i].weights);
         save(head + "W_QK", mergedQK(w, i));
         save(head + "W_OV", mergedOV(w, i));

@@ -179,7 +179,12 @@ Trace runModel(const Model& model, const std::vector<int>& ids, const ForwardOpt
             layer.pattern_shares.col(i) = pattern_keys->shares(head.weights);                    // (patterns)
             head.logits = head.weights = Eigen::MatrixXf();
         };
-        layer.attention = attend(layer_options, block.attention, layer.attention_input, drop_maps ? drop : HeadDone{});  // (n, d)
+        // The layer asked for keeps its weights, not its logits (headLogits gives them again).
+        const HeadDone keep_weights = [](int, HeadResult& head) { head.logits = Eigen::MatrixXf(); };
+        layer.attention = attend(layer_options, block.attention, layer.attention_input,
+                                 drop_maps           ? drop
+                                 : options.keep_maps ? HeadDone{}
+                                                     : keep_weights);  // (n, d)
         ablateLayer(options.ablation, static_cast<int>(trace.layers.size()), block.attention, layer.attention);
         if (last_asked) {  // stop at this layer's attention
             trace.layers.push_back(std::move(layer));
@@ -270,9 +275,11 @@ Results layerAttention(const Model& model, const Trace& trace, int layer) {
     checkLayer(trace, layer);
     const LayerTrace& kept = trace.layers[std::size_t(layer)];
     if (kept.keptMaps()) return kept.attention;
-    // The forward's own steps on the same attention input: the same numbers, bit for bit.
+    // The forward's own steps on the same attention input: the same numbers, bit for bit. Like the
+    // forward's layer in view, each head's weights kept, its logits given back (headLogits).
     const AttentionOptions options = layerAttentionOptions(model, trace.options.attention, layer, trace.n());
-    Results r = attend(options, model.blocks[std::size_t(layer)].attention, attentionInput(model, trace, layer));
+    Results r = attend(options, model.blocks[std::size_t(layer)].attention, attentionInput(model, trace, layer),
+                       [](int, HeadResult& head) { head.logits = Eigen::MatrixXf(); });
     ablateLayer(trace.options.ablation, layer, model.blocks[std::size_t(layer)].attention, r);
     return r;
 }

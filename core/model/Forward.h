@@ -45,7 +45,8 @@ struct ForwardOptions {
     // position).
     bool keep_maps = true;
     // With keep_maps false, the one layer whose maps are whole when layer_done sees it (a window's
-    // layer in view); every other layer's are dropped head by head as they are computed, so that a
+    // layer in view), as every head's weights: its logits are given back as they are computed
+    // (headLogits gives them again). Every other layer's maps are dropped head by head, so that a
     // long input's forward never holds a whole layer's maps (1 GiB at 2,048 tokens of a 1B model).
     int maps_of_layer = -1;
     // Called on the forward's thread after each block with the trace so far (blocks 0..l, the last

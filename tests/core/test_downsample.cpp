@@ -73,7 +73,7 @@ TEST(Downsample, PoolingThePooledMapsAgainGivesTheSameCells) {
     Results r;
     r.allowed = allowed;
     r.heads.push_back({logits, logits.array().abs().matrix(), Eigen::MatrixXf()});
-    const PooledMaps pooled = poolMaps(r);
+    const PooledMaps pooled = poolMaps(r, AttentionOptions{});
     ASSERT_EQ(pooled.logits.front().rows(), kPooledCells);
     for (int cells : {256, 128}) {
         const Eigen::MatrixXf again = downsample(pooled.logits.front(), cells, cells, Pool::Extreme);

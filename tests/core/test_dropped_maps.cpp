@@ -66,15 +66,37 @@ TEST_F(DroppedMaps, AreRecomputedExactlyForTheLayerInView) {
             EXPECT_TRUE(kept.layers[l].thumbnails.empty());
             const Results again = model::layerAttention(*m, dropped, int(l));
             const Results& expected = kept.layers[l].attention;
+            const Analysis analysis = model::layerAnalysis(*m, dropped, int(l));
             ASSERT_EQ(again.heads.size(), expected.heads.size());
             EXPECT_EQ(again.allowed, expected.allowed) << folder << " layer " << l;
             EXPECT_EQ(again.output, expected.output) << folder << " layer " << l;
             for (std::size_t h = 0; h < expected.heads.size(); ++h) {
                 EXPECT_EQ(again.heads[h].weights, expected.heads[h].weights) << folder << " layer " << l << " head " << h;
-                EXPECT_EQ(again.heads[h].logits, expected.heads[h].logits) << folder << " layer " << l << " head " << h;
+                // Its weights kept, its logits given back: computed again, the same numbers.
+                EXPECT_EQ(again.heads[h].logits.size(), 0) << folder << " layer " << l << " head " << h;
+                EXPECT_EQ(*analysis.headLogits(int(h)), expected.heads[h].logits)
+                    << folder << " layer " << l << " head " << h;
                 EXPECT_EQ(dropped.layers[l].thumbnails[h], downsample(expected.heads[h].weights, 11, 11, Pool::Max));
             }
-            EXPECT_EQ(model::layerAnalysis(*m, dropped, int(l)).results.heads[0].weights, expected.heads[0].weights);
+            EXPECT_EQ(analysis.results.heads[0].weights, expected.heads[0].weights);
+            // The equivalence check reads the logits computed again: the residuals of the kept maps.
+            Analysis checked = analysis, whole = model::layerAnalysis(*m, kept, int(l));
+            addEquivalence(checked);
+            addEquivalence(whole);
+            ASSERT_TRUE(checked.equivalence && whole.equivalence);
+            EXPECT_EQ(checked.equivalence->fused_vs_per_head, whole.equivalence->fused_vs_per_head)
+                << folder << " layer " << l;
+            EXPECT_EQ(checked.equivalence->factored_vs_merged, whole.equivalence->factored_vs_merged)
+                << folder << " layer " << l;
+            // The pooled logits of the pictures: from the maps computed again, those of the kept maps.
+            const PooledMaps pooled = poolMaps(analysis.results, analysis.attentionOptions(), 4);
+            for (std::size_t h = 0; h < expected.heads.size(); ++h) {
+                const Eigen::MatrixXf want =
+                    downsample(expected.heads[h].logits, 4, 4, Pool::Extreme, expected.allowed);
+                const Eigen::ArrayXXf got = pooled.logits[h].array();
+                EXPECT_TRUE((got == want.array() || (got.isNaN() && want.array().isNaN())).all())
+                    << folder << " layer " << l << " head " << h;
+            }
             // Kept for later layers and the attribution: the residual, the outputs at the last position.
             EXPECT_EQ(dropped.layers[l].attention_input.size(), 0) << folder << " layer " << l;
             EXPECT_EQ(model::attentionInput(*m, dropped, int(l)), kept.layers[l].attention_input) << folder << " layer " << l;
@@ -105,6 +127,9 @@ TEST_F(DroppedMaps, AreRecomputedExactlyForTheLayerInView) {
         EXPECT_EQ(kept_whole, only_layer_1) << folder;
         for (model::HeadPattern p : model::allHeadPatterns()) EXPECT_TRUE(same(model::headPatternShares(taken, p), model::headPatternShares(kept, p))) << folder;
         EXPECT_EQ(preview->results.heads[1].weights, kept.layers[1].attention.heads[1].weights) << folder;
+        EXPECT_EQ(preview->results.heads[1].logits.size(), 0) << folder;  // the layer in view keeps its weights only
+        EXPECT_EQ(*preview->headLogits(1), kept.layers[1].attention.heads[1].logits) << folder;
+        EXPECT_EQ(preview->logitAt(1, 9, 4), kept.layers[1].attention.heads[1].logits(9, 4)) << folder;
         EXPECT_EQ(preview->results.output, kept.layers[1].attention.output) << folder;
         EXPECT_EQ(taken.layers[1].thumbnails, dropped.layers[1].thumbnails) << folder;  // made before the maps were taken
         EXPECT_EQ(taken.layers[1].attention.heads[0].output, kept.layers[1].attention.heads[0].output.bottomRows(1)) << folder;

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -67,22 +68,31 @@ Eigen::MatrixXd logSoftmax(const Eigen::MatrixXf& logits) {
     return x;
 }
 
-Compared compare(const fs::path& folder, const fs::path& reference_folder) {
-    const auto ref = test_support::readNpz(reference_folder / "ref.npz");
+// The reference's input: its ids, and the encoder cases' token types (a sentence pair) and padding
+// (attention_mask 0).
+struct ReferenceInput {
     std::vector<int> ids;
-    for (float id : ref.at("ids").data) ids.push_back(static_cast<int>(id));
-    const model::ModelPtr m = io::loadCheckpoint(folder.string());
     model::ForwardOptions options;
-    options.all_logits = true;
-    // The encoder cases' inputs: token types (a sentence pair) and padding (attention_mask 0).
+};
+ReferenceInput referenceInput(const std::map<std::string, io::Tensor>& ref) {
+    ReferenceInput input;
+    for (float id : ref.at("ids").data) input.ids.push_back(static_cast<int>(id));
+    input.options.all_logits = true;
     if (ref.count("token_type_ids"))
-        for (float t : ref.at("token_type_ids").data) options.token_types.push_back(static_cast<int>(t));
+        for (float t : ref.at("token_type_ids").data) input.options.token_types.push_back(static_cast<int>(t));
     if (ref.count("attention_mask")) {
         const std::vector<float>& mask = ref.at("attention_mask").data;
         for (std::size_t k = 0; k < mask.size(); ++k)
-            if (mask[k] == 0) options.attention.padded_keys.push_back(static_cast<int>(k));
+            if (mask[k] == 0) input.options.attention.padded_keys.push_back(static_cast<int>(k));
     }
-    const model::Trace trace = model::runModel(*m, ids, options);
+    return input;
+}
+
+Compared compare(const fs::path& folder, const fs::path& reference_folder) {
+    const auto ref = test_support::readNpz(reference_folder / "ref.npz");
+    const ReferenceInput input = referenceInput(ref);
+    const model::ModelPtr m = io::loadCheckpoint(folder.string());
+    const model::Trace trace = model::runModel(*m, input.ids, input.options);
     Compared c{0, 0};
     const std::int64_t n = trace.n();
     for (std::size_t l = 0; l < trace.layers.size(); ++l) {
@@ -199,6 +209,27 @@ TEST_P(HfReference, ReadsTheStoredDtypeInBothForms) {
     EXPECT_THAT(written, ::testing::AnyOf("float32", "bfloat16", "float16"));
     EXPECT_EQ(io::loadCheckpoint((referenceFolder(GetParam())).string())->config.stored_dtype, written);
     EXPECT_EQ(io::loadCheckpoint(editedCopy(toTransformers4Keys).string())->config.stored_dtype, written);
+}
+
+// A long input's layer keeps only its weights (issue 35 item 4): its logits computed again from the
+// analysis' own options give the forward's, bit for bit, in every family (softcaps, windows, query
+// scalars, padding, normalised q and k).
+TEST_P(HfReference, ALayerThatKeptOnlyItsWeightsGivesItsLogitsAgainBitForBit) {
+    const ReferenceInput input = referenceInput(test_support::readNpz(referenceFolder(GetParam()) / "ref.npz"));
+    const model::ModelPtr m = io::loadCheckpoint(referenceFolder(GetParam()).string());
+    const model::Trace kept = model::runModel(*m, input.ids, input.options);
+    model::ForwardOptions long_input = input.options;
+    long_input.keep_maps = false;
+    const model::Trace dropped = model::runModel(*m, input.ids, long_input);
+    for (int l = 0; l < int(kept.layers.size()); ++l) {
+        const Analysis analysis = model::layerAnalysis(*m, dropped, l);
+        const std::vector<HeadResult>& heads = kept.layers[std::size_t(l)].attention.heads;
+        ASSERT_EQ(analysis.results.heads.size(), heads.size());
+        for (int h = 0; h < int(heads.size()); ++h) {
+            ASSERT_EQ(analysis.results.heads[std::size_t(h)].logits.size(), 0) << "layer " << l << " head " << h;
+            EXPECT_EQ(*analysis.headLogits(h), heads[std::size_t(h)].logits) << "layer " << l << " head " << h;
+        }
+    }
 }
 
 // No tokenizer in these folders (save_pretrained of a model alone): the text is the ids, and

@@ -182,13 +182,39 @@ private slots:
         QTRY_VERIFY(focus->tokenWindow().isEmpty());
         QCOMPARE(data->keySize(), heatmap::kMaxDrawnCells);
 
-        // Another layer: its maps recomputed from the trace, equal to a run that kept them.
-        window.session()->setLayer(2);
-        QVERIFY(window.session()->waitForIdle(60000));
+        // The logits of the layer in view: not kept (its weights are), computed again where a picture
+        // or a number needs them, equal to those of a run that kept every map.
         model::ForwardOptions keep;
         keep.attention = trace->options.attention;
         keep.all_logits = trace->options.all_logits;
         const model::Trace kept = model::runModel(m, trace->ids, keep);
+        const Eigen::MatrixXf& logits = kept.layers[0].attention.heads[std::size_t(head)].logits;  // (n, n)
+        QCOMPARE(analysis->results.heads[std::size_t(head)].logits.size(), Eigen::Index(0));
+        ViewOptions show_logits = focus->options();
+        show_logits.show_logits = true;
+        focus->setOptions(show_logits);
+        focus->setTokenWindow(QRect(100, 400, 300, 300));
+        focus->replotNow();
+        QCOMPARE(data->cell(0, 0), double(logits(400, 100)));
+        QCOMPARE(data->cell(299, 299), double(logits(699, 399)));
+        QVERIFY2(heatmap::cellText(*analysis, head, 700, 650)
+                     .contains(QStringLiteral("logit %1").arg(double(logits(700, 650)), 0, 'f', 3)),
+                 qPrintable(heatmap::cellText(*analysis, head, 700, 650)));
+        show_logits = grid->options();
+        show_logits.show_logits = true;
+        grid->setOptions(show_logits);
+        grid->replotNow();
+        const Eigen::MatrixXf small_logits = downsample(logits, heatmap::kMaxGridCells, heatmap::kMaxGridCells,
+                                                        Pool::Extreme, analysis->results.allowed);
+        for (int r = 0; r < heatmap::kMaxGridCells; r += 9)
+            for (int col = 0; col < heatmap::kMaxGridCells; col += 7) {
+                const double cell = grid->colorMap(head)->data()->cell(col, r);
+                QVERIFY(std::isnan(small_logits(r, col)) ? std::isnan(cell) : cell == double(small_logits(r, col)));
+            }
+
+        // Another layer: its maps recomputed from the trace, equal to a run that kept them.
+        window.session()->setLayer(2);
+        QVERIFY(window.session()->waitForIdle(60000));
         const auto layer2 = window.session()->analysis();
         for (int h = 0; h < 8; ++h)
             QVERIFY(layer2->results.heads[std::size_t(h)].weights == kept.layers[2].attention.heads[std::size_t(h)].weights);

@@ -38,10 +38,13 @@ std::string sampleText(const model::Model& model) {
 
 namespace {
 
-// The analysis the window shows, a long input's maps pooled for its pictures on this worker thread.
+// The analysis the window shows, a long input's maps pooled for its pictures on this worker thread;
+// so are those of a layer that kept only its weights (a long input for a large model), whose
+// logits would otherwise be computed again for every picture.
 std::shared_ptr<const Analysis> shown(Analysis analysis) {
-    if (std::max(analysis.nQuery(), analysis.nKeyValue()) > kPooledCells)
-        analysis.pooled = std::make_shared<const PooledMaps>(poolMaps(analysis.results));
+    const bool logits_kept = analysis.results.heads.empty() || analysis.results.heads.front().logits.size();
+    if (std::max(analysis.nQuery(), analysis.nKeyValue()) > kPooledCells || !logits_kept)
+        analysis.pooled = std::make_shared<const PooledMaps>(poolMaps(analysis.results, analysis.attentionOptions()));
     return std::make_shared<const Analysis>(std::move(analysis));
 }
 

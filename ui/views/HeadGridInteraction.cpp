@@ -71,7 +71,8 @@ void HeadGridView::updateCellNumbers() {
     for (int h = 0; h < headCount(); ++h) {
         const Cell& cell = cells_[std::size_t(h)];
         const HeadResult& r = a.results.heads[std::size_t(h)];
-        const Eigen::MatrixXf& m = logits ? r.logits : r.weights;
+        const std::shared_ptr<const Eigen::MatrixXf> logits_map = logits ? a.headLogits(h) : nullptr;
+        const Eigen::MatrixXf& m = logits ? *logits_map : r.weights;
         const QCPRange range = colorScale(h) ? colorScale(h)->dataRange() : QCPRange(0, 1);
         for (int row = 0; row < m.rows(); ++row)
             for (int col = 0; col < m.cols(); ++col) {
@@ -151,7 +152,7 @@ void HeadGridView::showHoverCell(const QPoint& pos) {
     hover_rect_->bottomRight->setCoords(col + 0.5, row + 0.5);
     hover_rect_->setVisible(true);
     const HeadResult& r = analysis_->results.heads[std::size_t(h)];
-    const float value = options_.show_logits ? r.logits(row, col) : r.weights(row, col);
+    const float value = options_.show_logits ? analysis_->logitAt(h, row, col) : r.weights(row, col);
     const auto word = [](const QStringList& labels, int i) { return i < labels.size() ? labels[i] : QString::number(i); };
     hover_label_->setFont(heatmap::font(18, options_.font_scale, true));
     hover_label_->setText(QStringLiteral("%1  \u2192  %2:  %3")

@@ -170,10 +170,15 @@ void setTicks(QCPAxis* axis, TickMode mode, const QStringList& labels, int posit
 
 void fill(QCPColorMap* map, const Analysis& analysis, int head, bool logits, QRect window, int max_cells) {
     const HeadResult& result = analysis.results.heads.at(static_cast<std::size_t>(head));
-    const Eigen::MatrixXf& m = logits ? result.logits : result.weights;  // (n_q, n_kv)
     const MaskMatrix& allowed = analysis.results.allowed;
-    const QRect all(0, 0, static_cast<int>(m.cols()), static_cast<int>(m.rows()));
+    const QRect all(0, 0, static_cast<int>(result.weights.cols()), static_cast<int>(result.weights.rows()));
     window = window.isEmpty() ? all : window.intersected(all);
+    const int max_side = std::max(window.width(), window.height());
+    const bool from_pooled = analysis.pooled && window == all && max_side > max_cells && kPooledCells % max_cells == 0;
+    // A long input's logits are computed again for a window the pooled maps cannot give (headLogits).
+    const std::shared_ptr<const Eigen::MatrixXf> logits_map =
+        logits && !from_pooled ? analysis.headLogits(head) : nullptr;
+    const Eigen::MatrixXf& m = logits_map ? *logits_map : result.weights;  // (n_q, n_kv)
     const int x0 = window.x(), y0 = window.y(), n_kv = window.width(), n_q = window.height();
     const bool have_mask = allowed.rows() == m.rows() && allowed.cols() == m.cols();
     QCPColorMapData* data = map->data();
@@ -195,7 +200,6 @@ void fill(QCPColorMap* map, const Analysis& analysis, int head, bool logits, QRe
     // (cells_q, cells_kv): block i of a side of `size` tokens covers [i * size / cells, (i + 1) * size / cells).
     const int cells_q = std::min(n_q, max_cells), cells_kv = std::min(n_kv, max_cells);
     const Pool pool = logits ? Pool::Extreme : Pool::Max;
-    const bool from_pooled = analysis.pooled && window == all && kPooledCells % max_cells == 0;
     const Eigen::MatrixXf small =
         from_pooled ? downsample((logits ? analysis.pooled->logits : analysis.pooled->weights).at(std::size_t(head)),
                                  cells_q, cells_kv, pool)  // masked cells are NaN there: left out
@@ -228,8 +232,8 @@ QCPRange dataRange(const Analysis& analysis, int head, bool logits, bool shared)
                 if (std::isfinite(p(i))) extreme = std::max(extreme, std::abs(double(p(i))));
             continue;
         }
-        const Eigen::MatrixXf& m = logits ? heads[static_cast<std::size_t>(h)].logits
-                                          : heads[static_cast<std::size_t>(h)].weights;
+        const std::shared_ptr<const Eigen::MatrixXf> logits_map = logits ? analysis.headLogits(h) : nullptr;
+        const Eigen::MatrixXf& m = logits ? *logits_map : heads[static_cast<std::size_t>(h)].weights;
         const bool have_mask = allowed.rows() == m.rows() && allowed.cols() == m.cols();
         for (Eigen::Index c = 0; c < m.cols(); ++c) {
             for (Eigen::Index r = 0; r < m.rows(); ++r) {
@@ -330,9 +334,11 @@ QString cellText(const Analysis& analysis, int head, int row, int col) {
     const QString pieces = splitNote(analysis.input.query.tokens, row) +
                            (col != row || analysis.input.cross ? splitNote(analysis.input.key_value.tokens, col) : QString());
     if (masked) return where + QStringLiteral(" · masked") + pieces;
-    return where + QStringLiteral(" · logit %1 · weight %2")
-                       .arg(static_cast<double>(h.logits(row, col)), 0, 'f', 3)
-                       .arg(static_cast<double>(h.weights(row, col)), 0, 'f', 3) + pieces;
+    return where +
+           QStringLiteral(" · logit %1 · weight %2")
+               .arg(static_cast<double>(analysis.logitAt(head, row, col)), 0, 'f', 3)
+               .arg(static_cast<double>(h.weights(row, col)), 0, 'f', 3) +
+           pieces;
 }
 
 bool cellAt(const QCPAxisRect* rect, const QPointF& pos, int n_q, int n_kv, int* row, int* col) {
