@@ -368,6 +368,51 @@ private slots:
         }
     }
 
+    // Laid out once and kept (a repaint reuses it): the same text in another size, colour or
+    // alignment is laid out and drawn as that one, never as the text drawn before it.
+    void keptLayoutsFollowFontColourAndAlignment() {
+        QFont small(QStringLiteral("DejaVu Sans")), large = small, bold = small;
+        small.setPixelSize(12);
+        large.setPixelSize(24);
+        bold.setPixelSize(12);
+        bold.setBold(true);
+        const QString text = QStringLiteral("W_i^Q W_i^K");
+        const QSizeF at_12 = typeset::size(text, small), at_24 = typeset::size(text, large);
+        QVERIFY2(at_24.width() > 1.7 * at_12.width(),
+                 qPrintable(QStringLiteral("%1 vs %2").arg(at_24.width()).arg(at_12.width())));
+        QVERIFY(typeset::size(text, bold).width() > at_12.width());
+        QCOMPARE(typeset::size(text, small), at_12);
+        // Drawn in red, then in blue, then left- and right-aligned on a wider line: each as asked.
+        const auto drawn = [&](const QColor& colour, Qt::Alignment align) {
+            QImage image(300, 80, QImage::Format_ARGB32);
+            image.fill(Qt::white);
+            QPainter painter(&image);
+            typeset::draw(&painter, text + QStringLiteral("\nW"), large, colour, align);
+            painter.end();
+            return image;
+        };
+        const auto has = [](const QImage& image, auto test) {
+            for (int y = 0; y < image.height(); ++y)
+                for (int x = 0; x < image.width(); ++x)
+                    if (test(image.pixelColor(x, y))) return true;
+            return false;
+        };
+        const auto reddish = [](const QColor& c) { return c.red() > 200 && c.blue() < 80 && c.green() < 80; };
+        const auto bluish = [](const QColor& c) { return c.blue() > 200 && c.red() < 80 && c.green() < 80; };
+        const QImage red = drawn(Qt::red, Qt::AlignHCenter), blue = drawn(Qt::blue, Qt::AlignHCenter);
+        QVERIFY(has(red, reddish) && !has(red, bluish));
+        QVERIFY(has(blue, bluish) && !has(blue, reddish));
+        const auto leftmost_ink = [](const QImage& image, int from_y) {
+            for (int x = 0; x < image.width(); ++x)
+                for (int y = from_y; y < image.height(); ++y)
+                    if (image.pixelColor(x, y).lightness() < 128) return x;
+            return image.width();
+        };
+        const int second_line = int(std::ceil(typeset::size(QStringLiteral("W"), large).height()));
+        QVERIFY(leftmost_ink(drawn(Qt::black, Qt::AlignRight), second_line) >
+                leftmost_ink(drawn(Qt::black, Qt::AlignLeft), second_line) + 20);
+    }
+
     // Every tab, the spectra and rank dock and the head window: no raw notation on screen.
     void everyViewShowsItsNotationTypeset() {
         MainWindow window(noSettings());
