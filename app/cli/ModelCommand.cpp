@@ -293,11 +293,8 @@ int runModel(const QStringList& arguments, int argc, char** argv) {
     // keeps one layer's maps at a time (each printed layer's recomputed from the trace when needed).
     const int n = static_cast<int>(ids.size());
     const double logits_bytes = 4.0 * double(n) * c.vocab_size;
-    const double one_layer_maps = 8.0 * c.n_head * double(n) * n;
     options.keep_maps = model::traceBytes(c, n) <= kMaxKeptMapsBytes;
-    const double kept = options.keep_maps ? model::traceBytes(c, n)
-                                          : model::traceBytes(c, n) - (c.n_layer - 1) * one_layer_maps;
-    if (kept + logits_bytes > Limits::kMaxBytes)
+    if (model::traceBytes(c, n, options.keep_maps) + logits_bytes > Limits::kMaxBytes)
         throw UsageError("the attention and logits of " + std::to_string(n) + " tokens would need more than 4 GiB: use a shorter input");
     std::vector<int> layer_indices;
     if (parser.isSet("layer")) {

@@ -92,12 +92,16 @@ AttentionOptions layerAttentionOptions(const Model& model, const AttentionOption
     return options;
 }
 
-double traceBytes(const ModelConfig& c, int n) {
-    // Per layer: residual, LN_1 output, Q, K, V, concat, output (n, d each), per head logits and
-    // weights (n, n) and output (n, d_k), the mask (n, n) booleans.
-    const double per_layer = 4.0 * (7.0 * n * std::max(c.n_embd, c.n_head * c.headDim()) + 2.0 * c.n_head * double(n) * n + double(n) * c.n_embd) +
-                             double(n) * n;
-    return per_layer * c.n_layer;
+double traceBytes(const ModelConfig& c, int n, bool keep_maps) {
+    const double nn = double(n) * n;
+    // A layer whole: residual, LN_1 output, Q, K, V, concat, output (n, d each), each head's output
+    // (n, d_k), the mask (n, n) booleans, and each head's logits and weights (n, n).
+    const double whole = 4.0 * (7.0 * n * std::max(c.n_embd, c.n_head * c.headDim()) + double(n) * c.n_embd) + nn;
+    if (keep_maps) return c.n_layer * (whole + 8.0 * c.n_head * nn);
+    // Maps dropped: each layer's residual, mask and thumbnails, and the layer in view computed
+    // again whole, with each head's weights but not its logits.
+    const double dropped = 4.0 * (double(n) * c.n_embd + double(c.n_head) * kThumbnailCells * kThumbnailCells) + nn;
+    return c.n_layer * dropped + whole + 4.0 * c.n_head * nn;
 }
 
 Trace runModel(const Model& model, const std::vector<int>& ids, const ForwardOptions& options) {

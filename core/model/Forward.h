@@ -144,7 +144,9 @@ std::vector<int> greedyContinuation(const Model& model, std::vector<int> ids, in
 // logits spectra and cost, exactly as analyze() fills them. No equivalence (addEquivalence).
 Analysis layerAnalysis(const Model& model, const Trace& trace, int layer, double rank_rtol = 0);
 
-// Estimated bytes a trace of n tokens keeps (every head's logits and weights, per layer).
-double traceBytes(const ModelConfig& config, int n);
+// Estimated bytes a trace of n tokens keeps: every layer's maps (each head's logits and weights)
+// and projections; with keep_maps false (a long input) each layer's residual, mask and thumbnails,
+// and the one layer whose maps are shown (each head's weights, its projections).
+double traceBytes(const ModelConfig& config, int n, bool keep_maps = true);
 
 }  // namespace headscope::model
