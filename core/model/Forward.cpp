@@ -19,6 +19,10 @@ namespace headscope::model {
 
 namespace {
 
+// A long input's layer in view (ForwardOptions::keep_maps off): each head's weights kept, its logits
+// given back as soon as they are computed (headLogits gives them again).
+void keepWeightsOnly(int, HeadResult& head) { head.logits = Eigen::MatrixXf(); }
+
 void activateColumns(Eigen::Ref<Eigen::MatrixXf> m, Activation activation) {
     auto x = m.array();
     switch (activation) {
@@ -184,11 +188,10 @@ Trace runModel(const Model& model, const std::vector<int>& ids, const ForwardOpt
             head.logits = head.weights = Eigen::MatrixXf();
         };
         // The layer asked for keeps its weights, not its logits (headLogits gives them again).
-        const HeadDone keep_weights = [](int, HeadResult& head) { head.logits = Eigen::MatrixXf(); };
         layer.attention = attend(layer_options, block.attention, layer.attention_input,
                                  drop_maps           ? drop
                                  : options.keep_maps ? HeadDone{}
-                                                     : keep_weights);  // (n, d)
+                                                     : HeadDone(keepWeightsOnly));  // (n, d)
         ablateLayer(options.ablation, static_cast<int>(trace.layers.size()), block.attention, layer.attention);
         if (last_asked) {  // stop at this layer's attention
             trace.layers.push_back(std::move(layer));
@@ -283,7 +286,7 @@ Results layerAttention(const Model& model, const Trace& trace, int layer) {
     // forward's layer in view, each head's weights kept, its logits given back (headLogits).
     const AttentionOptions options = layerAttentionOptions(model, trace.options.attention, layer, trace.n());
     Results r = attend(options, model.blocks[std::size_t(layer)].attention, attentionInput(model, trace, layer),
-                       [](int, HeadResult& head) { head.logits = Eigen::MatrixXf(); });
+                       keepWeightsOnly);
     ablateLayer(trace.options.ablation, layer, model.blocks[std::size_t(layer)].attention, r);
     return r;
 }

@@ -173,11 +173,10 @@ void fill(QCPColorMap* map, const Analysis& analysis, int head, bool logits, QRe
     const MaskMatrix& allowed = analysis.results.allowed;
     const QRect all(0, 0, static_cast<int>(result.weights.cols()), static_cast<int>(result.weights.rows()));
     window = window.isEmpty() ? all : window.intersected(all);
-    const int max_side = std::max(window.width(), window.height());
-    const bool from_pooled = analysis.pooled && window == all && max_side > max_cells && kPooledCells % max_cells == 0;
+    const bool from_pooled = analysis.pooled && window == all &&
+                             std::max(window.width(), window.height()) > max_cells && kPooledCells % max_cells == 0;
     // A long input's logits are computed again for a window the pooled maps cannot give (headLogits).
-    const std::shared_ptr<const Eigen::MatrixXf> logits_map =
-        logits && !from_pooled ? analysis.headLogits(head) : nullptr;
+    const auto logits_map = logits && !from_pooled ? analysis.headLogits(head) : nullptr;
     const Eigen::MatrixXf& m = logits_map ? *logits_map : result.weights;  // (n_q, n_kv)
     const int x0 = window.x(), y0 = window.y(), n_kv = window.width(), n_q = window.height();
     const bool have_mask = allowed.rows() == m.rows() && allowed.cols() == m.cols();
@@ -334,11 +333,8 @@ QString cellText(const Analysis& analysis, int head, int row, int col) {
     const QString pieces = splitNote(analysis.input.query.tokens, row) +
                            (col != row || analysis.input.cross ? splitNote(analysis.input.key_value.tokens, col) : QString());
     if (masked) return where + QStringLiteral(" · masked") + pieces;
-    return where +
-           QStringLiteral(" · logit %1 · weight %2")
-               .arg(static_cast<double>(analysis.logitAt(head, row, col)), 0, 'f', 3)
-               .arg(static_cast<double>(h.weights(row, col)), 0, 'f', 3) +
-           pieces;
+    const double logit = analysis.logitAt(head, row, col), weight = h.weights(row, col);
+    return where + QStringLiteral(" · logit %1 · weight %2").arg(logit, 0, 'f', 3).arg(weight, 0, 'f', 3) + pieces;
 }
 
 bool cellAt(const QCPAxisRect* rect, const QPointF& pos, int n_q, int n_kv, int* row, int* col) {
