@@ -56,6 +56,8 @@ PooledMaps poolMaps(const Results& results, const AttentionOptions& options, int
         if (task < heads) p.weights[h] = downsample(results.heads[h].weights, cells, cells, Pool::Max, results.allowed);
         else if (results.heads[h].logits.size())
             p.logits[h] = downsample(results.heads[h].logits, cells, cells, Pool::Extreme, results.allowed);
+        else if (results.heads[h].pooled_logits.size() && cells == kPooledCells)  // pooled as they went
+            p.logits[h] = results.heads[h].pooled_logits;
         else  // a long input's layer keeps its weights only
             p.logits[h] =
                 downsample(headLogits(options, results, int(h)), cells, cells, Pool::Extreme, results.allowed);

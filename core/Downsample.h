@@ -34,8 +34,9 @@ constexpr int kPooledCells = 512;
 struct PooledMaps {
     std::vector<Eigen::MatrixXf> weights, logits;  // per head, (min(n_q, cells), min(n_kv, cells))
 };
-// A head whose logits were not kept (a long input's layer) has them computed again with `options`,
-// the ones its results were computed with (headLogits).
+// A head whose logits were not kept (a long input's layer) has them from its pooled_logits when
+// `cells` is kPooledCells, else computed again with `options`, the ones its results were computed
+// with (headLogits).
 PooledMaps poolMaps(const Results& results, const AttentionOptions& options, int cells = kPooledCells);
 
 }  // namespace headscope

@@ -70,6 +70,10 @@ struct HeadResult {
     Eigen::MatrixXf logits;
     Eigen::MatrixXf weights;  // (n_q, n_kv), rows sum to 1 (or 0 when fully masked)
     Eigen::MatrixXf output;   // (n_q, d_v)
+    // With the logits given back as they were computed (a long input's layer) and larger than
+    // kPooledCells a side, those logits pooled first, as poolMaps pools them (Downsample.h), for the
+    // pictures. Else empty.
+    Eigen::MatrixXf pooled_logits;
 };
 
 struct Results {

@@ -20,8 +20,15 @@ namespace headscope::model {
 namespace {
 
 // A long input's layer in view (ForwardOptions::keep_maps off): each head's weights kept, its logits
-// given back as soon as they are computed (headLogits gives them again).
-void keepWeightsOnly(int, HeadResult& head) { head.logits = Eigen::MatrixXf(); }
+// given back as soon as they are computed (headLogits gives them again), pooled first for the pictures
+// when they are larger than those (below that, computing them again costs little). Masked logits are
+// -inf, which pooling leaves out as it leaves out masked cells: the same pooled map as poolMaps' with
+// the mask.
+void keepWeightsOnly(int, HeadResult& head) {
+    if (std::max(head.logits.rows(), head.logits.cols()) > kPooledCells)
+        head.pooled_logits = downsample(head.logits, kPooledCells, kPooledCells, Pool::Extreme);  // (512, 512)
+    head.logits = Eigen::MatrixXf();
+}
 
 void activateColumns(Eigen::Ref<Eigen::MatrixXf> m, Activation activation) {
     auto x = m.array();
@@ -103,9 +110,10 @@ double traceBytes(const ModelConfig& c, int n, bool keep_maps) {
     const double whole = 4.0 * (7.0 * n * std::max(c.n_embd, c.n_head * c.headDim()) + double(n) * c.n_embd) + nn;
     if (keep_maps) return c.n_layer * (whole + 8.0 * c.n_head * nn);
     // Maps dropped: each layer's residual, mask and thumbnails, and the layer in view computed
-    // again whole, with each head's weights but not its logits.
+    // again whole, with each head's weights and its logits pooled, but not its logits.
     const double dropped = 4.0 * (double(n) * c.n_embd + double(c.n_head) * kThumbnailCells * kThumbnailCells) + nn;
-    return c.n_layer * dropped + whole + 4.0 * c.n_head * nn;
+    const double pooled = n > kPooledCells ? double(kPooledCells) * kPooledCells : 0.0;
+    return c.n_layer * dropped + whole + 4.0 * c.n_head * (nn + pooled);
 }
 
 Trace runModel(const Model& model, const std::vector<int>& ids, const ForwardOptions& options) {
@@ -136,7 +144,7 @@ Trace runModel(const Model& model, const std::vector<int>& ids, const ForwardOpt
     Trace trace;
     trace.ids = ids;
     trace.options = options;
-    trace.options.layer_done = nullptr;  // the caller's, for this call only
+    trace.options.attention_done = nullptr;  // the caller's, for this call only
     trace.options.attention.scale = c.scale_attn_weights;
     if (c.encoder) trace.options.attention.mask = MaskKind::None;  // every query sees every key (but padding)
     trace.options.attention.rotary = Rotary{};
@@ -200,25 +208,11 @@ Trace runModel(const Model& model, const std::vector<int>& ids, const ForwardOpt
         // A sandwich or post-norm (Gemma, OLMo 2) normalises the attention's output before the residual adds it.
         // With post_norm (BERT) that norm comes after the residual's sum instead.
         const Eigen::MatrixXf attention_out =
-            c.post_norm ? layer.attention.output : normalize(c, layer.attention.output, block.attention_out_norm);  // (n, d)
-        // Parallel residual (NeoX): the MLP reads N_2(X_l), not N_2(X_l + attention).
-        if (!c.parallel_residual) x += attention_out;                           // residual (n, d)
-        if (c.post_norm) x = normalize(c, x, block.attention_out_norm);         // N_1(X + Attn(X)) (n, d)
-        hidden = normalize(c, x, block.ln_2);                                    // (n, d)
-        block.W_fc.apply(hidden, block.b_fc, mlp, parallel);                    // (n, n_inner)
-        if (c.mlp == MlpKind::Gated) {
-            block.W_gate.apply(hidden, block.b_gate, gate, parallel);           // (n, n_inner)
-            activate(gate, c.activation, parallel);
-            mlp.array() *= gate.array();                                         // act(x W_gate) * (x W_up)
-        } else {
-            activate(mlp, c.activation, parallel);
-        }
-        block.W_proj.apply(mlp, block.b_proj, projected, parallel);            // (n, d)
-        if (c.post_norm) x = normalize(c, x + projected, block.mlp_out_norm);   // N_2(a + MLP(a)) (n, d)
-        else x += normalize(c, projected, block.mlp_out_norm);
-        if (c.parallel_residual) x += attention_out;
+            c.post_norm ? layer.attention.output
+                        : normalize(c, layer.attention.output, block.attention_out_norm);  // (n, d)
         trace.layers.push_back(std::move(layer));
-        if (!options.keep_maps && !drop_maps) {  // the thumbnails and shares before layer_done, which may take the maps
+        if (!options.keep_maps &&
+            !drop_maps) {  // the thumbnails and shares before attention_done, which may take the maps
             LayerTrace& done = trace.layers.back();
             done.pattern_shares.resize(Eigen::Index(allHeadPatterns().size()), Eigen::Index(done.attention.heads.size()));
             for (const HeadResult& head : done.attention.heads) {
@@ -226,18 +220,37 @@ Trace runModel(const Model& model, const std::vector<int>& ids, const ForwardOpt
                 done.thumbnails.push_back(downsample(head.weights, cells, cells, Pool::Max));  // (cells, cells)
             }
         }
-        if (options.layer_done) options.layer_done(trace);
+        // The layer's maps are drawn before its MLP, which they do not depend on.
+        if (options.attention_done) options.attention_done(trace);
         if (!options.keep_maps) {  // what later layers and the attribution need, no more
             LayerTrace& done = trace.layers.back();
             Results& r = done.attention;
             for (HeadResult& head : r.heads) {
-                head.logits = head.weights = Eigen::MatrixXf();
+                head.logits = head.weights = head.pooled_logits = Eigen::MatrixXf();
                 head.output = Eigen::MatrixXf(head.output.bottomRows(1));  // (1, d_v)
             }
             r.Q = r.K = r.V = r.Q_projected = r.K_projected = r.concat = Eigen::MatrixXf();
             r.output = Eigen::MatrixXf(r.output.bottomRows(1));  // (1, d)
             done.attention_input = Eigen::MatrixXf();             // N_1(residual): attentionInput()
         }
+        // Parallel residual (NeoX): the MLP reads N_2(X_l), not N_2(X_l + attention).
+        if (!c.parallel_residual) x += attention_out;                    // residual (n, d)
+        if (c.post_norm) x = normalize(c, x, block.attention_out_norm);  // N_1(X + Attn(X)) (n, d)
+        hidden = normalize(c, x, block.ln_2);                            // (n, d)
+        block.W_fc.apply(hidden, block.b_fc, mlp, parallel);             // (n, n_inner)
+        if (c.mlp == MlpKind::Gated) {
+            block.W_gate.apply(hidden, block.b_gate, gate, parallel);  // (n, n_inner)
+            activate(gate, c.activation, parallel);
+            mlp.array() *= gate.array();  // act(x W_gate) * (x W_up)
+        } else {
+            activate(mlp, c.activation, parallel);
+        }
+        block.W_proj.apply(mlp, block.b_proj, projected, parallel);  // (n, d)
+        if (c.post_norm)
+            x = normalize(c, x + projected, block.mlp_out_norm);  // N_2(a + MLP(a)) (n, d)
+        else
+            x += normalize(c, projected, block.mlp_out_norm);
+        if (c.parallel_residual) x += attention_out;
     }
 
     trace.final_residual = x;
@@ -283,7 +296,7 @@ Results layerAttention(const Model& model, const Trace& trace, int layer) {
     const LayerTrace& kept = trace.layers[std::size_t(layer)];
     if (kept.keptMaps()) return kept.attention;
     // The forward's own steps on the same attention input: the same numbers, bit for bit. Like the
-    // forward's layer in view, each head's weights kept, its logits given back (headLogits).
+    // forward's layer in view, each head's weights kept, its logits pooled and given back (headLogits).
     const AttentionOptions options = layerAttentionOptions(model, trace.options.attention, layer, trace.n());
     Results r = attend(options, model.blocks[std::size_t(layer)].attention, attentionInput(model, trace, layer),
                        keepWeightsOnly);
@@ -298,7 +311,9 @@ Results takeLayerAttention(Trace& trace) {
     taken.Q = kept.Q, taken.K = kept.K, taken.V = kept.V;
     taken.Q_projected = kept.Q_projected, taken.K_projected = kept.K_projected;
     taken.allowed = kept.allowed, taken.concat = kept.concat, taken.output = kept.output;
-    for (HeadResult& head : kept.heads) taken.heads.push_back({std::move(head.logits), std::move(head.weights), head.output});
+    for (HeadResult& head : kept.heads)
+        taken.heads.push_back(
+            {std::move(head.logits), std::move(head.weights), head.output, std::move(head.pooled_logits)});
     return taken;
 }
 

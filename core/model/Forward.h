@@ -44,16 +44,18 @@ struct ForwardOptions {
     // residual and mask stay (layerAttention recomputes the rest exactly, attribution reads the last
     // position).
     bool keep_maps = true;
-    // With keep_maps false, the one layer whose maps are whole when layer_done sees it (a window's
-    // layer in view), as every head's weights: its logits are given back as they are computed
-    // (headLogits gives them again). Every other layer's maps are dropped head by head, so that a
-    // long input's forward never holds a whole layer's maps (1 GiB at 2,048 tokens of a 1B model).
+    // With keep_maps false, the one layer whose maps are whole when attention_done sees it (a window's
+    // layer in view), as every head's weights: its logits are pooled for the pictures and given back
+    // as they are computed (HeadResult::pooled_logits; headLogits gives them again). Every other
+    // layer's maps are dropped head by head, so that a long input's forward never holds a whole
+    // layer's maps (1 GiB at 2,048 tokens of a 1B model).
     int maps_of_layer = -1;
-    // Called on the forward's thread after each block with the trace so far (blocks 0..l, the last
-    // one's maps still there when it is maps_of_layer or keep_maps is on): a window draws the layer in view before the
-    // layers after it are done. With keep_maps false it may take the last block's maps
-    // (takeLayerAttention); they are dropped after it anyway. Not kept in Trace::options.
-    std::function<void(Trace& partial)> layer_done;
+    // Called on the forward's thread after each block's attention, before its MLP, with the trace so
+    // far (blocks 0..l, the last one's attention done and its maps still there when it is
+    // maps_of_layer or keep_maps is on): a window draws the layer in view before the rest of the
+    // forward is done. With keep_maps false it may take the last block's maps (takeLayerAttention);
+    // they are dropped after it anyway. Not kept in Trace::options.
+    std::function<void(Trace& partial)> attention_done;
     // Encoders: each position's token type (BERT's sentence A 0, B 1); empty: every token type 0.
     std::vector<int> token_types;
     // A sentence pair: the first position of the second sentence (its keys are "the other sentence"
@@ -105,10 +107,11 @@ Eigen::MatrixXf attentionInput(const Model& model, const Trace& trace, int layer
 
 // Layer `layer`'s attention exactly as the forward computed it (the ablated heads' outputs replaced),
 // maps included: the trace's own when it kept them, else recomputed from its attention input (one
-// layer's maps of a long input). std::invalid_argument for a layer the trace does not hold.
+// layer's maps of a long input: each head's weights, and its logits pooled, as the forward's layer in
+// view keeps them). std::invalid_argument for a layer the trace does not hold.
 Results layerAttention(const Model& model, const Trace& trace, int layer);
 
-// A trace's last block's attention, its maps moved out (the rest copied): what layer_done takes of a
+// A trace's last block's attention, its maps moved out (the rest copied): what attention_done takes of a
 // trace that drops them, so that the layer in view is not copied (1 GiB at 2,048 tokens of a 1B model).
 Results takeLayerAttention(Trace& trace);
 

@@ -72,7 +72,7 @@ TEST(Downsample, PoolingThePooledMapsAgainGivesTheSameCells) {
         for (int k = 0; k < n; ++k) allowed(q, k) = k <= q;
     Results r;
     r.allowed = allowed;
-    r.heads.push_back({logits, logits.array().abs().matrix(), Eigen::MatrixXf()});
+    r.heads.push_back({logits, logits.array().abs().matrix(), Eigen::MatrixXf(), Eigen::MatrixXf()});
     const PooledMaps pooled = poolMaps(r, AttentionOptions{});
     ASSERT_EQ(pooled.logits.front().rows(), kPooledCells);
     for (int cells : {256, 128}) {

@@ -21,7 +21,8 @@ Trace traceOf(const std::vector<std::string>& tokens, const std::vector<Eigen::M
         t.ids.push_back(id);
     }
     LayerTrace layer;
-    for (const Eigen::MatrixXf& map : maps) layer.attention.heads.push_back({map, map, Eigen::MatrixXf()});
+    for (const Eigen::MatrixXf& map : maps)
+        layer.attention.heads.push_back({map, map, Eigen::MatrixXf(), Eigen::MatrixXf()});
     t.layers.push_back(layer);
     return t;
 }

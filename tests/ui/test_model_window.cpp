@@ -108,7 +108,7 @@ private slots:
             for (int h = 0; h < kHeads; ++h) {
                 Eigen::MatrixXf w = Eigen::MatrixXf::Zero(kTokens, kTokens);  // (n, n): one sharp key per query
                 for (int q = 0; q < kTokens; ++q) w(q, (q * (h + 1) + l) % (q + 1)) = 1.0f;
-                layer.attention.heads.push_back({Eigen::MatrixXf(), w, Eigen::MatrixXf()});
+                layer.attention.heads.push_back({Eigen::MatrixXf(), w, Eigen::MatrixXf(), Eigen::MatrixXf()});
             }
         }
         ModelOverviewView view;

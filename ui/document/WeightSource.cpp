@@ -106,14 +106,14 @@ SourceResult computeAnalysis(const Config& config, const WeightSource& source, c
     std::shared_ptr<const Analysis> early;
     const auto preview = [&](model::ForwardOptions run) {
         if (forward_done && double(n) * m.parameterCount() > kPreviewMacs) {
-            run.maps_of_layer = source.layer;  // whole for layer_done; the other layers' dropped head by head
-            run.layer_done = [&, keep = run.keep_maps](model::Trace& partial) {
+            run.maps_of_layer = source.layer;  // whole for attention_done; the other layers' dropped head by head
+            run.attention_done = [&, keep = run.keep_maps](model::Trace& partial) {
                 if (int(partial.layers.size()) != source.layer + 1) return;
                 // A trace that drops its maps gives them to the analysis instead of a copy.
                 early = shown(keep ? model::layerAnalysis(partial, source.layer, *result.weight_spectra, config.rank_rtol)
                                    : model::layerAnalysis(partial, source.layer, model::takeLayerAttention(partial),
                                                           *result.weight_spectra, config.rank_rtol));
-                if (source.layer + 1 < m.config.n_layer) forward_done(early);
+                forward_done(early);  // the layer's MLP and the layers after it still to come
             };
         }
         return run;
