@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <limits>
 #include <map>
@@ -17,6 +18,21 @@ namespace headscope {
 namespace {
 constexpr float kMinusInf = -std::numeric_limits<float>::infinity();
 constexpr float kSmallestNormal = std::numeric_limits<float>::min();
+// The rows of a causal softmax's column (key `key`, n_q rows at `column`) left out: at most `key`,
+// up to a 64-byte boundary (the widest packet) so that Eigen's vectorised exp splits the rest into the
+// same packets and scalar ends as the whole column, whose numbers it then gives bit for bit.
+Eigen::Index causalSkippedRows(const float* column, Eigen::Index key, Eigen::Index n_q) {
+    constexpr Eigen::Index kPacket = 64 / sizeof(float);
+    const auto misaligned = Eigen::Index(reinterpret_cast<std::uintptr_t>(column) % 64 / sizeof(float));
+    const Eigen::Index first_aligned = (kPacket - misaligned) % kPacket;  // the column's first row on a boundary
+    if (key < first_aligned) return 0;
+    return std::min(first_aligned + (key - first_aligned) / kPacket * kPacket, n_q);
+}
+// Causal attention: queries in blocks of this many rows, each scored against (and summing the values
+// of) the keys up to its last row only, the keys after it being masked: half the work of a whole
+// product. A multiple of Eigen's row blocks of floats (24 with AVX, 48 with AVX-512), so that each
+// row is computed by the same kernel as in a whole product.
+constexpr Eigen::Index kCausalRows = 240;
 // Above this the merged rotary check (a (d, d) product per distance, d^2 per cell) is skipped.
 constexpr double kMaxMergedRotaryMultiplyAdds = 2e9;
 
@@ -100,9 +116,18 @@ MaskMatrix makeAllowed(const AttentionOptions& options, int n_q, int n_kv) {
     return allowed;
 }
 
-Eigen::MatrixXf softmaxRows(const Eigen::Ref<const Eigen::MatrixXf>& logits) {
+Eigen::MatrixXf softmaxRows(const Eigen::Ref<const Eigen::MatrixXf>& logits, bool causal) {
     const Eigen::Index n_q = logits.rows(), n_kv = logits.cols();
-    Eigen::VectorXf row_max = logits.rowwise().maxCoeff();  // (n_q)
+    Eigen::VectorXf row_max;  // (n_q)
+    if (causal) {             // each key's column from its own query on
+        row_max.setConstant(n_q, kMinusInf);
+        for (Eigen::Index key = 0; key < n_kv; ++key) {
+            const Eigen::Index rows = n_q - std::min(key, n_q);
+            row_max.tail(rows) = row_max.tail(rows).cwiseMax(logits.col(key).tail(rows));
+        }
+    } else {
+        row_max = logits.rowwise().maxCoeff();
+    }
     // A fully masked row has max -inf; shifting by 0 instead keeps exp(-inf) = 0, not NaN.
     row_max = (row_max.array() == kMinusInf).select(0.0f, row_max);
     // Column-major storage: a whole column at a time, contiguous, so that Eigen's vectorised
@@ -110,18 +135,29 @@ Eigen::MatrixXf softmaxRows(const Eigen::Ref<const Eigen::MatrixXf>& logits) {
     // 6e-8; the logits' own float rounding is larger). It clamps its argument at -88.7, so
     // whatever falls below the smallest normal float (exp(-87.3)) is set to 0 after it: masked
     // keys (-inf) get exactly 0.
+    // Causal: key k's queries before it are masked and get exactly 0 without their exp.
     Eigen::MatrixXf weights(n_q, n_kv);  // (n_q, n_kv)
     Eigen::ArrayXf row_sum = Eigen::ArrayXf::Zero(n_q);
     for (Eigen::Index key = 0; key < n_kv; ++key) {
-        auto column = weights.col(key).array();
-        column = logits.col(key).array() - row_max.array();
+        const Eigen::Index skipped = causal ? causalSkippedRows(weights.col(key).data(), key, n_q) : 0,
+                           rows = n_q - skipped;
+        weights.col(key).head(skipped).setZero();
+        auto column = weights.col(key).tail(rows).array();  // (rows)
+        column = logits.col(key).tail(rows).array() - row_max.tail(rows).array();
         column = column.exp();
         float* value = column.data();
-        for (Eigen::Index q = 0; q < n_q; ++q) value[q] = value[q] < kSmallestNormal ? 0.0f : value[q];
-        row_sum += column;
+        for (Eigen::Index q = 0; q < rows; ++q) value[q] = value[q] < kSmallestNormal ? 0.0f : value[q];
+        row_sum.tail(rows) += column;
     }
     const Eigen::ArrayXf inverse = (row_sum > 0).select(row_sum.inverse(), 0.0f);
-    weights.array().colwise() *= inverse;
+    if (!causal) {
+        weights.array().colwise() *= inverse;
+        return weights;
+    }
+    for (Eigen::Index key = 0; key < n_kv; ++key) {  // the zeros left as they are
+        const Eigen::Index rows = n_q - causalSkippedRows(weights.col(key).data(), key, n_q);
+        weights.col(key).tail(rows).array() *= inverse.tail(rows);
+    }
     return weights;
 }
 
@@ -152,10 +188,20 @@ void applyMask(const AttentionOptions& options, Eigen::MatrixXf& logits) {
 
 // Head i's logits from the rotated Q and K: Q_i (n_q, d_k) K_g^T (d_k, n_kv) * factor, capped, masked.
 Eigen::MatrixXf scoreHead(const AttentionOptions& options, const Results& r, int i, int g, int d_k, float factor) {
-    Eigen::MatrixXf logits;  // (n_q, n_kv)
-    logits.noalias() =
-        r.Q.middleCols(Eigen::Index(i) * d_k, d_k) * r.K.middleCols(Eigen::Index(g) * d_k, d_k).transpose();
-    logits *= factor;
+    const auto q = r.Q.middleCols(Eigen::Index(i) * d_k, d_k);  // (n_q, d_k)
+    const auto k = r.K.middleCols(Eigen::Index(g) * d_k, d_k);  // (n_kv, d_k)
+    Eigen::MatrixXf logits(q.rows(), k.rows());                 // (n_q, n_kv)
+    if (options.mask == MaskKind::Causal) {
+        for (Eigen::Index first = 0; first < q.rows(); first += kCausalRows) {
+            const Eigen::Index rows = std::min(kCausalRows, q.rows() - first), keys = std::min(first + rows, k.rows());
+            logits.block(first, 0, rows, keys).noalias() = q.middleRows(first, rows) * k.topRows(keys).transpose();
+            logits.block(first, 0, rows, keys) *= factor;
+            logits.block(first, keys, rows, k.rows() - keys).setConstant(kMinusInf);  // masked (applyMask)
+        }
+    } else {
+        logits.noalias() = q * k.transpose();
+        logits *= factor;
+    }
     if (options.softcap > 0) logits = softcapped(std::move(logits), options);  // cap tanh(logits / cap)
     applyMask(options, logits);
     return logits;
@@ -186,13 +232,26 @@ void attendProjected(const AttentionOptions& options, int heads, int kv_heads, i
     rotateHeads(options.rotary, options.rotary.key_positions, d_k, r.K);
 
     const float factor = options.logitFactor(d_k);
+    const bool causal = options.mask == MaskKind::Causal;
     parallelFor(heads, [&](int i) {
         const int g = i / (heads / kv_heads);
         HeadResult& head = r.heads[i];
         head.logits = scoreHead(options, r, i, g, d_k, factor);  // (n_q, n_kv)
-        head.weights = softmaxRows(head.logits);
-        // weights_i (n_q, n_kv) V_g (n_kv, d_v) -> out_i (n_q, d_v)
-        head.output.noalias() = head.weights * r.V.middleCols(g * d_v, d_v);
+        head.weights = softmaxRows(head.logits, causal);
+        // weights_i (n_q, n_kv) V_g (n_kv, d_v) -> out_i (n_q, d_v); causal: each block of queries
+        // sums the values of the keys up to its last row (the later keys' weights are 0).
+        const auto v = r.V.middleCols(g * d_v, d_v);  // (n_kv, d_v)
+        if (causal) {
+            head.output.resize(n_q, d_v);
+            for (Eigen::Index first = 0; first < n_q; first += kCausalRows) {
+                const Eigen::Index rows = std::min<Eigen::Index>(kCausalRows, n_q - first),
+                                   keys = std::min<Eigen::Index>(first + rows, n_kv);
+                head.output.middleRows(first, rows).noalias() =
+                    head.weights.block(first, 0, rows, keys) * v.topRows(keys);
+            }
+        } else {
+            head.output.noalias() = head.weights * v;
+        }
         r.concat.middleCols(i * d_v, d_v) = head.output;
         if (head_done) head_done(i, head);
     }, parallel);

@@ -92,7 +92,8 @@ struct Results {
 MaskMatrix makeAllowed(const AttentionOptions& options, int n_q, int n_kv);
 
 // Stable row softmax of masked logits; fully masked rows become zeros. (n_q, n_kv)
-Eigen::MatrixXf softmaxRows(const Eigen::Ref<const Eigen::MatrixXf>& logits);
+// causal: a promise that every logit (q, k) with k > q is masked (-inf); those are not computed.
+Eigen::MatrixXf softmaxRows(const Eigen::Ref<const Eigen::MatrixXf>& logits, bool causal = false);
 
 // Everything after the projections, shared by forward() and a loaded model's layers
 // (model/AttentionWeights.h): r.Q (n_q, heads*d_k), r.K (n_kv, kv_heads*d_k) and
