@@ -18,7 +18,7 @@ namespace {
 constexpr float kMinusInf = -std::numeric_limits<float>::infinity();
 // Causal attention: queries in blocks of this many rows, each scored against (and summing the values
 // of) the keys up to its last row only, the keys after it being masked: half the work of a whole
-// product. A multiple of Eigen's row blocks of floats (24 with AVX, 48 with AVX-512), so that each
+// product. A multiple of Eigen's row blocks of floats (12 with SSE2, 24 with AVX, 48 with AVX-512), so that each
 // row is computed by the same kernel as in a whole product.
 constexpr Eigen::Index kCausalRows = 240;
 // Above this the merged rotary check (a (d, d) product per distance, d^2 per cell) is skipped.
