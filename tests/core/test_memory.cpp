@@ -46,7 +46,12 @@ TEST(Memory, LayerSizedBlocksComeFromTheHeapOnceFreedMemoryIsKept) {
 #else
     if (kOwnAllocator) GTEST_SKIP() << "the sanitizer's allocator ignores mallopt";
     const std::size_t forward_q = 128 * 768 * sizeof(float);  // a BERT-base forward's Q: 384 KiB
-    EXPECT_TRUE(mappedOnItsOwn(forward_q)) << "glibc's default: blocks over 128 KiB are mapped";
+    // glibc's default maps blocks over 128 KiB until a larger mapped block is freed, whose size its
+    // dynamic threshold then follows: so when this test runs alone (as ctest runs it), not after the
+    // engine's tests of 1,000-token maps in one process.
+    if (::testing::UnitTest::GetInstance()->test_to_run_count() == 1) {
+        EXPECT_TRUE(mappedOnItsOwn(forward_q)) << "glibc's default: blocks over 128 KiB are mapped";
+    }
     headscope::Config bert_base;
     bert_base.d_model = 768;
     bert_base.heads = 12;
