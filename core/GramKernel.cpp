@@ -21,11 +21,13 @@ using namespace simd;  // Packet, kLanes, load, store, wholePackets
 constexpr Index kTileRows = 64;
 // A kernel block is kBlockPackets packets of one strip of G's rows by kBlockColumns columns: its
 // accumulators, a row's packets and the broadcast entry (and, without a fused multiply-add, the
-// product) fit the target's registers: 4 x 4 of 32 with AVX-512, 2 x 4 of 16 otherwise (with AVX2,
-// 3 x 4 and 2 x 6 measured no faster: docs/decisions/gram-kernel.md). Eight accumulators are what
-// two FMA pipes of latency 4 need.
-constexpr int kBlockPackets = kRegisters >= 32 ? 4 : 2;
-constexpr Index kBlockColumns = 4;
+// product) fit the target's registers. Eight accumulators are what two FMA pipes of latency 4 need:
+// 1 x 8 with AVX-512 (a strip of 8 rows, so the diagonal's blocks sum 11 % more than the lower
+// triangle at d_k = 64, where 4 x 4 summed 48 % more: 1.3 -> 1.0 ms at BERT-base on an AMD EPYC
+// Zen 4), 2 x 4 of 16 registers otherwise (with AVX2, 3 x 4 and 2 x 6 measured no faster):
+// docs/decisions/gram-kernel.md.
+constexpr int kBlockPackets = kRegisters >= 32 ? 1 : 2;
+constexpr Index kBlockColumns = kRegisters >= 32 ? 8 : 4;
 
 // Calls f(std::integral_constant<int, 0>) .. f(std::integral_constant<int, N - 1>): indices known
 // at compile time from the start, so GCC keeps an array indexed by them in registers.
@@ -78,9 +80,13 @@ void packTransposedSquare(const Scalar* source, Index col_step, double* tile, In
     unrolled<kLanes>([&](auto r) { store(tile + r * width, x[r]); });
 }
 
-// Asks for the cache lines of [begin, begin + bytes) ahead of use (never faults).
+// Asks for the cache lines of [begin, begin + bytes) ahead of use (never faults): into L1, or with
+// AVX-512 into L2 (on the AMD EPYC Zen 4 the large geometry's Gram 5.1-5.2 -> 4.6-4.9 ms; with
+// the AVX2 and SSE2 blocks, on the same CPU and on Zen 3, no faster: docs/decisions/gram-kernel.md).
 inline void prefetch(const void* begin, Index bytes) {
-    for (Index line = 0; line < bytes; line += 64) __builtin_prefetch(static_cast<const char*>(begin) + line);
+    constexpr int locality = kLanes == 8 ? 2 : 3;
+    for (Index line = 0; line < bytes; line += 64)
+        __builtin_prefetch(static_cast<const char*>(begin) + line, 0, locality);
 }
 
 // Rows [first, first + count) of A, as double, row by row into tile (count, width); the
