@@ -21,6 +21,8 @@ constexpr float kMinusInf = -std::numeric_limits<float>::infinity();
 // product. A multiple of Eigen's row blocks of floats (12 with SSE2, 24 with AVX, 48 with AVX-512), so that each
 // row is computed by the same kernel as in a whole product.
 constexpr Eigen::Index kCausalRows = 240;
+// A sliding window or a band: blocks of about the window's size, at least one AVX-512 row block.
+constexpr Eigen::Index kRowBlock = 48;
 // Above this the merged rotary check (a (d, d) product per distance, d^2 per cell) is skipped.
 constexpr double kMaxMergedRotaryMultiplyAdds = 2e9;
 
@@ -129,21 +131,48 @@ void applyMask(const AttentionOptions& options, Eigen::MatrixXf& logits) {
         if (key >= 0 && key < logits.cols()) logits.col(key).setConstant(kMinusInf);
 }
 
+// Queries [first, first + rows) and the keys [begin, end) their mask may leave them (a superset).
+struct QueryBlock {
+    Eigen::Index first, rows, begin, end;
+};
+
+// The blocks a causal mask, a sliding window or a band cuts the (n_q, n_kv) logits into: one block of
+// every key without them. Key bounds on multiples of 8, so that each block's product groups its
+// columns as a whole product does (Eigen's kernels take them 4 at a time) and gives the same bits.
+std::vector<QueryBlock> queryBlocks(const AttentionOptions& options, Eigen::Index n_q, Eigen::Index n_kv) {
+    const bool causal = options.mask == MaskKind::Causal;
+    const Eigen::Index window = options.window;
+    if (!causal && window <= 0) return {{0, n_q, 0, n_kv}};
+    const Eigen::Index block = window > 0 ? std::clamp(window / kRowBlock * kRowBlock, kRowBlock, kCausalRows) : kCausalRows;
+    std::vector<QueryBlock> blocks;
+    for (Eigen::Index first = 0; first < n_q; first += block) {
+        const Eigen::Index rows = std::min(block, n_q - first);
+        Eigen::Index begin = 0, end = n_kv;
+        if (causal) {
+            end = first + rows;                                    // k <= q
+            if (window > 0) begin = first - window + 1;            // k > q - window
+        } else {
+            begin = first - window, end = first + rows + window;  // |q - k| <= window
+        }
+        begin = std::clamp<Eigen::Index>(begin / 8 * 8, 0, n_kv);
+        end = std::clamp<Eigen::Index>((end + 7) / 8 * 8, begin, n_kv);
+        blocks.push_back({first, rows, begin, end});
+    }
+    return blocks;
+}
+
 // Head i's logits from the rotated Q and K: Q_i (n_q, d_k) K_g^T (d_k, n_kv) * factor, capped, masked.
+// A block's keys out of its reach are masked without their products.
 Eigen::MatrixXf scoreHead(const AttentionOptions& options, const Results& r, int i, int g, int d_k, float factor) {
     const auto q = r.Q.middleCols(Eigen::Index(i) * d_k, d_k);  // (n_q, d_k)
     const auto k = r.K.middleCols(Eigen::Index(g) * d_k, d_k);  // (n_kv, d_k)
     Eigen::MatrixXf logits(q.rows(), k.rows());                 // (n_q, n_kv)
-    if (options.mask == MaskKind::Causal) {
-        for (Eigen::Index first = 0; first < q.rows(); first += kCausalRows) {
-            const Eigen::Index rows = std::min(kCausalRows, q.rows() - first), keys = std::min(first + rows, k.rows());
-            logits.block(first, 0, rows, keys).noalias() = q.middleRows(first, rows) * k.topRows(keys).transpose();
-            logits.block(first, 0, rows, keys) *= factor;
-            logits.block(first, keys, rows, k.rows() - keys).setConstant(kMinusInf);  // masked (applyMask)
-        }
-    } else {
-        logits.noalias() = q * k.transpose();
-        logits *= factor;
+    for (const QueryBlock& b : queryBlocks(options, q.rows(), k.rows())) {
+        auto block = logits.block(b.first, b.begin, b.rows, b.end - b.begin);  // (rows, keys)
+        block.noalias() = q.middleRows(b.first, b.rows) * k.middleRows(b.begin, b.end - b.begin).transpose();
+        block *= factor;
+        logits.block(b.first, 0, b.rows, b.begin).setConstant(kMinusInf);  // masked (applyMask)
+        logits.block(b.first, b.end, b.rows, k.rows() - b.end).setConstant(kMinusInf);
     }
     if (options.softcap > 0) logits = softcapped(std::move(logits), options);  // cap tanh(logits / cap)
     applyMask(options, logits);
@@ -175,26 +204,20 @@ void attendProjected(const AttentionOptions& options, int heads, int kv_heads, i
     rotateHeads(options.rotary, options.rotary.key_positions, d_k, r.K);
 
     const float factor = options.logitFactor(d_k);
-    const bool causal = options.mask == MaskKind::Causal;
+    const VisibleRows visible = VisibleRows::of(options);
+    const std::vector<QueryBlock> blocks = queryBlocks(options, n_q, n_kv);
     parallelFor(heads, [&](int i) {
         const int g = i / (heads / kv_heads);
         HeadResult& head = r.heads[i];
         head.logits = scoreHead(options, r, i, g, d_k, factor);  // (n_q, n_kv)
-        head.weights = softmaxRows(head.logits, causal);
-        // weights_i (n_q, n_kv) V_g (n_kv, d_v) -> out_i (n_q, d_v); causal: each block of queries
-        // sums the values of the keys up to its last row (the later keys' weights are 0).
+        head.weights = softmaxRows(head.logits, visible);
+        // weights_i (n_q, n_kv) V_g (n_kv, d_v) -> out_i (n_q, d_v); each block of queries sums the
+        // values of the keys in its reach (the others' weights are 0).
         const auto v = r.V.middleCols(g * d_v, d_v);  // (n_kv, d_v)
-        if (causal) {
-            head.output.resize(n_q, d_v);
-            for (Eigen::Index first = 0; first < n_q; first += kCausalRows) {
-                const Eigen::Index rows = std::min<Eigen::Index>(kCausalRows, n_q - first),
-                                   keys = std::min<Eigen::Index>(first + rows, n_kv);
-                head.output.middleRows(first, rows).noalias() =
-                    head.weights.block(first, 0, rows, keys) * v.topRows(keys);
-            }
-        } else {
-            head.output.noalias() = head.weights * v;
-        }
+        head.output.resize(n_q, d_v);
+        for (const QueryBlock& b : blocks)
+            head.output.middleRows(b.first, b.rows).noalias() =
+                head.weights.block(b.first, b.begin, b.rows, b.end - b.begin) * v.middleRows(b.begin, b.end - b.begin);
         r.concat.middleCols(i * d_v, d_v) = head.output;
         if (head_done) head_done(i, head);
     }, parallel);

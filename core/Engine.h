@@ -91,9 +91,19 @@ struct Results {
 // (n_q, n_kv) visibility from causal / sliding-window / key-padding options.
 MaskMatrix makeAllowed(const AttentionOptions& options, int n_q, int n_kv);
 
+// The query rows a mask may leave unmasked in key k's column: k - before <= q <= k + after
+// (a negative bound: none on that side). Causal: {0, -1}; with a window w, {0, w - 1}; an encoder's
+// band |q - k| <= w: {w, w}; no mask: {-1, -1}.
+struct VisibleRows {
+    Eigen::Index before = -1, after = -1;
+    static VisibleRows of(const AttentionOptions& options);
+    bool all() const { return before < 0 && after < 0; }
+};
+
 // Stable row softmax of masked logits; fully masked rows become zeros. (n_q, n_kv)
-// causal: a promise that every logit (q, k) with k > q is masked (-inf); those are not computed.
-Eigen::MatrixXf softmaxRows(const Eigen::Ref<const Eigen::MatrixXf>& logits, bool causal = false);
+// visible: a promise that every logit outside it is masked (-inf); those are not computed, and the
+// weights are the same bits as with {-1, -1}.
+Eigen::MatrixXf softmaxRows(const Eigen::Ref<const Eigen::MatrixXf>& logits, VisibleRows visible = {});
 
 // Everything after the projections, shared by forward() and a loaded model's layers
 // (model/AttentionWeights.h): r.Q (n_q, heads*d_k), r.K (n_kv, kv_heads*d_k) and

@@ -262,19 +262,25 @@ TEST(Engine, SoftmaxIsWithinAMicroOfTheExactValueAndZeroBelowTheSmallestFloat) {
 }
 
 // Causal attention skips the masked half (issue 35: a 2,048-token layer's heads 0.9 -> 0.5 s on 2
-// cores): the queries in blocks scored against the keys up to their last row, the softmax leaving the
-// masked cells out. Its logits and weights are those of the whole computation bit for bit, whatever
-// the sizes (blocks of queries, columns not on a packet boundary, more keys than queries, a window and
-// a padded key); the outputs sum the same products in other blocks: within float rounding.
-TEST(Engine, CausalAttentionLeavesTheMaskedHalfOutWithTheSameMaps) {
+// cores), and a sliding window or an encoder's band the keys out of its reach: the queries in blocks
+// scored against the keys they may see, the softmax leaving the masked cells out. Its logits and
+// weights are those of the whole computation bit for bit, whatever the sizes (blocks of queries,
+// columns not on a packet boundary, more keys than queries, a padded key); the outputs sum the same
+// products in other blocks: within float rounding.
+TEST(Engine, MaskedAttentionLeavesWhatItsMaskHidesOutWithTheSameMaps) {
     struct Shape {
+        MaskKind mask;
         int n_q, n_kv, window;
     };
-    for (const Shape s : {Shape{1001, 1001, 0}, Shape{700, 900, 0}, Shape{517, 517, 100}, Shape{9, 9, 0}}) {
-        std::srand(unsigned(s.n_q));
+    for (const Shape s : {Shape{MaskKind::Causal, 1001, 1001, 0}, Shape{MaskKind::Causal, 700, 900, 0},
+                          Shape{MaskKind::Causal, 517, 517, 100}, Shape{MaskKind::Causal, 9, 9, 0},
+                          Shape{MaskKind::Causal, 1100, 1100, 300}, Shape{MaskKind::Causal, 803, 811, 77},
+                          Shape{MaskKind::None, 512, 512, 64}, Shape{MaskKind::None, 701, 699, 100},
+                          Shape{MaskKind::None, 131, 131, 7}, Shape{MaskKind::None, 50, 61, 0}}) {
+        std::srand(unsigned(s.n_q + s.window));
         constexpr int heads = 2, d_k = 16;
         AttentionOptions options;
-        options.mask = MaskKind::Causal;
+        options.mask = s.mask;
         options.window = s.window;
         options.padded_keys = {3};
         Results r;
@@ -284,18 +290,20 @@ TEST(Engine, CausalAttentionLeavesTheMaskedHalfOutWithTheSameMaps) {
         const Results projected = r;
         attendProjected(options, heads, 1, d_k, d_k, r, false);
         const MaskMatrix allowed = makeAllowed(options, s.n_q, s.n_kv);
+        const std::string shape = std::to_string(s.n_q) + " x " + std::to_string(s.n_kv) + ", window " +
+                                  std::to_string(s.window) + (s.mask == MaskKind::Causal ? ", causal" : "");
         for (int i = 0; i < heads; ++i) {
             Eigen::MatrixXf logits = projected.Q.middleCols(i * d_k, d_k) * projected.K.transpose();  // (n_q, n_kv)
             logits *= options.logitFactor(d_k);
             logits = allowed.select(logits, -std::numeric_limits<float>::infinity());
             const Eigen::MatrixXf weights = softmaxRows(logits);
             const HeadResult& head = r.heads[std::size_t(i)];
-            EXPECT_TRUE(head.logits == logits) << s.n_q << " x " << s.n_kv << ", head " << i;
-            EXPECT_TRUE(head.weights == weights) << s.n_q << " x " << s.n_kv << ", head " << i;
-            EXPECT_TRUE(softmaxRows(logits, true) == weights) << s.n_q << " x " << s.n_kv;
+            EXPECT_TRUE(head.logits == logits) << shape << ", head " << i;
+            EXPECT_TRUE(head.weights == weights) << shape << ", head " << i;
+            EXPECT_TRUE(softmaxRows(logits, VisibleRows::of(options)) == weights) << shape;
             const Eigen::MatrixXf output = weights * projected.V;  // (n_q, d_v)
             EXPECT_LE((head.output - output).cwiseAbs().maxCoeff(), 1e-6 * output.cwiseAbs().maxCoeff())
-                << s.n_q << " x " << s.n_kv << ", head " << i;
+                << shape << ", head " << i;
         }
     }
 }
