@@ -137,23 +137,19 @@ struct QueryBlock {
 };
 
 // The blocks a causal mask, a sliding window or a band cuts the (n_q, n_kv) logits into: one block of
-// every key without them. Key bounds on multiples of 8, so that each block's product groups its
-// columns as a whole product does (Eigen's kernels take them 4 at a time) and gives the same bits.
+// every key without them. Query q sees keys q - after <= k <= q + before (VisibleRows, the softmax's
+// bounds read from the key's side). Key bounds on multiples of 8, so that each block's product groups
+// its columns as a whole product does (Eigen's kernels take them 4 at a time) and gives the same bits.
 std::vector<QueryBlock> queryBlocks(const AttentionOptions& options, Eigen::Index n_q, Eigen::Index n_kv) {
-    const bool causal = options.mask == MaskKind::Causal;
+    const VisibleRows visible = VisibleRows::of(options);
+    if (visible.all()) return {{0, n_q, 0, n_kv}};
     const Eigen::Index window = options.window;
-    if (!causal && window <= 0) return {{0, n_q, 0, n_kv}};
     const Eigen::Index block = window > 0 ? std::clamp(window / kRowBlock * kRowBlock, kRowBlock, kCausalRows) : kCausalRows;
     std::vector<QueryBlock> blocks;
     for (Eigen::Index first = 0; first < n_q; first += block) {
         const Eigen::Index rows = std::min(block, n_q - first);
-        Eigen::Index begin = 0, end = n_kv;
-        if (causal) {
-            end = first + rows;                                    // k <= q
-            if (window > 0) begin = first - window + 1;            // k > q - window
-        } else {
-            begin = first - window, end = first + rows + window;  // |q - k| <= window
-        }
+        Eigen::Index begin = visible.after < 0 ? 0 : first - visible.after;
+        Eigen::Index end = visible.before < 0 ? n_kv : first + rows + visible.before;
         begin = std::clamp<Eigen::Index>(begin / 8 * 8, 0, n_kv);
         end = std::clamp<Eigen::Index>((end + 7) / 8 * 8, begin, n_kv);
         blocks.push_back({first, rows, begin, end});
