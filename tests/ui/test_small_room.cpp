@@ -11,11 +11,14 @@
 #include <QPushButton>
 #include <QScrollArea>
 #include <QScrollBar>
+#include <QSlider>
+#include <QSpinBox>
 #include <QTabBar>
 #include <QtTest>
 #include "QtTestGroup.h"
 
 #include "AblationTab.h"
+#include "ControlsDock.h"
 #include "FittedLabel.h"
 #include "LessonDock.h"
 #include "MainWindow.h"
@@ -207,6 +210,37 @@ private slots:
         QTest::mouseClick(tab->knockOutButton(), Qt::LeftButton);
         QVERIFY2(window.waitForCompleteUpdate(60000, &error), qPrintable(error));
         QVERIFY(window.session()->ablation().contains(0, 1) && window.session()->ablation().contains(0, 2));
+    }
+
+    // The controls, shown with F6 where a small room hides them, show every field whole: no
+    // field cut at the dock's right edge behind a horizontal scroll bar ("d_model 64 [slider cut]",
+    // "Heads 8 [cut]" at 1024 x 768, 2x), and the views keep at least a third of the window.
+    void controlsShowEveryFieldWhole() {
+        MainWindow window(noSettings());
+        open(window, QStringLiteral("Heads"));
+        ControlsDock* controls = window.controls();
+        QCOMPARE(controls->toggleViewAction()->shortcut(), QKeySequence(Qt::Key_F6));
+        if (!controls->isVisible()) {
+            controls->toggleViewAction()->trigger();  // F6
+            settle();
+        }
+        QVERIFY(controls->isVisible());
+        auto* area = controls->findChild<QScrollArea*>();
+        QVERIFY(area);
+        const int needed = area->widget()->minimumSizeHint().width();
+        const QString where = QStringLiteral("window %1x%2: the controls' fields need %3 px, the dock shows %4")
+                                  .arg(window.width()).arg(window.height()).arg(needed).arg(area->viewport()->width());
+        QVERIFY2(!area->horizontalScrollBar()->isVisible() && area->viewport()->width() >= needed, qPrintable(where));
+        QVERIFY2(window.centralWidget()->width() >= window.width() / 3,
+                 qPrintable(where + QStringLiteral(", the views %1").arg(window.centralWidget()->width())));
+        for (QWidget* field : {static_cast<QWidget*>(controls->findChild<QSlider*>(QStringLiteral("d_model_slider"))),
+                               static_cast<QWidget*>(controls->findChild<QSpinBox*>(QStringLiteral("heads")))}) {
+            QVERIFY(field);
+            const QRect in_viewport(field->mapTo(area->viewport(), QPoint(0, 0)), field->size());
+            QVERIFY2(in_viewport.right() < area->viewport()->width(),
+                     qPrintable(where + QStringLiteral(": %1 at %2").arg(field->objectName(), describe(in_viewport))));
+        }
+        qInfo("%s", qPrintable(where));
     }
 };
 

@@ -14,6 +14,7 @@
 #include <QPlainTextEdit>
 #include <QRegularExpressionValidator>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QSpinBox>
@@ -208,6 +209,15 @@ void ControlsDock::changeEvent(QEvent* event) {
 void ControlsDock::resizeEvent(QResizeEvent* event) {
     QDockWidget::resizeEvent(event);
     wrapLongLabels();
+}
+
+int ControlsDock::wholeWidth() const {
+    const auto* area = widget()->findChild<QScrollArea*>();
+    // The frame and margins around the viewport, the vertical scroll bar (shown or soon to be:
+    // the fields are taller than a small room), and what the fields need.
+    const QScrollBar* bar = area->verticalScrollBar();
+    const int bar_width = bar->isVisible() ? 0 : bar->sizeHint().width();
+    return width() - area->viewport()->width() + bar_width + area->widget()->minimumSizeHint().width();
 }
 
 void ControlsDock::wrapLongLabels() {

@@ -55,6 +55,10 @@ public:
     void showProblems(const QStringList& problems);
     QStringList shownProblems() const { return problems_; }
 
+    // The dock's width at which every field shows whole (its fields at their least widths, labels
+    // wrapped above them where a row is long), with no horizontal scroll bar.
+    int wholeWidth() const;
+
     QAction* logitsAction() const { return logits_action_; }
     QAction* sharedScaleAction() const { return shared_scale_action_; }
 

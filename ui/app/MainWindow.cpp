@@ -252,6 +252,9 @@ void MainWindow::buildDocks() {
     connect(spectrum_dock_, &QDockWidget::visibilityChanged, this, [this](bool shown) {
         if (shown) QMetaObject::invokeMethod(this, &MainWindow::fitRankTable, Qt::QueuedConnection);  // once laid out
     });
+    connect(controls_, &QDockWidget::visibilityChanged, this, [this](bool shown) {
+        if (shown) QMetaObject::invokeMethod(this, &MainWindow::fitControls, Qt::QueuedConnection);  // once laid out
+    });
     // Below the grid: the two spectra side by side get a wide, log-friendly shape, and the
     // heatmaps keep the full height they need for readable token labels.
     addDockWidget(Qt::BottomDockWidgetArea, spectrum_dock_);

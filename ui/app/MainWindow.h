@@ -151,6 +151,7 @@ public:
     static Room roomFor(const QSize& size);
     void arrangeDocks(Room room);
     void fitRankTable();  // every head's row shown where the room allows
+    void fitControls();   // the controls' fields whole where the room allows
     Room room() const { return room_; }
     // Lays the window out as it is shown, maximised, on a screen of screen_size device pixels
     // at the current device pixel ratio (QT_SCALE_FACTOR): for --screen and the README.

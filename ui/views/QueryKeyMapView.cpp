@@ -35,7 +35,9 @@ QueryKeyMapView::QueryKeyMapView(QWidget* parent) : AttentionView(FollowsAnalysi
     drawsResults({ResultStore::Kind::QueryKeyMap});
     plot_ = new QCustomPlot(this);
     plot_->setObjectName(QStringLiteral("qk_map_plot"));
-    plot_->setMinimumSize(320, 180);  // 1280 x 720 at 2x (640 x 360) has room for it
+    // 1280 x 720 at 2x (640 x 360) has room for it, and 1024 x 768 at 2x for it beside the
+    // controls (F6): the widest page sets the views' least width.
+    plot_->setMinimumSize(280, 180);
     plot_->setInteractions(QCP::Interactions());
     plot_->setAutoAddPlottableToLegend(false);
     TypesetAxis::adopt(plot_->axisRect());  // "W_i^Q" typeset, before anything is plotted
