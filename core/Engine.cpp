@@ -3,26 +3,18 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <limits>
 #include <map>
 #include <stdexcept>
 #include <string>
 #include <utility>
 
+#include "Logits.h"
 #include "Parallel.h"
 #include "RotaryCircuits.h"
 
 namespace headscope {
 
 namespace {
-constexpr float kMinusInf = -std::numeric_limits<float>::infinity();
-// Causal attention: queries in blocks of this many rows, each scored against (and summing the values
-// of) the keys up to its last row only, the keys after it being masked: half the work of a whole
-// product. A multiple of Eigen's row blocks of floats (12 with SSE2, 24 with AVX, 48 with AVX-512), so that each
-// row is computed by the same kernel as in a whole product.
-constexpr Eigen::Index kCausalRows = 240;
-// A sliding window or a band: blocks of about the window's size, at least one AVX-512 row block.
-constexpr Eigen::Index kRowBlock = 48;
 // Above this the merged rotary check (a (d, d) product per distance, d^2 per cell) is skipped.
 constexpr double kMaxMergedRotaryMultiplyAdds = 2e9;
 
@@ -40,9 +32,8 @@ double maxAllowedDiff(const Eigen::MatrixXf& a, const Eigen::MatrixXf& b, const 
 
 // Gemma 2's softcap on scaled logits, as attendProjected applies it; unchanged without one.
 Eigen::MatrixXf softcapped(Eigen::MatrixXf logits, const AttentionOptions& options) {
-    if (options.softcap <= 0) return logits;
-    const float cap = static_cast<float>(options.softcap);
-    return ((logits.array() / cap).tanh() * cap).matrix();
+    if (options.softcap > 0) softcapInPlace(logits, static_cast<float>(options.softcap));
+    return logits;
 }
 }  // namespace
 
@@ -112,78 +103,7 @@ std::pair<Eigen::Index, Eigen::Index> half(Eigen::Index n, int which) {
     const Eigen::Index first = n / 2;
     return which == 0 ? std::pair{Eigen::Index(0), first} : std::pair{first, n - first};
 }
-
-// Sets masked logits to -inf: causal (key k > query q), outside a sliding window (k <= q - window;
-// without the causal mask |q - k| > window) and padded key columns. Column by column: each key's
-// masked queries are contiguous in the column-major logits (by rows, ModernBERT's band took 40x longer).
-void applyMask(const AttentionOptions& options, Eigen::MatrixXf& logits) {
-    const Eigen::Index rows = logits.rows(), window = options.window;
-    if (options.mask == MaskKind::Causal) logits.triangularView<Eigen::StrictlyUpper>().setConstant(kMinusInf);
-    if (options.mask == MaskKind::Causal && window > 0)
-        for (Eigen::Index k = 0; k < logits.cols(); ++k)  // q >= k + window
-            logits.col(k).tail(rows - std::clamp<Eigen::Index>(k + window, 0, rows)).setConstant(kMinusInf);
-    if (options.mask != MaskKind::Causal && window > 0)
-        for (Eigen::Index k = 0; k < logits.cols(); ++k) {
-            logits.col(k).head(std::clamp<Eigen::Index>(k - window, 0, rows)).setConstant(kMinusInf);              // q < k - window
-            logits.col(k).tail(rows - std::clamp<Eigen::Index>(k + window + 1, 0, rows)).setConstant(kMinusInf);  // q > k + window
-        }
-    for (int key : options.padded_keys)
-        if (key >= 0 && key < logits.cols()) logits.col(key).setConstant(kMinusInf);
-}
-
-// Queries [first, first + rows) and the keys [begin, end) their mask may leave them (a superset).
-struct QueryBlock {
-    Eigen::Index first, rows, begin, end;
-};
-
-// The blocks a causal mask, a sliding window or a band cuts the (n_q, n_kv) logits into: one block of
-// every key without them. Query q sees keys q - after <= k <= q + before (VisibleRows, the softmax's
-// bounds read from the key's side). Key bounds on multiples of 8, so that each block's product groups
-// its columns as a whole product does (Eigen's kernels take them 4 at a time) and gives the same bits.
-std::vector<QueryBlock> queryBlocks(const AttentionOptions& options, Eigen::Index n_q, Eigen::Index n_kv) {
-    const VisibleRows visible = VisibleRows::of(options);
-    if (visible.all()) return {{0, n_q, 0, n_kv}};
-    const Eigen::Index window = options.window;
-    const Eigen::Index block = window > 0 ? std::clamp(window / kRowBlock * kRowBlock, kRowBlock, kCausalRows) : kCausalRows;
-    std::vector<QueryBlock> blocks;
-    for (Eigen::Index first = 0; first < n_q; first += block) {
-        const Eigen::Index rows = std::min(block, n_q - first);
-        Eigen::Index begin = visible.after < 0 ? 0 : first - visible.after;
-        Eigen::Index end = visible.before < 0 ? n_kv : first + rows + visible.before;
-        begin = std::clamp<Eigen::Index>(begin / 8 * 8, 0, n_kv);
-        end = std::clamp<Eigen::Index>((end + 7) / 8 * 8, begin, n_kv);
-        blocks.push_back({first, rows, begin, end});
-    }
-    return blocks;
-}
-
-// Head i's logits from the rotated Q and K: Q_i (n_q, d_k) K_g^T (d_k, n_kv) * factor, capped, masked.
-// A block's keys out of its reach are masked without their products.
-Eigen::MatrixXf scoreHead(const AttentionOptions& options, const Results& r, int i, int g, int d_k, float factor) {
-    const auto q = r.Q.middleCols(Eigen::Index(i) * d_k, d_k);  // (n_q, d_k)
-    const auto k = r.K.middleCols(Eigen::Index(g) * d_k, d_k);  // (n_kv, d_k)
-    Eigen::MatrixXf logits(q.rows(), k.rows());                 // (n_q, n_kv)
-    for (const QueryBlock& b : queryBlocks(options, q.rows(), k.rows())) {
-        auto block = logits.block(b.first, b.begin, b.rows, b.end - b.begin);  // (rows, keys)
-        block.noalias() = q.middleRows(b.first, b.rows) * k.middleRows(b.begin, b.end - b.begin).transpose();
-        block *= factor;
-        logits.block(b.first, 0, b.rows, b.begin).setConstant(kMinusInf);  // masked (applyMask)
-        logits.block(b.first, b.end, b.rows, k.rows() - b.end).setConstant(kMinusInf);
-    }
-    if (options.softcap > 0) logits = softcapped(std::move(logits), options);  // cap tanh(logits / cap)
-    applyMask(options, logits);
-    return logits;
-}
 }  // namespace
-
-Eigen::MatrixXf headLogits(const AttentionOptions& options, const Results& r, int head) {
-    const int heads = static_cast<int>(r.heads.size());
-    if (head < 0 || head >= heads || r.Q.cols() < heads || r.K.cols() < r.Q.cols() / heads)
-        throw std::invalid_argument("head " + std::to_string(head) + " does not exist (the layer has " +
-                                    std::to_string(heads) + ")");
-    const int d_k = static_cast<int>(r.Q.cols()) / heads, kv_heads = static_cast<int>(r.K.cols()) / d_k;
-    return scoreHead(options, r, head, head / (heads / kv_heads), d_k, options.logitFactor(d_k));
-}
 
 void attendProjected(const AttentionOptions& options, int heads, int kv_heads, int d_k, int d_v, Results& r,
                      bool parallel, const HeadDone& head_done) {

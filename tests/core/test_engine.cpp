@@ -276,7 +276,8 @@ TEST(Engine, MaskedAttentionLeavesWhatItsMaskHidesOutWithTheSameMaps) {
                           Shape{MaskKind::Causal, 517, 517, 100}, Shape{MaskKind::Causal, 9, 9, 0},
                           Shape{MaskKind::Causal, 1100, 1100, 300}, Shape{MaskKind::Causal, 803, 811, 77},
                           Shape{MaskKind::None, 512, 512, 64}, Shape{MaskKind::None, 701, 699, 100},
-                          Shape{MaskKind::None, 131, 131, 7}, Shape{MaskKind::None, 50, 61, 0}}) {
+                          Shape{MaskKind::None, 131, 131, 7}, Shape{MaskKind::None, 50, 61, 0},
+                          Shape{MaskKind::None, 1100, 1030, 0}}) {
         std::srand(unsigned(s.n_q + s.window));
         constexpr int heads = 2, d_k = 16;
         AttentionOptions options;
