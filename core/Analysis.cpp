@@ -3,6 +3,7 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "Logits.h"
 #include "Parallel.h"
 
 namespace headscope {
@@ -86,6 +87,21 @@ std::shared_ptr<const Eigen::MatrixXf> Analysis::headLogits(int head) const {
     const Eigen::MatrixXf& kept = results.heads[std::size_t(head)].logits;
     if (kept.size()) return {std::shared_ptr<void>(), &kept};  // not owned: this analysis'
     return recomputed_logits.get(head, [&] { return headscope::headLogits(attentionOptions(), results, head); });
+}
+
+Eigen::MatrixXf Analysis::logitsWindow(int head, int row, int col, int rows, int cols) const {
+    if (head < 0 || head >= static_cast<int>(results.heads.size()))
+        throw std::invalid_argument("head " + std::to_string(head) + " does not exist (the layer has " +
+                                    std::to_string(results.heads.size()) + ")");
+    const Eigen::MatrixXf& kept = results.heads[std::size_t(head)].logits;
+    const std::shared_ptr<const Eigen::MatrixXf> recomputed = kept.size() ? nullptr : recomputed_logits.find(head);
+    const Eigen::MatrixXf& map = kept.size() ? kept : recomputed ? *recomputed : kept;
+    if (map.size() == 0) return headscope::headLogitsWindow(attentionOptions(), results, head, row, col, rows, cols);
+    if (row < 0 || col < 0 || rows < 0 || cols < 0 || row + rows > map.rows() || col + cols > map.cols())
+        throw std::invalid_argument("the window of " + std::to_string(rows) + " x " + std::to_string(cols) +
+                                    " cells at query " + std::to_string(row) + ", key " + std::to_string(col) +
+                                    " is not within the logits");
+    return map.block(row, col, rows, cols);
 }
 
 void addEquivalence(Analysis& a) {

@@ -37,6 +37,11 @@ public:
         if (head_ != head || !map_) map_ = std::make_shared<const Eigen::MatrixXf>(make()), head_ = head;
         return map_;
     }
+    // The map of `head` if it is the one kept, else null: nothing is computed.
+    std::shared_ptr<const Eigen::MatrixXf> find(int head) const {
+        std::lock_guard lock(mutex_);
+        return head_ == head ? map_ : nullptr;
+    }
 
 private:
     mutable std::mutex mutex_;
@@ -94,7 +99,12 @@ struct Analysis {
     // input) the same numbers computed again from results.Q and K (n_q n_kv d_k multiply-adds; the
     // last such head is kept, so asking again for it costs nothing). Safe from any thread.
     std::shared_ptr<const Eigen::MatrixXf> headLogits(int head) const;
-    float logitAt(int head, int row, int col) const { return (*headLogits(head))(row, col); }
+    // Rows [row, row + rows) and columns [col, col + cols) of head h's logits, the same numbers as
+    // headLogits(head): read from the kept map, or computed again for the window only (the tiles
+    // that cover it, core/Logits.h: a cell of a 2,048-token head in 0.1 ms instead of its whole map's
+    // 7 ms), so that a view can ask for what it shows from the GUI thread. Safe from any thread.
+    Eigen::MatrixXf logitsWindow(int head, int row, int col, int rows, int cols) const;
+    float logitAt(int head, int row, int col) const { return logitsWindow(head, row, col, 1, 1)(0, 0); }
     void setWeights(Weights w) { shared_weights = std::make_shared<const Weights>(std::move(w)); }
 
     int nQuery() const { return static_cast<int>(input.query.tokens.size()); }

@@ -115,6 +115,16 @@ TEST_F(DroppedMaps, AreRecomputedExactlyForTheLayerInView) {
             const Results& expected = kept.layers[l].attention;
             const Analysis analysis = model::layerAnalysis(*m, dropped, int(l));
             ASSERT_EQ(again.heads.size(), expected.heads.size());
+            // A hovered cell and a zoomed window: the kept map's numbers, from their tiles alone (the
+            // head's whole map is not computed for them: none is kept afterwards).
+            for (std::size_t h = 0; h < expected.heads.size(); ++h) {
+                const Eigen::MatrixXf& want = expected.heads[h].logits;
+                for (int q = 0; q < int(want.rows()); ++q)
+                    for (int k = 0; k < int(want.cols()); ++k)
+                        ASSERT_EQ(analysis.logitAt(int(h), q, k), want(q, k)) << folder << " layer " << l << " head " << h;
+                EXPECT_EQ(analysis.logitsWindow(int(h), 2, 3, 7, 5), want.block(2, 3, 7, 5)) << folder << " layer " << l;
+                EXPECT_EQ(analysis.recomputed_logits.find(int(h)), nullptr) << folder << " layer " << l << " head " << h;
+            }
             EXPECT_EQ(again.allowed, expected.allowed) << folder << " layer " << l;
             EXPECT_EQ(again.output, expected.output) << folder << " layer " << l;
             for (std::size_t h = 0; h < expected.heads.size(); ++h) {

@@ -200,6 +200,9 @@ private slots:
         QVERIFY2(heatmap::cellText(*analysis, head, 700, 650)
                      .contains(QStringLiteral("logit %1").arg(double(logits(700, 650)), 0, 'f', 3)),
                  qPrintable(heatmap::cellText(*analysis, head, 700, 650)));
+        // Both from the tiles under the window and the cell (Analysis::logitsWindow): the head's whole
+        // map, 1,500 x 1,500 logits, was not computed on the GUI thread for them.
+        QVERIFY(!analysis->recomputed_logits.find(head));
         show_logits = grid->options();
         show_logits.show_logits = true;
         grid->setOptions(show_logits);

@@ -175,11 +175,14 @@ void fill(QCPColorMap* map, const Analysis& analysis, int head, bool logits, QRe
     window = window.isEmpty() ? all : window.intersected(all);
     const bool from_pooled = analysis.pooled && window == all &&
                              std::max(window.width(), window.height()) > max_cells && kPooledCells % max_cells == 0;
-    // A long input's logits are computed again for a window the pooled maps cannot give (headLogits).
-    const auto logits_map = logits && !from_pooled ? analysis.headLogits(head) : nullptr;
-    const Eigen::MatrixXf& m = logits_map ? *logits_map : result.weights;  // (n_q, n_kv)
     const int x0 = window.x(), y0 = window.y(), n_kv = window.width(), n_q = window.height();
-    const bool have_mask = allowed.rows() == m.rows() && allowed.cols() == m.cols();
+    // The window's values (n_q, n_kv): a long input's logits computed again for the window alone where
+    // the pooled maps cannot give it (Analysis::logitsWindow: the few tiles that cover it).
+    const Eigen::MatrixXf logits_window = logits && !from_pooled ? analysis.logitsWindow(head, y0, x0, n_q, n_kv) : Eigen::MatrixXf();
+    const Eigen::Ref<const Eigen::MatrixXf> m = logits && !from_pooled
+                                                    ? Eigen::Ref<const Eigen::MatrixXf>(logits_window)
+                                                    : Eigen::Ref<const Eigen::MatrixXf>(result.weights.block(y0, x0, n_q, n_kv));
+    const bool have_mask = allowed.rows() == result.weights.rows() && allowed.cols() == result.weights.cols();
     QCPColorMapData* data = map->data();
     constexpr double nan = std::numeric_limits<double>::quiet_NaN();
     if (n_q <= max_cells && n_kv <= max_cells) {
@@ -189,7 +192,7 @@ void fill(QCPColorMap* map, const Analysis& analysis, int head, bool logits, QRe
                        n_q > 1 ? QCPRange(y0, y0 + n_q - 1) : QCPRange(y0 - 0.5, y0 + 0.5));
         for (int r = 0; r < n_q; ++r) {
             for (int c = 0; c < n_kv; ++c) {
-                const double v = m(y0 + r, x0 + c);
+                const double v = m(r, c);
                 const bool masked = (have_mask && !allowed(y0 + r, x0 + c)) || !std::isfinite(v);
                 data->setCell(c, r, masked ? nan : v);
             }
@@ -202,7 +205,7 @@ void fill(QCPColorMap* map, const Analysis& analysis, int head, bool logits, QRe
     const Eigen::MatrixXf small =
         from_pooled ? downsample((logits ? analysis.pooled->logits : analysis.pooled->weights).at(std::size_t(head)),
                                  cells_q, cells_kv, pool)  // masked cells are NaN there: left out
-                    : downsample(m.block(y0, x0, n_q, n_kv), cells_q, cells_kv, pool,
+                    : downsample(m, cells_q, cells_kv, pool,
                                  have_mask ? MaskMatrix(allowed.block(y0, x0, n_q, n_kv)) : MaskMatrix());
     if (data->keySize() != cells_kv || data->valueSize() != cells_q) data->setSize(cells_kv, cells_q);
     // Evenly spaced cells of size/cells tokens whose edges are the window's: [x0 - 0.5, x0 + n_kv - 0.5].
