@@ -6,6 +6,7 @@
 //  - the panels are side by side when they fit, stacked or W_QK alone when not, and W_QK
 //    alone says where W_OV went;
 //  - the status facts are never wider than their label, and keep their whole text.
+#include <QLabel>
 #include <QTextBlock>
 #include <QTextDocument>
 #include <QTextLayout>
@@ -257,19 +258,35 @@ private slots:
         }
     }
 
-    // The Model tab before a model is open: its invitation is wrapped to the tab, whole, at
-    // 1x and 2x fonts.
+    // The Model tab before a model is open: its invitation in place of an empty plot, wrapped to the
+    // tab, whole, at 1x and 2x fonts; the plot comes back with a model.
     void modelTabInvitationFitsTheTab() {
         for (double scale : {1.0, 2.0}) {
             ModelOverviewView overview;
             testing::showAt(overview, QSize(560, 380), scale, nullptr);  // no model: no trace
-            overview.plot()->replot();
-            auto* title = qobject_cast<QCPTextElement*>(overview.plot()->plotLayout()->elementAt(0));
-            QVERIFY(title);
-            for (const QString& line : title->text().split(QLatin1Char('\n')))
-                QVERIFY2(QFontMetricsF(title->font()).horizontalAdvance(line) <= overview.plot()->viewport().width(),
-                         qPrintable(QStringLiteral("at %1x: ").arg(scale) + line));
-            QCOMPARE(title->text().simplified(), QStringLiteral("Open a model (File > Open model) to see every layer's heads"));
+            QVERIFY(!overview.plot()->isVisible());
+            QLabel* sentence = overview.noModelNote()->sentence();
+            QVERIFY(sentence->isVisible());
+            QCOMPARE(sentence->text(), QStringLiteral("Open a model (File > Open model) to see every layer's heads"));
+            QCOMPARE(sentence->font().pointSizeF(), heatmap::font(12, scale, true).pointSizeF());
+            const QRect shown(sentence->mapTo(&overview, QPoint(0, 0)), sentence->size());
+            QVERIFY2(overview.rect().contains(shown) && sentence->height() >= sentence->heightForWidth(sentence->width()),
+                     qPrintable(QStringLiteral("at %1x: the sentence at (%2, %3) %4 x %5 in %6 x %7")
+                                    .arg(scale).arg(shown.x()).arg(shown.y()).arg(shown.width()).arg(shown.height())
+                                    .arg(overview.width()).arg(overview.height())));
+            QVERIFY(!overview.noModelNote()->links()->isVisible());  // a view alone: no menu to link to
+            auto trace = std::make_shared<model::Trace>();
+            trace->ids.assign(4, 0);
+            trace->tokens.assign(4, "a");
+            trace->layers.resize(1);
+            trace->layers[0].attention.heads.resize(2);
+            for (HeadResult& head : trace->layers[0].attention.heads) head.weights = Eigen::MatrixXf::Constant(4, 4, 0.25f);
+            overview.setTrace(trace);
+            overview.replotNow();
+            QVERIFY(overview.plot()->isVisible() && !overview.noModelNote()->isVisible());
+            overview.setTrace(nullptr);
+            overview.replotNow();
+            QVERIFY(!overview.plot()->isVisible() && overview.noModelNote()->isVisible());
         }
     }
 

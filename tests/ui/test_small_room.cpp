@@ -7,7 +7,9 @@
 //    logical px) high, its other facts in the tool tip, and three lines otherwise;
 //  - the Ablation tab with no head off says so on one line, whole (fewer words where narrow), and
 //    knocks the picked head out from there, without a scroll bar.
+#include <QAction>
 #include <QComboBox>
+#include <QLabel>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -18,7 +20,9 @@
 #include "QtTestGroup.h"
 
 #include "AblationTab.h"
+#include "AttentionView.h"
 #include "ControlsDock.h"
+#include "NoModelNote.h"
 #include "FittedLabel.h"
 #include "LessonDock.h"
 #include "MainWindow.h"
@@ -241,6 +245,42 @@ private slots:
                      qPrintable(where + QStringLiteral(": %1 at %2").arg(field->objectName(), describe(in_viewport))));
         }
         qInfo("%s", qPrintable(where));
+    }
+
+    // Before a model is open, the Model and "Looks at" tabs say what they will show and link to the
+    // two ways of opening one (an empty plot with a colour bar stood there), all of it in the tab;
+    // a link triggers the File menu's action.
+    void modelViewsOfferToOpenAModel() {
+        MainWindow window(noSettings());
+        open(window, QStringLiteral("Heads"));
+        QAction* folder = nullptr;
+        for (QAction* action : window.findChildren<QAction*>())
+            if (action->shortcut() == QKeySequence(Qt::CTRL | Qt::Key_M)) folder = action;
+        QVERIFY(folder);
+        for (const QString& tab : {QStringLiteral("Model"), QStringLiteral("Looks at")}) {
+            QString error;
+            QVERIFY2(window.showTab(tab, &error), qPrintable(error));
+            settle();
+            auto* view = qobject_cast<AttentionView*>(window.tabView(tab == QLatin1String("Model") ? "model" : "head_patterns"));
+            QVERIFY(view);
+            auto* note = view->findChild<NoModelNote*>();
+            QVERIFY(note && note->isVisible());
+            QVERIFY(!view->plot()->isVisible());
+            for (QLabel* label : {note->sentence(), note->links()}) {
+                QVERIFY(label->isVisible());
+                const QRect in_view(label->mapTo(view, QPoint(0, 0)), label->size());
+                QVERIFY2(view->rect().contains(in_view) && label->height() >= label->heightForWidth(label->width()),
+                         qPrintable(QStringLiteral("%1: \"%2\" at %3 in a view of %4 x %5")
+                                        .arg(tab, label->text(), describe(in_view)).arg(view->width()).arg(view->height())));
+            }
+            QVERIFY(note->links()->text().contains(QStringLiteral("Ctrl+Shift+M")));
+            QSignalSpy triggered(folder, &QAction::triggered);
+            QTimer::singleShot(300, [] {  // the folder dialog it opens, closed again
+                if (QWidget* dialog = QApplication::activeModalWidget()) dialog->close();
+            });
+            emit note->links()->linkActivated(QStringLiteral("folder"));
+            QCOMPARE(triggered.count(), 1);
+        }
     }
 };
 

@@ -1,7 +1,6 @@
 // MainWindow's menus: File, Edit, View, Presets, Lessons, Help (moved from MainWindow.cpp unchanged).
 #include "MainWindow.h"
 
-
 #include <algorithm>
 
 #include <QAction>
@@ -21,6 +20,7 @@
 #include "ConfigCommand.h"
 #include "CostView.h"
 #include "FusedProjectionsView.h"
+#include "HeadPatternsView.h"
 #include "AblationTab.h"
 #include "ModelDock.h"
 #include "ModelOverviewView.h"
@@ -65,10 +65,14 @@ void MainWindow::buildMenus() {
         if (!openSession(path) && !QFileInfo::exists(path)) recent_->remove(path);
     });
     file->addSeparator();
-    file->addAction(tr("Open &model (Hugging Face folder)\u2026"), QKeySequence(Qt::CTRL | Qt::Key_M), this,
-                    &MainWindow::openModelDialog);
-    file->addAction(tr("Open model from the Hugging Face &cache\u2026"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M), this,
-                    &MainWindow::openCachedModelDialog);
+    QAction* open_folder = file->addAction(tr("Open &model (Hugging Face folder)\u2026"), QKeySequence(Qt::CTRL | Qt::Key_M),
+                                           this, &MainWindow::openModelDialog);
+    QAction* open_cache = file->addAction(tr("Open model from the Hugging Face &cache\u2026"),
+                                          QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_M), this, &MainWindow::openCachedModelDialog);
+    // The views of a whole model offer the same two before one is open.
+    modelOverview()->noModelNote()->setOpenActions(open_folder, open_cache);
+    if (auto* patterns = qobject_cast<HeadPatternsView*>(tabView("head_patterns")))
+        patterns->noModelNote()->setOpenActions(open_folder, open_cache);
     file->addAction(tr("Open &layer (PyTorch attention, .safetensors)\u2026"), this, &MainWindow::openLayerDialog);
     file->addAction(tr("Back to &generated weights"), session_, &Session::useGeneratedWeights);
     file->addSeparator();

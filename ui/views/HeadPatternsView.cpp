@@ -34,14 +34,14 @@ HeadPatternsView::HeadPatternsView(QWidget* parent) : AttentionView({}, parent),
     pattern_box_->setCurrentIndex(pattern_box_->findData(int(pattern_)));
     pattern_box_->setToolTip(tr("Which keys count: each cell is the share of that head's attention on them, averaged over the "
                                 "queries that have such a key."));
-    auto* label = new QLabel(tr("Attention &on:"), this);
-    label->setBuddy(pattern_box_);
+    pattern_label_ = new QLabel(tr("Attention &on:"), this);
+    pattern_label_->setBuddy(pattern_box_);
     order_box_ = new QCheckBox(tr("&Sorted"), this);
     order_box_->setObjectName(QStringLiteral("head_pattern_sorted"));
     order_box_->setChecked(sorted_);
     order_box_->setToolTip(tr("The heads as bars sorted by their share, strongest first, instead of the layers × heads grid."));
     auto* row = new QHBoxLayout;
-    row->addWidget(label);
+    row->addWidget(pattern_label_);
     row->addWidget(pattern_box_);
     row->addSpacing(12);
     row->addWidget(order_box_);
@@ -50,6 +50,11 @@ HeadPatternsView::HeadPatternsView(QWidget* parent) : AttentionView({}, parent),
     layout->setContentsMargins(0, 4, 0, 0);
     layout->addLayout(row);
     layout->addWidget(plot_, 1);
+    note_ = new NoModelNote(tr("Open a model (File > Open model) to see what each head looks at"), this);
+    layout->addWidget(note_, 1);
+    for (QWidget* w : {static_cast<QWidget*>(plot_), static_cast<QWidget*>(pattern_label_),
+                       static_cast<QWidget*>(pattern_box_), static_cast<QWidget*>(order_box_)})
+        w->hide();  // until a model is open (showPlot)
     connect(pattern_box_, &QComboBox::currentIndexChanged, this, [this](int index) {
         setPattern(model::HeadPattern(pattern_box_->itemData(index).toInt()));
     });
@@ -131,6 +136,7 @@ std::vector<model::RankedHead> HeadPatternsView::barsShown() const {
 void HeadPatternsView::setOptions(const ViewOptions& options) {
     options_ = options;
     title_->setFont(heatmap::font(12, options.font_scale, true));
+    note_->setFontScale(options.font_scale);
     for (QCPAxis* axis : {rect_->axis(QCPAxis::atBottom), rect_->axis(QCPAxis::atLeft), scale_->axis()}) {
         axis->setLabelFont(heatmap::font(9, options.font_scale));
         axis->setTickLabelFont(heatmap::font(9, options.font_scale));
@@ -197,7 +203,17 @@ void HeadPatternsView::refresh() {
         for (int h = 0; h < std::max(1, heads); ++h)
             map_->data()->setCell(h, l, shares_.size() ? double(shares_(l, h)) : std::nan(""));
     sorted_ ? drawBars() : drawCells();
+    showPlot(layers > 0);
     plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void HeadPatternsView::showPlot(bool shown) {
+    if (plot_->isVisibleTo(this) == shown && note_->isVisibleTo(this) != shown) return;
+    for (QWidget* w : {static_cast<QWidget*>(plot_), static_cast<QWidget*>(pattern_label_),
+                       static_cast<QWidget*>(pattern_box_), static_cast<QWidget*>(order_box_)})
+        w->setVisible(shown);
+    note_->setVisible(!shown);
+    layout()->activate();  // the plot's size now, so that what it draws next fits it (its Resize redraws)
 }
 
 void HeadPatternsView::setAxes() {

@@ -16,10 +16,12 @@
 #include <qcustomplot.h>
 
 #include "AttentionView.h"
+#include "NoModelNote.h"
 #include "model/HeadPatterns.h"
 
 class QCheckBox;
 class QComboBox;
+class QLabel;
 
 namespace headscope::ui {
 
@@ -38,6 +40,8 @@ public:
     bool sorted() const { return sorted_; }
     void setOptions(const ViewOptions& options) override;
     QCustomPlot* plot() const override { return plot_; }
+    // Shown in place of the plot and its choices before a model is open.
+    NoModelNote* noModelNote() const { return note_; }
 
     // The shares drawn (layers, heads), NaN where the pattern does not apply; empty before a model.
     const Eigen::MatrixXf& shares() const { return shares_; }
@@ -59,6 +63,7 @@ private:
     void drawBars();  // sorted: the strongest heads that fit, as bars
     void setAxes();   // the grid's or the bars' ranges and ticks
     void fitTitle();  // the longest of title_variants_ that fits the width, else the last wrapped
+    void showPlot(bool shown);  // the plot and its choices, or the note before a model
 
     std::shared_ptr<const model::Trace> trace_;
     model::HeadPattern pattern_ = model::HeadPattern::PreviousToken;
@@ -67,7 +72,9 @@ private:
     int bars_ = 0;                           // sorted: how many of ranked_ are drawn
     bool sorted_ = false;
     int layer_ = 0;
+    QLabel* pattern_label_ = nullptr;
     QComboBox* pattern_box_ = nullptr;
+    NoModelNote* note_ = nullptr;
     QCheckBox* order_box_ = nullptr;
     QCustomPlot* plot_ = nullptr;
     QCPAxisRect* rect_ = nullptr;

@@ -29,6 +29,9 @@ ModelOverviewView::ModelOverviewView(QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);  // the plot's coordinates are the view's (panelAt)
     layout->setSpacing(0);
     layout->addWidget(plot_, 0, 0);
+    note_ = new NoModelNote(tr("Open a model (File > Open model) to see every layer's heads"), this);
+    layout->addWidget(note_, 0, 0);
+    plot_->hide();  // until a model is open
     layout->addWidget(layer_bar_, 0, 1);
     layout->addWidget(head_bar_, 1, 0);
     layer_bar_->setObjectName(QStringLiteral("model_overview_layers"));
@@ -77,6 +80,11 @@ void ModelOverviewView::setTrace(std::shared_ptr<const model::Trace> trace) {
 void ModelOverviewView::refresh() {
     const int layers = trace_ ? static_cast<int>(trace_->layers.size()) : 0;
     const int heads = layers > 0 ? static_cast<int>(trace_->layers[0].attention.heads.size()) : 0;
+    if (layers > 0 && !plot_->isVisibleTo(this)) {  // a model: the plot back at its size before the panels
+        note_->hide();
+        plot_->show();
+        layout()->activate();
+    }
     if (layers != layers_ || heads != heads_) {
         layers_ = layers;
         heads_ = heads;
@@ -87,6 +95,8 @@ void ModelOverviewView::refresh() {
     if (layers == 0) title_variants_.clear();  // the invitation to open one again
     fill();
     fitLabels();
+    note_->setVisible(layers == 0);  // in place of the plot before a model
+    plot_->setVisible(layers > 0);
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -110,6 +120,7 @@ void ModelOverviewView::setOptions(const ViewOptions& options) {
     const bool rescaled = options.shared_scale != options_.shared_scale;
     options_ = options;  // no refresh: the fonts and labels change here (the scale: the colours too)
     title_->setFont(heatmap::font(12, options.font_scale, true));
+    note_->setFontScale(options.font_scale);
     if (scale_) {
         scale_->axis()->setLabelFont(heatmap::font(9, options.font_scale));
         scale_->axis()->setTickLabelFont(heatmap::font(9, options.font_scale));

@@ -18,6 +18,7 @@
 #include <qcustomplot.h>
 
 #include "AttentionView.h"
+#include "NoModelNote.h"
 #include "ViewOptions.h"
 #include "model/Forward.h"
 
@@ -35,6 +36,8 @@ public:
     void setAblation(const model::Ablation& ablation);
     const model::Ablation& ablation() const { return ablation_; }
     QCustomPlot* plot() const override { return plot_; }
+    // Shown in place of the plot before a model is open.
+    NoModelNote* noModelNote() const { return note_; }
 
     static constexpr int kThumbnailCells = model::kThumbnailCells;
 
@@ -73,6 +76,7 @@ private:
 
     std::shared_ptr<const model::Trace> trace_;
     QCustomPlot* plot_ = nullptr;
+    NoModelNote* note_ = nullptr;
     int layers_ = 0, heads_ = 0;
     int first_layer_ = 0, first_head_ = 0, shown_layers_ = 0, shown_heads_ = 0;
     QScrollBar* layer_bar_ = nullptr;  // beside the panels: which layers are in view

@@ -1,0 +1,37 @@
+#pragma once
+// What a view of a whole model (the Model tab, "Looks at") shows before a model is open: in place
+// of an empty plot, a sentence saying what the view will show and a line of links, one for each way
+// to open a model (File > Open model, ... from the Hugging Face cache) with its shortcut, both
+// wrapped to the view (buttons of those words were wider than the tab at 2x).
+
+#include <QWidget>
+
+class QAction;
+class QLabel;
+
+namespace headscope::ui {
+
+class NoModelNote : public QWidget {
+    Q_OBJECT
+
+public:
+    // sentence: what the view shows once a model is open ("to see every layer's heads").
+    NoModelNote(const QString& sentence, QWidget* parent = nullptr);
+
+    // The File menu's actions the links trigger; without them (a view alone) there are no links.
+    void setOpenActions(QAction* folder, QAction* cache);
+    // The sentence at the views' title size (ViewOptions::font_scale).
+    void setFontScale(double scale);
+
+    QLabel* sentence() const { return sentence_; }
+    // The links: "folder" and "cache" (QLabel::linkActivated).
+    QLabel* links() const { return links_; }
+
+private:
+    QLabel* sentence_ = nullptr;
+    QLabel* links_ = nullptr;
+    QAction* folder_ = nullptr;
+    QAction* cache_ = nullptr;
+};
+
+}  // namespace headscope::ui
