@@ -176,12 +176,13 @@ void fill(QCPColorMap* map, const Analysis& analysis, int head, bool logits, QRe
     const bool from_pooled = analysis.pooled && window == all &&
                              std::max(window.width(), window.height()) > max_cells && kPooledCells % max_cells == 0;
     const int x0 = window.x(), y0 = window.y(), n_kv = window.width(), n_q = window.height();
-    // The window's values (n_q, n_kv): a long input's logits computed again for the window alone where
-    // the pooled maps cannot give it (Analysis::logitsWindow: the few tiles that cover it).
-    const Eigen::MatrixXf logits_window = logits && !from_pooled ? analysis.logitsWindow(head, y0, x0, n_q, n_kv) : Eigen::MatrixXf();
-    const Eigen::Ref<const Eigen::MatrixXf> m = logits && !from_pooled
-                                                    ? Eigen::Ref<const Eigen::MatrixXf>(logits_window)
-                                                    : Eigen::Ref<const Eigen::MatrixXf>(result.weights.block(y0, x0, n_q, n_kv));
+    // The window's values (n_q, n_kv), read in place; a long input's logits, not kept, computed again for
+    // the window alone where the pooled maps cannot give it (Analysis::logitsWindow: the tiles under it).
+    using Values = Eigen::Ref<const Eigen::MatrixXf>;
+    const bool computed = logits && !from_pooled && result.logits.size() == 0;
+    const Eigen::MatrixXf logits_window = computed ? analysis.logitsWindow(head, y0, x0, n_q, n_kv) : Eigen::MatrixXf();
+    const Values m = computed ? Values(logits_window)
+                              : Values((logits && !from_pooled ? result.logits : result.weights).block(y0, x0, n_q, n_kv));
     const bool have_mask = allowed.rows() == result.weights.rows() && allowed.cols() == result.weights.cols();
     QCPColorMapData* data = map->data();
     constexpr double nan = std::numeric_limits<double>::quiet_NaN();
