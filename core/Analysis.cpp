@@ -97,10 +97,7 @@ Eigen::MatrixXf Analysis::logitsWindow(int head, int row, int col, int rows, int
     const std::shared_ptr<const Eigen::MatrixXf> recomputed = kept.size() ? nullptr : recomputed_logits.find(head);
     const Eigen::MatrixXf& map = kept.size() ? kept : recomputed ? *recomputed : kept;
     if (map.size() == 0) return headscope::headLogitsWindow(attentionOptions(), results, head, row, col, rows, cols);
-    if (row < 0 || col < 0 || rows < 0 || cols < 0 || row + rows > map.rows() || col + cols > map.cols())
-        throw std::invalid_argument("the window of " + std::to_string(rows) + " x " + std::to_string(cols) +
-                                    " cells at query " + std::to_string(row) + ", key " + std::to_string(col) +
-                                    " is not within the logits");
+    checkLogitsWindow(map.rows(), map.cols(), row, col, rows, cols);
     return map.block(row, col, rows, cols);
 }
 

@@ -119,14 +119,19 @@ Eigen::MatrixXf headLogits(const AttentionOptions& options, const Results& r, in
     return scoreHead(options, r, head, shape.key_head, shape.d_k, options.logitFactor(shape.d_k));
 }
 
-Eigen::MatrixXf headLogitsWindow(const AttentionOptions& options, const Results& r, int head, Eigen::Index row,
-                                 Eigen::Index col, Eigen::Index rows, Eigen::Index cols) {
-    const HeadShape shape = headShape(r, head);
-    const Eigen::Index n_q = r.Q.rows(), n_kv = r.K.rows();
+void checkLogitsWindow(Eigen::Index n_q, Eigen::Index n_kv, Eigen::Index row, Eigen::Index col, Eigen::Index rows,
+                       Eigen::Index cols) {
     if (row < 0 || col < 0 || rows < 0 || cols < 0 || row + rows > n_q || col + cols > n_kv)
         throw std::invalid_argument("the window of " + std::to_string(rows) + " x " + std::to_string(cols) +
                                     " cells at query " + std::to_string(row) + ", key " + std::to_string(col) +
                                     " is not within the " + std::to_string(n_q) + " x " + std::to_string(n_kv) + " logits");
+}
+
+Eigen::MatrixXf headLogitsWindow(const AttentionOptions& options, const Results& r, int head, Eigen::Index row,
+                                 Eigen::Index col, Eigen::Index rows, Eigen::Index cols) {
+    const HeadShape shape = headShape(r, head);
+    const Eigen::Index n_q = r.Q.rows(), n_kv = r.K.rows();
+    checkLogitsWindow(n_q, n_kv, row, col, rows, cols);
     const auto q = r.Q.middleCols(Eigen::Index(head) * shape.d_k, shape.d_k);       // (n_q, d_k)
     const auto k = r.K.middleCols(Eigen::Index(shape.key_head) * shape.d_k, shape.d_k);  // (n_kv, d_k)
     const float factor = options.logitFactor(shape.d_k);

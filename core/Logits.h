@@ -31,6 +31,11 @@ void softcapInPlace(Eigen::Ref<Eigen::MatrixXf> logits, float cap);
 // Head i's logits (n_q, n_kv) from the rotated r.Q and r.K, query head i on key head g.
 Eigen::MatrixXf scoreHead(const AttentionOptions& options, const Results& r, int i, int g, int d_k, float factor);
 
+// std::invalid_argument unless rows [row, row + rows) and columns [col, col + cols) lie within
+// (n_q, n_kv) logits.
+void checkLogitsWindow(Eigen::Index n_q, Eigen::Index n_kv, Eigen::Index row, Eigen::Index col, Eigen::Index rows,
+                       Eigen::Index cols);
+
 // Rows [row, row + rows) and columns [col, col + cols) of headLogits(options, r, head), bit for bit,
 // from the tiles that cover them only. std::invalid_argument for a head r lacks or a window outside
 // the (n_q, n_kv) logits.
