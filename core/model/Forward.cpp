@@ -172,9 +172,10 @@ Trace runModel(const Model& model, const std::vector<int>& ids, const ForwardOpt
 
     const std::size_t layers = options.layers < 0 ? model.blocks.size() : std::min<std::size_t>(options.layers, model.blocks.size());
     trace.layers.reserve(layers);
-    // A long input keeps what each head looks at (HeadPatterns.h) in place of its maps.
-    std::optional<PatternKeySets> pattern_keys;
-    if (!options.keep_maps) pattern_keys.emplace(trace);
+    // What each head looks at (HeadPatterns.h), taken from its map as soon as it is computed: a long
+    // input keeps these in place of its maps, and no view computes them from kept maps.
+    const PatternKeySets pattern_keys(trace);
+    trace.pattern_queries = pattern_keys.queries();
     Eigen::MatrixXf hidden, mlp, gate, projected;
     for (std::size_t l = 0; l < layers; ++l) {
         const Block& block = model.blocks[l];
@@ -192,7 +193,7 @@ Trace runModel(const Model& model, const std::vector<int>& ids, const ForwardOpt
         }
         const HeadDone drop = [&layer, &pattern_keys, cells](int i, HeadResult& head) {
             layer.thumbnails[std::size_t(i)] = downsample(head.weights, cells, cells, Pool::Max);  // (cells, cells)
-            layer.pattern_shares.col(i) = pattern_keys->shares(head.weights);                    // (patterns)
+            layer.pattern_shares.col(i) = pattern_keys.shares(head.weights);                     // (patterns)
             head.logits = head.weights = Eigen::MatrixXf();
         };
         // The layer asked for keeps its weights, not its logits (headLogits gives them again).
@@ -201,6 +202,11 @@ Trace runModel(const Model& model, const std::vector<int>& ids, const ForwardOpt
                                  : options.keep_maps ? HeadDone{}
                                                      : HeadDone(keepWeightsOnly));  // (n, d)
         ablateLayer(options.ablation, static_cast<int>(trace.layers.size()), block.attention, layer.attention);
+        if (!drop_maps) {  // a dropped map's shares were taken in `drop`
+            layer.pattern_shares.resize(Eigen::Index(allHeadPatterns().size()), block.attention.heads);
+            for (int i = 0; i < block.attention.heads; ++i)
+                layer.pattern_shares.col(i) = pattern_keys.shares(layer.attention.heads[std::size_t(i)].weights);  // (patterns)
+        }
         if (last_asked) {  // stop at this layer's attention
             trace.layers.push_back(std::move(layer));
             return trace;
@@ -211,14 +217,10 @@ Trace runModel(const Model& model, const std::vector<int>& ids, const ForwardOpt
             c.post_norm ? layer.attention.output
                         : normalize(c, layer.attention.output, block.attention_out_norm);  // (n, d)
         trace.layers.push_back(std::move(layer));
-        if (!options.keep_maps &&
-            !drop_maps) {  // the thumbnails and shares before attention_done, which may take the maps
+        if (!options.keep_maps && !drop_maps) {  // the thumbnails before attention_done, which may take the maps
             LayerTrace& done = trace.layers.back();
-            done.pattern_shares.resize(Eigen::Index(allHeadPatterns().size()), Eigen::Index(done.attention.heads.size()));
-            for (const HeadResult& head : done.attention.heads) {
-                done.pattern_shares.col(Eigen::Index(done.thumbnails.size())) = pattern_keys->shares(head.weights);
+            for (const HeadResult& head : done.attention.heads)
                 done.thumbnails.push_back(downsample(head.weights, cells, cells, Pool::Max));  // (cells, cells)
-            }
         }
         // The layer's maps are drawn before its MLP, which they do not depend on.
         if (options.attention_done) options.attention_done(trace);

@@ -74,8 +74,8 @@ struct LayerTrace {
     // With the maps dropped (keep_maps false): each head's weights downsampled to at most
     // kThumbnailCells a side, each cell its block's largest weight (Downsample.h). Empty otherwise.
     std::vector<Eigen::MatrixXf> thumbnails;
-    // With the maps dropped: (patterns, heads), each head's share on each pattern's keys
-    // (HeadPatterns.h, allHeadPatterns() order), taken from its map before it went. Empty otherwise.
+    // (patterns, heads): each head's share on each pattern's keys (HeadPatterns.h, allHeadPatterns()
+    // order), taken by the forward from its map, kept or dropped.
     Eigen::MatrixXf pattern_shares;
     bool keptMaps() const { return attention.heads.empty() || attention.heads.front().weights.size() > 0; }
 };
@@ -87,6 +87,7 @@ struct Trace {
     std::vector<LayerTrace> layers;
     Eigen::MatrixXf final_residual;   // X_L, before the final norm (n, d)
     Eigen::MatrixXf logits;           // (n, vocab) with all_logits, else (1, vocab): the last position
+    std::vector<int> pattern_queries;  // (patterns): how many queries have a key of each pattern (allHeadPatterns() order)
     int n() const { return static_cast<int>(ids.size()); }
 };
 

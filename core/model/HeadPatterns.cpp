@@ -131,6 +131,19 @@ Eigen::VectorXf PatternKeySets::shares(const Eigen::MatrixXf& weights) const {
     return shares;
 }
 
+std::vector<int> PatternKeySets::queries() const {
+    std::vector<int> counts;
+    for (const Keys& sets : patterns_) counts.push_back(sets.applicable);
+    return counts;
+}
+
+int patternQueries(const Trace& trace, HeadPattern pattern) {
+    const auto& patterns = allHeadPatterns();
+    const std::size_t index = std::size_t(std::find(patterns.begin(), patterns.end(), pattern) - patterns.begin());
+    if (index < trace.pattern_queries.size()) return trace.pattern_queries[index];
+    return static_cast<int>(headPatternKeys(trace, pattern).rowwise().any().count());
+}
+
 Eigen::MatrixXf headPatternShares(const Trace& trace, HeadPattern pattern) {
     const int layers = static_cast<int>(trace.layers.size());
     const int heads = layers ? static_cast<int>(trace.layers[0].attention.heads.size()) : 0;

@@ -42,6 +42,8 @@ public:
     explicit PatternKeySets(const Trace& trace);
     // (patterns): the share of `weights` (n, n) on each pattern's keys, NaN where no query has one.
     Eigen::VectorXf shares(const Eigen::MatrixXf& weights) const;
+    // (patterns): how many queries have at least one key of each pattern.
+    std::vector<int> queries() const;
 
 private:
     struct Keys {
@@ -53,9 +55,11 @@ private:
 };
 
 // (layers, heads): each head's share on the pattern's keys, NaN where no query has such a key.
-// Layers whose maps the trace dropped (ForwardOptions::keep_maps) give the shares the forward took
-// before dropping them.
+// The shares the forward took (LayerTrace::pattern_shares); a layer without them (a trace built
+// by hand) from its maps.
 Eigen::MatrixXf headPatternShares(const Trace& trace, HeadPattern pattern);
+// How many queries have a key of `pattern`: the forward's count (Trace::pattern_queries), else from the keys.
+int patternQueries(const Trace& trace, HeadPattern pattern);
 
 // A head and its share, for a list sorted by share.
 struct RankedHead {

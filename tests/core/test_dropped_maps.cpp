@@ -175,6 +175,21 @@ TEST_F(DroppedMaps, AreRecomputedExactlyForTheLayerInView) {
         };
         for (model::HeadPattern p : model::allHeadPatterns()) EXPECT_TRUE(same(model::headPatternShares(dropped, p), model::headPatternShares(kept, p))) << folder;
         EXPECT_TRUE(model::headPatternShares(dropped, model::HeadPattern::PreviousToken).allFinite()) << folder;
+        // With the maps kept the forward takes them too (the Looks at tab only reads them): the shares
+        // and query counts of the kept maps themselves, bit for bit.
+        model::Trace from_maps = kept;
+        for (model::LayerTrace& layer : from_maps.layers) layer.pattern_shares.resize(0, 0);
+        from_maps.pattern_queries.clear();
+        ASSERT_EQ(kept.pattern_queries.size(), model::allHeadPatterns().size()) << folder;
+        for (const model::LayerTrace& layer : kept.layers) {
+            EXPECT_EQ(layer.pattern_shares.rows(), Eigen::Index(model::allHeadPatterns().size())) << folder;
+            EXPECT_EQ(layer.pattern_shares.cols(), Eigen::Index(layer.attention.heads.size())) << folder;
+        }
+        for (model::HeadPattern p : model::allHeadPatterns()) {
+            EXPECT_TRUE(same(model::headPatternShares(kept, p), model::headPatternShares(from_maps, p))) << folder;
+            EXPECT_EQ(model::patternQueries(kept, p), model::patternQueries(from_maps, p)) << folder;
+        }
+        EXPECT_GT(model::patternQueries(kept, model::HeadPattern::Induction), 0) << folder;
         const model::DirectAttribution whole = model::directAttribution(*m, kept), last = model::directAttribution(*m, dropped);
         EXPECT_EQ(last.heads, whole.heads) << folder;
         EXPECT_EQ(last.mlp, whole.mlp) << folder;

@@ -16,14 +16,6 @@
 
 namespace headscope::ui {
 
-namespace {
-
-// Above this many multiply-adds (layers x heads x n x n; about 30 ms) the shares wait for the
-// command line: the window's thread computes nothing heavy.
-constexpr double kMaxWork = 3e7;
-
-}  // namespace
-
 HeadPatternsView::HeadPatternsView(QWidget* parent) : AttentionView({}, parent), plot_(new QCustomPlot(this)) {
     setObjectName(QStringLiteral("head_patterns"));
     setMinimumSize(240, 160);
@@ -170,15 +162,9 @@ void HeadPatternsView::refresh() {
     if (layers == 0) {
         shares_.resize(0, 0);
         title_variants_ = {tr("Open a model (File > Open model) to see what each head looks at")};
-    } else if (trace_->layers[0].pattern_shares.size() == 0 &&  // a long input's forward took them from each map
-               (double(layers) * heads * n * n > kMaxWork || !trace_->layers[0].keptMaps())) {
-        shares_.resize(0, 0);
-        title_variants_ = {tr("%1 tokens on %2 layers × %3 heads: too long to compute here; headscope-cli model --json gives "
-                              "every share").arg(int(n)).arg(layers).arg(heads)};
     } else {
-        shares_ = model::headPatternShares(*trace_, pattern_);  // (layers, heads)
-        const auto keys = model::headPatternKeys(*trace_, pattern_);
-        const int queries = static_cast<int>(keys.rowwise().any().count());
+        shares_ = model::headPatternShares(*trace_, pattern_);  // (layers, heads): the forward took them (worker thread)
+        const int queries = model::patternQueries(*trace_, pattern_);
         int best_l = -1, best_h = -1;
         for (int l = 0; l < layers; ++l)
             for (int h = 0; h < heads; ++h)
