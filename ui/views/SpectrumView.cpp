@@ -21,7 +21,6 @@
 #include "TypesetTitle.h"
 
 namespace headscope::ui {
-using namespace spectrum_style;
 
 SpectrumView::SpectrumView(QWidget* parent, Panels panels) : QWidget(parent), panels_(panels) {
     plot_ = new QCustomPlot(this);
@@ -42,13 +41,13 @@ SpectrumView::SpectrumView(QWidget* parent, Panels panels) : QWidget(parent), pa
     auto* group = new QCPMarginGroup(plot_);
     const char* names[] = {"W_QK,i = W_i^Q (W_i^K)ᵀ", "W_OV,i = W_i^V W_i^O"};
     int column = 0;
-    for (int p : {kQK, kOV}) {
+    for (int p : {spectrum_style::kQK, spectrum_style::kOV}) {
         rects_[p] = new QCPAxisRect(plot_, true);
         TypesetAxis::adopt(rects_[p]);  // "W_QK,i" typeset
         styleSpectrumAxes(rects_[p]);
         rects_[p]->setMarginGroup(QCP::msTop | QCP::msBottom, group);
         rects_[p]->axis(QCPAxis::atTop)->setLabel(QString::fromUtf8(names[p]));
-        const bool shown = panels_ == Panels::Both || (p == kQK) == (panels_ == Panels::QK);
+        const bool shown = panels_ == Panels::Both || (p == spectrum_style::kQK) == (panels_ == Panels::QK);
         if (shown) panel_grid_->addElement(0, column++, rects_[p]);
         else rects_[p]->setVisible(false);
     }
@@ -63,11 +62,11 @@ SpectrumView::SpectrumView(QWidget* parent, Panels panels) : QWidget(parent), pa
 }
 
 QCPGraph* SpectrumView::qkGraph(int head) const {
-    return head >= 0 && head < graphs_[kQK].size() ? graphs_[kQK][head] : nullptr;
+    return head >= 0 && head < graphs_[spectrum_style::kQK].size() ? graphs_[spectrum_style::kQK][head] : nullptr;
 }
 
 QCPGraph* SpectrumView::ovGraph(int head) const {
-    return head >= 0 && head < graphs_[kOV].size() ? graphs_[kOV][head] : nullptr;
+    return head >= 0 && head < graphs_[spectrum_style::kOV].size() ? graphs_[spectrum_style::kOV][head] : nullptr;
 }
 
 Eigen::VectorXd SpectrumView::values(bool qk, int head) const {
@@ -101,7 +100,7 @@ void SpectrumView::setRotaryDelta(RotaryDelta* delta) {
     connect(delta_, &RotaryDelta::deltaChanged, this, take);
 }
 
-QString SpectrumView::zeroText(bool qk) const { return zero_text_[qk ? kQK : kOV]; }
+QString SpectrumView::zeroText(bool qk) const { return zero_text_[qk ? spectrum_style::kQK : spectrum_style::kOV]; }
 
 void SpectrumView::setAnalysis(std::shared_ptr<const Analysis> analysis) {
     // Same weights and tolerance: the same spectra are on screen already.
@@ -139,7 +138,7 @@ void SpectrumView::replotNow() {
 
 void SpectrumView::rebuild(int heads) {
     plot_->clearGraphs();
-    for (int p : {kQK, kOV}) {
+    for (int p : {spectrum_style::kQK, spectrum_style::kOV}) {
         graphs_[p].clear();
         for (int h = 0; h < heads; ++h)
             graphs_[p].push_back(new SpectrumGraph(rects_[p]->axis(QCPAxis::atBottom), rects_[p]->axis(QCPAxis::atLeft)));
@@ -149,15 +148,15 @@ void SpectrumView::rebuild(int heads) {
 void SpectrumView::refresh() {
     plot_->clearItems();
     const int heads = analysis_ ? static_cast<int>(analysis_->spectra.size()) : 0;
-    if (heads != graphs_[kQK].size()) rebuild(heads);
-    for (int p : {kQK, kOV}) cliff_text_[p] = zero_note_[p] = FittedText{};
+    if (heads != graphs_[spectrum_style::kQK].size()) rebuild(heads);
+    for (int p : {spectrum_style::kQK, spectrum_style::kOV}) cliff_text_[p] = zero_note_[p] = FittedText{};
     if (!analysis_ || heads == 0) {
         title_->setText(QStringLiteral("No analysis yet"));
         return;
     }
     head_ = std::clamp(head_, 0, heads - 1);
-    fillPanel(kQK);
-    fillPanel(kOV);
+    fillPanel(spectrum_style::kQK);
+    fillPanel(spectrum_style::kOV);
     styleSelection();
     arrangePanels();
     fitTexts();
@@ -165,7 +164,7 @@ void SpectrumView::refresh() {
 
 void SpectrumView::fillPanel(int panel) {
     const Analysis& a = *analysis_;
-    const bool qk = panel == kQK;
+    const bool qk = panel == spectrum_style::kQK;
     QCPAxisRect* rect = rects_[panel];
     QCPAxis* x = rect->axis(QCPAxis::atBottom);
     QCPAxis* y = rect->axis(QCPAxis::atLeft);
@@ -194,7 +193,7 @@ void SpectrumView::fillPanel(int panel) {
     if (tolerance_shown) lowest = std::min(lowest, tolerance);
     // At least two decades, so the log axis has ticks to read.
     const double floor = std::min(lowest / 2, highest / 100);
-    const double band = floor / kBandGap;
+    const double band = floor / spectrum_style::kBandGap;
     band_y_[panel] = band;
     auto ticker = y->ticker().dynamicCast<BandLogTicker>();
     ticker->floor = floor;
@@ -212,7 +211,7 @@ void SpectrumView::fillPanel(int panel) {
         graphs_[panel][h]->setName(QStringLiteral("head %1").arg(h));
     }
     x->setRange(0.5, d + 0.5);
-    y->setRange(band / kBandHalf, highest * 3);
+    y->setRange(band / spectrum_style::kBandHalf, highest * 3);
 
     const double s = options_.font_scale;
     // The "= 0" band: everything that counts as zero sits on its centre line.
@@ -224,8 +223,8 @@ void SpectrumView::fillPanel(int panel) {
         p->setAxisRect(rect);
         p->setTypeX(QCPItemPosition::ptAxisRectRatio);
     }
-    strip->topLeft->setCoords(0, band * kBandHalf * 0.8);
-    strip->bottomRight->setCoords(1, band / kBandHalf);
+    strip->topLeft->setCoords(0, band * spectrum_style::kBandHalf * 0.8);
+    strip->bottomRight->setCoords(1, band / spectrum_style::kBandHalf);
     strip->setPen(Qt::NoPen);
     strip->setBrush(QColor(235, 235, 235));
 
@@ -237,12 +236,12 @@ void SpectrumView::fillPanel(int panel) {
     zero_note->position->setAxes(x, y);
     zero_note->position->setAxisRect(rect);
     zero_note->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
-    zero_note->position->setCoords(0.99, band * kBandHalf * 0.8);
+    zero_note->position->setCoords(0.99, band * spectrum_style::kBandHalf * 0.8);
     zero_note->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
     zero_note_[panel] = {{QStringLiteral("%1 of %2 are 0").arg(zeros).arg(d), QStringLiteral("%1 are 0").arg(zeros)},
                          zero_note};
     zero_note->setText(zero_note_[panel].variants.front());
-    zero_note->setFont(heatmap::font(kNotePt, s));
+    zero_note->setFont(heatmap::font(spectrum_style::kNotePt, s));
     zero_note->setColor(QColor(60, 60, 60));
 
     // The cliff: no head can have more than min(inner, d_model) non-zero values.
@@ -268,7 +267,7 @@ void SpectrumView::fillPanel(int panel) {
     cliff_text->setText(cliff_text_[panel].variants.front());
     cliff_position_[panel] = (bound + 0.5) / (d + 0.5);
     cliff_on_left_[panel] = right_half;
-    cliff_text->setFont(heatmap::font(kNotePt, s));
+    cliff_text->setFont(heatmap::font(spectrum_style::kNotePt, s));
 
     if (tolerance_shown) {
         auto* line = new QCPItemStraightLine(plot_);
@@ -286,12 +285,12 @@ void SpectrumView::fillPanel(int panel) {
         text->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
         text->setColor(QColor(170, 30, 30));
         text->setText(QStringLiteral("tolerance %1").arg(QString::number(tolerance, 'g', 2)));
-        text->setFont(heatmap::font(kNotePt - 1, s));
+        text->setFont(heatmap::font(spectrum_style::kNotePt - 1, s));
     }
 }
 
 void SpectrumView::styleSelection() {
-    for (int p : {kQK, kOV}) {
+    for (int p : {spectrum_style::kQK, spectrum_style::kOV}) {
         const int d = analysis_ ? analysis_->weights().dModel() : 0;
         for (int h = 0; h < graphs_[p].size(); ++h) {
             QCPGraph* graph = graphs_[p][h];
@@ -314,7 +313,7 @@ void SpectrumView::arrangePanels() {
     if (panels_ != Panels::Both) return;
     // A readable panel: about 12 tick-label heights wide and 7 high (title, ticks and
     // labels take 4 of them).
-    const double f = QFontMetricsF(heatmap::font(kTickPt, options_.font_scale)).height();
+    const double f = QFontMetricsF(heatmap::font(spectrum_style::kTickPt, options_.font_scale)).height();
     const QSize size = plot_->viewport().size();
     const double title = 2 * f, min_width = 12 * f, min_height = 7 * f;
     Arrangement wanted = Arrangement::QKOnly;
@@ -324,10 +323,10 @@ void SpectrumView::arrangePanels() {
     arrangement_ = wanted;
     for (QCPAxisRect* rect : rects_) panel_grid_->take(rect);
     panel_grid_->simplify();
-    panel_grid_->addElement(0, 0, rects_[kQK]);
-    if (wanted == Arrangement::SideBySide) panel_grid_->addElement(0, 1, rects_[kOV]);
-    if (wanted == Arrangement::Stacked) panel_grid_->addElement(1, 0, rects_[kOV]);
-    rects_[kOV]->setVisible(wanted != Arrangement::QKOnly);
+    panel_grid_->addElement(0, 0, rects_[spectrum_style::kQK]);
+    if (wanted == Arrangement::SideBySide) panel_grid_->addElement(0, 1, rects_[spectrum_style::kOV]);
+    if (wanted == Arrangement::Stacked) panel_grid_->addElement(1, 0, rects_[spectrum_style::kOV]);
+    rects_[spectrum_style::kOV]->setVisible(wanted != Arrangement::QKOnly);
     emit arrangementChanged(wanted);
 }
 

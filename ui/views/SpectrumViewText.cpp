@@ -15,12 +15,11 @@
 #include "TextFit.h"
 
 namespace headscope::ui {
-using namespace spectrum_style;
 
 void SpectrumView::fitTexts() {
     const double s = options_.font_scale;
     const QRect viewport = plot_->viewport();
-    const double f = QFontMetricsF(heatmap::font(kTickPt, s)).height();
+    const double f = QFontMetricsF(heatmap::font(spectrum_style::kTickPt, s)).height();
     // The title row goes first when the plot is short: the dock's title names the view.
     const bool title_fits = viewport.height() >= (arrangement_ == Arrangement::Stacked ? 16 : 9) * f;
     QStringList titles;
@@ -55,20 +54,20 @@ void SpectrumView::fitTexts() {
                                         : QStringList{QStringLiteral("W_QK,i = W_i^Q (W_i^K)ᵀ"), QStringLiteral("W_QK,i")},
                                 {QStringLiteral("W_OV,i = W_i^V W_i^O"), QStringLiteral("W_OV,i")}};
     if (arrangement_ == Arrangement::QKOnly && panels_ == Panels::Both)  // say where W_OV went
-        top_labels[kQK] = {QStringLiteral("W_QK,i = W_i^Q (W_i^K)ᵀ · W_OV: widen the dock"),
+        top_labels[spectrum_style::kQK] = {QStringLiteral("W_QK,i = W_i^Q (W_i^K)ᵀ · W_OV: widen the dock"),
                            QStringLiteral("W_QK,i · W_OV: widen the dock"), QStringLiteral("W_QK,i · W_OV: widen"),
                            QStringLiteral("W_QK,i")};
     const QStringList y_labels{QStringLiteral("singular value σᵢ (log)"), QStringLiteral("σᵢ (log)"),
                                QStringLiteral("σᵢ")};
     const QStringList x_labels{QStringLiteral("index i, largest first"), QStringLiteral("index i")};
-    for (int p : {kQK, kOV}) {
+    for (int p : {spectrum_style::kQK, spectrum_style::kOV}) {
         rects_[p]->axis(QCPAxis::atTop)->setLabel(top_labels[p].front());
         rects_[p]->axis(QCPAxis::atLeft)->setLabel(y_labels.front());
         rects_[p]->axis(QCPAxis::atBottom)->setLabel(x_labels.front());
     }
     fit::layOut(plot_);
     const int d = analysis_ ? analysis_->weights().dModel() : 1;
-    for (int p : {kQK, kOV}) {
+    for (int p : {spectrum_style::kQK, spectrum_style::kOV}) {
         QCPAxisRect* rect = rects_[p];
         const QRect r = rect->rect();
         QCPAxis* x = rect->axis(QCPAxis::atBottom);
@@ -99,7 +98,7 @@ SpectrumView::Hit SpectrumView::hitAt(const QPoint& pos) const {
     Hit best;
     if (!analysis_) return best;
     double best_distance = 8.0;  // pixels
-    for (int p : {kQK, kOV}) {
+    for (int p : {spectrum_style::kQK, spectrum_style::kOV}) {
         if (!rects_[p]->visible() || !rects_[p]->rect().contains(pos)) continue;
         QCPAxis* x = rects_[p]->axis(QCPAxis::atBottom);
         QCPAxis* y = rects_[p]->axis(QCPAxis::atLeft);
@@ -124,11 +123,11 @@ int SpectrumView::headAt(const QPoint& pos) const { return hitAt(pos).head; }
 QString SpectrumView::describe(const QPoint& pos) const {
     const Hit hit = hitAt(pos);
     if (hit.head < 0) return {};
-    const Eigen::VectorXd all = values(hit.panel == kQK, hit.head);
+    const Eigen::VectorXd all = values(hit.panel == spectrum_style::kQK, hit.head);
     const double v = all(hit.index - 1);
-    const Spectrum& s = hit.panel == kQK ? qkSpectrum(hit.head) : analysis_->spectra[std::size_t(hit.head)].ov;
+    const Spectrum& s = hit.panel == spectrum_style::kQK ? qkSpectrum(hit.head) : analysis_->spectra[std::size_t(hit.head)].ov;
     QString text = QStringLiteral("head %1 · σ_%2 of %3 = %4")
-                       .arg(hit.head).arg(hit.index).arg(hit.panel == kQK ? "W_QK" : "W_OV", formatValue(v));
+                       .arg(hit.head).arg(hit.index).arg(hit.panel == spectrum_style::kQK ? "W_QK" : "W_OV", spectrum_style::formatValue(v));
     if (v > 0 && v <= s.tolerance) text += QStringLiteral(" (under the tolerance: counts as 0)");
     return text;
 }
@@ -158,11 +157,11 @@ bool SpectrumView::eventFilter(QObject* watched, QEvent* event) {
 
 void SpectrumView::applyFonts() {
     const double s = options_.font_scale;
-    title_->setFont(heatmap::font(kTitlePt, s, true));
+    title_->setFont(heatmap::font(spectrum_style::kTitlePt, s, true));
     for (QCPAxisRect* rect : rects_) {
         for (QCPAxis* axis : rect->axes()) {
-            axis->setTickLabelFont(heatmap::font(kTickPt, s));
-            axis->setLabelFont(heatmap::font(kAxisPt, s, axis->axisType() == QCPAxis::atTop));
+            axis->setTickLabelFont(heatmap::font(spectrum_style::kTickPt, s));
+            axis->setLabelFont(heatmap::font(spectrum_style::kAxisPt, s, axis->axisType() == QCPAxis::atTop));
         }
     }
 }
