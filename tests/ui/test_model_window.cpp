@@ -18,11 +18,13 @@
 #include "WindowTestSupport.h"
 #include "ControlsDock.h"
 #include "HeadGridView.h"
+#include "HeadPatternsView.h"
 #include "Heatmap.h"
 #include "LoadProgressRelay.h"
 #include "MainWindow.h"
 #include "ModelDock.h"
 #include "ModelOverviewView.h"
+#include "NoModelNote.h"
 #include "Session.h"
 #include "SpectrumView.h"
 #include "StatusPanel.h"
@@ -171,6 +173,43 @@ private slots:
         QCOMPARE(view.shownLayers(), kLayers);
         QCOMPARE(view.shownHeads(), kHeads);
         QVERIFY(!view.layerScrollBar()->isVisible() && !view.headScrollBar()->isVisible());
+    }
+
+    // Between a model's opening and the first text run on it (a forward under way, or a text its
+    // tokenizer refuses), the Model and Looks at tabs say a model is open instead of asking for one.
+    void modelViewsSayAModelIsOpenUntilItsFirstTrace() {
+        if (!QDir(kInduction).exists()) QSKIP("../shared/models/induction is absent: the trained checkpoint is needed");
+        MainWindow window(noSettings());
+        window.show();
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        auto* patterns = qobject_cast<HeadPatternsView*>(window.tabView("head_patterns"));
+        QVERIFY(patterns);
+        const std::vector<NoModelNote*> notes = {window.modelOverview()->noModelNote(), patterns->noModelNote()};
+        const auto said = [&notes]() {
+            QStringList sentences;
+            for (NoModelNote* note : notes)
+                sentences << note->sentence()->text() + (note->links()->isVisibleTo(note) ? QStringLiteral(" + links") : QString());
+            return sentences;
+        };
+        const QStringList asking = said();
+        for (const QString& sentence : asking) QVERIFY2(sentence.startsWith("Open a model") && sentence.endsWith(" + links"), qPrintable(sentence));
+        QStringList at_open;  // as the weights arrive, before any text has run on them
+        connect(window.session(), &Session::sourceChanged, &window, [&]() {
+            if (at_open.isEmpty()) at_open = said();
+        });
+        QString error;
+        QVERIFY2(window.openModel(kInduction, &error), qPrintable(error));
+        const QString open = QStringLiteral("A model is open: its heads appear here once a text has run on it");
+        QCOMPARE(at_open, QStringList({open, open}));
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        for (const QString& tab : {QStringLiteral("Model"), QStringLiteral("Looks at")}) {  // a hidden tab refreshes when shown
+            QVERIFY(window.showTab(tab));
+            auto* view = qobject_cast<AttentionView*>(window.tabView(tab == QLatin1String("Model") ? "model" : "head_patterns"));
+            QTRY_VERIFY(view->plot()->isVisibleTo(view) && !view->findChild<NoModelNote*>()->isVisibleTo(view));
+        }
+        window.session()->useGeneratedWeights();
+        QVERIFY(window.waitForCompleteUpdate(60000));
+        QCOMPARE(said(), asking);
     }
 
     void trainedModelShowsItsLayersHeads() {

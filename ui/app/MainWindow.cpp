@@ -23,6 +23,7 @@
 #include "ModelDock.h"
 #include "HeadPatternsView.h"
 #include "ModelOverviewView.h"
+#include "NoModelNote.h"
 #include "QueryKeyMapView.h"
 #include "ScoreBreakdownView.h"
 #include "TokenLinesView.h"
@@ -118,6 +119,11 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     });
     connect(session_, &Session::headChanged, patterns, [this, patterns](int head) {
         patterns->setSelection(session_->source().layer, head);
+    });
+    // Between a model's opening and its first trace (or when its text is refused) the model views
+    // say a model is open rather than ask for one.
+    connect(session_, &Session::sourceChanged, this, [this, overview, patterns]() {
+        for (NoModelNote* note : {overview->noModelNote(), patterns->noModelNote()}) note->setModelOpen(session_->source().model != nullptr);
     });
     connect(patterns, &HeadPatternsView::cellActivated, session_, [this](int layer, int head) {
         session_->setLayer(layer);

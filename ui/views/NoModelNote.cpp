@@ -21,7 +21,7 @@ QString link(const QAction* action, const QString& id) {
 
 }  // namespace
 
-NoModelNote::NoModelNote(const QString& sentence, QWidget* parent) : QWidget(parent) {
+NoModelNote::NoModelNote(const QString& sentence, QWidget* parent) : QWidget(parent), asking_(sentence) {
     setObjectName(QStringLiteral("no_model_note"));
     sentence_ = new QLabel(sentence, this);
     sentence_->setObjectName(QStringLiteral("no_model_sentence"));
@@ -54,7 +54,13 @@ void NoModelNote::setOpenActions(QAction* folder, QAction* cache) {
     if (folder) links << link(folder, QStringLiteral("folder"));
     if (cache) links << link(cache, QStringLiteral("cache"));
     links_->setText(links.join(QStringLiteral("<br>")));
-    links_->setVisible(!links.isEmpty());
+    links_->setVisible(!links.isEmpty() && !model_open_);
+}
+
+void NoModelNote::setModelOpen(bool open) {
+    model_open_ = open;
+    sentence_->setText(open ? tr("A model is open: its heads appear here once a text has run on it") : asking_);
+    links_->setVisible(!links_->text().isEmpty() && !open);
 }
 
 void NoModelNote::setFontScale(double scale) {
