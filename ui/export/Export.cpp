@@ -79,8 +79,6 @@ bool checkHead(const Analysis& analysis, int head, QString* error) {
 
 }  // namespace exporting
 
-using namespace exporting;
-
 namespace {
 
 bool saveSvg(QCustomPlot* plot, const QString& path, int width, int height, QString* error) {
@@ -89,19 +87,19 @@ bool saveSvg(QCustomPlot* plot, const QString& path, int width, int height, QStr
     generator.setSize(QSize(width, height));
     generator.setViewBox(QRect(0, 0, width, height));
     generator.setResolution(96);  // the point sizes of the fonts mean what they mean on screen
-    generator.setTitle(plotTitle(plot));
+    generator.setTitle(exporting::plotTitle(plot));
     generator.setDescription(
         QStringLiteral("HeadScope %1: multi-head attention, made visible").arg(QStringLiteral(HEADSCOPE_VERSION)));
     QCPPainter painter;
     if (!painter.begin(&generator)) {
-        fail(error, QStringLiteral("Could not write the SVG file '%1'.").arg(path));
+        exporting::fail(error, QStringLiteral("Could not write the SVG file '%1'.").arg(path));
         return false;
     }
     painter.setMode(QCPPainter::pmVectorized);  // heatmap cells as rectangles (CellColorMap)
     plot->toPainter(&painter, width, height);
     painter.end();
     if (QFileInfo(path).size() <= 0) {
-        fail(error, QStringLiteral("Could not write the SVG file '%1'.").arg(path));
+        exporting::fail(error, QStringLiteral("Could not write the SVG file '%1'.").arg(path));
         return false;
     }
     return true;
@@ -133,16 +131,16 @@ QString suffix(ImageFormat format) {
 bool savePlot(QCustomPlot* plot, const QString& path, ImageFormat format, int width, int height,
               double scale, QString* error) {
     if (!plot) {
-        fail(error, QStringLiteral("Nothing to export: no plot."));
+        exporting::fail(error, QStringLiteral("Nothing to export: no plot."));
         return false;
     }
-    if (!checkTarget(path, error)) return false;
+    if (!exporting::checkTarget(path, error)) return false;
     if (width <= 0 || height <= 0) {
         width = plot->viewport().width();
         height = plot->viewport().height();
     }
     if (width <= 0 || height <= 0 || !(scale > 0) || !std::isfinite(scale)) {
-        fail(error, QStringLiteral("Cannot export '%1' at %2 x %3 pixels, scale %4.")
+        exporting::fail(error, QStringLiteral("Cannot export '%1' at %2 x %3 pixels, scale %4.")
                         .arg(path).arg(width).arg(height).arg(scale));
         return false;
     }
@@ -150,12 +148,12 @@ bool savePlot(QCustomPlot* plot, const QString& path, ImageFormat format, int wi
     switch (format) {
         case ImageFormat::Png:
             ok = plot->savePng(path, width, height, scale);
-            if (!ok) fail(error, QStringLiteral("Could not write the PNG file '%1'.").arg(path));
+            if (!ok) exporting::fail(error, QStringLiteral("Could not write the PNG file '%1'.").arg(path));
             break;
         case ImageFormat::Pdf:
             ok = plot->savePdf(path, width, height, QCP::epNoCosmetic, QStringLiteral("HeadScope"),
-                               plotTitle(plot));
-            if (!ok) fail(error, QStringLiteral("Could not write the PDF file '%1'.").arg(path));
+                               exporting::plotTitle(plot));
+            if (!ok) exporting::fail(error, QStringLiteral("Could not write the PDF file '%1'.").arg(path));
             break;
         case ImageFormat::Svg:
             ok = saveSvg(plot, path, width, height, error);
@@ -182,28 +180,30 @@ QSize headGridExportSize(const Analysis& analysis, const ViewOptions& options) {
 
 bool exportHeadGrid(const Analysis& analysis, const ViewOptions& options, const QString& path,
                     ImageFormat format, double scale, QString* error) {
-    if (!checkAnalysis(analysis, error) || !checkTarget(path, error)) return false;
+    if (!exporting::checkAnalysis(analysis, error) || !exporting::checkTarget(path, error)) return false;
     const QSize size = headGridExportSize(analysis, options);
     HeadGridView view;
     view.resize(size);
     view.setViewport(QRect(QPoint(0, 0), size));
     view.setOptions(options);
     view.setColumnCount(ceilSqrt(static_cast<int>(analysis.results.heads.size())));
-    view.setAnalysis(borrow(analysis));
+    view.setAnalysis(exporting::borrow(analysis));
     view.replotNow();
     return savePlot(&view, path, format, size.width(), size.height(), scale, error);
 }
 
 bool exportHead(const Analysis& analysis, int head, const ViewOptions& options, const QString& path,
                 ImageFormat format, double scale, QString* error) {
-    if (!checkAnalysis(analysis, error) || !checkTarget(path, error) || !checkHead(analysis, head, error)) return false;
+    if (!exporting::checkAnalysis(analysis, error) || !exporting::checkTarget(path, error) ||
+        !exporting::checkHead(analysis, head, error))
+        return false;
     const double s = options.font_scale > 0 ? options.font_scale : 1.0;
     const int n = std::max(analysis.nQuery(), analysis.nKeyValue());
     const int side = static_cast<int>(std::clamp(22.0 * n, 420.0, 1400.0) * std::max(1.0, s));
     const QSize size(side + int(330 * s), side + int(200 * s));
     HeadDetailView view;
     view.setOptions(options);
-    view.setAnalysis(borrow(analysis));
+    view.setAnalysis(exporting::borrow(analysis));
     view.setHead(head);
     view.plot()->resize(size);
     view.plot()->setViewport(QRect(QPoint(0, 0), size));
@@ -220,9 +220,9 @@ bool saveWidget(QWidget* widget, const QString& path, ImageFormat format, double
 
 bool savePainted(const QSize& size, const std::function<void(QPainter&)>& paint, const QString& title,
                  const QString& path, ImageFormat format, double scale, QString* error) {
-    if (!checkTarget(path, error)) return false;
+    if (!exporting::checkTarget(path, error)) return false;
     if (size.isEmpty() || !(scale > 0)) {
-        fail(error, QStringLiteral("Cannot export '%1': the view has no size.").arg(path));
+        exporting::fail(error, QStringLiteral("Cannot export '%1': the view has no size.").arg(path));
         return false;
     }
     bool ok = false;
@@ -265,7 +265,7 @@ bool savePainted(const QSize& size, const std::function<void(QPainter&)>& paint,
             break;
         }
     }
-    if (!ok) fail(error, QStringLiteral("Could not write the %1 file '%2'.").arg(suffix(format).toUpper(), path));
+    if (!ok) exporting::fail(error, QStringLiteral("Could not write the %1 file '%2'.").arg(suffix(format).toUpper(), path));
     return ok;
 }
 

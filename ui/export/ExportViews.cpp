@@ -26,8 +26,6 @@
 
 namespace headscope::ui {
 
-using namespace exporting;
-
 QString viewFileName(ViewKind kind, int head) { return fileStem(viewEntry(kind), head); }
 
 QString viewTitle(ViewKind kind) { return QString::fromUtf8(viewEntry(kind).title); }
@@ -54,7 +52,7 @@ std::unique_ptr<RotaryDelta> rotatedAt(ResultStore& results, const Analysis& ana
     rotated->setResultStore(&results);
     rotated->setProductLimit(analysis.weights().dModel());
     rotated->setHead(head);
-    rotated->setAnalysis(borrow(analysis));
+    rotated->setAnalysis(exporting::borrow(analysis));
     rotated->setDelta(*delta);
     rotated->waitForResult();
     return rotated;
@@ -66,7 +64,7 @@ std::shared_ptr<const Circuits> circuitsOf(ResultStore& results, const Analysis&
                                            const Circuits* given) {
     if (given && given->head == head && given->W_QK.rows() == analysis.weights().dModel())
         return std::shared_ptr<const Circuits>(std::shared_ptr<const Circuits>(), given);
-    const std::shared_ptr<const Analysis> shared = borrow(analysis);
+    const std::shared_ptr<const Analysis> shared = exporting::borrow(analysis);
     if (const ResultStore::Result<Circuits> formed = results.circuits(shared, head)) return *formed;
     results.wait();
     return results.circuits(shared, head).value_or(nullptr);
@@ -77,7 +75,9 @@ std::shared_ptr<const Circuits> circuitsOf(ResultStore& results, const Analysis&
 bool exportViewWith(ResultStore& results, ViewKind kind, const Analysis& analysis, int head,
                     const ViewOptions& options, const QString& path, ImageFormat format, double scale, QString* error,
                     const Circuits* circuits, int cell_row, int cell_col, std::optional<int> delta) {
-    if (!checkAnalysis(analysis, error) || !checkTarget(path, error) || !checkHead(analysis, head, error)) return false;
+    if (!exporting::checkAnalysis(analysis, error) || !exporting::checkTarget(path, error) ||
+        !exporting::checkHead(analysis, head, error))
+        return false;
     const double s = options.font_scale > 0 ? options.font_scale : 1.0;
     const bool shows_qk = kind == ViewKind::SpectrumQK || kind == ViewKind::RankTable || kind == ViewKind::CircuitQK;
     const std::unique_ptr<RotaryDelta> rotated = shows_qk ? rotatedAt(results, analysis, head, delta) : nullptr;
@@ -94,7 +94,7 @@ bool exportViewWith(ResultStore& results, ViewKind kind, const Analysis& analysi
             view.setOptions(options);
             view.setHead(head);
             if (rotated) view.setRotaryDelta(rotated.get());
-            view.setAnalysis(borrow(analysis));
+            view.setAnalysis(exporting::borrow(analysis));
             return savePlotView(view, view.plot(), QSize(int(900 * s), int(560 * s)), path, format, scale, error);
         }
         case ViewKind::RankTable: {
@@ -102,7 +102,7 @@ bool exportViewWith(ResultStore& results, ViewKind kind, const Analysis& analysi
             view.setFont(QFont(QString::fromLatin1(heatmap::kTextFamily), view.font().pointSize()));
             view.setOptions(options);
             if (rotated) view.setRotaryDelta(rotated.get());
-            view.setAnalysis(borrow(analysis));
+            view.setAnalysis(exporting::borrow(analysis));
             view.setHead(head);
             // Drawn whole as text and lines (RankTableView::paintWhole): every head's row, vector in SVG and PDF.
             const int min_width = int(420 * s);  // as wide as a slide's column at least
@@ -113,7 +113,7 @@ bool exportViewWith(ResultStore& results, ViewKind kind, const Analysis& analysi
             FusedProjectionsView view;
             view.setOptions(options);
             view.setHead(head);
-            view.setAnalysis(borrow(analysis));
+            view.setAnalysis(exporting::borrow(analysis));
             return savePlotView(view, view.plot(), QSize(int(1600 * s), int(1000 * s)), path, format, scale, error);
         }
         case ViewKind::ProjectionProduct: {
@@ -121,7 +121,7 @@ bool exportViewWith(ResultStore& results, ViewKind kind, const Analysis& analysi
             view.setResultStore(&results);
             view.setOptions(options);
             view.setHead(head);
-            view.setAnalysis(borrow(analysis));
+            view.setAnalysis(exporting::borrow(analysis));
             const int n = analysis.nQuery();
             const QSize size(int(1400 * s), std::clamp(int((200 + 22 * n) * s), int(480 * s), 4000));
             return savePlotView(view, view.plot(), size, path, format, scale, error);
@@ -131,7 +131,7 @@ bool exportViewWith(ResultStore& results, ViewKind kind, const Analysis& analysi
             CircuitView view(nullptr, kind == ViewKind::CircuitQK ? CircuitView::Rows::QK : CircuitView::Rows::OV);
             view.setOptions(options);
             if (rotated) view.setRotaryDelta(rotated.get());
-            view.setAnalysis(borrow(analysis));
+            view.setAnalysis(exporting::borrow(analysis));
             view.setHead(head);
             view.setCircuits(circuitsOf(results, analysis, head, circuits));
             return savePlotView(view, view.plot(), QSize(int(1500 * s), int(640 * s)), path, format, scale, error);
@@ -140,7 +140,7 @@ bool exportViewWith(ResultStore& results, ViewKind kind, const Analysis& analysi
             CostView view;
             view.setFont(QFont(QString::fromLatin1(heatmap::kTextFamily), view.font().pointSize()));
             view.setOptions(options);
-            view.setAnalysis(borrow(analysis));
+            view.setAnalysis(exporting::borrow(analysis));
             view.replotNow();
             // The whole page (issue 21): a width for the formulas, and the height its wrapped text
             // needs at that width (sizeHint() guesses the height for another width and cut the
@@ -165,7 +165,7 @@ bool exportViewWith(ResultStore& results, ViewKind kind, const Analysis& analysi
             view.setForFile(true);  // no hover or click hints in a picture
             view.setResultStore(&results);
             view.setOptions(options);
-            view.setAnalysis(borrow(analysis));
+            view.setAnalysis(exporting::borrow(analysis));
             view.setHead(head);
             view.setCell(cell_row, cell_col);
             view.setCircuits(circuitsOf(results, analysis, head, circuits));
@@ -174,7 +174,7 @@ bool exportViewWith(ResultStore& results, ViewKind kind, const Analysis& analysi
         case ViewKind::TokenLines: {
             TokenLinesView view;
             view.setOptions(options);
-            view.setAnalysis(borrow(analysis));
+            view.setAnalysis(exporting::borrow(analysis));
             view.setHead(head);
             view.setCell(cell_row, cell_col);
             const int n = std::max(analysis.nQuery(), analysis.nKeyValue());
@@ -186,7 +186,7 @@ bool exportViewWith(ResultStore& results, ViewKind kind, const Analysis& analysi
             view.setForFile(true);  // no hover or click hints in a picture
             view.setResultStore(&results);
             view.setOptions(options);
-            view.setAnalysis(borrow(analysis));
+            view.setAnalysis(exporting::borrow(analysis));
             view.setHead(head);
             view.setCell(cell_row, cell_col);
             return savePlotView(view, view.plot(), QSize(int(1100 * s), int(820 * s)), path, format, scale, error);
@@ -209,9 +209,9 @@ QStringList exportImages(const Analysis& analysis, const QString& dir, const QLi
                          QString* error, const ViewOptions& options, double scale, int head,
                          std::optional<int> delta, ResultStore* results) {
     QStringList written;
-    if (!checkAnalysis(analysis, error)) return written;
+    if (!exporting::checkAnalysis(analysis, error)) return written;
     if (dir.isEmpty() || !QDir().mkpath(dir)) {
-        fail(error, QStringLiteral("Cannot create the output directory '%1'.").arg(dir));
+        exporting::fail(error, QStringLiteral("Cannot create the output directory '%1'.").arg(dir));
         return written;
     }
     const QDir out(dir);
