@@ -106,9 +106,12 @@ AttentionOptions layerAttentionOptions(const Model& model, const AttentionOption
 double traceBytes(const ModelConfig& c, int n, bool keep_maps) {
     const double nn = double(n) * n;
     // A layer whole: residual, LN_1 output, Q, K, V, concat, output (n, d each), each head's output
-    // (n, d_k), the mask (n, n) booleans, and each head's logits and weights (n, n).
+    // (n, d_k), the mask (n, n) booleans, and each head's logits and weights (n, n); the pattern
+    // shares (patterns, heads) are left out, a few floats a head.
     const double whole = 4.0 * (7.0 * n * std::max(c.n_embd, c.n_head * c.headDim()) + double(n) * c.n_embd) + nn;
-    if (keep_maps) return c.n_layer * (whole + 8.0 * c.n_head * nn);
+    // Past kThumbnailCells tokens each head's thumbnail too (a smaller map is its own).
+    const double thumbnails = n > kThumbnailCells ? 4.0 * c.n_head * kThumbnailCells * kThumbnailCells : 0.0;
+    if (keep_maps) return c.n_layer * (whole + 8.0 * c.n_head * nn + thumbnails);
     // Maps dropped: each layer's residual, mask and thumbnails, and the layer in view computed
     // again whole, with each head's weights and its logits pooled, but not its logits.
     const double dropped = 4.0 * (double(n) * c.n_embd + double(c.n_head) * kThumbnailCells * kThumbnailCells) + nn;
@@ -202,10 +205,17 @@ Trace runModel(const Model& model, const std::vector<int>& ids, const ForwardOpt
                                  : options.keep_maps ? HeadDone{}
                                                      : HeadDone(keepWeightsOnly));  // (n, d)
         ablateLayer(options.ablation, static_cast<int>(trace.layers.size()), block.attention, layer.attention);
-        if (!drop_maps) {  // a dropped map's shares were taken in `drop`
+        if (!drop_maps) {  // a dropped map's shares and thumbnail were taken in `drop`
+            // The thumbnails of a long input's layer in view, and of kept maps larger than a panel's
+            // cells (a smaller one is its own): the Model tab only reads them.
+            const bool thumbnails = !options.keep_maps || n > kThumbnailCells;
             layer.pattern_shares.resize(Eigen::Index(allHeadPatterns().size()), block.attention.heads);
-            for (int i = 0; i < block.attention.heads; ++i)
-                layer.pattern_shares.col(i) = pattern_keys.shares(layer.attention.heads[std::size_t(i)].weights);  // (patterns)
+            if (thumbnails) layer.thumbnails.resize(std::size_t(block.attention.heads));
+            parallelFor(block.attention.heads, [&](int i) {  // each head its own column and thumbnail
+                const Eigen::MatrixXf& weights = layer.attention.heads[std::size_t(i)].weights;        // (n, n)
+                layer.pattern_shares.col(i) = pattern_keys.shares(weights);                            // (patterns)
+                if (thumbnails) layer.thumbnails[std::size_t(i)] = downsample(weights, cells, cells, Pool::Max);  // (cells, cells)
+            }, double(n) * n * block.attention.heads > 1e6);
         }
         if (last_asked) {  // stop at this layer's attention
             trace.layers.push_back(std::move(layer));
@@ -217,11 +227,6 @@ Trace runModel(const Model& model, const std::vector<int>& ids, const ForwardOpt
             c.post_norm ? layer.attention.output
                         : normalize(c, layer.attention.output, block.attention_out_norm);  // (n, d)
         trace.layers.push_back(std::move(layer));
-        if (!options.keep_maps && !drop_maps) {  // the thumbnails before attention_done, which may take the maps
-            LayerTrace& done = trace.layers.back();
-            for (const HeadResult& head : done.attention.heads)
-                done.thumbnails.push_back(downsample(head.weights, cells, cells, Pool::Max));  // (cells, cells)
-        }
         // The layer's maps are drawn before its MLP, which they do not depend on.
         if (options.attention_done) options.attention_done(trace);
         if (!options.keep_maps) {  // what later layers and the attribution need, no more

@@ -71,8 +71,9 @@ struct LayerTrace {
     Eigen::MatrixXf attention_input;  // N_1(X_l) (n, d); empty with the maps dropped: attentionInput()
     Results attention;                // Q, K, V (n, d), heads' logits/weights (n, n), output (n, d);
                                       // maps dropped: heads' outputs (1, d_v) and output (1, d), the last position
-    // With the maps dropped (keep_maps false): each head's weights downsampled to at most
-    // kThumbnailCells a side, each cell its block's largest weight (Downsample.h). Empty otherwise.
+    // Each head's weights downsampled to at most kThumbnailCells a side, each cell its block's
+    // largest weight (Downsample.h): with the maps dropped (keep_maps false), or kept but of more
+    // than kThumbnailCells tokens. Empty for kept maps of fewer tokens (each is its own thumbnail).
     std::vector<Eigen::MatrixXf> thumbnails;
     // (patterns, heads): each head's share on each pattern's keys (HeadPatterns.h, allHeadPatterns()
     // order), taken by the forward from its map, kept or dropped.

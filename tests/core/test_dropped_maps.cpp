@@ -90,6 +90,30 @@ TEST_F(DroppedMaps, TheirEstimateIsWhatTheTraceAndTheLayerInViewHold) {
     EXPECT_LT(estimate, 0.5 * model::traceBytes(m->config, int(ids.size())));
 }
 
+// The Model tab's panels are the forward's thumbnails wherever a map is larger than a panel's
+// cells, kept maps included, so the window downsamples nothing: each is the map downsampled, bit
+// for bit; a map of fewer tokens is its own thumbnail (none kept).
+TEST_F(DroppedMaps, KeptMapsLargerThanAPanelComeWithTheirThumbnails) {
+    const model::ModelPtr m = io::loadCheckpoint(copyOf("qwen2_tied", [](nlohmann::json& c) {
+                                                     c["max_position_embeddings"] = 100;
+                                                 }).string());
+    std::vector<int> ids;
+    for (int i = 0; i < 100; ++i) ids.push_back((i * 7) % 16);
+    const model::Trace long_trace = model::runModel(*m, ids, {});
+    for (const model::LayerTrace& layer : long_trace.layers) {
+        ASSERT_TRUE(layer.keptMaps());
+        ASSERT_EQ(layer.thumbnails.size(), layer.attention.heads.size());
+        for (std::size_t h = 0; h < layer.thumbnails.size(); ++h) {
+            const Eigen::MatrixXf& weights = layer.attention.heads[h].weights;  // (100, 100)
+            EXPECT_EQ(layer.thumbnails[h].rows(), model::kThumbnailCells);
+            EXPECT_EQ(layer.thumbnails[h], downsample(weights, model::kThumbnailCells, model::kThumbnailCells, Pool::Max));
+            EXPECT_EQ(layer.thumbnails[h].maxCoeff(), weights.maxCoeff());
+        }
+    }
+    const model::Trace short_trace = model::runModel(*m, std::vector<int>(ids.begin(), ids.begin() + model::kThumbnailCells), {});
+    for (const model::LayerTrace& layer : short_trace.layers) EXPECT_TRUE(layer.thumbnails.empty());
+}
+
 // A long input keeps one layer's maps (issue 35 item 4): a run that drops them recomputes any layer's
 // exactly as the run that kept them (bit for bit, heads off included), and keeps each head's
 // thumbnail, its weights downsampled. Rotary, GQA, a sliding window, a parallel residual.

@@ -233,10 +233,11 @@ void ModelOverviewView::fill() {
     }
     // One scale for every panel (View > one colour bar for all heads), its largest weight at the
     // top; else each panel from 0 to its own largest, which the colour bar then says.
-    // Each head's map, or its thumbnail where a long input's trace kept only those (the same largest weight).
+    // Each head's thumbnail as the forward took it (the largest weight of each block, so the same
+    // largest weight), or its map where that is small enough to be its own: nothing of n x n here.
     const auto map = [this](int l, int h) -> const Eigen::MatrixXf& {
         const model::LayerTrace& layer = trace_->layers[std::size_t(l)];
-        return layer.keptMaps() ? layer.attention.heads[std::size_t(h)].weights : layer.thumbnails[std::size_t(h)];
+        return layer.thumbnails.empty() ? layer.attention.heads[std::size_t(h)].weights : layer.thumbnails[std::size_t(h)];
     };
     float top = 1e-6f;
     for (int l = 0; l < layers_; ++l)
@@ -244,12 +245,16 @@ void ModelOverviewView::fill() {
     const bool shared = options_.shared_scale;
     scale_->setDataRange(QCPRange(0, shared ? double(top) : 1.0));
     scale_->axis()->setLabel(shared ? tr("attention weight") : tr("weight ÷ its panel's largest"));
-    // A long text's map downsampled to `cells` a side: cell (r, c) the largest weight of its block.
+    // Each panel `cells` a side: cell (r, c) the largest weight of its block of the map.
     const int cells = std::min(n, model::kThumbnailCells);
     for (int row = 0; row < shown_layers_; ++row) {
         for (int column = 0; column < shown_heads_; ++column) {
             const int l = first_layer_ + row, h = first_head_ + column;
-            const Eigen::MatrixXf thumbnail = downsample(map(l, h), cells, cells, Pool::Max);  // (cells, cells)
+            const Eigen::MatrixXf& shown = map(l, h);
+            // A trace made by hand may hold a large map without its thumbnail.
+            const Eigen::MatrixXf thumbnail = shown.rows() == cells && shown.cols() == cells
+                                                  ? shown
+                                                  : downsample(shown, cells, cells, Pool::Max);  // (cells, cells)
             QCPColorMap* panel = maps_[std::size_t(row * shown_heads_ + column)];
             QCPColorMapData* data = panel->data();
             data->setSize(cells, cells);
