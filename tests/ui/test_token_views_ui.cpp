@@ -12,6 +12,8 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <algorithm>
+#include <tuple>
 #include "QtTestGroup.h"
 #include <set>
 
@@ -188,6 +190,10 @@ private slots:
         }
         for (const Eigen::MatrixXf& w : left) heaviest_left = std::max(heaviest_left, w.maxCoeff());
         QVERIFY2(lightest_kept >= heaviest_left, qPrintable(QStringLiteral("%1 kept, %2 left").arg(lightest_kept).arg(heaviest_left)));
+        // Drawn lightest first (the strong on top), equal weights in head, query, key order.
+        QVERIFY(std::is_sorted(view.lines().begin(), view.lines().end(), [](const TokenLinesView::Line& l, const TokenLinesView::Line& r) {
+            return l.weight != r.weight ? l.weight < r.weight : std::tie(l.head, l.query, l.key) < std::tie(r.head, r.query, r.key);
+        }));
         // Drawn (into one image, LineRaster.h): the lines' middle is inked in the heads' colours.
         const QImage drawn = view.plot()->toPixmap().toImage();
         QVERIFY2(inkShare(drawn.copy(drawn.width() / 3, drawn.height() / 3, drawn.width() / 3, drawn.height() / 3)) > 0.5,
