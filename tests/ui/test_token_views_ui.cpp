@@ -174,6 +174,12 @@ private slots:
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
         view.setAnalysis(a);
+        // 16 heads x 1,200 x 1,200 cells: chosen off the GUI thread, the title saying so meanwhile.
+        view.replotNow();
+        QVERIFY(view.choosingLines() && view.lines().empty());
+        QVERIFY2(view.title().contains(QStringLiteral("choosing")), qPrintable(view.title()));
+        QTRY_VERIFY_WITH_TIMEOUT(!view.choosingLines(), 30000);
+        view.replotNow();
         long long strong = 0;
         float lightest_kept = 1, heaviest_left = 0;
         for (const HeadResult& head : a->results.heads)

@@ -173,10 +173,12 @@ bool exportViewWith(ResultStore& results, ViewKind kind, const Analysis& analysi
         }
         case ViewKind::TokenLines: {
             TokenLinesView view;
+            view.setResultStore(&results);
             view.setOptions(options);
             view.setAnalysis(exporting::borrow(analysis));
             view.setHead(head);
             view.setCell(cell_row, cell_col);
+            view.waitForLines();  // a long text's, chosen off the GUI thread
             const int n = std::max(analysis.nQuery(), analysis.nKeyValue());
             const QSize size(int(900 * s), std::clamp(int((170 + 24 * n) * s), int(600 * s), 4000));
             return savePlotView(view, view.plot(), size, path, format, scale, error);

@@ -4,6 +4,6 @@
 
 namespace headscope::ui {
 
-enum class ResultKind { Circuits, QueryKeyMap, ScoreBreakdown, ProjectionProduct, LogitCurve, RotaryDelta };
+enum class ResultKind { Circuits, QueryKeyMap, ScoreBreakdown, ProjectionProduct, LogitCurve, RotaryDelta, TokenLines };
 
 }  // namespace headscope::ui

@@ -38,7 +38,8 @@ ResultStore::ResultStore(QObject* parent)
       breakdowns_(arrived(Kind::ScoreBreakdown), finished(), kKept),
       products_(arrived(Kind::ProjectionProduct), finished(), kKept),
       curves_(arrived(Kind::LogitCurve), finished(), kKept),
-      rotary_(arrived(Kind::RotaryDelta), finished(), kKeptLarge) {
+      rotary_(arrived(Kind::RotaryDelta), finished(), kKeptLarge),
+      lines_(arrived(Kind::TokenLines), finished(), kKept) {
     qRegisterMetaType<headscope::ui::ResultStore::Kind>("headscope::ui::ResultStore::Kind");
 }
 
@@ -53,6 +54,12 @@ std::function<void()> ResultStore::finished() {
 }
 
 // Worker threads below: each job reads only the analysis it captured (immutable, shared).
+
+ResultStore::Result<TokenLineSet> ResultStore::tokenLines(const AnalysisPtr& analysis, const std::vector<int>& heads,
+                                                           TokenLineSentences sentences) {
+    return lines_.get({{analysis}, heads, sentences, analysis->second_sentence},
+                      [analysis, heads, sentences]() { return chooseTokenLines(*analysis, heads, sentences); });
+}
 
 ResultStore::Result<Circuits> ResultStore::circuits(const AnalysisPtr& analysis, int head) {
     const std::shared_ptr<const Weights> weights = analysis->shared_weights;
@@ -105,12 +112,13 @@ void ResultStore::wait() {
         products_.wait();
         curves_.wait();
         rotary_.wait();
+        lines_.wait();
     }
 }
 
 bool ResultStore::busy() const {
     return circuits_.busy() || maps_.busy() || breakdowns_.busy() || products_.busy() || curves_.busy() ||
-           rotary_.busy();
+           rotary_.busy() || lines_.busy();
 }
 
 long long ResultStore::computed(Kind kind) const {
@@ -121,6 +129,7 @@ long long ResultStore::computed(Kind kind) const {
         case Kind::ProjectionProduct: return products_.computed();
         case Kind::LogitCurve: return curves_.computed();
         case Kind::RotaryDelta: return rotary_.computed();
+        case Kind::TokenLines: return lines_.computed();
     }
     return 0;
 }
@@ -133,6 +142,7 @@ long long ResultStore::requested(Kind kind) const {
         case Kind::ProjectionProduct: return products_.requested();
         case Kind::LogitCurve: return curves_.requested();
         case Kind::RotaryDelta: return rotary_.requested();
+        case Kind::TokenLines: return lines_.requested();
     }
     return 0;
 }

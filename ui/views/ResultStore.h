@@ -1,8 +1,8 @@
 #pragma once
 // The derived results of the document, computed once each, off the GUI thread, and cached
 // (issue 24): the selected head's circuits, the Q-K map, the score breakdown of a cell, the
-// projection product (lesson 2), a rotary cell's logit against Delta and a rotary layer's
-// W_QK,i(Delta). The Session owns one (Session::results()); the window gives it to every view
+// projection product (lesson 2), a rotary cell's logit against Delta, a rotary layer's
+// W_QK,i(Delta) and a long text's token lines. The Session owns one (Session::results()); the window gives it to every view
 // that draws such a result, and export uses the same one (or one of its own in the CLI), so
 // views and export read results and never compute them.
 //
@@ -12,7 +12,7 @@
 // kind arrives; the view then asks again and draws it. Every kind runs through its own
 // ResultLane (LatestOnly: the newest request wins, stale results are dropped). Results are
 // keyed by what they depend on (AnalysisKey: the weights, the input and the options, and head,
-// cell, Delta), not by the analysis object: the Session's republished copy of an analysis (with
+// cell, Delta, the token lines' heads), not by the analysis object: the Session's republished copy of an analysis (with
 // its equivalence) finds what was computed for the analysis it copies. A cached key keeps its
 // analysis alive (an Analysis is immutable), so a key is compared against live data.
 // This lives in ui/views (not ui/document) because views read it and include nothing above them.
@@ -32,6 +32,7 @@
 #include "ResultLane.h"
 #include "RotaryCircuits.h"
 #include "ScoreBreakdown.h"
+#include "TokenLineChoice.h"
 
 namespace headscope::ui {
 
@@ -79,6 +80,8 @@ public:
     // rotatedCircuits(weights, rotary, head, delta, rank_rtol, d_model <= product_limit) and every
     // head's pairShares.
     Result<RotaryDeltaResult> rotaryDelta(const AnalysisPtr& analysis, int head, int delta, int product_limit);
+    // chooseTokenLines(analysis, heads, sentences): a long text's token lines.
+    Result<TokenLineSet> tokenLines(const AnalysisPtr& analysis, const std::vector<int>& heads, TokenLineSentences sentences);
 
     // Blocks until no job runs or waits, every result handed over (export and tests; never on
     // the interactive path).
@@ -97,6 +100,8 @@ private:
     using CellKey = std::tuple<AnalysisKey, int, int, int>;  // (analysis, head, row, col)
     using BreakdownKey = std::tuple<AnalysisKey, int, int, int, std::shared_ptr<const Circuits>>;
     using DeltaKey = std::tuple<AnalysisKey, int, int, bool>;  // (analysis, head, delta, product formed)
+    // (analysis, heads, sentences, the second sentence's start: not part of an AnalysisKey)
+    using LinesKey = std::tuple<AnalysisKey, std::vector<int>, TokenLineSentences, int>;
 
     std::function<void()> arrived(Kind kind);
     std::function<void()> finished();
@@ -107,6 +112,7 @@ private:
     ResultLane<HeadKey, ProjectionProduct> products_;
     ResultLane<CellKey, CellLogitCurve> curves_;
     ResultLane<DeltaKey, RotaryDeltaResult> rotary_;
+    ResultLane<LinesKey, TokenLineSet> lines_;
 };
 
 }  // namespace headscope::ui

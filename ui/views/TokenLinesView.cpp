@@ -1,8 +1,5 @@
 #include "TokenLinesView.h"
 
-#include <algorithm>
-#include <tuple>
-
 #include <QComboBox>
 #include <QFontMetrics>
 #include <QHBoxLayout>
@@ -18,6 +15,7 @@
 
 #include "HeadColors.h"
 #include "Heatmap.h"
+#include "ResultStore.h"
 #include "TextFit.h"
 #include "TokenLinesLayer.h"
 #include "TokenThinning.h"
@@ -25,6 +23,7 @@
 
 namespace headscope::ui {
 TokenLinesView::TokenLinesView(QWidget* parent) : AttentionView(FollowsAnalysis | FollowsHead | FollowsCell, parent) {
+    drawsResults({ResultStore::Kind::TokenLines});
     auto* bar = new QHBoxLayout;
     bar->setContentsMargins(6, 4, 6, 0);
     bar->addWidget(new QLabel(tr("Lines of:"), this));
@@ -172,53 +171,40 @@ QList<int> TokenLinesView::shownHeads() const {
     return heads;
 }
 
-void TokenLinesView::rebuildLines() {
+bool TokenLinesView::rebuildLines() {
     lines_.clear();
     thin_omitted_ = false;
     lines_omitted_ = 0;
-    if (!analysis_) return;
-    const Analysis& a = *analysis_;
-    const QList<int> heads = shownHeads();
-    // The lines a sentence pair's choice keeps: A's queries to B's keys, or B's to A's.
-    const int b = a.second_sentence;
-    const auto kept = [&](int q, int k) {
-        if (b <= 0 || sentences_ == Sentences::All) return true;
-        return sentences_ == Sentences::AToB ? q < b && k >= b : q >= b && k < b;
-    };
-    const MaskMatrix& allowed = a.results.allowed;
-    // One pass over the maps, each read down its columns as Eigen stores it (two passes across their
-    // rows took 2.1 s for a 2,048-token layer of 32 heads, this one 0.3 s); the hairlines kept aside
-    // until there are too many to draw. The lines' order is set by the sorts below, not by this loop.
-    std::vector<Line> hairlines;
-    long long thin = 0;
-    for (int h : heads) {
-        const Eigen::MatrixXf& w = a.results.heads[std::size_t(h)].weights;  // (n_q, n_kv)
-        for (int k = 0; k < w.cols(); ++k)
-            for (int q = 0; q < w.rows(); ++q) {
-                if (!allowed(q, k) || !kept(q, k)) continue;
-                const float weight = w(q, k);
-                if (weight >= kThinWeight) lines_.push_back({h, q, k, weight, false});
-                else if (++thin <= kMaxThinLines) hairlines.push_back({h, q, k, weight, true});
-            }
+    choosing_ = false;
+    if (!analysis_) return true;
+    const QList<int> shown = shownHeads();
+    const std::vector<int> heads(shown.begin(), shown.end());
+    const double cells = double(heads.size()) * analysis_->nQuery() * analysis_->nKeyValue();
+    std::shared_ptr<const TokenLineSet> set;
+    if (cells <= kAtOnceCells) {
+        set = std::make_shared<const TokenLineSet>(chooseTokenLines(*analysis_, heads, sentences_));
+    } else {
+        const ResultStore::Result<TokenLineSet> found = results().tokenLines(analysis_, heads, sentences_);
+        if (!found) {  // on its way: ready() refreshes
+            choosing_ = true;
+            return false;
+        }
+        set = *found;  // null: it could not be computed (out of memory): no lines
     }
-    thin_omitted_ = thin > kMaxThinLines;
-    if (!thin_omitted_) lines_.insert(lines_.end(), hairlines.begin(), hairlines.end());
-    // Equal weights in head, query, key order.
-    const auto before = [](const Line& l, const Line& r) {
-        return std::tie(l.head, l.query, l.key) < std::tie(r.head, r.query, r.key);
-    };
-    // A long text: the heaviest kMaxLines lines.
-    lines_omitted_ = std::max<long long>(0, static_cast<long long>(lines_.size()) - kMaxLines);
-    if (lines_omitted_ > 0) {
-        std::nth_element(lines_.begin(), lines_.begin() + kMaxLines, lines_.end(), [&before](const Line& l, const Line& r) {
-            return l.weight != r.weight ? l.weight > r.weight : before(l, r);
-        });
-        lines_.resize(kMaxLines);
+    if (set) {
+        lines_ = set->lines;
+        thin_omitted_ = set->thin_omitted;
+        lines_omitted_ = set->omitted;
     }
-    // Strong lines last: drawn on top.
-    std::sort(lines_.begin(), lines_.end(), [&before](const Line& l, const Line& r) {
-        return l.weight != r.weight ? l.weight < r.weight : before(l, r);
-    });
+    return true;
+}
+
+void TokenLinesView::waitForLines() {
+    if (!lines_stale_) return;
+    refresh();
+    if (!choosing_) return;
+    results().wait();
+    refresh();
 }
 
 std::vector<TokenLinesView::Line> TokenLinesView::visibleLines() const {
@@ -256,10 +242,7 @@ void TokenLinesView::replotNow() {
 }
 
 void TokenLinesView::refresh() {
-    if (lines_stale_) {
-        rebuildLines();
-        lines_stale_ = false;
-    }
+    if (lines_stale_) lines_stale_ = !rebuildLines();
     for (auto& side : labels_) side.clear();
     weight_labels_.clear();
     // The lines layer stays; only the text items are re-made.
@@ -318,6 +301,10 @@ void TokenLinesView::refresh() {
                        last.isEmpty() ? QString() : last.mid(3)};
     if (lines_omitted_ > 0)  // narrower still: the count alone
         title_lines_[1] << heaviest.mid(3) << QStringLiteral("%L1 of %L2 lines").arg(kMaxLines).arg(kMaxLines + lines_omitted_);
+    if (choosing_)  // a long text's lines, chosen off the GUI thread
+        title_lines_[1] = {QStringLiteral("choosing the heaviest of the lines of %L1 map cells…")
+                               .arg(double(heads.size()) * a.nQuery() * a.nKeyValue(), 0, 'f', 0),
+                           QStringLiteral("choosing the heaviest lines…"), QStringLiteral("choosing lines…")};
     if (a.rotary.enabled()) title_lines_[1][0] += QStringLiteral(" · RoPE: weights of the rotated q, k");
     title_->setFont(heatmap::font(kTitlePt, s, true));
     fitToWidth();

@@ -7,7 +7,8 @@
 // as hairlines (and left out above kMaxThinLines lines), so a few hundred tokens stay usable; past
 // kMaxLines lines (a long text) only the heaviest are drawn, and the title says how many are not.
 // The selected cell's query and key are written in bold. The weights are the engine's
-// (Results::heads[h].weights), read, never recomputed.
+// (Results::heads[h].weights), read, never recomputed; a long text's lines are chosen off the
+// GUI thread (TokenLineChoice.h, ResultStore::tokenLines).
 
 #include <QWidget>
 #include <memory>
@@ -16,6 +17,7 @@
 
 #include "Analysis.h"
 #include "AttentionView.h"
+#include "TokenLineChoice.h"
 #include "ViewOptions.h"
 
 class QComboBox;
@@ -31,16 +33,14 @@ public:
     enum class HeadMode { All, Selected, Chosen };
     // A sentence pair (Analysis::second_sentence): every line, or only those from A's queries to B's
     // keys, or from B's to A's (BertViz's head view). The choice shows only for a pair.
-    enum class Sentences { All, AToB, BToA };
-    struct Line {
-        int head = 0, query = 0, key = 0;
-        float weight = 0;  // the engine's softmax weight, exactly
-        bool thin = false; // under kThinWeight: a hairline
-    };
-    static constexpr float kThinWeight = 0.02f;
-    static constexpr int kMaxThinLines = 40000;
-    // A long text links more words than can be drawn, or seen: the heaviest kMaxLines lines are kept.
-    static constexpr int kMaxLines = 10000;
+    using Sentences = TokenLineSentences;
+    using Line = TokenLine;
+    static constexpr float kThinWeight = TokenLineSet::kThinWeight;
+    static constexpr int kMaxThinLines = TokenLineSet::kMaxThinLines;
+    static constexpr int kMaxLines = TokenLineSet::kMaxLines;
+    // Up to this many map cells (shown heads x queries x keys, ~3 ms) the lines are chosen at once;
+    // past it (a long text) off the GUI thread, the title saying so meanwhile.
+    static constexpr double kAtOnceCells = 1 << 20;
 
     explicit TokenLinesView(QWidget* parent = nullptr);
 
@@ -61,6 +61,10 @@ public:
     const std::vector<Line>& lines() const { return lines_; }
     bool thinLinesOmitted() const { return thin_omitted_; }
     long long linesOmitted() const { return lines_omitted_; }  // past kMaxLines: the lightest, left out
+    // Whether a long text's lines are being chosen off the GUI thread (none drawn meanwhile).
+    bool choosingLines() const { return choosing_; }
+    // Waits until they are chosen, and draws them (export, tests; never on the interactive path).
+    void waitForLines();
     // The lines drawn in full colour now (those of the hovered token, or all).
     std::vector<Line> visibleLines() const;
     // The weights written beside the other column while a token is hovered.
@@ -81,7 +85,7 @@ private:
     // Horizontal layout in plot coordinates [0, 1]: labels end / start here, lines between.
     static constexpr double kQueryX = 0.30, kKeyX = 0.70, kGap = 0.012;
     static constexpr int kMaxLegendHeads = 16;
-    void rebuildLines();
+    bool rebuildLines();  // false while a long text's lines are chosen off the GUI thread
     void refresh() override;  // rebuilds the lines first when they are stale
     void fitToWidth();  // title wording and legend rows for the plot's width
     bool lines_stale_ = false;             // analysis or heads changed since rebuildLines()
@@ -98,6 +102,7 @@ private:
     std::vector<Line> lines_;
     bool thin_omitted_ = false;
     long long lines_omitted_ = 0;
+    bool choosing_ = false;
     QComboBox* mode_box_ = nullptr;
     QLineEdit* heads_edit_ = nullptr;
     QLabel* hint_ = nullptr;  // "Hover a word ...", worded for its width
