@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <stdexcept>
 
 #include "text/Utf8.h"
 
@@ -165,6 +166,28 @@ Eigen::MatrixXf headPatternShares(const Trace& trace, HeadPattern pattern) {
         }
     }
     return shares;
+}
+
+Trace layerPatterns(const Analysis& analysis) {
+    if (analysis.input.cross)
+        throw std::invalid_argument("what each head looks at compares a query with the keys of its own text: "
+                                    "cross-attention's keys are another text");
+    Trace trace;
+    trace.tokens = analysis.input.query.tokens;
+    for (std::size_t i = 0; i < trace.tokens.size(); ++i)  // the first position of an equal token
+        trace.ids.push_back(int(std::find(trace.tokens.begin(), trace.tokens.begin() + std::ptrdiff_t(i), trace.tokens[i]) -
+                                trace.tokens.begin()));
+    trace.options.attention = analysis.attentionOptions();
+    trace.options.second_sentence = analysis.second_sentence;
+    const PatternKeySets keys(trace);
+    trace.pattern_queries = keys.queries();
+    LayerTrace layer;
+    const std::vector<HeadResult>& heads = analysis.results.heads;
+    layer.attention.heads.resize(heads.size());  // the heads, without their maps
+    layer.pattern_shares.resize(Eigen::Index(allHeadPatterns().size()), Eigen::Index(heads.size()));
+    for (std::size_t h = 0; h < heads.size(); ++h) layer.pattern_shares.col(Eigen::Index(h)) = keys.shares(heads[h].weights);
+    trace.layers.push_back(std::move(layer));
+    return trace;
 }
 
 std::vector<RankedHead> headsByShare(const Eigen::MatrixXf& shares) {

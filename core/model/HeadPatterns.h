@@ -61,6 +61,13 @@ Eigen::MatrixXf headPatternShares(const Trace& trace, HeadPattern pattern);
 // How many queries have a key of `pattern`: the forward's count (Trace::pattern_queries), else from the keys.
 int patternQueries(const Trace& trace, HeadPattern pattern);
 
+// One layer on its own (generated or loaded weights, self-attention) as a one-layer trace of what
+// each head looks at: its tokens (equal texts given equal ids, for the induction pattern), padded
+// keys and second sentence, and each head's shares and the pattern counts (LayerTrace::pattern_shares,
+// Trace::pattern_queries); no maps. std::invalid_argument for cross-attention, whose queries and
+// keys are different texts.
+Trace layerPatterns(const Analysis& analysis);
+
 // A head and its share, for a list sorted by share.
 struct RankedHead {
     int layer = 0, head = 0;

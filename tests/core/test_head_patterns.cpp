@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <stdexcept>
 
+#include "Analysis.h"
 #include "model/HeadPatterns.h"
 
 using namespace headscope;
@@ -92,4 +94,33 @@ TEST(HeadPatterns, HeadsByShareListsTheStrongestFirstAndLeavesNaNOut) {
         EXPECT_EQ(ranked[i].share, shares(order[i].first, order[i].second)) << i;
     }
     EXPECT_TRUE(headsByShare(Eigen::MatrixXf::Constant(2, 2, std::nanf(""))).empty());
+}
+
+// A single layer without a model (the Looks at tab on the built-in layer): its own tokens (equal
+// words equal ids, so the induction pattern finds the repeat), padded keys, and each head's shares
+// of its own maps, as a trace made by hand from the same maps gives them; cross-attention refused.
+TEST(HeadPatterns, ASingleLayerLooksAtItsOwnText) {
+    Config c;
+    c.d_model = 16, c.heads = 4;
+    c.text = "the cat sat , the cat sat";
+    c.padded_keys = {2};
+    const Analysis a = analyze(c, false);
+    const Trace layer = layerPatterns(a);
+    EXPECT_EQ(layer.ids, (std::vector<int>{0, 1, 2, 3, 0, 1, 2}));
+    EXPECT_EQ(layer.tokens, a.input.query.tokens);
+    ASSERT_EQ(layer.layers.size(), 1u);
+    ASSERT_EQ(layer.layers[0].attention.heads.size(), 4u);
+    std::vector<Eigen::MatrixXf> maps;
+    for (const HeadResult& head : a.results.heads) maps.push_back(head.weights);
+    Trace by_hand = traceOf(a.input.query.tokens, maps);
+    by_hand.options.attention.padded_keys = {2};
+    for (HeadPattern p : allHeadPatterns()) {
+        const Eigen::MatrixXf got = headPatternShares(layer, p), want = headPatternShares(by_hand, p);
+        EXPECT_TRUE((got.array() == want.array() || (got.array().isNaN() && want.array().isNaN())).all()) << headPatternName(p);
+        EXPECT_EQ(patternQueries(layer, p), patternQueries(by_hand, p)) << headPatternName(p);
+    }
+    EXPECT_GT(patternQueries(layer, HeadPattern::Induction), 0);
+    EXPECT_GT(patternQueries(layer, HeadPattern::Punctuation), 0);
+    c.source_text = "a b c";
+    EXPECT_THROW(layerPatterns(analyze(c, false)), std::invalid_argument);
 }

@@ -24,6 +24,7 @@
 #include "ControlsDock.h"
 #include "NoModelNote.h"
 #include "FittedLabel.h"
+#include "HeadPatternsView.h"
 #include "LessonDock.h"
 #include "MainWindow.h"
 #include "OutputChangeView.h"
@@ -258,11 +259,21 @@ private slots:
             if (action->shortcut() == QKeySequence(Qt::CTRL | Qt::Key_M)) folder = action;
         QVERIFY(folder);
         QObject::disconnect(folder, &QAction::triggered, &window, nullptr);  // no folder dialog in a test
-        for (const QString& tab : {QStringLiteral("Model"), QStringLiteral("Looks at")}) {
-            QString error;
+        // The single layer's heads look at something too: the Looks at tab shows them, one row.
+        QString error;
+        QVERIFY2(window.showTab(QStringLiteral("Looks at"), &error), qPrintable(error));
+        auto* patterns = qobject_cast<HeadPatternsView*>(window.tabView("head_patterns"));
+        QVERIFY(patterns);
+        QTRY_VERIFY(patterns->plot()->isVisible() && !patterns->noModelNote()->isVisible());
+        const headscope::model::Trace layer = headscope::model::layerPatterns(*window.session()->analysis());
+        QVERIFY(patterns->shares() == headscope::model::headPatternShares(layer, patterns->pattern()));
+        QCOMPARE(patterns->shares().rows(), 1);
+        QCOMPARE(patterns->shares().cols(), window.session()->config().heads);
+        {  // the Model tab asks for a model
+            const QString tab = QStringLiteral("Model");
             QVERIFY2(window.showTab(tab, &error), qPrintable(error));
             settle();
-            auto* view = qobject_cast<AttentionView*>(window.tabView(tab == QLatin1String("Model") ? "model" : "head_patterns"));
+            auto* view = qobject_cast<AttentionView*>(window.tabView("model"));
             QVERIFY(view);
             auto* note = view->findChild<NoModelNote*>();
             QVERIFY(note && note->isVisible());

@@ -123,7 +123,9 @@ MainWindow::MainWindow(const MainWindowOptions& options, QWidget* parent)
     // Between a model's opening and its first trace (or when its text is refused) the model views
     // say a model is open rather than ask for one.
     connect(session_, &Session::sourceChanged, this, [this, overview, patterns]() {
-        for (NoModelNote* note : {overview->noModelNote(), patterns->noModelNote()}) note->setModelOpen(session_->source().model != nullptr);
+        const bool open = session_->source().model != nullptr;
+        overview->noModelNote()->setModelOpen(open);
+        patterns->setModelOpen(open);
     });
     connect(patterns, &HeadPatternsView::cellActivated, session_, [this](int layer, int head) {
         session_->setLayer(layer);

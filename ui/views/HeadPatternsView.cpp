@@ -11,12 +11,14 @@
 
 #include "ColorMaps.h"
 #include "Heatmap.h"
+#include "ResultStore.h"
 #include "TextFit.h"
 #include "TypesetTitle.h"
 
 namespace headscope::ui {
 
-HeadPatternsView::HeadPatternsView(QWidget* parent) : AttentionView({}, parent), plot_(new QCustomPlot(this)) {
+HeadPatternsView::HeadPatternsView(QWidget* parent) : AttentionView(FollowsAnalysis, parent), plot_(new QCustomPlot(this)) {
+    drawsResults({ResultKind::HeadPatterns});
     setObjectName(QStringLiteral("head_patterns"));
     setMinimumSize(240, 160);
     pattern_box_ = new QComboBox(this);
@@ -97,6 +99,12 @@ void HeadPatternsView::setTrace(std::shared_ptr<const model::Trace> trace) {
     requestRefresh();
 }
 
+void HeadPatternsView::setModelOpen(bool open) {
+    model_open_ = open;
+    note_->setModelOpen(open);
+    requestRefresh();
+}
+
 void HeadPatternsView::setSelection(int layer, int head) {
     layer_ = layer;
     head_ = head;
@@ -155,16 +163,27 @@ void HeadPatternsView::fitTitle() {
 }
 
 void HeadPatternsView::refresh() {
-    const int layers = trace_ ? static_cast<int>(trace_->layers.size()) : 0;
-    const int heads = layers ? static_cast<int>(trace_->layers[0].attention.heads.size()) : 0;
-    const double n = trace_ ? trace_->n() : 0;
+    // A model's trace; else, without a model, the single layer's own (self-attention only),
+    // computed off the GUI thread: until it arrives the view keeps what it drew.
+    const model::Trace* shown = trace_.get();
+    if (!shown && !model_open_ && analysis_ && !analysis_->input.cross) {
+        const ResultStore::Result<model::Trace> layer = results().layerPatterns(analysis_);
+        if (!layer) return;  // on its way: ready() refreshes
+        layer_patterns_ = *layer;
+        shown = layer_patterns_.get();  // null: it could not be computed
+    }
+    // The built-in layer's random weights: said on the layer axis, as no pattern of them is learned.
+    untrained_ = !trace_ && analysis_ && analysis_->model_name.empty() && analysis_->config.init != InitKind::Identity;
+    const int layers = shown ? static_cast<int>(shown->layers.size()) : 0;
+    const int heads = layers ? static_cast<int>(shown->layers[0].attention.heads.size()) : 0;
+    const double n = shown ? shown->n() : 0;
     const QString pattern = QString::fromStdString(model::headPatternName(pattern_));
     if (layers == 0) {
         shares_.resize(0, 0);
         title_variants_ = {tr("Open a model (File > Open model) to see what each head looks at")};
     } else {
-        shares_ = model::headPatternShares(*trace_, pattern_);  // (layers, heads): the forward took them (worker thread)
-        const int queries = model::patternQueries(*trace_, pattern_);
+        shares_ = model::headPatternShares(*shown, pattern_);  // (layers, heads): taken on a worker thread
+        const int queries = model::patternQueries(*shown, pattern_);
         int best_l = -1, best_h = -1;
         for (int l = 0; l < layers; ++l)
             for (int h = 0; h < heads; ++h)
@@ -179,12 +198,16 @@ void HeadPatternsView::refresh() {
                                    .arg(pattern).arg(queries).arg(int(n)).arg(best_l).arg(best_h).arg(best),
                                tr("On %1 · strongest L%2 H%3, %4").arg(pattern).arg(best_l).arg(best_h).arg(best),
                                tr("On %1").arg(pattern)};
+            if (untrained_) title_variants_.front() += tr(" · untrained weights: nothing here is learned");
         }
     }
     ranked_ = model::headsByShare(shares_);
     fitTitle();
     map_->data()->setSize(std::max(1, heads), std::max(1, layers));
-    map_->data()->setRange(QCPRange(0, std::max(0, heads - 1)), QCPRange(0, std::max(0, layers - 1)));
+    // The cells' centres; a single row or column (one layer) spans its own cell, as QCustomPlot
+    // draws a dimension of one cell no wider than its range.
+    const auto centres = [](int cells) { return cells > 1 ? QCPRange(0, cells - 1) : QCPRange(-0.5, 0.5); };
+    map_->data()->setRange(centres(heads), centres(layers));
     for (int l = 0; l < std::max(1, layers); ++l)
         for (int h = 0; h < std::max(1, heads); ++h)
             map_->data()->setCell(h, l, shares_.size() ? double(shares_(l, h)) : std::nan(""));
@@ -215,7 +238,7 @@ void HeadPatternsView::setAxes() {
             axis->setTicker(ticker);
         }
         x->setLabel(tr("head"));
-        y->setLabel(tr("layer"));
+        y->setLabel(untrained_ ? tr("layer (untrained)") : tr("layer"));
         return;
     }
     // Bars: the share across (0 to 1), one row per head shown, the strongest at the top.

@@ -6,8 +6,9 @@
 // The title names the pattern, how many queries it applies to and the strongest head; the shown
 // head is framed; clicking a cell asks for that layer and head. Sorted ("strongest first"), the
 // same shares are bars, one per head from the strongest down, as many as the room holds, each
-// named "L3 H7"; clicking a bar asks for its head. Computed from the trace the document holds,
-// when the view is shown (a long input on a large model says where to look instead).
+// named "L3 H7"; clicking a bar asks for its head. Read from the trace the document holds (the
+// forward takes the shares); without a model, the single layer's heads as one row, computed off
+// the GUI thread (ResultStore::layerPatterns).
 
 #include <memory>
 
@@ -32,6 +33,9 @@ public:
     explicit HeadPatternsView(QWidget* parent = nullptr);
 
     void setTrace(std::shared_ptr<const model::Trace> trace);
+    // Whether a model is open: until its trace arrives the note says so; without one the view
+    // shows the single layer of the analysis it follows (self-attention), as one row of heads.
+    void setModelOpen(bool open);
     void setSelection(int layer, int head);
     void setPattern(model::HeadPattern pattern);
     model::HeadPattern pattern() const { return pattern_; }
@@ -66,6 +70,9 @@ private:
     void showPlot(bool shown);  // the plot and its choices, or the note before a model
 
     std::shared_ptr<const model::Trace> trace_;
+    std::shared_ptr<const model::Trace> layer_patterns_;  // without a model: the single layer's (ResultStore)
+    bool model_open_ = false;
+    bool untrained_ = false;  // the built-in layer's random weights
     model::HeadPattern pattern_ = model::HeadPattern::PreviousToken;
     Eigen::MatrixXf shares_;
     std::vector<model::RankedHead> ranked_;  // every head with a share, strongest first

@@ -4,6 +4,6 @@
 
 namespace headscope::ui {
 
-enum class ResultKind { Circuits, QueryKeyMap, ScoreBreakdown, ProjectionProduct, LogitCurve, RotaryDelta, TokenLines };
+enum class ResultKind { Circuits, QueryKeyMap, ScoreBreakdown, ProjectionProduct, LogitCurve, RotaryDelta, TokenLines, HeadPatterns };
 
 }  // namespace headscope::ui

@@ -39,7 +39,8 @@ ResultStore::ResultStore(QObject* parent)
       products_(arrived(Kind::ProjectionProduct), finished(), kKept),
       curves_(arrived(Kind::LogitCurve), finished(), kKept),
       rotary_(arrived(Kind::RotaryDelta), finished(), kKeptLarge),
-      lines_(arrived(Kind::TokenLines), finished(), kKept) {
+      lines_(arrived(Kind::TokenLines), finished(), kKept),
+      patterns_(arrived(Kind::HeadPatterns), finished(), kKept) {
     qRegisterMetaType<headscope::ui::ResultStore::Kind>("headscope::ui::ResultStore::Kind");
 }
 
@@ -54,6 +55,10 @@ std::function<void()> ResultStore::finished() {
 }
 
 // Worker threads below: each job reads only the analysis it captured (immutable, shared).
+
+ResultStore::Result<model::Trace> ResultStore::layerPatterns(const AnalysisPtr& analysis) {
+    return patterns_.get({{analysis}, analysis->second_sentence}, [analysis]() { return model::layerPatterns(*analysis); });
+}
 
 ResultStore::Result<TokenLineSet> ResultStore::tokenLines(const AnalysisPtr& analysis, const std::vector<int>& heads,
                                                            TokenLineSentences sentences) {
@@ -113,12 +118,13 @@ void ResultStore::wait() {
         curves_.wait();
         rotary_.wait();
         lines_.wait();
+        patterns_.wait();
     }
 }
 
 bool ResultStore::busy() const {
     return circuits_.busy() || maps_.busy() || breakdowns_.busy() || products_.busy() || curves_.busy() ||
-           rotary_.busy() || lines_.busy();
+           rotary_.busy() || lines_.busy() || patterns_.busy();
 }
 
 long long ResultStore::computed(Kind kind) const {
@@ -130,6 +136,7 @@ long long ResultStore::computed(Kind kind) const {
         case Kind::LogitCurve: return curves_.computed();
         case Kind::RotaryDelta: return rotary_.computed();
         case Kind::TokenLines: return lines_.computed();
+        case Kind::HeadPatterns: return patterns_.computed();
     }
     return 0;
 }
@@ -143,6 +150,7 @@ long long ResultStore::requested(Kind kind) const {
         case Kind::LogitCurve: return curves_.requested();
         case Kind::RotaryDelta: return rotary_.requested();
         case Kind::TokenLines: return lines_.requested();
+        case Kind::HeadPatterns: return patterns_.requested();
     }
     return 0;
 }

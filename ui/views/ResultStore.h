@@ -2,7 +2,8 @@
 // The derived results of the document, computed once each, off the GUI thread, and cached
 // (issue 24): the selected head's circuits, the Q-K map, the score breakdown of a cell, the
 // projection product (lesson 2), a rotary cell's logit against Delta, a rotary layer's
-// W_QK,i(Delta) and a long text's token lines. The Session owns one (Session::results()); the window gives it to every view
+// W_QK,i(Delta), a long text's token lines and what each head
+// of a single layer looks at. The Session owns one (Session::results()); the window gives it to every view
 // that draws such a result, and export uses the same one (or one of its own in the CLI), so
 // views and export read results and never compute them.
 //
@@ -33,6 +34,7 @@
 #include "RotaryCircuits.h"
 #include "ScoreBreakdown.h"
 #include "TokenLineChoice.h"
+#include "model/HeadPatterns.h"
 
 namespace headscope::ui {
 
@@ -82,6 +84,8 @@ public:
     Result<RotaryDeltaResult> rotaryDelta(const AnalysisPtr& analysis, int head, int delta, int product_limit);
     // chooseTokenLines(analysis, heads, sentences): a long text's token lines.
     Result<TokenLineSet> tokenLines(const AnalysisPtr& analysis, const std::vector<int>& heads, TokenLineSentences sentences);
+    // model::layerPatterns(analysis): what each head of a single layer looks at.
+    Result<model::Trace> layerPatterns(const AnalysisPtr& analysis);
 
     // Blocks until no job runs or waits, every result handed over (export and tests; never on
     // the interactive path).
@@ -113,6 +117,7 @@ private:
     ResultLane<CellKey, CellLogitCurve> curves_;
     ResultLane<DeltaKey, RotaryDeltaResult> rotary_;
     ResultLane<LinesKey, TokenLineSet> lines_;
+    ResultLane<std::pair<AnalysisKey, int>, model::Trace> patterns_;  // (analysis, second sentence)
 };
 
 }  // namespace headscope::ui

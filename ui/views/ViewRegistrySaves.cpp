@@ -65,15 +65,19 @@ bool saveModelOverview(const ViewEntry& entry, const ViewInputs& in, const QStri
 
 bool saveHeadPatterns(const ViewEntry& entry, const ViewInputs& in, const QString& path, ImageFormat format,
                       double scale, QString* error) {
-    if (!in.trace) return missing(entry, "no model is open", error);
+    // A model's trace, else the single layer's own (self-attention).
+    std::shared_ptr<const model::Trace> trace = in.trace;
+    if (!trace && in.analysis && !in.analysis->input.cross)
+        trace = std::make_shared<const model::Trace>(model::layerPatterns(*in.analysis));
+    if (!trace) return missing(entry, "no model is open and the layer attends to another text", error);
     const double s = in.options.font_scale > 0 ? in.options.font_scale : 1.0;
     QWidget page;
     auto* view = pageView<HeadPatternsView>(page, in.options);
     view->setForFile(true);
-    view->setTrace(in.trace);
+    view->setTrace(trace);
     view->setSelection(in.layer, in.head);
-    const int layers = int(in.trace->layers.size());
-    const int heads = layers ? std::max(1, int(in.trace->layers.front().attention.heads.size())) : 1;
+    const int layers = int(trace->layers.size());
+    const int heads = layers ? std::max(1, int(trace->layers.front().attention.heads.size())) : 1;
     const QSize size(int(std::clamp(60 * heads + 200, 700, 1800) * s), int(std::clamp(36 * layers + 160, 400, 1400) * s));
     return savePage(page, size, path, format, scale, error);
 }
