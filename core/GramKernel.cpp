@@ -9,10 +9,11 @@
 #include <utility>
 #include <vector>
 
-namespace headscope {
+namespace headscope::gram_kernel {
 
 namespace {
 
+// Scoped to gram_kernel's own unnamed namespace: no other file of a unity batch sees these names.
 using Eigen::Index;
 using namespace simd;  // Packet, kLanes, load, store, wholePackets
 
@@ -191,7 +192,11 @@ Eigen::MatrixXd gram(const StridedMatrix<Scalar>& a) {
 
 }  // namespace
 
-Eigen::MatrixXd kernelGramLower(const StridedMatrix<float>& a) { return gram(a); }
-Eigen::MatrixXd kernelGramLower(const StridedMatrix<double>& a) { return gram(a); }
+}  // namespace headscope::gram_kernel
+
+namespace headscope {
+
+Eigen::MatrixXd kernelGramLower(const StridedMatrix<float>& a) { return gram_kernel::gram(a); }
+Eigen::MatrixXd kernelGramLower(const StridedMatrix<double>& a) { return gram_kernel::gram(a); }
 
 }  // namespace headscope
