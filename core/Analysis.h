@@ -63,6 +63,9 @@ struct Analysis {
     // A long input's maps pooled for pictures (Downsample.h), computed with the window's analysis
     // where a side is longer than kPooledCells (ui's computeAnalysis); null otherwise.
     std::shared_ptr<const PooledMaps> pooled;
+    // Each head's largest weight and |logit| (Downsample.h), computed with the window's analysis on its
+    // worker (ui's computeAnalysis); null otherwise, and the pictures then read the maps.
+    std::shared_ptr<const MapExtremes> extremes;
     // Bytes of every head's logits and weights (n_q x n_kv each): what a copy of the results costs.
     double mapBytes() const { return 8.0 * double(results.heads.size()) * nQuery() * nKeyValue(); }
     // Empty when the weights were generated from the config (random, untrained); otherwise

@@ -49,8 +49,7 @@ Eigen::MatrixXf downsample(const Eigen::Ref<const Eigen::MatrixXf>& m, int out_r
 PooledMaps poolMaps(const Results& results, const AttentionOptions& options, int cells) {
     const int heads = static_cast<int>(results.heads.size());
     PooledMaps p;
-    p.weights.resize(std::size_t(heads));
-    p.logits.resize(std::size_t(heads));
+    for (auto* maps : {&p.weights, &p.logits, &p.coarse_weights, &p.coarse_logits}) maps->resize(std::size_t(heads));
     parallelFor(2 * heads, [&](int task) {  // each head's weights, then each head's logits
         const std::size_t h = std::size_t(task % heads);
         if (task < heads) p.weights[h] = downsample(results.heads[h].weights, cells, cells, Pool::Max, results.allowed);
@@ -61,8 +60,45 @@ PooledMaps poolMaps(const Results& results, const AttentionOptions& options, int
         else  // a long input's layer keeps its weights only
             p.logits[h] =
                 downsample(headLogits(options, results, int(h)), cells, cells, Pool::Extreme, results.allowed);
+        if (task < heads) p.coarse_weights[h] = downsample(p.weights[h], cells / 2, cells / 2, Pool::Max);
+        else p.coarse_logits[h] = downsample(p.logits[h], cells / 2, cells / 2, Pool::Extreme);  // masked: NaN, left out
     });
     return p;
+}
+
+namespace {
+// max |m(r, c)| over the finite cells that `allowed` (same shape, or empty) leaves; 0 for none.
+double largestMagnitude(const Eigen::Ref<const Eigen::MatrixXf>& m, const MaskMatrix& allowed) {
+    const bool have_mask = allowed.rows() == m.rows() && allowed.cols() == m.cols();
+    double extreme = 0;
+    for (Eigen::Index c = 0; c < m.cols(); ++c)
+        for (Eigen::Index r = 0; r < m.rows(); ++r) {
+            if (have_mask && !allowed(r, c)) continue;
+            const double v = m(r, c);
+            if (std::isfinite(v)) extreme = std::max(extreme, std::abs(v));
+        }
+    return extreme;
+}
+}  // namespace
+
+MapExtremes mapExtremes(const Results& results, const PooledMaps* pooled, const AttentionOptions& options) {
+    const int heads = static_cast<int>(results.heads.size());
+    MapExtremes e{std::vector<double>(std::size_t(heads)), std::vector<double>(std::size_t(heads))};
+    const MaskMatrix none;
+    parallelFor(2 * heads, [&](int task) {  // each head's weights, then each head's logits
+        const std::size_t h = std::size_t(task % heads);
+        const bool logits = task >= heads;
+        double& out = logits ? e.logits[h] : e.weights[h];
+        if (pooled)  // masked cells are NaN there: left out
+            out = largestMagnitude(logits ? pooled->logits.at(h) : pooled->weights.at(h), none);
+        else if (!logits)
+            out = largestMagnitude(results.heads[h].weights, results.allowed);
+        else if (results.heads[h].logits.size())
+            out = largestMagnitude(results.heads[h].logits, results.allowed);
+        else
+            out = largestMagnitude(headLogits(options, results, int(h)), results.allowed);
+    }, double(heads) * double(results.allowed.size()) > 1e6);
+    return e;
 }
 
 }  // namespace headscope

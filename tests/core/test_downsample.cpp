@@ -86,4 +86,57 @@ TEST(Downsample, PoolingThePooledMapsAgainGivesTheSameCells) {
         EXPECT_EQ(downsample(pooled.weights.front(), cells, cells, Pool::Max).maxCoeff(),
                   downsample(r.heads.front().weights, cells, cells, Pool::Max, allowed).maxCoeff());
     }
+    // The coarse copies kept beside them (a grid's panels) are the maps pooled to kCoarseCells.
+    static_assert(kCoarseCells == 256);
+    const Eigen::MatrixXf coarse_logits = downsample(logits, kCoarseCells, kCoarseCells, Pool::Extreme, allowed);
+    const Eigen::MatrixXf coarse_weights =
+        downsample(r.heads.front().weights, kCoarseCells, kCoarseCells, Pool::Max, allowed);
+    ASSERT_EQ(pooled.coarse_logits.front().rows(), kCoarseCells);
+    ASSERT_EQ(pooled.coarse_weights.front().cols(), kCoarseCells);
+    for (int i = 0; i < kCoarseCells; ++i)
+        for (int j = 0; j < kCoarseCells; ++j) {
+            if (std::isnan(coarse_logits(i, j))) {
+                EXPECT_TRUE(std::isnan(pooled.coarse_logits.front()(i, j))) << i << ", " << j;
+                EXPECT_TRUE(std::isnan(pooled.coarse_weights.front()(i, j))) << i << ", " << j;
+            } else {
+                EXPECT_EQ(pooled.coarse_logits.front()(i, j), coarse_logits(i, j)) << i << ", " << j;
+                EXPECT_EQ(pooled.coarse_weights.front()(i, j), coarse_weights(i, j)) << i << ", " << j;
+            }
+        }
+}
+
+TEST(Downsample, MapExtremesAreTheLargestUnmaskedValuesFromTheMapsOrTheirPooledCopies) {
+    // Two causal heads of 700 tokens: every value under the diagonal below 3 in magnitude, one cell
+    // each of 7 (head 0, a weight) and -9 (head 1, a logit) allowed, and larger values, NaN and
+    // infinity where the mask hides them or the value is not finite: the extremes are 7 and 9.
+    const int n = 700;
+    std::srand(11);
+    MaskMatrix allowed(n, n);
+    for (int q = 0; q < n; ++q)
+        for (int k = 0; k < n; ++k) allowed(q, k) = k <= q;
+    Results r;
+    r.allowed = allowed;
+    for (int h = 0; h < 2; ++h) {
+        Eigen::MatrixXf logits = Eigen::MatrixXf::Random(n, n) * 3.0f;  // (n, n), |v| < 3
+        Eigen::MatrixXf weights = logits.array().abs().matrix();
+        logits(10, 600) = weights(10, 600) = 100.0f;  // masked (key after query)
+        logits(650, 3) = weights(650, 3) = std::numeric_limits<float>::infinity();
+        logits(651, 4) = weights(651, 4) = std::numeric_limits<float>::quiet_NaN();
+        r.heads.push_back({logits, weights, Eigen::MatrixXf(), Eigen::MatrixXf()});
+    }
+    r.heads[0].weights(400, 200) = 7.0f;
+    r.heads[1].logits(500, 499) = -9.0f;
+    const PooledMaps pooled = poolMaps(r, AttentionOptions{});
+    for (const PooledMaps* from : {static_cast<const PooledMaps*>(nullptr), &pooled}) {
+        const MapExtremes e = mapExtremes(r, from, AttentionOptions{});
+        ASSERT_EQ(e.weights.size(), 2u);
+        ASSERT_EQ(e.logits.size(), 2u);
+        EXPECT_EQ(e.weights[0], 7.0);
+        EXPECT_EQ(e.logits[1], 9.0);
+        for (int h = 0; h < 2; ++h) {  // the others: the largest of the random values, below 3
+            EXPECT_LT(h == 0 ? e.logits[0] : e.weights[1], 3.0);
+            EXPECT_GT(h == 0 ? e.logits[0] : e.weights[1], 2.9);
+        }
+        EXPECT_EQ(e.logits[0], mapExtremes(r, nullptr, AttentionOptions{}).logits[0]);
+    }
 }

@@ -129,6 +129,18 @@ private slots:
         const QCPRange one = heatmap::dataRange(a, 1, true, false);
         QCOMPARE(one.lower, -one.upper);
         QVERIFY(one.upper <= extreme);
+        // The same ranges from the extremes the window's worker computes with its analysis
+        // (MapExtremes), which spare the GUI thread the scans.
+        Analysis known = a;
+        known.extremes = std::make_shared<const MapExtremes>(mapExtremes(a.results, nullptr, a.attentionOptions()));
+        for (int head = -1; head < 4; ++head)
+            for (bool logit : {false, true})
+                for (bool shared : {false, true}) {
+                    const QCPRange scanned = heatmap::dataRange(a, head, logit, shared);
+                    const QCPRange read = heatmap::dataRange(known, head, logit, shared);
+                    QCOMPARE(read.lower, scanned.lower);
+                    QCOMPARE(read.upper, scanned.upper);
+                }
     }
 };
 

@@ -38,13 +38,20 @@ std::string sampleText(const model::Model& model) {
 
 namespace {
 
-// The analysis the window shows, a long input's maps pooled for its pictures on this worker thread;
-// so are those of a layer that kept only its weights (a long input for a large model), whose
-// logits would otherwise be computed again for every picture.
-std::shared_ptr<const Analysis> shown(Analysis analysis) {
+// What the pictures of an analysis read, computed on this worker thread: a long input's maps pooled
+// (so are those of a layer that kept only its weights, a long input for a large model, whose logits
+// would otherwise be computed again for every picture), and every map's extremes (the colour bars).
+void preparePictures(Analysis& analysis) {
     const bool logits_kept = analysis.results.heads.empty() || analysis.results.heads.front().logits.size();
     if (std::max(analysis.nQuery(), analysis.nKeyValue()) > kPooledCells || !logits_kept)
         analysis.pooled = std::make_shared<const PooledMaps>(poolMaps(analysis.results, analysis.attentionOptions()));
+    analysis.extremes = std::make_shared<const MapExtremes>(
+        mapExtremes(analysis.results, analysis.pooled.get(), analysis.attentionOptions()));
+}
+
+// The analysis the window shows.
+std::shared_ptr<const Analysis> shown(Analysis analysis) {
+    preparePictures(analysis);
     return std::make_shared<const Analysis>(std::move(analysis));
 }
 
@@ -55,8 +62,11 @@ SourceResult computeAnalysis(const Config& config, const WeightSource& source, c
     SourceResult result;
     if (!source.model) {
         auto analysis = std::make_shared<Analysis>();
-        std::function<void()> before_spectra;
-        if (forward_done) before_spectra = [&forward_done, &analysis] { forward_done(analysis); };
+        // Before the heatmaps are drawn from it (a long text typed into the demo is pooled too).
+        const std::function<void()> before_spectra = [&forward_done, &analysis] {
+            preparePictures(*analysis);
+            if (forward_done) forward_done(analysis);
+        };
         analyzeInto(*analysis, config, false, previous.analysis.get(), source.loaded.get(), before_spectra);
         // Heads off in a single layer: its output recomputed without them (heads the layer no longer has are ignored).
         std::vector<int> off = model::layerHeads(source.ablation);

@@ -127,11 +127,18 @@ void fill(QCPColorMap* map, const Analysis& analysis, int head, bool logits, QRe
     // (cells_q, cells_kv): block i of a side of `size` tokens covers [i * size / cells, (i + 1) * size / cells).
     const int cells_q = std::min(n_q, max_cells), cells_kv = std::min(n_kv, max_cells);
     const Pool pool = logits ? Pool::Extreme : Pool::Max;
+    // From the pooled maps (their masked cells NaN, left out), as they are where they have the cells
+    // wanted: pooled on the analysis' worker, not here.
+    const auto pooledAt = [&](const std::vector<Eigen::MatrixXf>& fine, const std::vector<Eigen::MatrixXf>& coarse) {
+        const std::size_t h = std::size_t(head);
+        for (const std::vector<Eigen::MatrixXf>* maps : {&coarse, &fine})
+            if (h < maps->size() && (*maps)[h].rows() == cells_q && (*maps)[h].cols() == cells_kv) return (*maps)[h];
+        return downsample(fine.at(h), cells_q, cells_kv, pool);
+    };
     const Eigen::MatrixXf small =
-        from_pooled ? downsample((logits ? analysis.pooled->logits : analysis.pooled->weights).at(std::size_t(head)),
-                                 cells_q, cells_kv, pool)  // masked cells are NaN there: left out
-                    : downsample(m, cells_q, cells_kv, pool,
-                                 have_mask ? MaskMatrix(allowed.block(y0, x0, n_q, n_kv)) : MaskMatrix());
+        !from_pooled ? downsample(m, cells_q, cells_kv, pool, have_mask ? MaskMatrix(allowed.block(y0, x0, n_q, n_kv)) : MaskMatrix())
+        : logits     ? pooledAt(analysis.pooled->logits, analysis.pooled->coarse_logits)
+                     : pooledAt(analysis.pooled->weights, analysis.pooled->coarse_weights);
     if (data->keySize() != cells_kv || data->valueSize() != cells_q) data->setSize(cells_kv, cells_q);
     // Evenly spaced cells of size/cells tokens whose edges are the window's: [x0 - 0.5, x0 + n_kv - 0.5].
     const auto centres = [](int first, int size, int cells) {
@@ -151,7 +158,14 @@ QCPRange dataRange(const Analysis& analysis, int head, bool logits, bool shared)
     double extreme = 0;
     const int first = head < 0 ? 0 : head;
     const int last = head < 0 ? static_cast<int>(heads.size()) : head + 1;
+    const MapExtremes* known = analysis.extremes.get();
+    if (known && known->weights.size() != heads.size()) known = nullptr;
     for (int h = first; h < last; ++h) {
+        // Computed with the analysis, on its worker: the same numbers as the scans below.
+        if (known) {
+            extreme = std::max(extreme, (logits ? known->logits : known->weights)[std::size_t(h)]);
+            continue;
+        }
         // A long input's pooled maps hold every map's largest weight and largest |logit| (masked: NaN).
         if (analysis.pooled) {
             const Eigen::MatrixXf& p = (logits ? analysis.pooled->logits : analysis.pooled->weights)[std::size_t(h)];

@@ -49,7 +49,7 @@ void setTicks(QCPAxis* axis, TickMode mode, const QStringList& labels, int posit
 // weight (the logit of largest magnitude) of its block of tokens, so one sharp key stays visible.
 // The large head's; the grid's small panels take fewer.
 constexpr int kMaxDrawnCells = kPooledCells;
-constexpr int kMaxGridCells = 256;
+constexpr int kMaxGridCells = kCoarseCells;  // 256: Analysis::pooled holds the maps pooled to it
 
 // Copy head's weights or logits into map, masked cells NaN: the tokens of `window` (keys x from
 // window.x(), queries y from window.y(); an empty window: every token), one cell per token, or
