@@ -2,9 +2,9 @@
 
 #include "Gram.h"
 #include "Parallel.h"
+#include "SymmetricEigenvalues.h"
 
 #include <Eigen/Cholesky>
-#include <Eigen/Eigenvalues>
 #include <Eigen/QR>
 #include <Eigen/SVD>
 #include <algorithm>
@@ -85,11 +85,10 @@ Eigen::VectorXd coreSingularValues(const ThinR& a, const ThinR& b) {
     if (a.well_conditioned && b.well_conditioned && c.rows() == c.cols()) {
         Eigen::MatrixXd squared = Eigen::MatrixXd::Zero(c.rows(), c.rows());  // (k, k) = C C^T, lower half
         squared.selfadjointView<Eigen::Lower>().rankUpdate(c);
-        const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigen(squared, Eigen::EigenvaluesOnly);
-        const Eigen::VectorXd& lambda = eigen.eigenvalues();  // ascending
-        if (eigen.info() == Eigen::Success && lambda.size() > 0 && lambda(0) > 0 &&
-            lambda(0) >= kMinSquaredRatio * lambda(lambda.size() - 1))
-            return lambda.reverse().cwiseSqrt();
+        const std::optional<Eigen::VectorXd> lambda = symmetricEigenvalues(squared);  // ascending
+        if (lambda && lambda->size() > 0 && (*lambda)(0) > 0 &&
+            (*lambda)(0) >= kMinSquaredRatio * (*lambda)(lambda->size() - 1))
+            return lambda->reverse().cwiseSqrt();
     }
     return singularValues(c);
 }

@@ -4,8 +4,9 @@
 // A B^T = Q_a (R_a R_b^T) Q_b^T and the singular values are those of the (r, r) core C.
 // Well-conditioned factors take R from Cholesky-QR and sv(C) from the eigenvalues of C C^T;
 // others Householder QR and an SVD of C (Spectrum.cpp gives the error bounds). Every
-// factorisation is Eigen's own (LLT, HouseholderQR, SelfAdjointEigenSolver, BDCSVD); only the
-// Gram A^T A may come from a kernel of ours (Gram.h). Cost O((m + p) r^2 + r^3) instead of
+// factorisation is Eigen's own (LLT, HouseholderQR, Tridiagonalization, BDCSVD) except the
+// Gram A^T A, which may come from a kernel of ours (Gram.h), and the eigenvalues of C C^T's
+// tridiagonal form (SymmetricEigenvalues.h: the root-free QL iteration). Cost O((m + p) r^2 + r^3) instead of
 // O(m p min(m, p)). All in double precision.
 
 #include <Eigen/Core>
