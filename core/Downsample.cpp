@@ -66,8 +66,6 @@ PooledMaps poolMaps(const Results& results, const AttentionOptions& options, int
     return p;
 }
 
-namespace {
-// max |m(r, c)| over the finite cells that `allowed` (same shape, or empty) leaves; 0 for none.
 double largestMagnitude(const Eigen::Ref<const Eigen::MatrixXf>& m, const MaskMatrix& allowed) {
     const bool have_mask = allowed.rows() == m.rows() && allowed.cols() == m.cols();
     double extreme = 0;
@@ -79,7 +77,6 @@ double largestMagnitude(const Eigen::Ref<const Eigen::MatrixXf>& m, const MaskMa
         }
     return extreme;
 }
-}  // namespace
 
 MapExtremes mapExtremes(const Results& results, const PooledMaps* pooled, const AttentionOptions& options) {
     const int heads = static_cast<int>(results.heads.size());

@@ -46,6 +46,9 @@ PooledMaps poolMaps(const Results& results, const AttentionOptions& options, int
 // Each head's largest weight and largest |logit| over its unmasked, finite cells (0 where none is
 // left): what the colour bars run to. Computed with the window's analysis on its worker, so that no
 // picture scans the maps on the GUI thread (32 heads of 2,048 tokens: a quarter of a second).
+// max |m(r, c)| over the finite cells that `allowed` (m's shape, or empty: every cell) leaves; 0 for none.
+double largestMagnitude(const Eigen::Ref<const Eigen::MatrixXf>& m, const MaskMatrix& allowed = {});
+
 struct MapExtremes {
     std::vector<double> weights, logits;  // per head
 };

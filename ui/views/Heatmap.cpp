@@ -169,20 +169,12 @@ QCPRange dataRange(const Analysis& analysis, int head, bool logits, bool shared)
         // A long input's pooled maps hold every map's largest weight and largest |logit| (masked: NaN).
         if (analysis.pooled) {
             const Eigen::MatrixXf& p = (logits ? analysis.pooled->logits : analysis.pooled->weights)[std::size_t(h)];
-            for (Eigen::Index i = 0; i < p.size(); ++i)
-                if (std::isfinite(p(i))) extreme = std::max(extreme, std::abs(double(p(i))));
+            extreme = std::max(extreme, largestMagnitude(p));
             continue;
         }
         const std::shared_ptr<const Eigen::MatrixXf> logits_map = logits ? analysis.headLogits(h) : nullptr;
         const Eigen::MatrixXf& m = logits ? *logits_map : heads[static_cast<std::size_t>(h)].weights;
-        const bool have_mask = allowed.rows() == m.rows() && allowed.cols() == m.cols();
-        for (Eigen::Index c = 0; c < m.cols(); ++c) {
-            for (Eigen::Index r = 0; r < m.rows(); ++r) {
-                if (have_mask && !allowed(r, c)) continue;
-                const double v = m(r, c);
-                if (std::isfinite(v)) extreme = std::max(extreme, std::abs(v));
-            }
-        }
+        extreme = std::max(extreme, largestMagnitude(m, allowed));
     }
     if (!(extreme > 0)) return logits ? symmetricRange(extreme) : QCPRange(0, 1);
     if (shared) {
