@@ -32,6 +32,7 @@ void eigenvalues2x2(double a, double b, double c, double& rt1, double& rt2) {
 bool rootFreeQl(Eigen::Ref<Eigen::VectorXd> d, Eigen::Ref<Eigen::VectorXd> e2, long& sweeps_left) {
     constexpr double eps = std::numeric_limits<double>::epsilon();
     constexpr double eps2 = eps * eps;
+    constexpr double kSmallestNormal = std::numeric_limits<double>::min();
     const Eigen::Index n = d.size();
     Eigen::Index l = 0;
     while (l < n) {
@@ -75,7 +76,8 @@ bool rootFreeQl(Eigen::Ref<Eigen::VectorXd> d, Eigen::Ref<Eigen::VectorXd> e2, l
             const double alpha = d(i);
             gamma = c * (alpha - sigma) - s * old_gamma;
             d(i + 1) = old_gamma + (alpha - gamma);
-            p = c != 0 ? gamma * gamma * (r * inv_p) : old_c * bb;
+            // 1 / p overflows below the smallest normal p: then gamma^2 / c, as dsterf writes it.
+            p = c == 0 ? old_c * bb : p >= kSmallestNormal ? gamma * gamma * (r * inv_p) : gamma * gamma / c;
         }
         e2(l) = s * p;
         d(l) = sigma + gamma;
