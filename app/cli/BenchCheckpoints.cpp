@@ -8,6 +8,8 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "text/Gpt2Tokenizer.h"
+
 namespace headscope::cli {
 
 namespace {
@@ -60,14 +62,24 @@ void writeSafetensors(const fs::path& path, const std::vector<TensorSpec>& tenso
     if (!out) throw std::runtime_error("cannot write the benchmark checkpoint " + path.string() + " (disk full?)");
 }
 
-// A byte-level BPE vocabulary of `vocab` tokens with vocab - 256 merges (parsed as a real one is).
+// A byte-level BPE vocabulary of `vocab` tokens, parsed as a real one is and able to read any
+// text: ids 0-255 are GPT-2's 256 byte characters (bytes_to_unicode), and merge i - 256 joins
+// the byte (7 i) mod 256 to token i - 256, which makes token i. Each new token is a byte
+// followed by an earlier token, so no two tokens spell the same string.
 void writeVocabulary(const fs::path& dir, int vocab) {
-    json tokens = json::object();
-    for (int i = 0; i < vocab; ++i) tokens["t" + std::to_string(i)] = i;
-    std::ofstream(dir / "vocab.json") << tokens.dump();
+    std::vector<std::string> spelling(std::size_t(std::max(vocab, 256)));
+    for (int b = 0; b < 256; ++b) spelling[std::size_t(b)] = text::byteToUnicode()[std::size_t(b)];
     std::ofstream merges(dir / "merges.txt");
     merges << "#version: 0.2\n";
-    for (int i = 256; i < vocab; ++i) merges << "t" << (i * 7) % 256 << " t" << (i - 256) << "\n";
+    for (int i = 256; i < vocab; ++i) {
+        const std::string& left = spelling[std::size_t((i * 7) % 256)];
+        const std::string& right = spelling[std::size_t(i - 256)];
+        merges << left << ' ' << right << '\n';
+        spelling[std::size_t(i)] = left + right;
+    }
+    json tokens = json::object();
+    for (int i = 0; i < vocab; ++i) tokens[spelling[std::size_t(i)]] = i;
+    std::ofstream(dir / "vocab.json") << tokens.dump();
 }
 
 void writeGpt2(const fs::path& dir, const BenchGeometry& g) {

@@ -126,7 +126,7 @@ TEST(Bench, ModelsOnlyReportsEveryCheckpointsForwardAgainstItsFloor) {
 }
 
 // bench --write-model NAME --model-dir DIR keeps the bench's checkpoint, for timing the window on it:
-// the folder opens as a model of that family and geometry; a name the bench does not write, or no
+// the folder opens as a model of that family and geometry and reads any text; a name the bench does not write, or no
 // folder, is one sentence and nothing written.
 TEST(Bench, WriteModelKeepsTheBenchsCheckpointInTheFolderNamed) {
     const TempDir dir;
@@ -141,6 +141,13 @@ TEST(Bench, WriteModelKeepsTheBenchsCheckpointInTheFolderNamed) {
     EXPECT_EQ(j["model"]["n_layer"], 2);
     EXPECT_EQ(j["model"]["n_head"], 4);
     EXPECT_EQ(j["model"]["dtype"], "BF16");
+    // Its vocabulary spells every byte, so plain text reads too, as the bytes and merges it holds.
+    const CliResult text = runCli({"model", "--checkpoint", llama.string(), "--text", "Hello, world!", "--json"});
+    ASSERT_EQ(text.status, 0) << text.err;
+    const json tokens = json::parse(text.out)["tokens"];
+    std::string spelled;
+    for (const json& t : tokens) spelled += t.get<std::string>();
+    EXPECT_EQ(spelled, "Hello, world!") << text.out;
 
     const fs::path other = dir.path / "other";
     const CliResult unknown = runCli({"bench", "--write-model", "llama_7b", "--model-dir", other.string()});
