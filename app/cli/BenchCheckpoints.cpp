@@ -63,19 +63,20 @@ void writeSafetensors(const fs::path& path, const std::vector<TensorSpec>& tenso
 }
 
 // A byte-level BPE vocabulary of `vocab` tokens, parsed as a real one is and able to read any
-// text: ids 0-255 are GPT-2's 256 byte characters (bytes_to_unicode), and merge i - 256 joins
-// the byte (7 i) mod 256 to token i - 256, which makes token i. Each new token is a byte
-// followed by an earlier token, so no two tokens spell the same string.
+// text: ids 0-255 are GPT-2's 256 byte characters (bytes_to_unicode), and merge k (token
+// 256 + k) joins byte k mod 256 to token k / 256, an earlier one. Distinct k give distinct
+// pairs, and each token is a byte character followed by an earlier token, so no two tokens
+// spell the same string; at 262,144 tokens none is longer than three characters.
 void writeVocabulary(const fs::path& dir, int vocab) {
     std::vector<std::string> spelling(std::size_t(std::max(vocab, 256)));
     for (int b = 0; b < 256; ++b) spelling[std::size_t(b)] = text::byteToUnicode()[std::size_t(b)];
     std::ofstream merges(dir / "merges.txt");
     merges << "#version: 0.2\n";
-    for (int i = 256; i < vocab; ++i) {
-        const std::string& left = spelling[std::size_t((i * 7) % 256)];
-        const std::string& right = spelling[std::size_t(i - 256)];
+    for (int k = 0; 256 + k < vocab; ++k) {
+        const std::string& left = spelling[std::size_t(k % 256)];
+        const std::string& right = spelling[std::size_t(k / 256)];
         merges << left << ' ' << right << '\n';
-        spelling[std::size_t(i)] = left + right;
+        spelling[std::size_t(256 + k)] = left + right;
     }
     json tokens = json::object();
     for (int i = 0; i < vocab; ++i) tokens[spelling[std::size_t(i)]] = i;
