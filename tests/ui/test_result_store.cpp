@@ -7,6 +7,7 @@
 //    the same weights and input does not; the Session's republished analysis (with its
 //    equivalence) finds what was computed for the analysis it copies (counters);
 //  - a stale request's result is dropped when a newer one was asked for meanwhile;
+//  - a long input's analysis is not kept alive by the caches once another is shown;
 //  - every stored result equals core's function on the same input (max difference printed;
 //    tolerance 0: the same deterministic function of the same immutable input);
 //  - views draw the store's values (the very objects the store holds);
@@ -148,6 +149,45 @@ private slots:
         QCOMPARE(store.computed(Kind::QueryKeyMap), 1LL);
         QCOMPARE(store.computed(Kind::ScoreBreakdown), 1LL);
         QCOMPARE(store.computed(Kind::ProjectionProduct), 1LL);
+    }
+
+    // A long input's analysis holds a whole layer's maps (72 MB here; 535 MB at 2,048 tokens of a
+    // 32-head layer), and a cached key keeps its analysis alive: once the Session shows another
+    // analysis, the caches let go of the long one (its results dropped), so a few edits of a long
+    // text do not keep a few layers' maps. A small analysis' results stay, to go back to at once,
+    // and so do the shown analysis' own however large. Without the release the watched analysis
+    // outlives every pointer but the cache's.
+    void aLongInputIsNotKeptAliveByTheCaches() {
+        Config long_config = smallConfig();
+        long_config.text.clear();
+        long_config.seq_len = 1500;  // 4 heads x 1500^2 x (logits, weights) x 4 bytes
+        Session session;
+        session.setConfig(long_config);
+        QVERIFY(session.waitForIdle(60000));
+        std::shared_ptr<const Analysis> long_one = session.analysis();
+        QVERIFY(long_one && long_one->mapBytes() > ResultStore::kRetainedMapBytes);
+        ResultStore& store = *session.results();
+        QVERIFY(fetch(store, [&] { return store.queryKeyMap(long_one, 1); }));
+        QVERIFY(fetch(store, [&] { return store.tokenLines(long_one, {0, 1}, TokenLineSentences::All); }));
+        store.releaseLargeAnalysesOtherThan(long_one);  // the one shown: its results stay
+        QVERIFY(store.queryKeyMap(long_one, 1));
+        const std::weak_ptr<const Analysis> watched = long_one;
+        long_one.reset();
+
+        session.setConfig(smallConfig());
+        QVERIFY(session.waitForIdle(60000));
+        const std::shared_ptr<const Analysis> small = session.analysis();
+        QVERIFY(small && small->mapBytes() < ResultStore::kRetainedMapBytes);
+        QVERIFY2(watched.expired(), "the caches still keep the long input's analysis (and its maps) alive");
+        QVERIFY(fetch(store, [&] { return store.queryKeyMap(small, 1); }));
+
+        // Another small analysis shown: the first small one's results are still there.
+        Config other = smallConfig();
+        other.temperature = 2.0;
+        session.setConfig(other);
+        QVERIFY(session.waitForIdle(60000));
+        QVERIFY(store.queryKeyMap(small, 1));
+        QCOMPARE(store.computed(Kind::QueryKeyMap), 2LL);
     }
 
     void aStaleResultIsDroppedWhenANewerOneWasAsked() {

@@ -143,6 +143,7 @@ void Session::onAnalysed(long long request, qint64 requested_ns, long long gener
     result_ = analysed.result;
     const bool new_weights = !analysis_ || !sameLayer(*analysis_, *analysis);
     analysis_ = analysis;
+    results_.releaseLargeAnalysesOtherThan(analysis_);  // a long input's older maps are not kept by the caches
     analysis_request_ = request;
     analysis_generation_ = generation;
     analysis_requested_ns_ = requested_ns;

@@ -7,6 +7,7 @@
 //                    computation failed (e.g. out of memory)
 //   get(key, work)   find(key), and when absent requests work (unless key is on its way already);
 //                    arrived() runs on the GUI thread when the result is cached
+//   dropCached(stale)  forgets the cached results whose keys stale(key) names
 //
 // work runs on a worker thread and reads only what it captured (immutable, shared data).
 
@@ -56,6 +57,12 @@ public:
             arrived_();
         });
         return std::nullopt;
+    }
+
+    // Drops every cached result whose key `stale(key)` says is not worth its memory any more.
+    template <typename Stale>
+    void dropCached(Stale stale) {
+        std::erase_if(cache_, [&stale](const std::pair<Key, Value>& entry) { return stale(entry.first); });
     }
 
     void clear() {

@@ -17,6 +17,15 @@ bool sameRotary(const Rotary& a, const Rotary& b) {
            (a.inverse_frequencies.array() == b.inverse_frequencies.array()).all() &&
            a.query_positions == b.query_positions && a.key_positions == b.key_positions;
 }
+// The analysis a lane's key was computed for (every lane but the circuits' has it first).
+template <typename Rest>
+const AnalysisKey& analysisKeyOf(const std::pair<AnalysisKey, Rest>& key) {
+    return key.first;
+}
+template <typename... Rest>
+const AnalysisKey& analysisKeyOf(const std::tuple<AnalysisKey, Rest...>& key) {
+    return std::get<0>(key);
+}
 }  // namespace
 
 bool AnalysisKey::operator==(const AnalysisKey& other) const {
@@ -105,6 +114,22 @@ ResultStore::Result<RotaryDeltaResult> ResultStore::rotaryDelta(const AnalysisPt
         for (int h = 0; h < w.heads; ++h) r.shares.push_back(pairShares(w, h, analysis->rotary));
         return r;
     });
+}
+
+void ResultStore::releaseLargeAnalysesOtherThan(const AnalysisPtr& current) {
+    const AnalysisKey kept{current};
+    const auto stale = [&kept](const auto& key) {
+        const AnalysisKey& analysis = analysisKeyOf(key);
+        return analysis.analysis && analysis.analysis->mapBytes() > kRetainedMapBytes && !(analysis == kept);
+    };
+    // circuits_ is keyed by the weights alone: it keeps no analysis.
+    maps_.dropCached(stale);
+    breakdowns_.dropCached(stale);
+    products_.dropCached(stale);
+    curves_.dropCached(stale);
+    rotary_.dropCached(stale);
+    lines_.dropCached(stale);
+    patterns_.dropCached(stale);
 }
 
 void ResultStore::wait() {

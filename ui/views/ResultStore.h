@@ -87,6 +87,14 @@ public:
     // model::layerPatterns(analysis): what each head of a single layer looks at.
     Result<model::Trace> layerPatterns(const AnalysisPtr& analysis);
 
+    // Forgets the results cached for analyses other than `current` (compared as AnalysisKey) whose
+    // maps take more than kRetainedMapBytes: each cached key keeps its analysis alive, and a long
+    // input's analysis holds a whole layer's maps (535 MB at 2,048 tokens of a 32-head layer), so
+    // the caches of a few edits would otherwise keep a few layers' maps. The Session calls it with
+    // each analysis it shows. Results of smaller analyses stay, to go back to them at once.
+    void releaseLargeAnalysesOtherThan(const AnalysisPtr& current);
+    static constexpr double kRetainedMapBytes = 64.0 * (1 << 20);
+
     // Blocks until no job runs or waits, every result handed over (export and tests; never on
     // the interactive path).
     void wait();
