@@ -141,12 +141,20 @@ private slots:
         QVERIFY(analysis->pooled);  // pooled on the worker: the grid's panels read these, not the maps
         HeadGridView* grid = window.headGrid();
         grid->replotNow();
-        const Eigen::MatrixXf small = downsample(w, heatmap::kMaxGridCells, heatmap::kMaxGridCells, Pool::Max,
-                                                 analysis->results.allowed);
+        // A panel draws a cell per device pixel at most, pooled again from the worker's maps: the same
+        // cells as the whole map pooled to that many.
+        const int cells = grid->drawnCells();
+        const QCPAxisRect* panel_rect = grid->colorMap(head)->keyAxis()->axisRect();
+        const double pixels = std::max(panel_rect->width(), panel_rect->height()) * grid->devicePixelRatioF();
+        QVERIFY2(cells >= std::min<double>(pixels, heatmap::kMaxGridCells) && cells <= heatmap::kMaxGridCells &&
+                     heatmap::kMaxDrawnCells % cells == 0,
+                 qPrintable(QStringLiteral("%1 cells for a panel of %2 pixels").arg(cells).arg(pixels)));
+        const Eigen::MatrixXf small = downsample(w, cells, cells, Pool::Max, analysis->results.allowed);
         QCPColorMapData* cell_data = grid->colorMap(head)->data();
-        QCOMPARE(cell_data->keySize(), heatmap::kMaxGridCells);
-        for (int r = 0; r < heatmap::kMaxGridCells; r += 9)
-            for (int col = 0; col < heatmap::kMaxGridCells; col += 7) {
+        QCOMPARE(cell_data->keySize(), cells);
+        QCOMPARE(cell_data->valueSize(), cells);
+        for (int r = 0; r < cells; r += 9)
+            for (int col = 0; col < cells; col += 7) {
                 const double cell = cell_data->cell(col, r);
                 QVERIFY(std::isnan(small(r, col)) ? std::isnan(cell) : cell == double(small(r, col)));
             }
@@ -207,10 +215,10 @@ private slots:
         show_logits.show_logits = true;
         grid->setOptions(show_logits);
         grid->replotNow();
-        const Eigen::MatrixXf small_logits = downsample(logits, heatmap::kMaxGridCells, heatmap::kMaxGridCells,
-                                                        Pool::Extreme, analysis->results.allowed);
-        for (int r = 0; r < heatmap::kMaxGridCells; r += 9)
-            for (int col = 0; col < heatmap::kMaxGridCells; col += 7) {
+        QCOMPARE(grid->drawnCells(), cells);
+        const Eigen::MatrixXf small_logits = downsample(logits, cells, cells, Pool::Extreme, analysis->results.allowed);
+        for (int r = 0; r < cells; r += 9)
+            for (int col = 0; col < cells; col += 7) {
                 const double cell = grid->colorMap(head)->data()->cell(col, r);
                 QVERIFY(std::isnan(small_logits(r, col)) ? std::isnan(cell) : cell == double(small_logits(r, col)));
             }

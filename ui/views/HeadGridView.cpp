@@ -142,6 +142,18 @@ bool HeadGridView::refresh(const QSize& size, bool reuse_labels) {
                                            : fittingColumns(heads, size, gridColumns(heads, a.nQuery(), a.nKeyValue(), size,
                                                                                      options_.font_scale, shared ? kBarSpace : 0));
     const bool logits = options_.show_logits;
+    // A long input's panels draw as many cells as they have device pixels (at most kMaxGridCells):
+    // 32 heads of 2,044 tokens, 256 cells a side each, took the window's thread 15-73 ms to fill. The
+    // panels as laid out for this size and these columns, else (a new layout, before QCustomPlot lays
+    // it out) the widget's share of each, which is more.
+    const int rows = (heads + columns - 1) / columns;
+    double panel = std::max(double(size.width()) / columns, double(size.height()) / rows);
+    if (size == laid_out_size_ && heads == headCount() && columns == columns_ && !cells_.empty()) {
+        panel = 0;
+        for (const Cell& cell : cells_) panel = std::max({panel, double(cell.rect->width()), double(cell.rect->height())});
+    }
+    drawn_cells_ = heatmap::gridCells(int(std::ceil(panel * devicePixelRatioF())));
+    laid_out_size_ = size;
     if (heads != headCount() || columns != columns_ || shared != layout_shared_ || !subtitle_) {
         const bool count_changed = heads != headCount();
         rebuildLayout(heads, columns, shared);
@@ -161,7 +173,7 @@ bool HeadGridView::refresh(const QSize& size, bool reuse_labels) {
     // Numbers: copy each head's matrix into its map, then the colour ranges.
     for (int h = 0; h < heads; ++h) {
         Cell& cell = cells_[static_cast<std::size_t>(h)];
-        heatmap::fill(cell.map, a, h, logits, {}, heatmap::kMaxGridCells);
+        heatmap::fill(cell.map, a, h, logits, {}, drawn_cells_);
         heatmap::setCellRanges(cell.rect, a.nQuery(), a.nKeyValue());
         if (cell.scale) cell.scale->setDataRange(heatmap::dataRange(a, h, logits, false));
     }

@@ -13,6 +13,7 @@
 
 #include <QLabel>
 #include <QPoint>
+#include <QSize>
 #include <QString>
 #include <memory>
 #include <optional>
@@ -48,6 +49,7 @@ public:
 
     int headCount() const { return static_cast<int>(cells_.size()); }  // colour maps shown
     QCPColorMap* colorMap(int head) const;     // the numbers the user sees
+    int drawnCells() const { return drawn_cells_; }  // at most this many cells a side per panel (heatmap::gridCells)
     QCPColorScale* colorScale(int head) const; // the colour bar head uses (shared or its own)
     QCPAxisRect* headRect(int head) const;
     QString title() const;                     // the plot's title line
@@ -190,6 +192,8 @@ private:
     bool short_titles_ = false;            // "h3" instead of "head 3" when the heads are narrow
     bool compact_texts_ = false;           // short title and subtitle: the heatmaps need the height
     bool thumbnails_ = false;              // setThumbnails()
+    int drawn_cells_ = 0;                  // refresh(): heatmap::gridCells of the panels' size
+    QSize laid_out_size_;                  // the size refresh() last laid the panels out for
     QString thinning_note_;                // "every 3rd key shown" in the subtitle, where axes have no room for it
     QString subtitle_text_;                // the subtitle as wrapped, without the note
     bool rows_measured_ = false;           // the cells' sizes were just measured on the final layout

@@ -92,6 +92,12 @@ void setTicks(QCPAxis* axis, TickMode mode, const QStringList& labels, int posit
     }
 }
 
+int gridCells(int pixels) {
+    int cells = kMaxGridCells / 8;
+    while (cells < pixels && cells < kMaxGridCells) cells *= 2;
+    return cells;
+}
+
 void fill(QCPColorMap* map, const Analysis& analysis, int head, bool logits, QRect window, int max_cells) {
     const HeadResult& result = analysis.results.heads.at(static_cast<std::size_t>(head));
     const MaskMatrix& allowed = analysis.results.allowed;
@@ -129,11 +135,14 @@ void fill(QCPColorMap* map, const Analysis& analysis, int head, bool logits, QRe
     const Pool pool = logits ? Pool::Extreme : Pool::Max;
     // From the pooled maps (their masked cells NaN, left out), as they are where they have the cells
     // wanted: pooled on the analysis' worker, not here.
+    // Fewer cells than either has: pooled again from the smaller whose blocks nest in the cells' (a side
+    // it did not pool, fewer tokens than its cells, is the map's own, so either gives the same).
     const auto pooledAt = [&](const std::vector<Eigen::MatrixXf>& fine, const std::vector<Eigen::MatrixXf>& coarse) {
         const std::size_t h = std::size_t(head);
         for (const std::vector<Eigen::MatrixXf>* maps : {&coarse, &fine})
             if (h < maps->size() && (*maps)[h].rows() == cells_q && (*maps)[h].cols() == cells_kv) return (*maps)[h];
-        return downsample(fine.at(h), cells_q, cells_kv, pool);
+        const bool nests = h < coarse.size() && coarse[h].rows() % cells_q == 0 && coarse[h].cols() % cells_kv == 0;
+        return downsample(nests ? coarse[h] : fine.at(h), cells_q, cells_kv, pool);
     };
     const Eigen::MatrixXf small =
         !from_pooled ? downsample(m, cells_q, cells_kv, pool, have_mask ? MaskMatrix(allowed.block(y0, x0, n_q, n_kv)) : MaskMatrix())

@@ -50,6 +50,11 @@ void setTicks(QCPAxis* axis, TickMode mode, const QStringList& labels, int posit
 // The large head's; the grid's small panels take fewer.
 constexpr int kMaxDrawnCells = kPooledCells;
 constexpr int kMaxGridCells = kCoarseCells;  // 256: Analysis::pooled holds the maps pooled to it
+// The cells a side a grid panel of `pixels` device pixels a side draws of a long input: the fewest of
+// 32, 64, 128 and kMaxGridCells (divisors of kPooledCells, so the pooled maps pooled again are
+// exactly the maps pooled to it) that still give every pixel a cell of its own. A cell smaller than
+// a pixel is work for nothing, and its sharp key is left to the image's scaling to keep or drop.
+int gridCells(int pixels);
 
 // Copy head's weights or logits into map, masked cells NaN: the tokens of `window` (keys x from
 // window.x(), queries y from window.y(); an empty window: every token), one cell per token, or
