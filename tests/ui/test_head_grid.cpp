@@ -163,6 +163,38 @@ private slots:
         QVERIFY(!view.colorMap(3)->interpolate());
     }
 
+    // A new text shown before the previous layout was ever drawn (a column count set a moment
+    // before): its panels have no size yet, which is no reason to pool a 40-token map to 32 cells.
+    void aLayoutNotYetDrawnKeepsEveryCell() {
+        HeadGridView view;
+        view.resize(1000, 700);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setAnalysis(gridAnalysis(4));
+        view.setColumnCount(4);  // a new layout (it chose 2 columns), its replot queued
+        Config config;
+        config.heads = 4;
+        QStringList words;
+        for (int i = 0; i < 40; ++i) words << QStringLiteral("w%1").arg(i);
+        config.text = words.join(QLatin1Char(' ')).toStdString();
+        const auto long_text = std::make_shared<const Analysis>(analyze(config, false));
+        QCOMPARE(long_text->nQuery(), 40);
+        view.setAnalysis(long_text);
+        const auto whole = [&]() {
+            for (int h = 0; h < 4; ++h) {
+                QCPColorMapData* data = view.colorMap(h)->data();
+                if (data->keySize() != 40 || data->valueSize() != 40 ||
+                    data->cell(7, 3) != double(long_text->results.heads[std::size_t(h)].weights(3, 7)))
+                    return false;
+            }
+            return true;
+        };
+        QVERIFY(whole());
+        QCoreApplication::processEvents();  // the queued replot lays the panels out: still whole maps
+        QVERIFY(view.headRect(0)->width() > 40);
+        QVERIFY(whole());
+    }
+
     void logitsUseTheDivergingMapSymmetricAboutZero() {
         const auto a = gridAnalysis(4, MaskKind::Causal);
         HeadGridView view;

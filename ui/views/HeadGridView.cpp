@@ -36,6 +36,8 @@ HeadGridView::HeadGridView(QWidget* parent) : QCustomPlot(parent) {
     title_ = new TypesetTitle(this, QStringLiteral("No analysis yet"));
     plotLayout()->addElement(0, 0, title_);
     applyFonts();
+    // Before anything is drawn: the maps hold as many cells as the panels just laid out have pixels.
+    connect(this, &QCustomPlot::afterLayout, this, &HeadGridView::refillIfPanelsChanged);
     connect(this, &QCustomPlot::afterLayout, this, &HeadGridView::placeCellNumbers);
     connect(this, &QCustomPlot::afterLayout, this, [this]() {
         if (label_layout_) label_layout_->cells = cellSizes();
@@ -144,17 +146,17 @@ bool HeadGridView::refresh(const QSize& size, bool reuse_labels) {
     const bool logits = options_.show_logits;
     // A long input's panels draw as many cells as they have device pixels (at most kMaxGridCells):
     // 32 heads of 2,044 tokens, 256 cells a side each, took the window's thread 15-73 ms to fill. The
-    // panels as laid out for this size and these columns, else (a new layout, before QCustomPlot lays
-    // it out) the widget's share of each, which is more.
+    // panels as last laid out for this size and these columns, else (a new layout, or one no replot
+    // has laid out yet: its panels have no size) the widget's share of each, which is more. Either
+    // way the next layout counts the cells again (refillIfPanelsChanged): this text's labels may
+    // give the panels another size.
+    const bool rebuild = heads != headCount() || columns != columns_ || shared != layout_shared_ || !subtitle_;
     const int rows = (heads + columns - 1) / columns;
-    double panel = std::max(double(size.width()) / columns, double(size.height()) / rows);
-    if (size == laid_out_size_ && heads == headCount() && columns == columns_ && !cells_.empty()) {
-        panel = 0;
-        for (const Cell& cell : cells_) panel = std::max({panel, double(cell.rect->width()), double(cell.rect->height())});
-    }
-    drawn_cells_ = heatmap::gridCells(int(std::ceil(panel * devicePixelRatioF())));
+    const double share = std::max(double(size.width()) / columns, double(size.height()) / rows);
+    const double laid_out = rebuild || size != laid_out_size_ || !panels_laid_out_ ? 0 : panelPixels();
+    drawn_cells_ = heatmap::gridCells(int(std::ceil((laid_out > 0 ? laid_out : share) * devicePixelRatioF())));
     laid_out_size_ = size;
-    if (heads != headCount() || columns != columns_ || shared != layout_shared_ || !subtitle_) {
+    if (rebuild) {
         const bool count_changed = heads != headCount();
         rebuildLayout(heads, columns, shared);
         if (count_changed) emit headCountChanged(heads);
@@ -171,9 +173,9 @@ bool HeadGridView::refresh(const QSize& size, bool reuse_labels) {
     }
 
     // Numbers: copy each head's matrix into its map, then the colour ranges.
+    fillMaps();
     for (int h = 0; h < heads; ++h) {
         Cell& cell = cells_[static_cast<std::size_t>(h)];
-        heatmap::fill(cell.map, a, h, logits, {}, drawn_cells_);
         heatmap::setCellRanges(cell.rect, a.nQuery(), a.nKeyValue());
         if (cell.scale) cell.scale->setDataRange(heatmap::dataRange(a, h, logits, false));
     }
@@ -213,6 +215,26 @@ bool HeadGridView::refresh(const QSize& size, bool reuse_labels) {
     const bool changed = now != structure_;
     structure_ = std::move(now);
     return changed;
+}
+
+void HeadGridView::fillMaps() {
+    for (std::size_t h = 0; h < cells_.size(); ++h)
+        heatmap::fill(cells_[h].map, *analysis_, static_cast<int>(h), options_.show_logits, {}, drawn_cells_);
+}
+
+double HeadGridView::panelPixels() const {
+    double panel = 0;
+    for (const Cell& cell : cells_) panel = std::max({panel, double(cell.rect->width()), double(cell.rect->height())});
+    return panel;
+}
+
+void HeadGridView::refillIfPanelsChanged() {
+    panels_laid_out_ = true;
+    if (!analysis_ || cells_.size() != analysis_->results.heads.size()) return;
+    const int cells = heatmap::gridCells(int(std::ceil(panelPixels() * devicePixelRatioF())));
+    if (cells == drawn_cells_) return;
+    drawn_cells_ = cells;
+    fillMaps();
 }
 
 QString HeadGridView::structure() const {
@@ -256,6 +278,7 @@ void HeadGridView::clearLayout() {
 
 void HeadGridView::rebuildLayout(int heads, int columns, bool shared) {
     clearLayout();
+    panels_laid_out_ = false;
     columns_ = columns;
     layout_shared_ = shared;
     margin_group_ = new QCPMarginGroup(this);

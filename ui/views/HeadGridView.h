@@ -160,6 +160,9 @@ private:
     void showHoverCell(const QPoint& pos);
     QString labelInputs(const QSize& size) const;
     std::vector<QSize> cellSizes() const;
+    void fillMaps();                       // every head's map from analysis_, drawn_cells_ a side at most
+    double panelPixels() const;            // the widest or tallest panel as last laid out (logical pixels)
+    void refillIfPanelsChanged();          // afterLayout: fillMaps() again where the panels' cells changed
     bool reuseLabelLayout(const QString& inputs);  // true: the last layout's texts hold, applied
 
     // The label layout of the last full refresh: its inputs (words, geometry, options, the
@@ -194,6 +197,7 @@ private:
     bool thumbnails_ = false;              // setThumbnails()
     int drawn_cells_ = 0;                  // refresh(): heatmap::gridCells of the panels' size
     QSize laid_out_size_;                  // the size refresh() last laid the panels out for
+    bool panels_laid_out_ = false;         // a replot has laid out the panels since the last rebuild
     QString thinning_note_;                // "every 3rd key shown" in the subtitle, where axes have no room for it
     QString subtitle_text_;                // the subtitle as wrapped, without the note
     bool rows_measured_ = false;           // the cells' sizes were just measured on the final layout
