@@ -134,8 +134,15 @@ void HeadGridView::updateLabels(const QSize& laid_out) {
     const int text_h = fm.height();
     const int columns = std::max(1, columns_);
     const int rows = (headCount() + columns - 1) / columns;
-    const int query_w = heatmap::maxLabelWidth(q, tick);
-    const int key_w = heatmap::maxLabelWidth(k, tick);
+    // Measured once per text and font: refresh() lays the labels out up to three times, and
+    // shaping 2,042 words each time was most of a long text's refresh.
+    if (tokens_changed || tick != label_width_font_ || query_labels_width_ < 0) {
+        query_labels_width_ = heatmap::maxLabelWidth(q, tick);
+        key_labels_width_ = heatmap::maxLabelWidth(k, tick);
+        label_width_font_ = tick;
+    }
+    const int query_w = query_labels_width_;
+    const int key_w = key_labels_width_;
     const int bar = layout_shared_ ? kBarSpace : 0;
     const int own_bar = layout_shared_ ? 0 : ownBarWidth();
     // Every head has the same query words, so only the first column carries them (small

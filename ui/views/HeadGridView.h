@@ -191,6 +191,8 @@ private:
     QCPColorScale* shared_scale_ = nullptr;
     QCPMarginGroup* margin_group_ = nullptr;
     QStringList query_labels_, key_labels_;
+    int query_labels_width_ = -1, key_labels_width_ = -1;  // the widest of each, in label_width_font_
+    QFont label_width_font_;
     int x_stride_ = 1, y_stride_ = 1;
     bool short_titles_ = false;            // "h3" instead of "head 3" when the heads are narrow
     bool compact_texts_ = false;           // short title and subtitle: the heatmaps need the height

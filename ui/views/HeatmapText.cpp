@@ -3,6 +3,7 @@
 #include "Heatmap.h"
 
 #include <QFontMetrics>
+#include <QSet>
 #include <QGlyphRun>
 #include <QHash>
 #include <QTextLayout>
@@ -148,9 +149,16 @@ QString cellText(const Analysis& analysis, int head, int row, int col) {
 }
 
 int maxLabelWidth(const QStringList& labels, const QFont& font) {
+    // Each distinct label shaped once: a long text repeats its words, a thinned axis is mostly blanks.
     const QFontMetrics metrics(font);
+    QSet<QString> measured;
+    measured.reserve(labels.size());
     int widest = 0;
-    for (const QString& label : labels) widest = std::max(widest, metrics.horizontalAdvance(label));
+    for (const QString& label : labels)
+        if (!measured.contains(label)) {
+            measured.insert(label);
+            widest = std::max(widest, metrics.horizontalAdvance(label));
+        }
     return widest;
 }
 
