@@ -7,6 +7,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
+#include <QThreadPool>
 #include <QWheelEvent>
 #include <QtTest>
 #include "QtTestGroup.h"
@@ -15,6 +16,7 @@
 
 #include "WindowTestSupport.h"
 #include "Downsample.h"
+#include "FreedMemory.h"
 #include "HeadDetailView.h"
 #include "HeadGridView.h"
 #include "HeadPatternsView.h"
@@ -86,13 +88,18 @@ private slots:
         window.show();
         QVERIFY(window.waitForCompleteUpdate(60000));
         QString error;
+        const int hand_backs = freedMemoryHandBacks();
         QVERIFY2(window.openModel(path, &error), qPrintable(error));
         QVERIFY(window.session()->waitForIdle(60000));
+        QThreadPool::globalInstance()->waitForDone();
+        QCOMPARE(freedMemoryHandBacks().load(), hand_backs);  // the model's sample text: small maps, nothing to hand back
         constexpr int kTokens = 1500;  // 4 x 8 maps of 1500 x 1500, with their logits: 576 MB, over the window's 512 MiB
         Config c = window.session()->config();
         c.text = letters(kTokens).toStdString();
         window.session()->setConfig(c);
         QVERIFY(window.session()->waitForIdle(120000));
+        // The forward's freed maps go back to the system once the window shows it (FreedMemory.h).
+        QTRY_COMPARE(freedMemoryHandBacks().load(), hand_backs + 1);
 
         // Every layer's maps dropped but for small copies; the layer in view's recomputed, exactly.
         const auto trace = window.session()->trace();
@@ -226,6 +233,7 @@ private slots:
         // Another layer: its maps recomputed from the trace, equal to a run that kept them.
         window.session()->setLayer(2);
         QVERIFY(window.session()->waitForIdle(60000));
+        QTRY_COMPARE(freedMemoryHandBacks().load(), hand_backs + 2);  // layer 0's maps, replaced
         const auto layer2 = window.session()->analysis();
         for (int h = 0; h < 8; ++h)
             QVERIFY(layer2->results.heads[std::size_t(h)].weights == kept.layers[2].attention.heads[std::size_t(h)].weights);

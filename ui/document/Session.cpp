@@ -1,5 +1,6 @@
 #include "Session.h"
 
+#include "FreedMemory.h"
 #include "LoadProgressRelay.h"
 #include "Setting.h"
 #include "io/Checkpoint.h"
@@ -12,6 +13,7 @@
 #include <QCoreApplication>
 #include <QEventLoop>
 #include <QFileInfo>
+#include <QThreadPool>
 #include <QTimer>
 #include <QUndoStack>
 
@@ -142,6 +144,12 @@ void Session::onAnalysed(long long request, qint64 requested_ns, long long gener
     std::shared_ptr<const Analysis> analysis = analysed.result.analysis;
     result_ = analysed.result;
     const bool new_weights = !analysis_ || !sameLayer(*analysis_, *analysis);
+    // A long input's maps, this one's forward or the analysis it replaces: their memory goes back
+    // to the system once the views have let go of the old one (FreedMemory.h).
+    const auto large = [](const std::shared_ptr<const Analysis>& a) {
+        return a && a->mapBytes() > ResultStore::kRetainedMapBytes;
+    };
+    const bool hand_back = large(analysis) || (large(analysis_) && analysis_ != analysis);
     analysis_ = analysis;
     results_.releaseLargeAnalysesOtherThan(analysis_);  // a long input's older maps are not kept by the caches
     analysis_request_ = request;
@@ -151,7 +159,8 @@ void Session::onAnalysed(long long request, qint64 requested_ns, long long gener
     clampSelection();
     if (new_weights || !circuits_ || circuits_->head != head_) circuits_wanted_ = true;
     // Queued before changed(), so that busy() already says what is still to come.
-    afterFrame([this, analysis, request]() {
+    afterFrame([this, analysis, request, hand_back]() {
+        if (hand_back) QThreadPool::globalInstance()->start([] { handBackFreedMemory(); });
         // Only the newest analysis is worth its residuals; a newer one schedules its own.
         if (request == analysis_request_ && request == analysis_jobs_.requests()) startEquivalence(analysis, request);
         if (circuits_wanted_) {
