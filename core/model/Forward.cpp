@@ -106,9 +106,9 @@ double traceBytes(const ModelConfig& c, int n, bool keep_maps) {
     // Past kThumbnailCells tokens each head's thumbnail too (a smaller map is its own).
     const double thumbnails = n > kThumbnailCells ? 4.0 * c.n_head * kThumbnailCells * kThumbnailCells : 0.0;
     if (keep_maps) return c.n_layer * (whole + 8.0 * c.n_head * nn + thumbnails);
-    // Maps dropped: each layer's residual, mask and thumbnails, and the layer in view computed
-    // again whole, with each head's weights and its logits pooled, but not its logits.
-    const double dropped = 4.0 * (double(n) * c.n_embd + double(c.n_head) * kThumbnailCells * kThumbnailCells) + nn;
+    // Maps dropped: each layer's residual, thumbnails and its mask's last row, and the layer in view
+    // computed again whole, with each head's weights and its logits pooled, but not its logits.
+    const double dropped = 4.0 * (double(n) * c.n_embd + double(c.n_head) * kThumbnailCells * kThumbnailCells) + n;
     const double pooled = n > kPooledCells ? double(kPooledCells) * kPooledCells : 0.0;
     return c.n_layer * dropped + whole + 4.0 * c.n_head * (nn + pooled);
 }
@@ -232,6 +232,7 @@ Trace runModel(const Model& model, const std::vector<int>& ids, const ForwardOpt
             }
             r.Q = r.K = r.V = r.Q_projected = r.K_projected = r.concat = Eigen::MatrixXf();
             r.output = Eigen::MatrixXf(r.output.bottomRows(1));  // (1, d)
+            r.allowed = MaskMatrix(r.allowed.bottomRows(1));     // (1, n): the last query's keys (layerAttention builds it whole)
             done.attention_input = Eigen::MatrixXf();             // N_1(residual): attentionInput()
         }
         // Parallel residual (NeoX): the MLP reads N_2(X_l), not N_2(X_l + attention).

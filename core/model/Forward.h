@@ -40,9 +40,9 @@ struct ForwardOptions {
     int layers = -1;
     // false: each block's per-head logits and weights (n x n each), Q, K, V, the concatenated heads and
     // the attention input are dropped once the block is done, and its outputs (each head's and the
-    // sum) kept at the last position only, so a long input holds one layer's maps at a time; the
-    // residual and mask stay (layerAttention recomputes the rest exactly, attribution reads the last
-    // position).
+    // sum) and its mask kept at the last position only, so a long input holds one layer's maps at a
+    // time; the residual stays (layerAttention recomputes the rest exactly, attribution reads the
+    // last position).
     bool keep_maps = true;
     // With keep_maps false, the one layer whose maps are whole when attention_done sees it (a window's
     // layer in view), as every head's weights: its logits are pooled for the pictures and given back

@@ -187,10 +187,12 @@ TEST_F(DroppedMaps, AreRecomputedExactlyForTheLayerInView) {
                 EXPECT_TRUE((got == want.array() || (got.isNaN() && want.array().isNaN())).all())
                     << folder << " layer " << l << " head " << h;
             }
-            // Kept for later layers and the attribution: the residual, the outputs at the last position.
+            // Kept for later layers and the attribution: the residual, the outputs at the last position;
+            // of the mask, the last query's row (the Model tab reads a sliding window from it).
             EXPECT_EQ(dropped.layers[l].attention_input.size(), 0) << folder << " layer " << l;
             EXPECT_EQ(model::attentionInput(*m, dropped, int(l)), kept.layers[l].attention_input) << folder << " layer " << l;
             EXPECT_EQ(dropped.layers[l].attention.output, expected.output.bottomRows(1)) << folder << " layer " << l;
+            EXPECT_EQ(dropped.layers[l].attention.allowed, expected.allowed.bottomRows(1)) << folder << " layer " << l;
         }
         EXPECT_EQ(dropped.logits, kept.logits) << folder;
         // What each head looks at, taken from each map before it was dropped: the kept run's shares.

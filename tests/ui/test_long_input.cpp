@@ -24,6 +24,7 @@
 #include "MainWindow.h"
 #include "ModelOverviewView.h"
 #include "Session.h"
+#include "io/Checkpoint.h"
 #include "io/Safetensors.h"
 #include "model/Forward.h"
 #include "model/HeadPatterns.h"
@@ -79,6 +80,35 @@ class TestLongInput : public QObject {
     Q_OBJECT
 
 private slots:
+    // A long input's finished layers keep their masks' last rows alone: the Model tab still names
+    // a sliding window from them (Mistral, 5 keys), as it does from a whole mask.
+    void theModelTabNamesASlidingWindowFromADroppedMask() {
+        QTemporaryDir dir;
+        const QDir from(QStringLiteral(HEADSCOPE_TEST_DATA_DIR "/rotary/llama3_scaled"));
+        for (const QString& file : from.entryList(QDir::Files)) QVERIFY(QFile::copy(from.filePath(file), dir.filePath(file)));
+        QFile config(dir.filePath(QStringLiteral("config.json")));
+        QVERIFY(config.open(QIODevice::ReadOnly));
+        QJsonObject json = QJsonDocument::fromJson(config.readAll()).object();
+        config.close();
+        json["model_type"] = "mistral";
+        json["sliding_window"] = 5;
+        QVERIFY(config.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        config.write(QJsonDocument(json).toJson());
+        config.close();
+        const model::ModelPtr m = io::loadCheckpoint(dir.path().toStdString());
+        model::ForwardOptions options;
+        options.keep_maps = false;
+        const auto trace = std::make_shared<const model::Trace>(model::runModel(*m, {1, 5, 9, 2, 7, 5, 9, 3, 1, 5, 9}, options));
+        QCOMPARE(int(trace->layers[0].attention.allowed.rows()), 1);
+        ModelOverviewView overview;
+        overview.resize(900, 600);
+        overview.show();
+        overview.setTrace(trace);
+        overview.replotNow();
+        const QString label = overview.colorMap(0, 0)->keyAxis()->axisRect()->axis(QCPAxis::atTop)->label();
+        QVERIFY2(label.contains(QStringLiteral("window 5")) || label.contains(QStringLiteral("w5")), qPrintable(label));
+    }
+
     void aLongTextKeepsOneLayersMapsDrawnDownsampledWithZoom() {
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("model"));

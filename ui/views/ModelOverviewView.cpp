@@ -224,8 +224,9 @@ void ModelOverviewView::fill() {
     windows_.assign(std::size_t(layers_), 0);
     int sliding = 0;
     for (int l = 0; l < layers_; ++l) {
-        const MaskMatrix& allowed = trace_->layers[std::size_t(l)].attention.allowed;  // (n, n)
-        const int seen = n > 0 && allowed.rows() == n ? static_cast<int>(allowed.row(n - 1).count()) : n;
+        // (n, n), or a long input's last row alone (1, n): the keys the last query sees.
+        const MaskMatrix& allowed = trace_->layers[std::size_t(l)].attention.allowed;
+        const int seen = n > 0 && allowed.rows() > 0 && allowed.cols() == n ? static_cast<int>(allowed.bottomRows(1).count()) : n;
         if (trace_->options.attention.mask == MaskKind::Causal && seen < n) {
             windows_[std::size_t(l)] = seen;
             ++sliding;
