@@ -142,7 +142,8 @@ model::ModelConfig readLlamaConfig(const std::string& path) {
     const bool gemma = c.family == "gemma2" || c.family == "gemma3_text";
     for (const char* key : {"num_experts", "num_local_experts"})
         if (f.has(key) && !(config[key].is_number_integer() && config[key].get<long long>() == 0))
-            f.fail("\"" + std::string(key) + "\" is " + config[key].dump() +
+            f.fail("\"" + std::string(key) + "\" is " +
+                   (config[key].is_number() ? config[key].dump() : quote(config[key].dump(), 40)) +
                    ": mixture-of-experts MLPs are not supported");
     if (f.boolean("use_bidirectional_attention", false))
         f.fail("\"use_bidirectional_attention\" is true, which is not supported (causal attention only)");

@@ -70,6 +70,12 @@ RopeSettings readRope(const ConfigFields& f, const RopeDefaults& defaults, const
                  json(high).dump());
         return x;
     };
+    // A context length: a whole number of positions (8192, or 8192.0 as some writers give it).
+    const auto positions = [&](const char* key) {
+        const double x = number(key, 0, 1 << 24);
+        if (x != std::floor(x)) fail(where + "'s " + quote(key, 40) + " " + dict[key].dump() + " is not a whole number");
+        return static_cast<int>(x);
+    };
     RopeSettings s;
     const auto required = [&](const char* key, double low, double high) {
         if (!inDict(key)) fail(where + " of rope_type " + quote(s.type, 40) + " has no " + quote(key, 40));
@@ -116,11 +122,14 @@ RopeSettings readRope(const ConfigFields& f, const RopeDefaults& defaults, const
         const int max_positions = f.integer("max_position_embeddings", 1, 1 << 24, 4096);
         s.original_max_positions =
             inDict("original_max_position_embeddings")
-                ? static_cast<int>(number("original_max_position_embeddings", 0, 1 << 24))
+                ? positions("original_max_position_embeddings")
                 : f.integer("original_max_position_embeddings", 1, 1 << 24, max_positions);
         // _compute_longrope_parameters: factor from the two contexts when absent; the attention
         // factor sqrt(1 + ln(factor) / ln(original)) when absent, 1 for factor <= 1.
         s.factor = inDict("factor") ? number("factor", 0, 1e6) : double(max_positions) / s.original_max_positions;
+        if (!inDict("attention_factor") && s.factor > 1 && s.original_max_positions == 1)
+            fail(where + "'s original_max_position_embeddings 1 leaves longrope's attention factor undefined "
+                 "(ln 1 = 0 divides it); give \"attention_factor\" or a longer original context");
         s.attention_factor = inDict("attention_factor") ? number("attention_factor", 0, 1e6)
                              : s.factor <= 1 ? 1.0
                                              : std::sqrt(1 + std::log(s.factor) / std::log(double(s.original_max_positions)));
@@ -130,7 +139,9 @@ RopeSettings readRope(const ConfigFields& f, const RopeDefaults& defaults, const
         s.factor = required("factor", 0, 1e6);
         s.low_freq_factor = required("low_freq_factor", 0, 1e6);
         s.high_freq_factor = required("high_freq_factor", 0, 1e6);
-        s.original_max_positions = static_cast<int>(required("original_max_position_embeddings", 0, 1 << 24));
+        if (!inDict("original_max_position_embeddings"))
+            fail(where + " of rope_type 'llama3' has no 'original_max_position_embeddings'");
+        s.original_max_positions = positions("original_max_position_embeddings");
         if (!(s.high_freq_factor > s.low_freq_factor))
             fail(where + "'s high_freq_factor must exceed its low_freq_factor");
     } else if (s.type != "default") {

@@ -587,6 +587,12 @@ TEST_P(LongRope, FrequenciesAndAttentionFactorFollowTheClosedForm) {
         c["rope_parameters"] = {{"rope_type", "su"}, {"short_factor", {1.0, 2.0}}, {"long_factor", long_factor}};
     });
     EXPECT_THAT(loadError(bad), HasSubstr("longrope's short_factor and long_factor hold 2 and 8 numbers"));
+    // An original context of 1 divides by ln 1 = 0 (transformers raises ZeroDivisionError): refused.
+    const fs::path one = editedCopy([&](nlohmann::json& c) {
+        c["rope_parameters"] = {{"rope_type", "longrope"}, {"short_factor", short_factor}, {"long_factor", long_factor},
+                                {"original_max_position_embeddings", 1}};
+    });
+    EXPECT_THAT(loadError(one), HasSubstr("original_max_position_embeddings 1 leaves longrope's attention factor undefined"));
 }
 
 INSTANTIATE_TEST_SUITE_P(Phi3, LongRope, ::testing::Values("phi3"));

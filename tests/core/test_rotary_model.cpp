@@ -269,6 +269,39 @@ TEST_F(RotaryCheckpointErrors, UnsupportedRopeScalingInOneLine) {
                                              "linear, llama3)"));
 }
 
+// A hostile value in a refusal is quoted and shortened: the message stays one bounded line
+// (a fuzz finding: "num_experts" as a 3,000-character string was repeated whole).
+TEST_F(RotaryCheckpointErrors, LongRefusedValueIsShortened) {
+    const fs::path folder = copyOf("qwen2_tied");
+    rewriteConfig(folder, [](nlohmann::json& c) { c["num_experts"] = std::string(3000, 'x') + "\n"; });
+    const std::string e = loadError(folder);
+    EXPECT_THAT(e, HasSubstr("\"num_experts\" is '\"xxxx"));
+    EXPECT_THAT(e, HasSubstr("mixture-of-experts MLPs are not supported"));
+    EXPECT_LT(e.size(), 600u);
+    EXPECT_EQ(e.find('\n'), std::string::npos);
+}
+
+// A context length must be a whole number of positions: 8192.5 or 0.5 are refused, never
+// truncated (0.5 used to become 0 and leave the default 8192 in its place without a word).
+TEST_F(RotaryCheckpointErrors, FractionalOriginalContextIsRefused) {
+    for (const double original : {0.5, 8192.5}) {
+        const fs::path folder = copyOf("qwen2_tied");
+        rewriteConfig(folder, [&](nlohmann::json& c) {
+            c["rope_scaling"] = {{"rope_type", "llama3"}, {"factor", 8.0}, {"low_freq_factor", 1.0},
+                                 {"high_freq_factor", 4.0}, {"original_max_position_embeddings", original}};
+        });
+        EXPECT_THAT(loadError(folder), HasSubstr("\"rope_scaling\"'s 'original_max_position_embeddings' " +
+                                                 nlohmann::json(original).dump() + " is not a whole number"));
+        fs::remove_all(folder);
+    }
+    const fs::path folder = copyOf("qwen2_tied");  // 8192.0 is 8192
+    rewriteConfig(folder, [](nlohmann::json& c) {
+        c["rope_scaling"] = {{"rope_type", "llama3"}, {"factor", 8.0}, {"low_freq_factor", 1.0},
+                             {"high_freq_factor", 4.0}, {"original_max_position_embeddings", 64.0}};
+    });
+    EXPECT_EQ(io::loadCheckpoint(folder.string())->config.rope_original_max_positions, 64);
+}
+
 TEST_F(RotaryCheckpointErrors, NonFiniteWeightIsRefused) {
     const fs::path folder = copyOf("neox_sequential");
     // Overwrite the last 4 bytes of the file (the last tensor in name order) with a NaN.

@@ -3,7 +3,7 @@
 // RoBERTa, DistilBERT, ModernBERT) on arbitrary bytes, both transformers 4's and 5's
 // keys (io/RopeConfig.h: rope_parameters flat or per layer type, rope_scaling, layer_types,
 // LongRoPE factors, no_rope_layers). A config that reads must describe a model that can exist,
-// and its rotary frequencies must be finite.
+// and its rotary frequencies and attention factor must be finite.
 #include <cmath>
 
 #include "FuzzFile.h"
@@ -21,6 +21,8 @@ void check(const headscope::model::ModelConfig& c) {
     if (!c.rope_layers.empty() && c.rope_layers.size() != layers) std::abort();
     if (c.rope_scaling == "longrope" && (c.rope_short_factor.size() != std::size_t(c.rotary_dims / 2) ||
                                          c.rope_long_factor.size() != std::size_t(c.rotary_dims / 2)))
+        std::abort();
+    if (!(std::isfinite(c.rope_attention_scaling) && c.rope_attention_scaling > 0) || c.rope_original_max_positions < 1)
         std::abort();
     for (bool long_factors : {false, true}) {
         const Eigen::VectorXf inverse = headscope::model::rotaryInverseFrequencies(c, long_factors);
