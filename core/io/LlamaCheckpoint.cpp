@@ -43,7 +43,7 @@ model::ModelPtr loadLlamaCheckpoint(const std::string& directory, const LoadProg
     const LlamaFamily family = llamaFamily(c.family);
     const std::string config_path = (dir / "config.json").string();
     const nlohmann::json outer = checkpoint::readConfigJson(config_path, "Llama");
-    const bool image_text = outer.value("model_type", "") == "gemma3";
+    const bool image_text = isImageTextGemma3(outer);
     const nlohmann::json config = textTowerConfig(outer, config_path);
     const bool attention_bias = family.qkv_biases || (config.contains("attention_bias") && config["attention_bias"] == true);
     const bool output_bias = !family.qkv_biases && attention_bias;

@@ -112,8 +112,14 @@ void readWindows(const ConfigFields& f, model::ModelConfig& c, const std::vector
 
 }  // namespace
 
+bool isImageTextGemma3(const nlohmann::json& config) {
+    // Any JSON at all: a model_type that is not a string is refused later, in a sentence.
+    const auto type = config.find("model_type");
+    return type != config.end() && type->is_string() && *type == "gemma3";
+}
+
 nlohmann::json textTowerConfig(const nlohmann::json& config, const std::string& path) {
-    if (config.value("model_type", "") != "gemma3") return config;
+    if (!isImageTextGemma3(config)) return config;
     if (!config.contains("text_config") || !config["text_config"].is_object())
         throw IoError("cannot read '" + path + "': a Gemma 3 image-text config (model_type \"gemma3\") needs its "
                       "\"text_config\", the settings of the text tower HeadScope opens");

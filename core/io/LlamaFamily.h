@@ -37,6 +37,9 @@ const std::vector<std::string>& llamaFamilyTypes();
 // std::invalid_argument for a model_type not in llamaFamilyTypes().
 LlamaFamily llamaFamily(const std::string& model_type);
 
+// config.json of a Gemma 3 image-text folder: model_type "gemma3" (false for any other JSON).
+bool isImageTextGemma3(const nlohmann::json& config);
+
 // The settings of the tower the forward runs: `config` itself, or for a Gemma 3 image-text folder
 // (model_type "gemma3") its "text_config" as model_type "gemma3_text", with Gemma3TextConfig's
 // defaults for the sizes it leaves out and the outer dtype. IoError naming `path` when absent.

@@ -281,6 +281,20 @@ TEST_F(RotaryCheckpointErrors, LongRefusedValueIsShortened) {
     EXPECT_EQ(e.find('\n'), std::string::npos);
 }
 
+// The config readers take any JSON: a model_type that is not a string is refused in a sentence
+// (a fuzz finding: the Gemma 3 image-text check read it as a string and threw past the reader).
+TEST_F(RotaryCheckpointErrors, ModelTypeThatIsNotAStringIsRefused) {
+    const std::string path = writeFile(R"({"model_type": 99, "num_hidden_layers": 2})", "config.json");
+    for (const auto read : {&io::readLlamaConfig, &io::readNeoxConfig, &io::readEncoderConfig}) {
+        try {
+            read(path);
+            ADD_FAILURE() << "read";
+        } catch (const io::IoError& e) {
+            EXPECT_THAT(e.what(), HasSubstr("\"model_type\" is not a string"));
+        }
+    }
+}
+
 // A context length must be a whole number of positions: 8192.5 or 0.5 are refused, never
 // truncated (0.5 used to become 0 and leave the default 8192 in its place without a word).
 TEST_F(RotaryCheckpointErrors, FractionalOriginalContextIsRefused) {
