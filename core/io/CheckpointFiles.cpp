@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -103,6 +104,8 @@ int ConfigFields::integer(const std::string& key, int low, int high, std::option
     }
     const nlohmann::json& value = config_[key];
     if (!value.is_number_integer()) fail("\"" + key + "\" is not a whole number");
+    if (value.is_number_unsigned() && value.get<unsigned long long>() > std::uint64_t(high))  // past long long too
+        fail("\"" + key + "\" is " + value.dump() + "; supported: " + std::to_string(low) + " to " + std::to_string(high));
     const auto number = value.get<long long>();
     if (number < low || number > high)
         fail("\"" + key + "\" is " + std::to_string(number) + "; supported: " + std::to_string(low) + " to " +

@@ -295,6 +295,13 @@ TEST_F(RotaryCheckpointErrors, ModelTypeThatIsNotAStringIsRefused) {
     }
 }
 
+// A whole number past long long is named as written, not as its wrapped value (-1 for 2^64 - 1).
+TEST_F(RotaryCheckpointErrors, HugeWholeNumberIsNamedAsWritten) {
+    const fs::path folder = copyOf("qwen2_tied");
+    rewriteConfig(folder, [](nlohmann::json& c) { c["num_hidden_layers"] = std::uint64_t(-1); });
+    EXPECT_THAT(loadError(folder), HasSubstr("\"num_hidden_layers\" is 18446744073709551615; supported: 1 to 256"));
+}
+
 // A context length must be a whole number of positions: 8192.5 or 0.5 are refused, never
 // truncated (0.5 used to become 0 and leave the default 8192 in its place without a word).
 TEST_F(RotaryCheckpointErrors, FractionalOriginalContextIsRefused) {
