@@ -31,6 +31,8 @@ int runGuiBench(int runs, bool quick, bool json) {
                               {"status_line", g.status_ms}, {"analysis_ready", g.analysis_ready_ms},
                               {"window_repaint", g.window_repaint_ms}};
         j["gui_longest_stall_ms"] = g.longest_stall_ms;
+        j["gui_drag_update_ms"] = g.drag_update_ms;
+        j["gui_drag_updates"] = g.drag_updates;
         j["gui_first_paint_ms"] = g.first_paint_ms;
         j["gui_frame_ms"] = g.frame_ms;
         j["gui_frame_same_weights_ms"] = g.same_weights_frame_ms;
@@ -50,9 +52,11 @@ int runGuiBench(int runs, bool quick, bool json) {
     std::printf("stages of a new seed (medians, ms): weights %.2f, input %.2f, forward %.2f, spectra %.2f "
                 "(equivalence %.2f, in the background); head grid redraw %.2f, spectrum redraw %.2f, "
                 "status line %.2f\nanalysis back on the GUI thread after %.2f ms; a whole-window repaint "
-                "costs %.2f ms\nlongest GUI-thread stall during a 30-change drag: %.1f ms\n",
+                "costs %.2f ms\nduring a 30-change drag (5 ms apart): longest GUI-thread stall %.1f ms; %d analyses "
+                "shown, each %.2f ms after its change (median)\n",
                 g.weights_ms, g.input_ms, g.forward_ms, g.spectra_ms, g.equivalence_ms, g.grid_replot_ms,
-                g.spectrum_replot_ms, g.status_ms, g.analysis_ready_ms, g.window_repaint_ms, g.longest_stall_ms);
+                g.spectrum_replot_ms, g.status_ms, g.analysis_ready_ms, g.window_repaint_ms, g.longest_stall_ms,
+                g.drag_updates, g.drag_update_ms);
     if (training_gui)
         std::printf("\nTraining tab shown while the default model trains for %.0f s (offscreen, 1280 x 800): %lld steps, "
                     "%d frames drawn; longest GUI-thread stall %.1f ms (median heartbeat %.2f ms)\n",

@@ -101,14 +101,14 @@ Eigen::MatrixXf Analysis::logitsWindow(int head, int row, int col, int rows, int
     return map.block(row, col, rows, cols);
 }
 
-void addEquivalence(Analysis& a) {
+void addEquivalence(Analysis& a, const std::atomic<bool>* stop) {
     // q and k normalised before the score (Qwen3, Gemma 3, OLMo 2): the per-head and merged
     // paths through W_i^Q and W_QK,i leave the norm out, so they cannot give these logits.
     if (!a.qk_norm.empty()) return;
     a.equivalence_ms = timedMs([&] {
         const AttentionOptions options = a.attentionOptions();
         a.equivalence = checkEquivalence(options, a.weights(), a.input.query.X,
-                                         a.input.key_value.X, a.results);
+                                         a.input.key_value.X, a.results, stop);
     });
 }
 

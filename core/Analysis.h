@@ -145,7 +145,8 @@ bool sameLayer(const Analysis& a, const Analysis& b);
 std::vector<Spectrum> logitsSpectra(const Weights& weights, const Results& results, const AttentionOptions& options,
                                     double rank_rtol = 0);
 
-// Second stage, for callers that showed the rest first.
-void addEquivalence(Analysis& analysis);
+// Second stage, for callers that showed the rest first. With a stop flag, setting it makes the
+// check end early by throwing EquivalenceStopped (Engine.h).
+void addEquivalence(Analysis& analysis, const std::atomic<bool>* stop = nullptr);
 
 }  // namespace headscope

@@ -272,14 +272,17 @@ Eigen::MatrixXf mergedQK(const Weights& w, int head) {
 
 Equivalence checkEquivalence(const AttentionOptions& options, const Weights& w,
                              const Eigen::Ref<const Eigen::MatrixXf>& x_q,
-                             const Eigen::Ref<const Eigen::MatrixXf>& x_kv, const Results& fused) {
+                             const Eigen::Ref<const Eigen::MatrixXf>& x_kv, const Results& fused,
+                             const std::atomic<bool>* stop) {
     // One head at a time, reduced at once: memory O(threads n_q n_kv), not O(h n_q n_kv).
     std::vector<Equivalence> per_head(w.heads);
+    const auto stopped = [stop] { return stop && stop->load(std::memory_order_relaxed); };
     const bool merged_rotary =
         options.rotary.enabled() && mergedRotaryCost(w, x_q.rows(), x_kv.rows()) <= kMaxMergedRotaryMultiplyAdds;
     parallelFor(
         w.heads,
         [&](int i) {
+            if (stopped()) return;  // a head's merged W_QK,i costs d^2 d_k: not for a result no one wants
             // A long input's layer keeps its weights only: its logits computed again, the same numbers.
             const Eigen::MatrixXf recomputed =
                 fused.heads[i].logits.size() ? Eigen::MatrixXf() : headLogits(options, fused, i);
@@ -295,6 +298,7 @@ Equivalence checkEquivalence(const AttentionOptions& options, const Weights& w,
             per_head[i].max_abs_logit = per.size() ? double(per.cwiseAbs().maxCoeff()) : 0.0;
         },
         double(x_q.cols()) * x_q.cols() * w.d_k * w.heads > 1e6);
+    if (stopped()) throw EquivalenceStopped();
     Equivalence e;
     for (const Equivalence& h : per_head) {
         e.fused_vs_per_head = worse(e.fused_vs_per_head, h.fused_vs_per_head);

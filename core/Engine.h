@@ -11,6 +11,8 @@
 // zero head output (PyTorch would give NaN: 0/0 in the softmax).
 
 #include <Eigen/Core>
+#include <atomic>
+#include <exception>
 #include <functional>
 #include <vector>
 
@@ -140,6 +142,13 @@ Results forward(const Config& config, const Weights& weights, const Input& input
 // W_QK,i = W_i^Q (W_i^K)^T (d_model, d_model), formed explicitly (for export and checks).
 Eigen::MatrixXf mergedQK(const Weights& weights, int head);
 
+// Thrown by checkEquivalence when its stop flag was set before every head was checked: the
+// caller no longer wants these residuals (a newer change arrived), so the heads not yet started
+// are skipped and nothing partial is returned.
+struct EquivalenceStopped : std::exception {
+    const char* what() const noexcept override { return "the equivalence check was stopped"; }
+};
+
 struct Equivalence {
     double fused_vs_per_head = 0;   // max |logits_fused - logits_per_head| over heads, unmasked cells
     double factored_vs_merged = 0;  // max |logits_fused - logits_merged|
@@ -149,6 +158,7 @@ struct Equivalence {
 };
 Equivalence checkEquivalence(const AttentionOptions& options, const Weights& weights,
                              const Eigen::Ref<const Eigen::MatrixXf>& x_q,
-                             const Eigen::Ref<const Eigen::MatrixXf>& x_kv, const Results& fused);
+                             const Eigen::Ref<const Eigen::MatrixXf>& x_kv, const Results& fused,
+                             const std::atomic<bool>* stop = nullptr);
 
 }  // namespace headscope

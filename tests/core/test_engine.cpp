@@ -1,4 +1,5 @@
 // The attention engine: hand-computed cases, softmax, masks, and the three paths agreeing.
+#include <atomic>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -213,6 +214,25 @@ TEST(Engine, EquivalenceReportsNaNRatherThanAgreement) {
                                            a.results);
     EXPECT_TRUE(std::isnan(e.fused_vs_per_head));
     EXPECT_TRUE(std::isnan(e.factored_vs_merged));
+}
+
+TEST(Engine, AStoppedEquivalenceCheckEndsWithoutAResult) {
+    const Config c = smallConfig();
+    const Analysis a = analyze(c, false);
+    std::atomic<bool> stop{false};
+    const Equivalence running = checkEquivalence(AttentionOptions::from(c), a.weights(), a.input.query.X,
+                                                 a.input.key_value.X, a.results, &stop);
+    const Equivalence plain = checkEquivalence(AttentionOptions::from(c), a.weights(), a.input.query.X,
+                                               a.input.key_value.X, a.results);
+    EXPECT_EQ(running.factored_vs_merged, plain.factored_vs_merged);  // a flag never set changes nothing
+    EXPECT_EQ(running.compared_cells, plain.compared_cells);
+    stop = true;
+    EXPECT_THROW(checkEquivalence(AttentionOptions::from(c), a.weights(), a.input.query.X, a.input.key_value.X,
+                                  a.results, &stop),
+                 EquivalenceStopped);
+    Analysis stopped = a;
+    EXPECT_THROW(addEquivalence(stopped, &stop), EquivalenceStopped);
+    EXPECT_FALSE(stopped.equivalence.has_value());
 }
 
 TEST(Engine, GroupedQueryHeadsShareKeyAndValueHeads) {

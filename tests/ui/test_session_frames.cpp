@@ -132,6 +132,26 @@ private slots:
         QVERIFY(session.analysis()->equivalence.has_value());
         QCOMPARE(session.circuits()->W_QK, headCircuits(session.analysis()->weights(), session.head()).W_QK);
     }
+
+    // A change made while the last analysis' residuals are being checked stops that check: its
+    // (d_model, d_model) products would only take the cores from the new analysis (a drag).
+    void aNewChangeStopsTheRunningCheck() {
+        Config large;
+        large.d_model = 4096;
+        large.heads = 32;  // d_k 128: each head's merged W_QK,i is 2.1e9 multiply-adds, 6.9e10 in all
+        large.text = "one two";
+        large.seed = 1;
+        Session session;
+        session.setConfig(large);
+        QTRY_COMPARE_WITH_TIMEOUT(session.equivalenceChecksStarted(), 1LL, 60000);  // after the frame
+        QCOMPARE(session.equivalenceChecksStopped(), 0);
+        session.setConfig(twoWordConfig(2));
+        QVERIFY(session.waitForIdle(60000));
+        QCOMPARE(session.equivalenceChecksStopped(), 1);
+        QCOMPARE(session.equivalenceChecksStarted(), 2LL);  // the new analysis has its own, complete
+        QCOMPARE(session.analysis()->config.d_model, 8);
+        QVERIFY(session.analysis()->equivalence.has_value());
+    }
 };
 
 HEADSCOPE_QTEST_MAIN(TestSessionFrames)

@@ -26,6 +26,10 @@ struct GuiBenchResult {
     // The longest the GUI thread went without running a 1 ms heartbeat timer while 30 changes
     // (a slider drag) arrived 5 ms apart: what a user would feel as a stall.
     double longest_stall_ms = 0;
+    // The same drag: median of setConfig -> analysis back on the GUI thread over the analyses it
+    // showed (Session::lastUpdateMs), each competing with what the change before it left running.
+    double drag_update_ms = 0;
+    int drag_updates = 0;
 };
 
 // BERT-base geometry (d_model 768, 12 heads, d_k 64) on a 16-token sentence, in a shown

@@ -47,7 +47,12 @@ Session::Session(QObject* parent) : QObject(parent) {
 
 // results_, equivalence_ and analysis_jobs_ (a load too) wait for their running job and drop its
 // result; a load still waiting is not started.
-Session::~Session() = default;
+Session::~Session() { stopEquivalence(); }
+
+void Session::stopEquivalence() {
+    if (equivalence_stop_) equivalence_stop_->store(true, std::memory_order_relaxed);
+    equivalence_.cancel();
+}
 
 bool Session::busy() const {
     return analysis_jobs_.busy() || equivalence_.busy() || results_.busy() || !after_frame_.empty();
@@ -89,7 +94,7 @@ void Session::setConfig(const Config& edited) {
         updateBusy();
         return;
     }
-    equivalence_.cancel();  // residuals of an older analysis are not worth computing now
+    stopEquivalence();  // residuals of an older analysis are not worth computing now
     requestAnalysis(config);
 }
 
@@ -205,13 +210,19 @@ void Session::onAnalysisFailed(const QString& message, long long request, long l
 }
 
 void Session::startEquivalence(std::shared_ptr<const Analysis> analysis, long long request) {
+    stopEquivalence();  // an older analysis' check, still running, is not worth finishing
     if (analysis->mapBytes() > kMaxEquivalenceMapBytes) return;  // a long input: the status line says it is not checked
     // Cancelled by every newer valid request (setConfig), so a result that arrives is current.
-    equivalence_.request([analysis = std::move(analysis)]() -> std::shared_ptr<const Analysis> {
+    equivalence_stop_ = std::make_shared<std::atomic<bool>>(false);
+    equivalence_.request([analysis = std::move(analysis), stop = equivalence_stop_,
+                          stopped = checks_stopped_]() -> std::shared_ptr<const Analysis> {
         try {
             Analysis copy = *analysis;  // the published analysis stays immutable
-            addEquivalence(copy);
+            addEquivalence(copy, stop.get());
             return std::make_shared<const Analysis>(std::move(copy));
+        } catch (const EquivalenceStopped&) {
+            ++*stopped;  // a newer change stopped it: its result would have been dropped anyway
+            return nullptr;
         } catch (const std::exception&) {
             return nullptr;  // no residuals for this one; the status line keeps saying so
         }

@@ -33,6 +33,7 @@
 // kept, and while it cannot be drawn the new model is shown on its own sample text with the
 // reason, never the old weights' picture). A window only shows these; tests need no window.
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -77,6 +78,9 @@ public:
 
     // Number of analyze() calls started so far (coalescing makes this < setConfig calls).
     int computations() const { return int(analysis_jobs_.started()); }
+    // Equivalence checks started so far, and those a newer change stopped before they ended.
+    long long equivalenceChecksStarted() const { return equivalence_.started(); }
+    int equivalenceChecksStopped() const { return checks_stopped_->load(); }
     // Milliseconds from the setConfig() call of the latest analysis to its changed().
     double lastUpdateMs() const { return last_update_ms_; }
     // Milliseconds since the setConfig() call that the latest analysis answers; read it
@@ -222,6 +226,7 @@ private:
     void onAnalysed(long long request, qint64 requested_ns, long long generation, const Analysed& analysed);
     void onAnalysisFailed(const QString& message, long long request, long long generation, bool fallback);
     void startEquivalence(std::shared_ptr<const Analysis> analysis, long long request);
+    void stopEquivalence();  // the running check ends early, a waiting one is dropped
     void updateBusy();
     void clampSelection();
     void startCircuits();
@@ -250,6 +255,10 @@ private:
     LatestOnly<Analysed, std::shared_ptr<const Analysis>> analysis_jobs_{
         LatestOnly<Analysed, std::shared_ptr<const Analysis>>::Handover::EveryStarted};
     LatestOnly<std::shared_ptr<const Analysis>> equivalence_;  // the analysis with its residuals
+    // Set when the running check's residuals are no longer wanted: it skips the heads not started
+    // (each a (d_model, d_model) product) and leaves the cores to the newer analysis.
+    std::shared_ptr<std::atomic<bool>> equivalence_stop_;
+    std::shared_ptr<std::atomic<int>> checks_stopped_ = std::make_shared<std::atomic<int>>(0);
 
     int head_ = 0;
     int cell_row_ = -1, cell_col_ = -1;
