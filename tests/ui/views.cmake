@@ -2,6 +2,7 @@
 headscope_ui_test_group(ui_view_tests LIBRARY headscope_views TESTS
   test_color_maps
   test_head_grid
+  test_head_grid_labels
   test_export
   test_head_detail
   # Exports of the table views whole (issue 21): every row in PNG, SVG and PDF, the rank table vector.
@@ -17,7 +18,7 @@ headscope_ui_test_group(ui_view_tests LIBRARY headscope_views TESTS
 add_test(NAME ui.QtTestGroupNamesItsFiles
   COMMAND sh -c "\"$0\" test_no_such_file; echo \"exit status $?\"" $<TARGET_FILE:ui_view_tests>)
 set_tests_properties(ui.QtTestGroupNamesItsFiles PROPERTIES PASS_REGULAR_EXPRESSION
-  "TEST is one of: test_color_maps test_colour_bar_labels test_export test_export_tables test_head_detail test_head_grid test_matrix_shapes test_rotary_views\nexit status 2\n")
+  "TEST is one of: test_color_maps test_colour_bar_labels test_export test_export_tables test_head_detail test_head_grid test_head_grid_labels test_matrix_shapes test_rotary_views\nexit status 2\n")
 # Views over the document, and the document without a window (issue 24).
 headscope_ui_test_group(ui_document_tests LIBRARY headscope_ui TESTS
   test_token_views_ui
