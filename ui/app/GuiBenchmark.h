@@ -30,6 +30,10 @@ struct GuiBenchResult {
     // showed (Session::lastUpdateMs), each competing with what the change before it left running.
     double drag_update_ms = 0;
     int drag_updates = 0;
+    // A paced drag, changes 20 ms apart: each analysis shown, and the equivalence check each
+    // starts after its frame stopped by the next change.
+    double paced_drag_update_ms = 0;
+    int paced_drag_updates = 0;
 };
 
 // BERT-base geometry (d_model 768, 12 heads, d_k 64) on a 16-token sentence, in a shown
