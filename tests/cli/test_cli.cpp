@@ -265,6 +265,11 @@ TEST(Bench, QuickJsonReportsEveryFigureConsistently) {
     EXPECT_GT(j["gui_update_ms"].get<double>(), 0.0);
     EXPECT_GT(j["gui_update_same_weights_ms"].get<double>(), 0.0);
     EXPECT_GT(j["gui_longest_stall_ms"].get<double>(), 0.0);
+    // Both drags show analyses (at least the last change of each), each with its latency.
+    for (const char* drag : {"gui_drag", "gui_paced_drag"}) {
+        EXPECT_GE(j[std::string(drag) + "_updates"].get<int>(), 1) << drag;
+        EXPECT_GT(j[std::string(drag) + "_update_ms"].get<double>(), 0.0) << drag;
+    }
     // The stage breakdown of a new seed: every stage, each a time.
     for (const char* stage : {"weights", "input", "forward", "spectra", "equivalence_background", "grid_replot",
                               "spectrum_replot", "status_line", "analysis_ready", "window_repaint"}) {

@@ -48,7 +48,8 @@ TEST(Bench, TextPrintsTheGuiProgramsSectionInPlace) {
     EXPECT_THAT(r.out, Not(HasSubstr("floor = the forward's multiply-adds")));
     EXPECT_THAT(r.out, HasSubstr("median of 1: new seed (weights and spectra recomputed) "));
     EXPECT_THAT(r.out, HasSubstr("stages of a new seed (medians, ms): weights "));
-    EXPECT_THAT(r.out, HasSubstr("longest GUI-thread stall during a 30-change drag: "));
+    EXPECT_THAT(r.out, HasSubstr("during a 30-change drag (5 ms apart): longest GUI-thread stall "));
+    EXPECT_THAT(r.out, HasSubstr(" after its change (median); changes 20 ms apart: "));
     EXPECT_THAT(r.out, Not(HasSubstr("not measured")));
     EXPECT_THAT(r.out, Not(HasSubstr("Training tab shown")));  // --quick: no training figure
 }
