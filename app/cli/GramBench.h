@@ -1,7 +1,8 @@
 #pragma once
 // The spectra's Gram (core/Gram.h) in `headscope-cli bench` (issue 35): every head's W_Q factor
 // (d_model, d_k) through gramLower, against Eigen's double GEMM A^T A of the same factor scaled
-// to the Gram's multiply-adds (its lower triangle: d_model d_k (d_k + 1) / 2), both on this thread;
+// to the Gram's multiply-adds (its lower triangle: d_model d_k (d_k + 1) / 2), both on this thread, their
+// samples taken in turn (a shared machine's drift meets both);
 // and the instruction sets the build targets and the CPU has, which decide the kernel's speed.
 
 #include <string>
