@@ -11,7 +11,11 @@
 #include <QtTest>
 #include "QtTestGroup.h"
 
+#include <cstdint>
+#include <utility>
+
 #include "Analysis.h"
+#include "Circuits.h"
 #include "HeadGridView.h"
 #include "Session.h"
 #include "ViewBinding.h"
@@ -153,6 +157,30 @@ private slots:
         QCOMPARE(session.equivalenceChecksStarted(), 2LL);  // the new analysis has its own, complete
         QCOMPARE(session.analysis()->config.d_model, 8);
         QVERIFY(session.analysis()->equivalence.has_value());
+    }
+
+    // An analysis that a newer change has already replaced gets no circuits: the newer one forms
+    // its own (a drag forms the last step's only), and those stand for the analysis shown.
+    void aNewerAnalysisOnItsWayDefersTheCircuits() {
+        Config config;
+        config.d_model = 768;
+        config.heads = 12;  // BERT-base: the second analysis is still computing when the first's frame ends
+        config.text = "one two three four";
+        config.seed = 1;
+        Session session;
+        bool changed_again = false;
+        connect(&session, &Session::changed, &session, [&]() {
+            if (std::exchange(changed_again, true)) return;
+            Config next = config;
+            next.seed = 2;
+            session.setConfig(next);  // while the first analysis is being shown
+        });
+        session.setConfig(config);
+        QVERIFY(session.waitForIdle(300000));
+        QCOMPARE(session.analysis()->config.seed, std::uint64_t{2});
+        QCOMPARE(session.results()->computed(ResultStore::Kind::Circuits), 1LL);
+        QVERIFY(session.circuits());
+        QVERIFY(session.circuits()->W_QK.isApprox(headCircuits(session.analysis()->weights(), session.head()).W_QK));
     }
 };
 

@@ -37,7 +37,11 @@ Session::Session(QObject* parent) : QObject(parent) {
     clock_.start();
     undo_ = new QUndoStack(this);
     connect(undo_, &QUndoStack::cleanChanged, this, &Session::updateModified);
-    analysis_jobs_.setFinished([this]() { updateBusy(); });
+    analysis_jobs_.setFinished([this]() {
+        // A newer analysis that deferred the circuits failed or was cancelled: form the shown one's.
+        if (after_frame_.empty() && !analysis_jobs_.busy()) startWantedCircuits();
+        updateBusy();
+    });
     equivalence_.setFinished([this]() { updateBusy(); });
     connect(&results_, &ResultStore::jobFinished, this, &Session::updateBusy);
     connect(&results_, &ResultStore::ready, this, [this](ResultStore::Kind kind) {
@@ -90,6 +94,7 @@ void Session::setConfig(const Config& edited) {
     for (const std::string& problem : config.validate(tokens)) problems_ << QString::fromStdString(problem);
     if (!problems_.isEmpty()) {
         analysis_jobs_.dropWaiting();  // the latest intent is invalid: nothing older is worth computing
+        if (after_frame_.empty() && !analysis_jobs_.busy()) startWantedCircuits();  // the shown analysis'
         if (!fallBack(problems_.join(QLatin1Char(' ')))) emit invalid(problems_);
         updateBusy();
         return;
@@ -168,10 +173,9 @@ void Session::onAnalysed(long long request, qint64 requested_ns, long long gener
         if (hand_back) QThreadPool::globalInstance()->start([] { handBackFreedMemory(); });
         // Only the newest analysis is worth its residuals; a newer one schedules its own.
         if (request == analysis_request_ && request == analysis_jobs_.requests()) startEquivalence(analysis, request);
-        if (circuits_wanted_) {
-            circuits_wanted_ = false;
-            startCircuits();
-        }
+        // A newer analysis on its way forms them for itself: in a drag these would be stale at once,
+        // and their products would take a core from the next analysis.
+        if (request == analysis_jobs_.requests() || !analysis_jobs_.busy()) startWantedCircuits();
     });
     emit changed(analysis);
     // A model's sample text stood in for the user's: say why the user's is not drawn.
@@ -327,6 +331,11 @@ void Session::clampSelection() {
         emit headChanged(head_);
     }
     if (hasCell() && (cell_row_ >= analysis_->nQuery() || cell_col_ >= analysis_->nKeyValue())) setCell(-1, -1);
+}
+
+void Session::startWantedCircuits() {
+    if (!std::exchange(circuits_wanted_, false)) return;
+    startCircuits();
 }
 
 void Session::startCircuits() {

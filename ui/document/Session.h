@@ -24,7 +24,8 @@
 // gives it to the views, which draw what it publishes.
 //
 // Equivalence and circuits of a new analysis start after the frame that shows it: on two cores
-// they would otherwise take a share of the GUI thread's core while it draws.
+// they would otherwise take a share of the GUI thread's core while it draws. The circuits wait
+// for the newest analysis when a newer one is on its way (a drag forms only the last one's).
 //
 // As the document (Tiled's Document; SessionDocument.cpp) it owns the undo stack of config
 // changes, the file name and modified flag of its .headscope.json file, the view options that
@@ -230,6 +231,7 @@ private:
     void updateBusy();
     void clampSelection();
     void startCircuits();
+    void startWantedCircuits();  // startCircuits() when circuits_wanted_, which it clears
     // Runs task after the widgets painted what is queued now (two low-priority hops behind
     // their UpdateRequest); busy() until then.
     void afterFrame(std::function<void()> task);
