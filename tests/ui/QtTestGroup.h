@@ -14,6 +14,12 @@ using QtTestRun = int (*)(int argc, char** argv);
 // Registers `run` under the stem of `source_file` (its __FILE__); a name twice stops the program.
 bool registerQtTest(const char* source_file, QtTestRun run);
 
+// How long a QTRY waits for work done off the GUI thread (an analysis, a result, a load, training):
+// QtTest's default 5 s is short for a slow machine under AddressSanitizer with four tests at a time
+// (a 4096-wide analysis took 83 s there, 0.7 s in the normal build). A QTRY returns once its
+// condition holds, so a passing test waits no longer for it.
+inline constexpr int kBackgroundWaitMs = 60000;
+
 }  // namespace headscope::test
 
 // QTEST_MAIN's body (qtest.h, Qt 6.4) as a function the group's main() calls by name.

@@ -229,7 +229,7 @@ private slots:
         QVERIFY((off->after - expected).cwiseAbs().maxCoeff() < 1e-5f);
         QCOMPARE(off->before, r.output);
         // The grid, the rank table and the Ablation tab show it.
-        QTRY_VERIFY(window.headGrid()->headOff(1));
+        QTRY_VERIFY_WITH_TIMEOUT(window.headGrid()->headOff(1), headscope::test::kBackgroundWaitMs);
         QVERIFY(!window.headGrid()->headOff(0));
         QVERIFY(window.headGrid()->headRect(1)->axis(QCPAxis::atTop)->label().contains(QStringLiteral("off")));
         QVERIFY(!window.headGrid()->headRect(0)->axis(QCPAxis::atTop)->label().contains(QStringLiteral("off")));
@@ -237,7 +237,8 @@ private slots:
         QVERIFY(!window.rankTable()->item(0, 0)->text().endsWith(QStringLiteral("off")));
         AblationTab* tab = window.ablationTab();
         showPage(window.centralTabs(), tab);
-        QTRY_COMPARE(barValues(tab->outputChange()->changeBars()).size(), std::size_t(off->change.size()));
+        QTRY_COMPARE_WITH_TIMEOUT(barValues(tab->outputChange()->changeBars()).size(), std::size_t(off->change.size()),
+                                  headscope::test::kBackgroundWaitMs);
         const std::vector<double> change = barValues(tab->outputChange()->changeBars());
         for (std::size_t p = 0; p < change.size(); ++p) QCOMPARE(change[p], off->change(Eigen::Index(p)));
         QVERIFY(tab->outputChange()->isVisibleTo(tab) && !tab->strip()->isVisibleTo(tab));
@@ -257,7 +258,7 @@ private slots:
         actionNamed(again, QStringLiteral("restore_head"))->trigger();
         QVERIFY(window.waitForCompleteUpdate(60000));
         QVERIFY(!session->layerAblation());
-        QTRY_VERIFY(!window.headGrid()->headOff(1));
+        QTRY_VERIFY_WITH_TIMEOUT(!window.headGrid()->headOff(1), headscope::test::kBackgroundWaitMs);
         QVERIFY(!window.rankTable()->item(1, 0)->text().endsWith(QStringLiteral("off")));
         QCOMPARE(session->analysis()->results.output, intact->results.output);
     }

@@ -332,7 +332,7 @@ private slots:
         window.showHead(3);
         HeadDetailDialog* dialog = window.headDetail();
         QVERIFY(dialog && dialog->isVisible());
-        QTRY_VERIFY(dialog->circuits()->productShown(CircuitView::QK));
+        QTRY_VERIFY_WITH_TIMEOUT(dialog->circuits()->productShown(CircuitView::QK), headscope::test::kBackgroundWaitMs);
         settle();
         dialog->resize(1000, 720);  // as large as a 1024 x 768 screen allows, title bar included
         settle();

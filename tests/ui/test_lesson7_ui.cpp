@@ -61,8 +61,9 @@ private slots:
             const auto& t = step.actions.training;
             if (t && t->run == lessons::TrainingAction::Run::Reset) {
                 // The first frame of the run with the step's settings (the tab's start-up run has its defaults).
-                QTRY_VERIFY(training->frame() && training->frame()->steps == 0 &&
-                            lessons::sameSettings(training->frame()->config, *t->settings));
+                QTRY_VERIFY_WITH_TIMEOUT(training->frame() && training->frame()->steps == 0 &&
+                                             lessons::sameSettings(training->frame()->config, *t->settings),
+                                         headscope::test::kBackgroundWaitMs);
                 QCOMPARE(training->frame()->config.seed, std::uint64_t(1));
             }
             if (t && !t->until.empty()) {
@@ -74,7 +75,7 @@ private slots:
                 // One step count (issue 36 item 5: the readout said 152 beside "Reached: step 150"): the run
                 // paused at the evaluation that reached it.
                 QCOMPARE(f->steps, f->evaluations.back().step);
-                QTRY_VERIFY(!training->frame()->running);
+                QTRY_VERIFY_WITH_TIMEOUT(!training->frame()->running, headscope::test::kBackgroundWaitMs);
                 QVERIFY2(dock->shownText().contains(QStringLiteral("Reached")), qPrintable(dock->shownText()));
                 // Which model each line shows (issue 36 item 7): the tab's own, the status line the other tabs' layer.
                 QVERIFY2(training->readout()->fullText().contains(QStringLiteral("this tab's model, %1 layers × %2 heads, d_model %3")

@@ -276,8 +276,8 @@ private slots:
         // A click on head 3's thumbnail selects head 3: the large head follows.
         const QPoint centre = grid->headRect(3)->rect().center();
         QTest::mouseClick(grid, Qt::LeftButton, Qt::NoModifier, centre);
-        QTRY_COMPARE(window.session()->head(), 3);
-        QTRY_COMPARE(large->head(), 3);
+        QTRY_COMPARE_WITH_TIMEOUT(window.session()->head(), 3, headscope::test::kBackgroundWaitMs);
+        QTRY_COMPARE_WITH_TIMEOUT(large->head(), 3, headscope::test::kBackgroundWaitMs);
     }
 
     void controlsDoNotMoveWhenAProblemIsShown() {
@@ -349,7 +349,8 @@ private slots:
         QCPAxisRect* rect = grid->headRect(0);
         const QPoint cell(int(rect->axis(QCPAxis::atBottom)->coordToPixel(0)), int(rect->axis(QCPAxis::atLeft)->coordToPixel(0)));
         QTest::mouseMove(grid, cell);
-        QTRY_VERIFY(grid->hoverLabel() && grid->hoverLabel()->isVisible());
+        QTRY_VERIFY_WITH_TIMEOUT(grid->hoverLabel() && grid->hoverLabel()->isVisible(),
+                                 headscope::test::kBackgroundWaitMs);
         const float w00 = window.session()->analysis()->results.heads[0].weights(0, 0);
         QVERIFY2(grid->hoverLabel()->text().endsWith(QString::number(w00, 'f', 3)), qPrintable(grid->hoverLabel()->text()));
         QVERIFY(grid->hoverLabel()->font().pointSizeF() >= 18 * 1.75 - 0.01);
@@ -451,13 +452,14 @@ private slots:
         window.lessonDock()->goToStep(3);           // the costs' attention rows
         QCOMPARE(window.costView()->namedSection(), QStringLiteral("attention"));
         window.lessonDock()->close();
-        QTRY_VERIFY(!window.lessonDock()->isVisible());
-        QTRY_COMPARE(window.costView()->namedSection(), QString());  // once the dock stays closed
+        QTRY_VERIFY_WITH_TIMEOUT(!window.lessonDock()->isVisible(), headscope::test::kBackgroundWaitMs);
+        QTRY_COMPARE_WITH_TIMEOUT(window.costView()->namedSection(), QString(),
+                                  headscope::test::kBackgroundWaitMs);  // once the dock stays closed
         QVERIFY2(window.openLesson(4, &error), qPrintable(error));
         window.lessonDock()->goToStep(1);
         window.lessonDock()->close();
-        QTRY_VERIFY(!window.lessonDock()->isVisible());
-        QTRY_VERIFY(!projections->activationsFirst());
+        QTRY_VERIFY_WITH_TIMEOUT(!window.lessonDock()->isVisible(), headscope::test::kBackgroundWaitMs);
+        QTRY_VERIFY_WITH_TIMEOUT(!projections->activationsFirst(), headscope::test::kBackgroundWaitMs);
     }
 };
 

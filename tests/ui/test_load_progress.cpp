@@ -40,7 +40,7 @@ private slots:
             io::loadCheckpoint(folder, reporter);
         });
         worker.join();
-        QTRY_VERIFY(!seen.isEmpty() && seen.back().fraction == 1.0);
+        QTRY_VERIFY_WITH_TIMEOUT(!seen.isEmpty() && seen.back().fraction == 1.0, headscope::test::kBackgroundWaitMs);
         QVERIFY(seen.size() >= 3);
         for (const Seen& s : seen.mid(0, seen.size() - 1)) QVERIFY2(s.visible, qPrintable(s.stage));
         QVERIFY(std::any_of(seen.begin(), seen.end(), [](const Seen& s) { return s.stage.contains("mapping layer 2 of 2"); }));
@@ -62,7 +62,7 @@ private slots:
         window.show();
         const io::LoadProgress reporter = ui::LoadProgressRelay::instance().reporter();
         QVERIFY(reporter(0.1, "reading config.json"));
-        QTRY_VERIFY(bar->isVisible());
+        QTRY_VERIFY_WITH_TIMEOUT(bar->isVisible(), headscope::test::kBackgroundWaitMs);
         QPushButton* cancel = bar->findChild<QPushButton*>();
         QVERIFY(cancel);
         QTest::mouseClick(cancel, Qt::LeftButton);

@@ -129,7 +129,7 @@ private slots:
         window.session()->setConfig(c);
         QVERIFY(window.session()->waitForIdle(120000));
         // The forward's freed maps go back to the system once the window shows it (FreedMemory.h).
-        QTRY_COMPARE(freedMemoryHandBacks().load(), hand_backs + 1);
+        QTRY_COMPARE_WITH_TIMEOUT(freedMemoryHandBacks().load(), hand_backs + 1, headscope::test::kBackgroundWaitMs);
 
         // Every layer's maps dropped but for small copies; the layer in view's recomputed, exactly.
         const auto trace = window.session()->trace();
@@ -222,9 +222,11 @@ private slots:
         QWheelEvent wheel(centre, focus->plot()->mapToGlobal(centre), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier,
                           Qt::NoScrollPhase, false);
         QApplication::sendEvent(focus->plot(), &wheel);
-        QTRY_VERIFY(focus->tokenWindow().width() < 300 && focus->tokenWindow().width() >= HeadDetailView::kMinZoomTokens);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            focus->tokenWindow().width() < 300 && focus->tokenWindow().width() >= HeadDetailView::kMinZoomTokens,
+            headscope::test::kBackgroundWaitMs);
         QTest::mouseDClick(focus->plot(), Qt::LeftButton, Qt::NoModifier, centre.toPoint());
-        QTRY_VERIFY(focus->tokenWindow().isEmpty());
+        QTRY_VERIFY_WITH_TIMEOUT(focus->tokenWindow().isEmpty(), headscope::test::kBackgroundWaitMs);
         QCOMPARE(data->keySize(), heatmap::kMaxDrawnCells);
 
         // The logits of the layer in view: not kept (its weights are), computed again where a picture
@@ -263,7 +265,8 @@ private slots:
         // Another layer: its maps recomputed from the trace, equal to a run that kept them.
         window.session()->setLayer(2);
         QVERIFY(window.session()->waitForIdle(60000));
-        QTRY_COMPARE(freedMemoryHandBacks().load(), hand_backs + 2);  // layer 0's maps, replaced
+        QTRY_COMPARE_WITH_TIMEOUT(freedMemoryHandBacks().load(), hand_backs + 2,
+                                  headscope::test::kBackgroundWaitMs);  // layer 0's maps, replaced
         const auto layer2 = window.session()->analysis();
         for (int h = 0; h < 8; ++h)
             QVERIFY(layer2->results.heads[std::size_t(h)].weights == kept.layers[2].attention.heads[std::size_t(h)].weights);

@@ -205,7 +205,9 @@ private slots:
         for (const QString& tab : {QStringLiteral("Model"), QStringLiteral("Looks at")}) {  // a hidden tab refreshes when shown
             QVERIFY(window.showTab(tab));
             auto* view = qobject_cast<AttentionView*>(window.tabView(tab == QLatin1String("Model") ? "model" : "head_patterns"));
-            QTRY_VERIFY(view->plot()->isVisibleTo(view) && !view->findChild<NoModelNote*>()->isVisibleTo(view));
+            QTRY_VERIFY_WITH_TIMEOUT(
+                view->plot()->isVisibleTo(view) && !view->findChild<NoModelNote*>()->isVisibleTo(view),
+                headscope::test::kBackgroundWaitMs);
         }
         window.session()->useGeneratedWeights();
         QVERIFY(window.waitForCompleteUpdate(60000));

@@ -264,7 +264,8 @@ private slots:
         QVERIFY2(window.showTab(QStringLiteral("Looks at"), &error), qPrintable(error));
         auto* patterns = qobject_cast<HeadPatternsView*>(window.tabView("head_patterns"));
         QVERIFY(patterns);
-        QTRY_VERIFY(patterns->plot()->isVisible() && !patterns->noModelNote()->isVisible());
+        QTRY_VERIFY_WITH_TIMEOUT(patterns->plot()->isVisible() && !patterns->noModelNote()->isVisible(),
+                                 headscope::test::kBackgroundWaitMs);
         const headscope::model::Trace layer = headscope::model::layerPatterns(*window.session()->analysis());
         QVERIFY(patterns->shares() == headscope::model::headPatternShares(layer, patterns->pattern()));
         QCOMPARE(patterns->shares().rows(), 1);

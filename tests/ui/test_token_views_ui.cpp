@@ -334,23 +334,26 @@ private slots:
         QCOMPARE(window.session()->cellColumn(), 1);
         ScoreBreakdownView* breakdown = window.scoreBreakdownView();
         window.centralTabs()->setCurrentWidget(window.queryKeyMapView());  // hidden tabs refresh when shown
-        QTRY_COMPARE(window.queryKeyMapView()->map().head, 2);  // computed off the GUI thread
+        QTRY_COMPARE_WITH_TIMEOUT(window.queryKeyMapView()->map().head, 2,
+                                  headscope::test::kBackgroundWaitMs);  // computed off the GUI thread
         window.centralTabs()->setCurrentWidget(breakdown);
-        QTRY_COMPARE(breakdown->breakdown().head, 2);
+        QTRY_COMPARE_WITH_TIMEOUT(breakdown->breakdown().head, 2, headscope::test::kBackgroundWaitMs);
         QCOMPARE(breakdown->breakdown().row, 6);
         QCOMPARE(breakdown->breakdown().col, 1);
         QCOMPARE(values(breakdown->bars(ScoreBreakdownView::Query)),
                  values(scoreBreakdown(*window.session()->analysis(), 2, 6, 1).q));
         // The document's W_QK,i arrives from its worker; then the bilinear form is written.
         QVERIFY(window.session()->waitForIdle(60000));
-        QTRY_VERIFY(breakdown->breakdown().bilinear.has_value());
+        QTRY_VERIFY_WITH_TIMEOUT(breakdown->breakdown().bilinear.has_value(), headscope::test::kBackgroundWaitMs);
         // A knob: temperature 2 halves the logit the breakdown shows.
         const double before = breakdown->breakdown().logit;
         Config c = window.session()->config();
         c.temperature = 2.0;
         window.setConfig(c);
         QVERIFY(window.session()->waitForIdle(60000));
-        QTRY_VERIFY(std::abs(breakdown->breakdown().logit - before / 2) < 1e-6 * std::max(1.0, std::abs(before)));
+        QTRY_VERIFY_WITH_TIMEOUT(
+            std::abs(breakdown->breakdown().logit - before / 2) < 1e-6 * std::max(1.0, std::abs(before)),
+            headscope::test::kBackgroundWaitMs);
         QCOMPARE(breakdown->breakdown().row, 6);
         QCOMPARE(breakdown->breakdown().engine_logit, double(window.session()->analysis()->results.heads[2].logits(6, 1)));
     }
@@ -395,7 +398,8 @@ private slots:
         QList<int> all_heads;
         for (int h = 0; h < a->weights().heads; ++h) all_heads << h;
         window.centralTabs()->setCurrentWidget(breakdown);
-        QTRY_VERIFY(breakdown->hasBreakdown());  // computed off the GUI thread, then drawn
+        QTRY_VERIFY_WITH_TIMEOUT(breakdown->hasBreakdown(),
+                                 headscope::test::kBackgroundWaitMs);  // computed off the GUI thread, then drawn
         QCOMPARE(breakdown->breakdown().head, 1);
         QCOMPARE(breakdown->breakdown().row, 3);
         QCOMPARE(breakdown->breakdown().col, 2);
@@ -404,7 +408,7 @@ private slots:
         QCOMPARE(keysOf(lines->lines()), engineLines(*a, all_heads));
         window.centralTabs()->setCurrentWidget(map);
         const QueryKeyMap expected = queryKeyMap(*a, 1);
-        QTRY_VERIFY(map->hasMap());
+        QTRY_VERIFY_WITH_TIMEOUT(map->hasMap(), headscope::test::kBackgroundWaitMs);
         QCOMPARE(map->map().head, 1);
         for (int i = 0; i < a->nQuery(); ++i)
             QCOMPARE(map->queryGraph()->data()->at(i)->key, expected.query_points(i, 0));
@@ -421,7 +425,8 @@ private slots:
         window.centralTabs()->setCurrentWidget(lines);
         QCOMPARE(keysOf(lines->lines()), engineLines(*a, all_heads));
         window.centralTabs()->setCurrentWidget(breakdown);
-        QTRY_COMPARE(breakdown->breakdown().engine_logit, double(a->results.heads[1].logits(3, 2)));
+        QTRY_COMPARE_WITH_TIMEOUT(breakdown->breakdown().engine_logit, double(a->results.heads[1].logits(3, 2)),
+                                  headscope::test::kBackgroundWaitMs);
     }
 
     void aViewShowsTheLatestOfABurstOfRequests() {
@@ -432,11 +437,11 @@ private slots:
         QueryKeyMapView* map = window.queryKeyMapView();
         ScoreBreakdownView* breakdown = window.scoreBreakdownView();
         window.centralTabs()->setCurrentWidget(map);
-        QTRY_VERIFY(map->hasMap());
+        QTRY_VERIFY_WITH_TIMEOUT(map->hasMap(), headscope::test::kBackgroundWaitMs);
         // Heads clicked faster than the maps are computed: the view ends on the last one asked,
         // and a result for an older head arriving late is never drawn over it.
         for (int head : {3, 5, 1, 6, 4}) window.session()->setHead(head);
-        QTRY_COMPARE(map->map().head, 4);
+        QTRY_COMPARE_WITH_TIMEOUT(map->map().head, 4, headscope::test::kBackgroundWaitMs);
         QTest::qWait(50);
         QCOMPARE(map->map().head, 4);
         const QueryKeyMap expected = queryKeyMap(*window.session()->analysis(), 4);
@@ -445,7 +450,7 @@ private slots:
 
         window.centralTabs()->setCurrentWidget(breakdown);
         for (int row : {1, 5, 2, 7}) window.session()->setCell(row, 0);
-        QTRY_COMPARE(breakdown->breakdown().row, 7);
+        QTRY_COMPARE_WITH_TIMEOUT(breakdown->breakdown().row, 7, headscope::test::kBackgroundWaitMs);
         QTest::qWait(50);
         QCOMPARE(breakdown->breakdown().row, 7);
         QCOMPARE(breakdown->breakdown().head, 4);
