@@ -22,6 +22,7 @@
 #include "cli/Commands.h"
 #include "cli/BenchCheckpoints.h"
 #include "cli/GramBench.h"
+#include "cli/PauseBench.h"
 #include "cli/ModelBench.h"
 #include "cli/ModelCacheOption.h"
 #include "cli/TrainBench.h"
@@ -276,6 +277,10 @@ int runBench(const QStringList& arguments, int, char**) {
         figures.push_back(measure("bert_base", 768, 12, 128, runs, std::max(1, runs / 4), 12));
         figures.push_back(measure("large", 1600, 25, 1024, std::max(3, runs / 4), 1, 2));
     }
+    // The window's new-weights update at the engine, back to back and after a pause (PauseBench.h).
+    std::optional<PauseFigures> pause;
+    if (!figures.empty())
+        pause = measureAfterPause(figures[0].d_model, figures[0].heads, 16, quick ? 3 : std::max(runs, 15));
 
     // Checkpoints of GPT-2-small and Llama-3.2-1B geometry opened by whole processes (issue 22);
     // --quick: small geometries.
@@ -318,6 +323,14 @@ int runBench(const QStringList& arguments, int, char**) {
                          {"forward_plus_spectra_over_all_cores_floor", g.forward_plus_spectra_ms / g.all_cores_floor_ms},
                          {"gram_ms", g.gram.gram_ms}, {"gram_gemm_ms", g.gram.gemm_ms},
                          {"gram_over_gemm", g.gram.gram_ms / g.gram.gemm_ms}};
+        if (pause)
+            j["new_weights_update"] = {{"d_model", pause->d_model}, {"heads", pause->heads}, {"tokens", pause->tokens},
+                                       {"runs", pause->runs}, {"pause_ms", pause->pause_ms},
+                                       {"back_to_back_ms", pause->back_to_back_ms},
+                                       {"back_to_back_weights_ms", pause->back_to_back_weights_ms},
+                                       {"after_pause_ms", pause->after_pause_ms},
+                                       {"after_pause_weights_ms", pause->after_pause_weights_ms},
+                                       {"after_pause_over_back_to_back", pause->after_pause_ms / pause->back_to_back_ms}};
         if (gui && gui->error.empty()) j.update(nlohmann::json::parse(gui->output));
         if (gui && !gui->error.empty()) j["gui_error"] = gui->error;
         for (const ModelBenchCase& m : models) {
@@ -356,6 +369,12 @@ int runBench(const QStringList& arguments, int, char**) {
     std::printf("HeadScope benchmark: medians, %d cores; built for %s, the CPU has %s\n\n", cores,
                 buildInstructionSet().c_str(), cpuInstructionSet().c_str());
     if (!figures.empty()) printGeometryTables(figures);
+    if (pause)
+        std::printf("\nnew weights (a seed change) at d_model %d, %d heads, %d tokens: weights, forward and spectra "
+                    "back to back %.3f ms (weights %.3f); after %d ms idle %.3f ms (weights %.3f): %.2fx (a click after a pause; a drag's "
+                    "changes come back to back)\n", pause->d_model, pause->heads, pause->tokens,
+                    pause->back_to_back_ms, pause->back_to_back_weights_ms, pause->pause_ms, pause->after_pause_ms,
+                    pause->after_pause_weights_ms, pause->after_pause_ms / pause->back_to_back_ms);
     for (const ModelBenchCase& m : models) {
         std::printf("\n%s checkpoint (%d layers, d_model %d, %d heads on %d K/V, vocabulary %d, %s, %.0f MiB)%s\n",
                     m.name.c_str(), m.layers, m.d_model, m.heads, m.kv_heads, m.vocab, m.dtype.c_str(), m.file_mib,

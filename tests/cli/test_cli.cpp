@@ -258,6 +258,22 @@ TEST(Bench, QuickJsonReportsEveryFigureConsistently) {
         EXPECT_DOUBLE_EQ(g["forward_over_all_cores_floor"].get<double>(), forward / all_cores_floor);
         EXPECT_DOUBLE_EQ(g["forward_plus_spectra_over_all_cores_floor"].get<double>(), both / all_cores_floor);
     }
+    // The new-weights update at the small BERT-base geometry, back to back and after a pause.
+    const json& update = j["new_weights_update"];
+    EXPECT_EQ(update["d_model"], j["bert_base"]["d_model"]);
+    EXPECT_EQ(update["tokens"], 16);
+    EXPECT_EQ(update["runs"], 3);
+    EXPECT_EQ(update["pause_ms"], 50);
+    for (const char* when : {"back_to_back", "after_pause"}) {
+        SCOPED_TRACE(when);
+        const double total = update[std::string(when) + "_ms"].get<double>();
+        const double weights = update[std::string(when) + "_weights_ms"].get<double>();
+        EXPECT_GT(weights, 0.0);
+        EXPECT_GT(total, 0.0);
+        EXPECT_LE(weights, total);  // each sample's weights are part of its update, so their medians are too
+    }
+    EXPECT_DOUBLE_EQ(update["after_pause_over_back_to_back"].get<double>(),
+                     update["after_pause_ms"].get<double>() / update["back_to_back_ms"].get<double>());
     EXPECT_EQ(j["bert_base"]["d_model"], 96);
     EXPECT_EQ(j["large"]["heads"], 5);
     EXPECT_LE(j["bert_base"]["peak_memory_mib"].get<double>(), j["large"]["peak_memory_mib"].get<double>());
